@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every check: build, lint, typecheck, tests, publint and are-the-types-wrong, then one closing
+# line "N passed, M failed" summed over every package's Vitest JSON report.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+
+find packages apps -maxdepth 2 -name test-results.json -delete
+status=0
+pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
+node scripts/sum-test-results.mjs || status=$?
+exit "$status"

@@ -1,0 +1,30 @@
+// Sums every package's Vitest JSON report into the one closing line CI reads.
+// Exits non-zero when a report is missing or no test ran, so an empty run cannot pass.
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const missing = [];
+for (const group of ["packages", "apps"]) {
+  for (const name of readdirSync(group)) {
+    const dir = join(group, name);
+    if (!existsSync(join(dir, "package.json"))) continue;
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    if (!pkg.scripts?.test) continue;
+    const reportPath = join(dir, "test-results.json");
+    if (!existsSync(reportPath)) {
+      missing.push(dir);
+      continue;
+    }
+    const report = JSON.parse(readFileSync(reportPath, "utf8"));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+    console.log(`${dir}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
+  }
+}
+for (const dir of missing) console.log(`${dir}: no test report (its tests did not run)`);
+console.log(`${passed} passed, ${failed + missing.length} failed, ${skipped} skipped`);
+process.exit(failed > 0 || missing.length > 0 || passed === 0 ? 1 : 0);
