@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { EncryptionSettings, SupplierAccount, SupplierAccountResponse, UrlSettings, UrlSettingsBody } from "./account.ts";
+import * as collections from "./collections.ts";
+import { Envelope, EnvelopeError } from "./envelope.ts";
+import { operations, type OperationDefinition } from "./operations.ts";
+import { SurveyQualification, SurveyQualificationsResponse } from "./qualification.ts";
+import { QuotaCondition, SurveyQuota, SurveyQuotasResponse } from "./quota.ts";
+import { Survey, SurveyListResponse } from "./survey.ts";
+import * as extras from "./survey-extras.ts";
+
+/** Every named schema, as it appears under `components.schemas`. */
+const componentSchemas: Record<string, z.ZodType> = {
+  Envelope,
+  EnvelopeError,
+  Survey,
+  SurveyListResponse,
+  SurveyQualification,
+  SurveyQualificationsResponse,
+  EncryptionSettings,
+  UrlSettings,
+  UrlSettingsBody,
+  SupplierAccount,
+  SupplierAccountResponse,
+  QuotaCondition,
+  SurveyQuota,
+  SurveyQuotasResponse,
+  SurveyStatsResponse: extras.SurveyStatsResponse,
+  SurveyGroup: extras.SurveyGroup,
+  SurveyGroupsResponse: extras.SurveyGroupsResponse,
+  RecontactRespondent: extras.RecontactRespondent,
+  RecontactRespondentsResponse: extras.RecontactRespondentsResponse,
+  CollectionId: collections.CollectionId,
+  CollectionItem: collections.CollectionItem,
+  Language: collections.Language,
+  LanguagesResponse: collections.LanguagesResponse,
+  IndustriesResponse: collections.IndustriesResponse,
+  StudyTypesResponse: collections.StudyTypesResponse,
+  SurveyStatusesResponse: collections.SurveyStatusesResponse,
+  QualificationCategoriesResponse: collections.QualificationCategoriesResponse,
+  QualificationCategoryTypesResponse: collections.QualificationCategoryTypesResponse,
+  QualificationTypesResponse: collections.QualificationTypesResponse,
+  QualificationsResponse: collections.QualificationsResponse,
+  QualificationOption: collections.QualificationOption,
+  QualificationDetail: collections.QualificationDetail,
+  QualificationDetailResponse: collections.QualificationDetailResponse,
+};
+
+const ref = (schema: z.ZodType) => {
+  const name = Object.entries(componentSchemas).find(([, candidate]) => candidate === schema)?.[0];
+  if (!name) throw new Error("operation schema missing from componentSchemas");
+  return { $ref: `#/components/schemas/${name}` };
+};
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ref(Envelope) } },
+});
+
+const pathParameterSchema = (name: string) => (name === "SupplierId" ? { type: "string" } : { type: "integer" });
+
+const evidenceNote: Record<OperationDefinition["evidence"], string> = {
+  documented: "Documented in the Supplier Data Service specification.",
+  observed: "Not documented: path and body as seen in public integrations. Unverified.",
+  guessed: "Not documented and never seen: the path follows the pattern of the others. Unverified; override it if yours differs.",
+};
+
+function operationObject(id: string, operation: OperationDefinition) {
+  return {
+    operationId: id,
+    summary: operation.name,
+    description: evidenceNote[operation.evidence],
+    "x-sds-evidence": operation.evidence,
+    ...(operation.evidence === "documented" ? {} : { "x-sds-unverified": true }),
+    parameters: operation.pathParams.map((name) => ({ name, in: "path", required: true, schema: pathParameterSchema(name) })),
+    ...(operation.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: ref(operation.body) } } } }
+      : {}),
+    responses: {
+      "200": { description: "Success (check `hasError`: it can be true under 200)", content: { "application/json": { schema: ref(operation.response) } } },
+      "400": errorResponse("Bad request"),
+      "401": errorResponse("Missing or invalid API key"),
+      "500": errorResponse("Internal server error"),
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the whole service, generated from the zod schemas and the
+ * {@link operations} table. Undocumented operations carry `x-sds-unverified: true`.
+ *
+ * @example
+ * ```ts
+ * writeFileSync("openapi.json", JSON.stringify(buildOpenApiDocument(), null, 2));
+ * ```
+ */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(componentSchemas)) registry.add(schema, { id });
+  const generated = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const schemas: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries(generated.schemas)) {
+    const { $schema: _schema, id: _id, $id: _dollarId, ...rest } = schema as Record<string, unknown>;
+    schemas[id] = rest;
+  }
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [id, operation] of Object.entries(operations) as [string, OperationDefinition][]) {
+    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(id, operation);
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Supplier Data Service",
+      version: "v1",
+      description: "Generated by @sds/schemas from its zod schemas. Operations marked x-sds-unverified are not in the specification.",
+    },
+    servers: [{ url: "{baseUrl}", variables: { baseUrl: { default: "https://sandbox.example/api/v1", description: "Your deployment's base URL, ending in /api/v1" } } }],
+    security: [{ partnerAccessKey: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { partnerAccessKey: { type: "apiKey", in: "header", name: "EQ-PARTNER-ACCESS-KEY" } },
+    },
+  };
+}
