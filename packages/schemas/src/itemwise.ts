@@ -43,9 +43,9 @@ const shellCache = new WeakMap<ListSchema, Map<string, ListSchema>>();
  * if (result.success) for (const bad of result.invalid) console.warn(bad.index, bad.issues);
  * ```
  */
-export function parseItemwise<Schema extends ListSchema, Key extends keyof Schema["shape"] & string>(
+export function parseItemwise<Schema extends ListSchema>(
   schema: Schema,
-  key: Key,
+  key: keyof Schema["shape"] & string,
   input: unknown,
   options: ItemwiseOptions = {},
 ): ItemwiseResult<z.infer<Schema>> {
@@ -73,7 +73,7 @@ export function parseItemwise<Schema extends ListSchema, Key extends keyof Schem
 /** The list schema with its item array loosened to `unknown[]`, so the envelope is checked alone. */
 function shellOf(schema: ListSchema, key: string): ListSchema {
   let byKey = shellCache.get(schema);
-  if (!byKey) shellCache.set(schema, (byKey = new Map()));
+  if (!byKey) shellCache.set(schema, (byKey = new Map<string, ListSchema>()));
   let shell = byKey.get(key);
   if (!shell) byKey.set(key, (shell = schema.extend({ [key]: z.array(z.unknown()) })));
   return shell;

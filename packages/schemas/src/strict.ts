@@ -22,9 +22,9 @@ export function strict<Schema extends z.ZodType>(schema: Schema): Schema {
 }
 
 function toStrict(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodObject) {
+  if (isObjectSchema(schema)) {
     const shape: Record<string, z.ZodType> = {};
-    for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) shape[key] = strict(field);
+    for (const [key, field] of Object.entries(schema.shape)) shape[key] = strict(field);
     return z.strictObject(shape);
   }
   if (schema instanceof z.ZodArray) return z.array(strict(schema.element as z.ZodType));
@@ -35,4 +35,8 @@ function toStrict(schema: z.ZodType): z.ZodType {
     return z.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]);
   }
   return schema;
+}
+
+function isObjectSchema(schema: z.ZodType): schema is z.ZodObject<Record<string, z.ZodType>> {
+  return schema instanceof z.ZodObject;
 }
