@@ -1,1 +1,101 @@
-export {};
+/**
+ * @sds/testing: a spec-faithful fake of the Supplier Data Service (in-process and over HTTP,
+ * with control routes and fault injection), deterministic data factories, reference fixtures
+ * and a one-call sandbox server.
+ *
+ * @example
+ * ```ts
+ * import { createFakeSupplierApi } from "@sds/testing";
+ *
+ * const api = createFakeSupplierApi({ seed: 7 });
+ * const server = await api.listen(); // http://127.0.0.1:<port>/api/v1
+ * // … point a client at server.baseUrl with api.keys[0].apiKey …
+ * await api.close();
+ * ```
+ */
+
+// The fake service.
+export { createFakeSupplierApi } from "./fake/create-fake-supplier-api.ts";
+export {
+  API_BASE_PATH,
+  API_KEY_HEADER,
+  CONTROL_PREFIX,
+  DEFAULT_API_KEY,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_SUPPLIER_ID,
+  fakeErrorCodes,
+  type FakeErrorCode,
+} from "./fake/constants.ts";
+export type {
+  Clock,
+  FakeServer,
+  FakeSupplierApi,
+  FakeSupplierApiOptions,
+  FakeSupplierInit,
+  FakeSurveyRecord,
+  FetchFunction,
+  ListenOptions,
+  QualificationInit,
+  RequestLogEntry,
+  SupplierKey,
+  SurveyInit,
+  SurveyPatch,
+  SurveyStatusFilter,
+} from "./fake/types.ts";
+export type {
+  ActiveFault,
+  ConnectionResetFault,
+  EnvelopeErrorFault,
+  FaultController,
+  FaultKind,
+  FaultSpec,
+  FaultTarget,
+  LatencyFault,
+  MalformedJsonFault,
+  StatusFault,
+  TruncatedJsonFault,
+} from "./fake/faults.ts";
+
+// The sandbox server.
+export { startSandbox } from "./sandbox.ts";
+export type { Sandbox, SandboxOptions } from "./sandbox.ts";
+
+// Data factories.
+export { createSeededRandom, deriveSeed, type SeededRandom } from "./random.ts";
+export {
+  FACTORY_REFERENCE_TIME,
+  buildSurvey,
+  buildSurveys,
+  createSurveyFactory,
+  type SurveyFactory,
+} from "./factories/survey.ts";
+export { buildQualifications } from "./factories/qualifications.ts";
+export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition } from "./factories/quotas.ts";
+export {
+  buildRecontactRespondents,
+  buildSurveyGroups,
+  buildSurveyStats,
+  type GeneratedRecontactRespondent,
+  type GeneratedSurveyGroup,
+  type GeneratedSurveyStats,
+} from "./factories/survey-extras.ts";
+export { buildSupplierAccount, buildUrlSettings, type SupplierAccountOptions } from "./factories/account.ts";
+export type { SeedOptions, SurveyFactoryOptions } from "./factories/types.ts";
+
+// Reference fixtures.
+export { languages, type LanguageFixture } from "./fixtures/languages.ts";
+export {
+  industries,
+  qualificationCategories,
+  qualificationCategoryTypes,
+  qualificationTypes,
+  studyTypes,
+  surveyStatuses,
+  type CollectionRecord,
+} from "./fixtures/collections.ts";
+export {
+  qualificationCatalogue,
+  type CatalogueOption,
+  type CatalogueQualification,
+} from "./fixtures/qualification-catalogue.ts";
+export { qualificationDetail } from "./fixtures/qualification-detail.ts";
