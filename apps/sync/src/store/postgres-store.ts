@@ -1,0 +1,463 @@
+import pg from "pg";
+import { StoreError } from "../errors.ts";
+import { migrationStatements, migrations } from "./migrations.ts";
+import { PostgresLeadership, advisoryLockKey } from "./postgres-leadership.ts";
+import { surveyQueryWhere } from "./sql-filters.ts";
+import type {
+  ChangeRecord,
+  CollectionInput,
+  CollectionRecord,
+  CommitOutcome,
+  CycleCommit,
+  QuarantineInput,
+  QuarantineRecord,
+  RunInput,
+  RunRecord,
+  StoreStats,
+  StoredSurveyState,
+  SurveyDetail,
+  SurveyPage,
+  SurveyQuery,
+  SurveyStatus,
+  SurveySummary,
+  SyncStore,
+} from "./store.ts";
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  readonly connectionString: string;
+  /** Schema of the tables, created when missing. @default "public" */
+  readonly schema?: string;
+  /** Connections for reads and commits (leadership uses one more). @default 5 */
+  readonly poolSize?: number;
+}
+
+/** Rows per bulk statement: large enough to amortise round trips, small enough to keep each message modest. */
+const CHUNK = 5000;
+
+/**
+ * Opens the PostgreSQL store, creating the schema and applying pending migrations under an
+ * advisory transaction lock, so replicas starting together migrate once.
+ *
+ * @example
+ * ```ts
+ * const store = await openPostgresStore({ connectionString: "postgres://postgres@127.0.0.1/test", schema: "sds" });
+ * ```
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<SyncStore> {
+  const schema = options.schema ?? "public";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 5,
+    options: `-c search_path="${schema}"`,
+    application_name: "sds-sync",
+  });
+  // An idle connection dropped by the server must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  try {
+    await migrate(pool, schema);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(`cannot open PostgreSQL store (schema ${schema}): ${(error as Error).message}`, { cause: error });
+  }
+  return new PostgresStore(pool, new PostgresLeadership(options.connectionString, schema));
+}
+
+async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const key = advisoryLockKey(`${schema}:migrations`);
+    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [key.classId, key.objectId]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)");
+    const applied = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::int AS version FROM schema_migrations");
+    const current = applied.rows[0]?.version ?? 0;
+    for (const migration of migrations.filter((candidate) => candidate.version > current)) {
+      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
+      await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK) result.push(items.slice(start, start + CHUNK));
+  return result;
+}
+
+const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
+
+class PostgresStore implements SyncStore {
+  readonly kind = "postgres" as const;
+  readonly leadership: PostgresLeadership;
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  constructor(pool: pg.Pool, leadership: PostgresLeadership) {
+    this.#pool = pool;
+    this.leadership = leadership;
+  }
+
+  async loadSurveyStates(): Promise<StoredSurveyState[]> {
+    const result = await this.#pool.query<{
+      id: string;
+      status: SurveyStatus;
+      record_hash: string;
+      qual_updated: string;
+      quota_updated: string;
+      qualifications_marker: string | null;
+      quotas_marker: string | null;
+      needs_refetch: boolean;
+      quota_count: number;
+    }>("SELECT id, status, record_hash, qual_updated, quota_updated, qualifications_marker, quotas_marker, needs_refetch, quota_count FROM surveys");
+    return result.rows.map((row) => ({
+      id: Number(row.id),
+      status: row.status,
+      recordHash: row.record_hash,
+      qualUpdated: row.qual_updated,
+      quotaUpdated: row.quota_updated,
+      qualificationsMarker: row.qualifications_marker,
+      quotasMarker: row.quotas_marker,
+      needsRefetch: row.needs_refetch,
+      quotaCount: row.quota_count,
+    }));
+  }
+
+  async commitCycle(commit: CycleCommit): Promise<CommitOutcome> {
+    return this.#transaction("cycle commit", async (client) => {
+      await this.#assertLeader(client);
+      const counter = await client.query<{ value: string }>("SELECT value FROM counters WHERE name = 'changes' FOR UPDATE");
+      const base = Number(counter.rows[0]?.value ?? 0);
+      const firstSequence = commit.changes.length > 0 ? base + 1 : null;
+      const lastSequence = commit.changes.length > 0 ? base + commit.changes.length : null;
+      const runId = await this.#insertRun(client, commit.run, firstSequence, lastSequence);
+      const at = commit.at;
+
+      for (const batch of chunks(commit.surveys)) {
+        await client.query(
+          `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
+             tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, record_hash, raw)
+           SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
+             u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.record_hash, u.raw::json
+           FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
+             $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[])
+             AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
+               quotas_marker, quota_count, needs_refetch, record_hash, raw)
+           ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
+             cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
+             mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
+             qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
+             qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker, quota_count = excluded.quota_count,
+             needs_refetch = excluded.needs_refetch, record_hash = excluded.record_hash, raw = excluded.raw`,
+          [
+            at,
+            batch.map((s) => s.id),
+            batch.map((s) => s.columns.languageId),
+            batch.map((s) => s.columns.cpi),
+            batch.map((s) => s.columns.loi),
+            batch.map((s) => s.columns.ir),
+            batch.map((s) => s.columns.desktopAllowed),
+            batch.map((s) => s.columns.mobileAllowed),
+            batch.map((s) => s.columns.tabletAllowed),
+            batch.map((s) => s.columns.lastUpdated),
+            batch.map((s) => s.columns.qualUpdated),
+            batch.map((s) => s.columns.quotaUpdated),
+            batch.map((s) => s.qualificationsMarker),
+            batch.map((s) => s.quotasMarker),
+            batch.map((s) => s.quotaCount),
+            batch.map((s) => s.needsRefetch),
+            batch.map((s) => s.recordHash),
+            batch.map((s) => s.raw),
+          ],
+        );
+      }
+
+      for (const batch of chunks(commit.closedSurveyIds)) {
+        await client.query("UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'", [at, batch]);
+      }
+
+      await this.#replaceChildren(client, "qualifications", commit.qualifications);
+      await this.#replaceChildren(client, "quotas", commit.quotas);
+
+      if (firstSequence !== null && lastSequence !== null) {
+        const indexed = commit.changes.map((change, index) => ({ ...change, sequence: firstSequence + index }));
+        for (const batch of chunks(indexed)) {
+          await client.query(
+            `INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at)
+             SELECT u.sequence, $1, u.type, u.survey_id, $2 FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS u(sequence, type, survey_id)`,
+            [runId, at, batch.map((c) => c.sequence), batch.map((c) => c.type), batch.map((c) => c.surveyId)],
+          );
+        }
+        await client.query("UPDATE counters SET value = $1 WHERE name = 'changes'", [lastSequence]);
+      }
+
+      await this.#upsertQuarantine(client, commit.quarantine, runId, at);
+      return { runId, firstSequence, lastSequence };
+    });
+  }
+
+  /** Fencing: a replica that lost its lock (say, its lock connection died mid-cycle) must not commit. */
+  async #assertLeader(client: pg.PoolClient): Promise<void> {
+    const pid = this.leadership.leaderPid;
+    if (pid === undefined) throw new StoreError("this replica does not hold leadership");
+    const { classId, objectId } = this.leadership.key;
+    const held = await client.query(
+      "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 2 AND pid = $3 AND granted",
+      [classId, objectId, pid],
+    );
+    if (held.rowCount === 0) throw new StoreError("leadership was lost before the commit");
+  }
+
+  async #replaceChildren(client: pg.PoolClient, table: "qualifications" | "quotas", replacements: CycleCommit["qualifications"]): Promise<void> {
+    if (replacements.length === 0) return;
+    for (const batch of chunks(replacements.map((replacement) => replacement.surveyId))) {
+      await client.query(`DELETE FROM ${table} WHERE survey_id = ANY($1::bigint[])`, [batch]);
+    }
+    const rows = replacements.flatMap((replacement) => replacement.records.map((record, position) => ({ surveyId: replacement.surveyId, position, record })));
+    for (const batch of chunks(rows)) {
+      if (table === "qualifications") {
+        await client.query(
+          `INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw)
+           SELECT u.survey_id, u.position, u.qualification_id, u.type_id, u.raw::json
+           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS u(survey_id, position, qualification_id, type_id, raw)`,
+          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.typeId), batch.map((r) => r.record.raw)],
+        );
+      } else {
+        await client.query(
+          `INSERT INTO quotas (survey_id, position, quota_id, raw)
+           SELECT u.survey_id, u.position, u.quota_id, u.raw::json FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[]) AS u(survey_id, position, quota_id, raw)`,
+          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.raw)],
+        );
+      }
+    }
+  }
+
+  async #upsertQuarantine(client: pg.PoolClient, items: readonly QuarantineInput[], runId: number, at: Date): Promise<void> {
+    // ON CONFLICT may touch a row once per statement: keep the last item of each key.
+    const unique = [...new Map(items.map((item) => [item.key, item])).values()];
+    for (const batch of chunks(unique)) {
+      await client.query(
+        `INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
+         SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
+         ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
+           last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`,
+        [at, runId, batch.map((i) => i.key), batch.map((i) => i.surveyId), batch.map((i) => i.source), batch.map((i) => i.item), batch.map((i) => i.issues)],
+      );
+    }
+  }
+
+  async #insertRun(client: pg.ClientBase, run: RunInput, firstSequence: number | null, lastSequence: number | null): Promise<number> {
+    const result = await client.query<{ id: string }>(
+      `INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts, error, first_sequence, last_sequence)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [
+        run.replicaId, run.trigger, run.status, run.startedAt, run.finishedAt,
+        Math.round(run.finishedAt.getTime() - run.startedAt.getTime()), JSON.stringify(run.counts), run.error, firstSequence, lastSequence,
+      ],
+    );
+    return Number(result.rows[0]?.id);
+  }
+
+  async recordRun(run: RunInput): Promise<number> {
+    return this.#transaction("run record", (client) => this.#insertRun(client, run, null, null));
+  }
+
+  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
+    }
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      client.release();
+    }
+  }
+
+  async listSurveys(query: SurveyQuery): Promise<SurveyPage> {
+    const { where, params } = surveyQueryWhere(query, (index) => `$${index}`, (time) => time, "true");
+    const result = await this.#pool.query<SummaryRow>(`SELECT ${summaryColumns} FROM surveys ${where} ORDER BY id LIMIT $${params.length + 1}`, [
+      ...params,
+      query.limit + 1,
+    ]);
+    const hasMore = result.rows.length > query.limit;
+    const surveys = result.rows.slice(0, query.limit).map(toSummary);
+    return { surveys, hasMore, lastId: hasMore ? (surveys.at(-1)?.id ?? null) : null };
+  }
+
+  async getSurvey(id: number): Promise<SurveyDetail | undefined> {
+    const [survey, qualifications, quotas] = await Promise.all([
+      this.#pool.query<SummaryRow>(`SELECT ${summaryColumns} FROM surveys WHERE id = $1`, [id]),
+      this.#pool.query<{ raw: unknown }>("SELECT raw FROM qualifications WHERE survey_id = $1 ORDER BY position", [id]),
+      this.#pool.query<{ raw: unknown }>("SELECT raw FROM quotas WHERE survey_id = $1 ORDER BY position", [id]),
+    ]);
+    const row = survey.rows[0];
+    if (!row) return undefined;
+    return { ...toSummary(row), qualifications: qualifications.rows.map((r) => r.raw), quotas: quotas.rows.map((r) => r.raw) };
+  }
+
+  async listChanges(after: number, limit: number): Promise<ChangeRecord[]> {
+    const result = await this.#pool.query<{ sequence: string; type: ChangeRecord["type"]; survey_id: string; run_id: string; occurred_at: Date }>(
+      "SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > $1 ORDER BY sequence LIMIT $2",
+      [after, limit],
+    );
+    return result.rows.map((row) => ({
+      sequence: Number(row.sequence),
+      type: row.type,
+      surveyId: Number(row.survey_id),
+      runId: Number(row.run_id),
+      occurredAt: iso(row.occurred_at),
+    }));
+  }
+
+  async latestSequence(): Promise<number> {
+    const result = await this.#pool.query<{ value: string }>("SELECT value FROM counters WHERE name = 'changes'");
+    return Number(result.rows[0]?.value ?? 0);
+  }
+
+  async listRuns(limit: number): Promise<RunRecord[]> {
+    const result = await this.#pool.query<RunRow>("SELECT * FROM runs ORDER BY id DESC LIMIT $1", [limit]);
+    return result.rows.map(toRunRecord);
+  }
+
+  async lastSuccessfulRun(): Promise<RunRecord | undefined> {
+    const result = await this.#pool.query<RunRow>("SELECT * FROM runs WHERE status = 'succeeded' ORDER BY id DESC LIMIT 1");
+    const row = result.rows[0];
+    return row ? toRunRecord(row) : undefined;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const result = await this.#pool.query<{ live: number; closed: number; needs_refetch: number; quarantined: number; latest: string }>(`
+      SELECT count(*) FILTER (WHERE status = 'live')::int AS live, count(*) FILTER (WHERE status = 'closed')::int AS closed,
+        count(*) FILTER (WHERE needs_refetch)::int AS needs_refetch,
+        (SELECT count(*) FROM quarantine)::int AS quarantined,
+        (SELECT value FROM counters WHERE name = 'changes') AS latest
+      FROM surveys`);
+    const row = result.rows[0];
+    return {
+      live: row?.live ?? 0,
+      closed: row?.closed ?? 0,
+      needsRefetch: row?.needs_refetch ?? 0,
+      quarantined: row?.quarantined ?? 0,
+      latestSequence: Number(row?.latest ?? 0),
+    };
+  }
+
+  async listQuarantine(limit: number): Promise<QuarantineRecord[]> {
+    const result = await this.#pool.query<{
+      key: string;
+      survey_id: string | null;
+      source: string;
+      first_seen_at: Date;
+      last_seen_at: Date;
+      times_seen: number;
+      item: string;
+      issues: unknown;
+    }>("SELECT * FROM quarantine ORDER BY last_seen_at DESC, key LIMIT $1", [limit]);
+    return result.rows.map((row) => ({
+      key: row.key,
+      surveyId: row.survey_id === null ? null : Number(row.survey_id),
+      source: row.source,
+      firstSeenAt: iso(row.first_seen_at),
+      lastSeenAt: iso(row.last_seen_at),
+      timesSeen: row.times_seen,
+      item: JSON.parse(row.item) as unknown,
+      issues: row.issues,
+    }));
+  }
+
+  async saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void> {
+    if (collections.length === 0) return;
+    await this.#transaction("saving collections", async (client) => {
+      await client.query(
+        `INSERT INTO collections (name, fetched_at, body) SELECT u.name, $1, u.body::json FROM unnest($2::text[], $3::text[]) AS u(name, body)
+         ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body`,
+        [fetchedAt, collections.map((c) => c.name), collections.map((c) => c.body)],
+      );
+    });
+  }
+
+  async listCollections(): Promise<CollectionRecord[]> {
+    const result = await this.#pool.query<{ name: string; fetched_at: Date; body: unknown }>("SELECT name, fetched_at, body FROM collections ORDER BY name");
+    return result.rows.map((row) => ({ name: row.name, fetchedAt: iso(row.fetched_at), body: row.body }));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.leadership.release();
+    await this.#pool.end();
+  }
+}
+
+const summaryColumns = "id, status, closed_at, first_seen_at, changed_at, needs_refetch, raw";
+
+interface SummaryRow {
+  id: string;
+  status: SurveyStatus;
+  closed_at: Date | null;
+  first_seen_at: Date;
+  changed_at: Date;
+  needs_refetch: boolean;
+  raw: unknown;
+}
+
+function toSummary(row: SummaryRow): SurveySummary {
+  return {
+    id: Number(row.id),
+    status: row.status,
+    closedAt: row.closed_at === null ? null : iso(row.closed_at),
+    firstSeenAt: iso(row.first_seen_at),
+    changedAt: iso(row.changed_at),
+    needsRefetch: row.needs_refetch,
+    survey: row.raw,
+  };
+}
+
+interface RunRow {
+  id: string;
+  replica_id: string;
+  run_trigger: RunRecord["trigger"];
+  status: RunRecord["status"];
+  started_at: Date;
+  finished_at: Date;
+  duration_ms: number;
+  counts: RunRecord["counts"];
+  error: string | null;
+  first_sequence: string | null;
+  last_sequence: string | null;
+}
+
+function toRunRecord(row: RunRow): RunRecord {
+  return {
+    id: Number(row.id),
+    replicaId: row.replica_id,
+    trigger: row.run_trigger,
+    status: row.status,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    durationMs: row.duration_ms,
+    counts: row.counts,
+    error: row.error,
+    firstSequence: row.first_sequence === null ? null : Number(row.first_sequence),
+    lastSequence: row.last_sequence === null ? null : Number(row.last_sequence),
+  };
+}

@@ -1,0 +1,33 @@
+import type { SurveyQuery } from "./store.ts";
+
+/**
+ * The WHERE clause of a survey query, shared by both stores so their filtering cannot drift.
+ * `placeholder(n)` renders the n-th parameter in the driver's syntax (`?` or `$n`);
+ * `boolTrue` is the dialect's true literal.
+ */
+export function surveyQueryWhere(
+  query: SurveyQuery,
+  placeholder: (index: number) => string,
+  encodeTime: (time: Date) => unknown,
+  boolTrue: string,
+): { readonly where: string; readonly params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const bind = (value: unknown): string => {
+    params.push(value);
+    return placeholder(params.length);
+  };
+
+  if (query.status !== "all") conditions.push(`status = ${bind(query.status)}`);
+  if (query.languageIds && query.languageIds.length > 0) {
+    conditions.push(`language_id IN (${query.languageIds.map((id) => bind(id)).join(", ")})`);
+  }
+  if (query.minCpi !== undefined) conditions.push(`cpi >= ${bind(query.minCpi)}`);
+  if (query.maxCpi !== undefined) conditions.push(`cpi <= ${bind(query.maxCpi)}`);
+  if (query.maxLoi !== undefined) conditions.push(`loi <= ${bind(query.maxLoi)}`);
+  for (const device of query.devices ?? []) conditions.push(`${device}_allowed = ${boolTrue}`);
+  if (query.updatedSince !== undefined) conditions.push(`changed_at >= ${bind(encodeTime(query.updatedSince))}`);
+  if (query.afterId !== undefined) conditions.push(`id > ${bind(query.afterId)}`);
+
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "", params };
+}

@@ -1,0 +1,299 @@
+import type { Device } from "@sds/schemas";
+
+/**
+ * The one interface both stores implement (SQLite embedded, PostgreSQL in production). The
+ * cycle writes through {@link SyncStore.commitCycle} only, in one transaction; the HTTP API
+ * reads through the query methods. Every method is async so both implementations fit.
+ */
+export interface SyncStore {
+  /** Which implementation this is, for logs and `/v1/sync/status`. */
+  readonly kind: "sqlite" | "postgres";
+  /** Leadership among replicas sharing this store. */
+  readonly leadership: Leadership;
+
+  /** What the cycle needs of every stored survey to diff against the live list without reading raw records. */
+  loadSurveyStates(): Promise<StoredSurveyState[]>;
+  /** Writes one cycle atomically: surveys, qualifications, quotas, changes (with gapless sequence numbers), quarantine and the run record. */
+  commitCycle(commit: CycleCommit): Promise<CommitOutcome>;
+  /** Writes a run record alone: a cycle that failed before it had anything to commit. */
+  recordRun(run: RunInput): Promise<number>;
+
+  listSurveys(query: SurveyQuery): Promise<SurveyPage>;
+  getSurvey(id: number): Promise<SurveyDetail | undefined>;
+  /** Changes with a sequence number above `after`, oldest first. */
+  listChanges(after: number, limit: number): Promise<ChangeRecord[]>;
+  /** The highest sequence number handed out, 0 before the first change. */
+  latestSequence(): Promise<number>;
+  /** Most recent runs first. */
+  listRuns(limit: number): Promise<RunRecord[]>;
+  lastSuccessfulRun(): Promise<RunRecord | undefined>;
+  /** Counts for metrics and status. */
+  stats(): Promise<StoreStats>;
+  listQuarantine(limit: number): Promise<QuarantineRecord[]>;
+
+  /** Replaces the given reference collections (others are kept) in one transaction. */
+  saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void>;
+  listCollections(): Promise<CollectionRecord[]>;
+
+  /** Ends leadership and closes every connection. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Leadership: exactly one replica runs cycles. On PostgreSQL a session advisory lock on a
+ * dedicated connection (released by the server when that connection dies, so a survivor
+ * takes over); on SQLite the single process always leads.
+ */
+export interface Leadership {
+  /** Takes leadership if free, confirms it if already held. Resolves whether this replica leads. */
+  acquire(): Promise<boolean>;
+  /** Whether this replica led at the last {@link Leadership.acquire}. */
+  readonly isLeader: boolean;
+  /** Gives leadership up so another replica can take it at once. */
+  release(): Promise<void>;
+}
+
+/** Live or closed: a survey absent from the live list is kept as closed, never deleted. */
+export type SurveyStatus = "live" | "closed";
+
+/** Kinds of change in the feed. */
+export const changeTypes = ["opened", "updated", "qualifications_changed", "quotas_changed", "closed", "reopened"] as const;
+/** One of {@link changeTypes}. */
+export type ChangeType = (typeof changeTypes)[number];
+
+/** The diff-relevant state of one stored survey. */
+export interface StoredSurveyState {
+  readonly id: number;
+  readonly status: SurveyStatus;
+  /** Hash of the survey record without its two child markers (see `recordHash`). */
+  readonly recordHash: string;
+  /** `Qual_LastUpdatedOnUTC` of the stored record. */
+  readonly qualUpdated: string;
+  /** `Quota_LastUpdatedOnUTC` of the stored record. */
+  readonly quotaUpdated: string;
+  /** The `Qual_LastUpdatedOnUTC` at which the stored qualifications were fetched; null when never fetched. */
+  readonly qualificationsMarker: string | null;
+  /** The `Quota_LastUpdatedOnUTC` at which the stored quotas were fetched; null when never fetched or `Has_Quotas` was false. */
+  readonly quotasMarker: string | null;
+  /** A per-survey fetch failed: refetch next cycle. */
+  readonly needsRefetch: boolean;
+  readonly quotaCount: number;
+}
+
+/** Indexed columns of a survey, derived from its record (see `surveyColumns`). */
+export interface SurveyColumns {
+  readonly languageId: number;
+  readonly cpi: number;
+  readonly loi: number;
+  readonly ir: number;
+  readonly desktopAllowed: boolean;
+  readonly mobileAllowed: boolean;
+  readonly tabletAllowed: boolean;
+  readonly lastUpdated: string;
+  readonly qualUpdated: string;
+  readonly quotaUpdated: string;
+}
+
+/** One live survey to insert or replace. */
+export interface SurveyWrite {
+  readonly id: number;
+  /** The record as received, JSON. */
+  readonly raw: string;
+  readonly recordHash: string;
+  readonly columns: SurveyColumns;
+  readonly qualificationsMarker: string | null;
+  readonly quotasMarker: string | null;
+  /** Quotas stored for the survey after this commit. */
+  readonly quotaCount: number;
+  readonly needsRefetch: boolean;
+}
+
+/** New child records of one survey, replacing the stored ones. */
+export interface ChildReplacement {
+  readonly surveyId: number;
+  /** Each record as received, JSON, in upstream order. */
+  readonly records: readonly ChildRecordWrite[];
+}
+
+/** One qualification or quota record with its indexed id. */
+export interface ChildRecordWrite {
+  /** `QualificationId` or `QuotaId`, null when the record has none. */
+  readonly key: number | null;
+  /** `QualificationTypeId` for qualifications, null for quotas. */
+  readonly typeId: number | null;
+  readonly raw: string;
+}
+
+/** A malformed upstream item, quarantined (deduplicated by `key`). */
+export interface QuarantineInput {
+  /** `survey:<SurveyId>` when the item has a usable id, else a hash of the item. */
+  readonly key: string;
+  readonly surveyId: number | null;
+  readonly source: "surveys" | "qualifications" | "quotas";
+  readonly item: string;
+  readonly issues: string;
+}
+
+/** Counts of one cycle. */
+export interface RunCounts {
+  readonly listed: number;
+  readonly opened: number;
+  readonly updated: number;
+  readonly closed: number;
+  readonly reopened: number;
+  readonly qualificationsChanged: number;
+  readonly quotasChanged: number;
+  readonly qualificationsFetched: number;
+  readonly quotasFetched: number;
+  readonly fetchFailures: number;
+  readonly quarantined: number;
+  readonly upstreamRequests: number;
+  readonly changes: number;
+}
+
+/** A run record before it is stored. */
+export interface RunInput {
+  readonly replicaId: string;
+  readonly trigger: "schedule" | "manual" | "startup";
+  readonly status: "succeeded" | "failed";
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly counts: RunCounts;
+  readonly error: string | null;
+}
+
+/** A stored run. */
+export interface RunRecord extends RunInput {
+  readonly id: number;
+  readonly durationMs: number;
+  /** Sequence numbers of this run's changes, null when it had none. */
+  readonly firstSequence: number | null;
+  readonly lastSequence: number | null;
+}
+
+/** Everything one cycle writes, in one transaction. */
+export interface CycleCommit {
+  readonly run: RunInput;
+  readonly surveys: readonly SurveyWrite[];
+  /** Surveys absent from the live list this cycle. */
+  readonly closedSurveyIds: readonly number[];
+  readonly qualifications: readonly ChildReplacement[];
+  readonly quotas: readonly ChildReplacement[];
+  /** In feed order; sequence numbers are allocated inside the transaction. */
+  readonly changes: readonly { readonly type: ChangeType; readonly surveyId: number }[];
+  readonly quarantine: readonly QuarantineInput[];
+  /** Time stamped on closed surveys and changes. */
+  readonly at: Date;
+}
+
+/** What a commit allocated. */
+export interface CommitOutcome {
+  readonly runId: number;
+  readonly firstSequence: number | null;
+  readonly lastSequence: number | null;
+}
+
+/** One entry of the change feed. */
+export interface ChangeRecord {
+  readonly sequence: number;
+  readonly type: ChangeType;
+  readonly surveyId: number;
+  readonly runId: number;
+  readonly occurredAt: string;
+}
+
+/** Filters and page of `GET /v1/surveys`. */
+export interface SurveyQuery {
+  readonly status: SurveyStatus | "all";
+  readonly languageIds?: readonly number[];
+  readonly minCpi?: number;
+  readonly maxCpi?: number;
+  readonly maxLoi?: number;
+  /** The survey must allow every one of these devices. */
+  readonly devices?: readonly Device[];
+  /** Only surveys whose stored copy changed at or after this time. */
+  readonly updatedSince?: Date;
+  /** Keyset pagination: ids above this one. */
+  readonly afterId?: number;
+  readonly limit: number;
+}
+
+/** A stored survey with its sync metadata. */
+export interface SurveySummary {
+  readonly id: number;
+  readonly status: SurveyStatus;
+  readonly closedAt: string | null;
+  readonly firstSeenAt: string;
+  readonly changedAt: string;
+  readonly needsRefetch: boolean;
+  /** The upstream record as last received. */
+  readonly survey: unknown;
+}
+
+/** A survey with its qualifications and quotas. */
+export interface SurveyDetail extends SurveySummary {
+  readonly qualifications: unknown[];
+  readonly quotas: unknown[];
+}
+
+/** One page of surveys. */
+export interface SurveyPage {
+  readonly surveys: SurveySummary[];
+  /** Set when more surveys may follow: pass as `afterId` for the next page. */
+  readonly lastId: number | null;
+  readonly hasMore: boolean;
+}
+
+/** Counts for metrics and readiness. */
+export interface StoreStats {
+  readonly live: number;
+  readonly closed: number;
+  readonly needsRefetch: number;
+  readonly quarantined: number;
+  readonly latestSequence: number;
+}
+
+/** A quarantined item. */
+export interface QuarantineRecord {
+  readonly key: string;
+  readonly surveyId: number | null;
+  readonly source: string;
+  readonly firstSeenAt: string;
+  readonly lastSeenAt: string;
+  readonly timesSeen: number;
+  readonly item: unknown;
+  readonly issues: unknown;
+}
+
+/** A reference collection to store. */
+export interface CollectionInput {
+  readonly name: string;
+  /** The response body as received, JSON. */
+  readonly body: string;
+}
+
+/** A stored reference collection. */
+export interface CollectionRecord {
+  readonly name: string;
+  readonly fetchedAt: string;
+  readonly body: unknown;
+}
+
+/** Counts with every field zero: the start of a cycle's tally. */
+export function emptyRunCounts(): RunCounts {
+  return {
+    listed: 0,
+    opened: 0,
+    updated: 0,
+    closed: 0,
+    reopened: 0,
+    qualificationsChanged: 0,
+    quotasChanged: 0,
+    qualificationsFetched: 0,
+    quotasFetched: 0,
+    fetchFailures: 0,
+    quarantined: 0,
+    upstreamRequests: 0,
+    changes: 0,
+  };
+}
