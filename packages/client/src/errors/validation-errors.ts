@@ -1,0 +1,77 @@
+import { SdsError, defineHiddenProperty, type RequestContext } from "./sds-error.ts";
+
+/** One validation problem: where (`path`), what (`message`) and its kind (`code`, zod's issue code). */
+export interface ValidationIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code: string;
+}
+
+/**
+ * The request succeeded but its body does not match the schema of `@sds/schemas` (or was not
+ * JSON). This is not an HTTP failure: `status` is the success status it came with. `issues`
+ * says what did not match; `body` holds the body as received.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await sds.surveys.list();
+ * } catch (error) {
+ *   if (error instanceof ResponseValidationError) {
+ *     for (const issue of error.issues) console.warn(issue.path.join("."), issue.message);
+ *   }
+ * }
+ * ```
+ */
+export class ResponseValidationError extends SdsError {
+  override name = "ResponseValidationError" as const;
+  declare readonly operation: RequestContext["operation"];
+  declare readonly method: RequestContext["method"];
+  declare readonly path: string;
+  declare readonly url: string;
+  declare readonly attempts: number;
+  /** The HTTP status the body came with. */
+  readonly status: number;
+  /** What did not match, each with its path inside the body. */
+  readonly issues: readonly ValidationIssue[];
+  /**
+   * The body as received (parsed JSON, or the text when it was not JSON). Non-enumerable and
+   * left out of `toJSON()` and `util.inspect()`: an account body holds `EncryptionKey`s.
+   */
+  declare readonly body: unknown;
+
+  constructor(message: string, details: { readonly request: RequestContext; readonly status: number; readonly issues: readonly ValidationIssue[]; readonly body: unknown }) {
+    super(message, { request: details.request });
+    this.status = details.status;
+    this.issues = details.issues;
+    defineHiddenProperty(this, "body", details.body);
+  }
+
+  protected override details(): Record<string, unknown> {
+    return { status: this.status, issues: this.issues };
+  }
+}
+
+/**
+ * A request was refused before it was sent: an update body that fails `UrlSettingsBody`, or
+ * a path parameter that is not a valid id. Nothing went over the network.
+ */
+export class RequestValidationError extends SdsError {
+  override name = "RequestValidationError" as const;
+  declare readonly operation: RequestContext["operation"];
+  declare readonly method: RequestContext["method"];
+  declare readonly path: string;
+  declare readonly url: string;
+  declare readonly attempts: number;
+  /** What is wrong with the request, each with its path inside the body or parameters. */
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(message: string, details: { readonly request: RequestContext; readonly issues: readonly ValidationIssue[] }) {
+    super(message, { request: details.request });
+    this.issues = details.issues;
+  }
+
+  protected override details(): Record<string, unknown> {
+    return { issues: this.issues };
+  }
+}

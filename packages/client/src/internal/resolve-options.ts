@@ -1,0 +1,197 @@
+import { operationIds, operations, type OperationId } from "@sds/schemas";
+import { systemClock, type Clock } from "../clock.ts";
+import type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "../client-options.ts";
+import { ConfigurationError } from "../errors/configuration-error.ts";
+import type { ClientHooks } from "../hooks.ts";
+import { readEnvironmentVariable } from "./env.ts";
+import { loggerHooks } from "./logger-hooks.ts";
+import { defaultRetryOptions, type ResolvedRetryOptions } from "./retry-policy.ts";
+import { clientVersion } from "./version.ts";
+
+/** Client options with defaults applied and every value checked. */
+export interface ClientConfig {
+  /** Without a trailing slash. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly fetch: FetchFunction;
+  readonly timeout: number | false;
+  readonly deadline: number | false;
+  readonly retry: ResolvedRetryOptions;
+  readonly validation: ValidationMode;
+  readonly maxConcurrency: number;
+  readonly rateLimit: { readonly requestsPerSecond: number; readonly burst: number } | undefined;
+  readonly paths: Readonly<Record<OperationId, string>>;
+  readonly hooks: readonly ClientHooks[];
+  /** Headers of every request, the API key included. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly clock: Clock;
+}
+
+/** The settings of one call: the client's, overridden by the call's options. */
+export interface CallSettings {
+  readonly timeout: number | false;
+  readonly deadline: number | false;
+  readonly retry: ResolvedRetryOptions;
+  readonly validation: ValidationMode;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The longest delay `setTimeout` can wait. */
+const maxTimerDelay = 2_147_483_647;
+const validationModes: readonly ValidationMode[] = ["loose", "strict", "off"];
+
+/** Checks `options`, fills in defaults and the environment fallbacks. @throws ConfigurationError */
+export function resolveClientOptions(options: ClientOptions): ClientConfig {
+  const apiKey = options.apiKey ?? readEnvironmentVariable("SDS_API_KEY");
+  if (apiKey === undefined || apiKey.trim() === "") {
+    throw new ConfigurationError("Missing API key: pass `apiKey` to createClient() or set SDS_API_KEY.", "apiKey");
+  }
+  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnvironmentVariable("SDS_BASE_URL"));
+  const userFetch = options.fetch;
+  const hooks = [options.hooks, options.logger && loggerHooks(options.logger)].filter((hook) => hook !== undefined);
+  return {
+    baseUrl,
+    apiKey,
+    // Looked up per call, so a `fetch` patched after construction (by a test tool) is used.
+    fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
+    timeout: checkDuration(options.timeout ?? 30_000, "timeout"),
+    deadline: checkDuration(options.deadline ?? false, "deadline"),
+    retry: resolveRetry(defaultRetryOptions, options.retry, "retry"),
+    validation: checkValidationMode(options.validation ?? "loose", "validation"),
+    maxConcurrency: checkConcurrency(options.maxConcurrency ?? 8),
+    rateLimit: options.rateLimit && checkRateLimit(options.rateLimit),
+    paths: resolvePaths(options.paths ?? {}),
+    hooks,
+    headers: {
+      accept: "application/json",
+      ...(options.userAgent !== undefined || !isBrowser() ? { "user-agent": options.userAgent ?? `@sds/client/${clientVersion}` } : {}),
+      ...lowerCaseKeys(options.headers ?? {}),
+      "eq-partner-access-key": apiKey,
+    },
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/** The settings of one call. @throws ConfigurationError on an invalid call option */
+export function resolveCallSettings(config: ClientConfig, options: RequestOptions): CallSettings {
+  return {
+    timeout: options.timeout === undefined ? config.timeout : checkDuration(options.timeout, "timeout"),
+    deadline: options.deadline === undefined ? config.deadline : checkDuration(options.deadline, "deadline"),
+    retry: resolveRetry(config.retry, options.retry, "retry"),
+    validation: options.validation === undefined ? config.validation : checkValidationMode(options.validation, "validation"),
+    // Call headers win, even over the API key: a multi-tenant caller may send another key.
+    headers: options.headers === undefined ? config.headers : { ...config.headers, ...lowerCaseKeys(options.headers) },
+  };
+}
+
+function resolveBaseUrl(value: string | undefined): string {
+  if (value === undefined || value.trim() === "") {
+    throw new ConfigurationError("Missing base URL: pass `baseUrl` (ending in /api/v1) to createClient() or set SDS_BASE_URL.", "baseUrl");
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(value)}: expected an absolute http or https URL ending in /api/v1.`, "baseUrl");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(value)}: expected an http or https URL.`, "baseUrl");
+  }
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigurationError("Invalid base URL: it must not carry a query, a fragment or credentials.", "baseUrl");
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+function resolveRetry(base: ResolvedRetryOptions, value: RetryOptions | number | false | undefined, option: string): ResolvedRetryOptions {
+  if (value === undefined) return base;
+  if (value === false) return { ...base, limit: 0 };
+  if (typeof value === "number") return { ...base, limit: checkRetryLimit(value, option) };
+  return {
+    limit: value.limit === undefined ? base.limit : checkRetryLimit(value.limit, `${option}.limit`),
+    initialDelay: value.initialDelay === undefined ? base.initialDelay : checkDelay(value.initialDelay, `${option}.initialDelay`),
+    maxDelay: value.maxDelay === undefined ? base.maxDelay : checkDelay(value.maxDelay, `${option}.maxDelay`),
+    maxRetryAfter: value.maxRetryAfter === undefined ? base.maxRetryAfter : checkDelay(value.maxRetryAfter, `${option}.maxRetryAfter`),
+    jitter: value.jitter ?? base.jitter,
+  };
+}
+
+function resolvePaths(overrides: Readonly<Partial<Record<string, string>>>): Record<OperationId, string> {
+  const paths = {} as Record<OperationId, string>;
+  for (const id of operationIds) paths[id] = operations[id].path;
+  for (const [id, path] of Object.entries(overrides)) {
+    if (path === undefined) continue;
+    if (!Object.hasOwn(operations, id)) {
+      throw new ConfigurationError(`Unknown operation ${JSON.stringify(id)} in \`paths\`; known: ${operationIds.join(", ")}.`, `paths.${id}`);
+    }
+    const operation = operations[id as OperationId];
+    if (!path.startsWith("/")) throw new ConfigurationError(`Path of ${id} must start with "/": ${JSON.stringify(path)}.`, `paths.${id}`);
+    const placeholders = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+    const expected = [...operation.pathParams].sort();
+    if (placeholders.join() !== expected.join()) {
+      const wanted = expected.length === 0 ? "no placeholders" : expected.map((name) => `{${name}}`).join(" and ");
+      throw new ConfigurationError(`Path of ${id} must contain ${wanted}: ${JSON.stringify(path)}.`, `paths.${id}`);
+    }
+    paths[id as OperationId] = path;
+  }
+  return paths;
+}
+
+function checkDuration(value: number | false, option: string): number | false {
+  if (value === false) return false;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > maxTimerDelay) {
+    throw new ConfigurationError(`\`${option}\` must be a number of milliseconds between 1 and ${maxTimerDelay}, or false; got ${String(value)}.`, option);
+  }
+  return value;
+}
+
+function checkDelay(value: number, option: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > maxTimerDelay) {
+    throw new ConfigurationError(`\`${option}\` must be a number of milliseconds between 0 and ${maxTimerDelay}; got ${String(value)}.`, option);
+  }
+  return value;
+}
+
+function checkRetryLimit(value: number, option: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigurationError(`\`${option}\` must be a whole number of retries, 0 or more; got ${String(value)}.`, option);
+  }
+  return value;
+}
+
+function checkValidationMode(value: ValidationMode, option: string): ValidationMode {
+  if (!validationModes.includes(value)) {
+    throw new ConfigurationError(`\`${option}\` must be one of ${validationModes.join(", ")}; got ${JSON.stringify(value)}.`, option);
+  }
+  return value;
+}
+
+function checkConcurrency(value: number): number {
+  if (value !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(value) || value < 1)) {
+    throw new ConfigurationError(`\`maxConcurrency\` must be a whole number, 1 or more, or Infinity; got ${String(value)}.`, "maxConcurrency");
+  }
+  return value;
+}
+
+function checkRateLimit(value: RateLimitOptions): { requestsPerSecond: number; burst: number } {
+  const { requestsPerSecond, burst = 1 } = value;
+  if (typeof requestsPerSecond !== "number" || !Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
+    throw new ConfigurationError(`\`rateLimit.requestsPerSecond\` must be a number above 0; got ${String(requestsPerSecond)}.`, "rateLimit.requestsPerSecond");
+  }
+  if (!Number.isSafeInteger(burst) || burst < 1) {
+    throw new ConfigurationError(`\`rateLimit.burst\` must be a whole number, 1 or more; got ${String(burst)}.`, "rateLimit.burst");
+  }
+  return { requestsPerSecond, burst };
+}
+
+function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/**
+ * In a browser a custom `User-Agent` is at best ignored and at worst fails the CORS preflight,
+ * so it is only sent there when the caller asks for it.
+ */
+function isBrowser(): boolean {
+  return typeof (globalThis as { document?: unknown }).document !== "undefined";
+}
