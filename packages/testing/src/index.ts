@@ -37,6 +37,7 @@ export type {
   ListenOptions,
   QualificationInit,
   RequestLogEntry,
+  SupplierAccountOverrides,
   SupplierKey,
   SurveyInit,
   SurveyPatch,

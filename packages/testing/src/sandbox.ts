@@ -1,4 +1,7 @@
-import type { FakeSupplierApi, Clock, SupplierKey } from "./fake/types.ts";
+import { CONTROL_PREFIX } from "./fake/constants.ts";
+import { createFakeSupplierApi } from "./fake/create-fake-supplier-api.ts";
+import type { Clock, FakeSupplierApi, FakeSupplierInit, SupplierKey } from "./fake/types.ts";
+import { createSeededRandom, deriveSeed } from "./random.ts";
 
 /** Options of {@link startSandbox}; every one has a default so `startSandbox()` just works. */
 export interface SandboxOptions {
@@ -40,9 +43,29 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+const DEFAULT_SANDBOX_SURVEYS = 100;
+const FIRST_SANDBOX_SUPPLIER_ID = 1001;
+/** Upper bound on generated surveys, so a typo such as `--surveys 1e9` fails fast instead of eating memory. */
+const MAX_SANDBOX_SURVEYS = 1_000_000;
+
+function checkInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+}
+
+/** A key derived from the seed and supplier: stable across restarts with the same seed, different per supplier. */
+function derivedKey(seed: number, supplierId: number): string {
+  const random = createSeededRandom(deriveSeed(seed, supplierId, 0x5b));
+  let hex = "";
+  for (let index = 0; index < 6; index++) hex += random.int(0, 0xffff).toString(16).padStart(4, "0");
+  return `sbx_${supplierId}_${hex}`;
+}
+
 /**
  * Starts the fake as a sandbox server: control routes on, seeded data, listening on
- * 127.0.0.1. The `sds sandbox` command is a thin wrapper around it.
+ * 127.0.0.1. The `sds sandbox` command is a thin wrapper around it. Invalid options throw a
+ * `RangeError` naming the option before anything starts.
  *
  * @example
  * ```ts
@@ -51,7 +74,34 @@ export interface Sandbox {
  * await sandbox.close();
  * ```
  */
-export async function startSandbox(_options: SandboxOptions = {}): Promise<Sandbox> {
-  await Promise.resolve();
-  throw new Error("startSandbox: implementation in progress");
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = options.seed ?? 1;
+  const surveys = options.surveys ?? DEFAULT_SANDBOX_SURVEYS;
+  const closedSurveys = options.closedSurveys ?? 0;
+  const supplierCount = options.suppliers ?? 1;
+  checkInteger("seed", seed, 0, 2 ** 32 - 1);
+  checkInteger("surveys", surveys, 0, MAX_SANDBOX_SURVEYS);
+  checkInteger("closedSurveys", closedSurveys, 0, MAX_SANDBOX_SURVEYS);
+  checkInteger("suppliers", supplierCount, 1, 100);
+  checkInteger("port", options.port ?? 0, 0, 65_535);
+  if (options.apiKey !== undefined && (options.apiKey.trim() !== options.apiKey || options.apiKey === "" || /[^\x21-\x7e]/.test(options.apiKey))) {
+    throw new RangeError("apiKey must be non-empty printable ASCII without spaces");
+  }
+
+  const suppliers: FakeSupplierInit[] = Array.from({ length: supplierCount }, (_, index) => {
+    const supplierId = FIRST_SANDBOX_SUPPLIER_ID + index;
+    const apiKey = index === 0 && options.apiKey !== undefined ? options.apiKey : derivedKey(seed, supplierId);
+    return { supplierId, apiKey, surveys, closedSurveys };
+  });
+  const api = createFakeSupplierApi({ seed, suppliers, control: true, ...(options.now ? { now: options.now } : {}) });
+  const server = await api.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
+  return {
+    baseUrl: server.baseUrl,
+    origin: server.origin,
+    controlUrl: `${server.origin}${CONTROL_PREFIX}`,
+    port: server.port,
+    keys: api.keys,
+    api,
+    close: () => api.close(),
+  };
 }

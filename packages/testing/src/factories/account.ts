@@ -7,7 +7,9 @@ export interface SupplierAccountOptions extends SeedOptions {
   /** The supplier id; the account's `Id` is its decimal string. @default 1001 */
   readonly supplierId?: number;
   /** Fields to use instead of generated ones (`Id` follows `supplierId`). */
-  readonly overrides?: Partial<Omit<SupplierAccount, "Id">>;
+  readonly overrides?: Partial<
+    Pick<SupplierAccount, "Name" | "Active" | "IncomingEncryption" | "OutgoingEncryption" | "RedirectUrls" | "S2SUrls">
+  >;
 }
 
 const namePrefixes = ["Blue", "North", "Bright", "Civic", "Open", "True", "Prime", "Summit", "Harbor", "Meridian"] as const;

@@ -37,14 +37,25 @@ export interface SurveyInit {
   readonly allowInvalid?: boolean;
 }
 
+/*
+ * `Omit` is not used on the schema types: they carry an index signature (unknown fields are
+ * kept), and `Omit` over such a type drops every known field. Keys are picked explicitly.
+ */
+
 /** A qualification record as given to the fake; it fills in `SurveyId` and `LastUpdatedOnUTC`. */
-export type QualificationInit = Omit<SurveyQualification, "SurveyId" | "LastUpdatedOnUTC"> &
+export type QualificationInit = Pick<SurveyQualification, "QualificationId" | "QualificationTypeId" | "OptionIds" | "OptionCodes"> &
   Partial<Pick<SurveyQualification, "LastUpdatedOnUTC">>;
 
-/** Changes to a survey. `LastUpdatedOnUTC` moves unless the patch sets it. */
-export interface SurveyPatch extends Partial<Omit<Survey, "SurveyId">> {
-  readonly [field: string]: unknown;
-}
+/**
+ * Changes to a survey. `LastUpdatedOnUTC` moves unless the patch sets it; `SurveyId` cannot
+ * change (a different one is refused).
+ */
+export type SurveyPatch = Partial<Survey>;
+
+/** Account fields that can be given instead of generated ones (`Id` always follows the supplier id). */
+export type SupplierAccountOverrides = Partial<
+  Pick<SupplierAccount, "Name" | "Active" | "IncomingEncryption" | "OutgoingEncryption" | "RedirectUrls" | "S2SUrls">
+>;
 
 /** One supplier of the fake: its key, its account and its surveys. */
 export interface FakeSupplierInit {
@@ -55,7 +66,7 @@ export interface FakeSupplierInit {
   /** @default a generated company name */
   readonly name?: string;
   /** Account fields to use instead of generated ones (`Id` always follows `supplierId`). */
-  readonly account?: Partial<Omit<SupplierAccount, "Id">>;
+  readonly account?: SupplierAccountOverrides;
   /**
    * The supplier's live surveys: a number to generate that many, or explicit inits.
    * @default 20
@@ -175,8 +186,11 @@ export interface FakeSupplierApi {
   listSurveys(supplierId: number, status?: SurveyStatusFilter): Survey[];
   /** Adds a survey to a supplier and returns it. @throws RangeError for an unknown supplier, a taken `SurveyId` or an invalid survey. */
   addSurvey(supplierId: number, init?: SurveyInit): Survey;
-  /** Changes fields of a survey; `LastUpdatedOnUTC` moves (unless the patch sets it). */
-  updateSurvey(surveyId: number, patch: SurveyPatch): Survey;
+  /**
+   * Changes fields of a survey; `LastUpdatedOnUTC` moves (unless the patch sets it).
+   * `allowInvalid` stores the result even when it no longer parses with the `Survey` schema.
+   */
+  updateSurvey(surveyId: number, patch: SurveyPatch, options?: { readonly allowInvalid?: boolean }): Survey;
   /** Takes a survey out of Get Surveys; `LastUpdatedOnUTC` moves. Its details stay readable. */
   closeSurvey(surveyId: number): Survey;
   /** Puts a closed survey back into Get Surveys; `LastUpdatedOnUTC` moves. */
