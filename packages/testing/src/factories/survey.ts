@@ -83,7 +83,8 @@ function generateSurvey(seed: number, surveyId: number, referenceTime: number): 
   const cpi = Math.min(25, Math.max(0.5, rawCpi)).toFixed(2);
 
   const lastUpdated = referenceTime - random.int(0, 72 * HOUR);
-  const start = Math.floor((referenceTime - random.int(1 * DAY, 30 * DAY)) / 1000) * 1000;
+  // A survey starts before its last update, which is before now.
+  const start = Math.floor((lastUpdated - random.int(0, 30 * DAY)) / 1000) * 1000;
   const end = Math.floor((referenceTime + random.int(1 * DAY, 60 * DAY)) / 1000) * 1000;
   const qualificationsUpdated = Math.max(start, lastUpdated - random.int(0, 7 * DAY));
   const quotasUpdated = Math.max(start, lastUpdated - random.int(0, 7 * DAY));
