@@ -71,9 +71,9 @@ export function loadConfig(env: Environment): SyncConfig {
     const value = env[variable]?.trim();
     return value === undefined || value === "" ? undefined : value;
   };
-  const fail = (variable: string, message: string): undefined => {
+  const fail = (variable: string, message: string): null => {
     issues.push({ variable, message });
-    return undefined;
+    return null;
   };
 
   const baseUrl = parseBaseUrl(read("SDS_BASE_URL"), fail);
@@ -86,7 +86,7 @@ export function loadConfig(env: Environment): SyncConfig {
   const apiToken = parseApiToken(read("SYNC_API_TOKEN"), fail);
   const logLevel = parseLogLevel(read("LOG_LEVEL") ?? configDefaults.LOG_LEVEL, fail);
 
-  if (issues.length > 0 || baseUrl === undefined || apiKey === undefined || database === undefined) throw new ConfigError(issues);
+  if (issues.length > 0 || baseUrl === null || apiKey === null || database === null) throw new ConfigError(issues);
   return {
     baseUrl,
     apiKey,
@@ -95,14 +95,14 @@ export function loadConfig(env: Environment): SyncConfig {
     concurrency: concurrency ?? configDefaults.SYNC_CONCURRENCY,
     port: port ?? configDefaults.PORT,
     host,
-    apiToken,
+    apiToken: apiToken ?? undefined,
     logLevel: logLevel ?? configDefaults.LOG_LEVEL,
   };
 }
 
-type Fail = (variable: string, message: string) => undefined;
+type Fail = (variable: string, message: string) => null;
 
-function parseBaseUrl(value: string | undefined, fail: Fail): string | undefined {
+function parseBaseUrl(value: string | undefined, fail: Fail): string | null {
   if (value === undefined) return fail("SDS_BASE_URL", "is required (the service's base URL, ending in /api/v1)");
   let url: URL;
   try {
@@ -115,7 +115,7 @@ function parseBaseUrl(value: string | undefined, fail: Fail): string | undefined
   return value.replace(/\/+$/, "");
 }
 
-function parseDatabaseUrl(value: string, fail: Fail): DatabaseConfig | undefined {
+function parseDatabaseUrl(value: string, fail: Fail): DatabaseConfig | null {
   if (value.startsWith("sqlite:")) {
     const path = value.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
     if (path === "") return fail("DATABASE_URL", "sqlite: needs a file path, such as sqlite:./data/sds.db");
@@ -145,7 +145,7 @@ function parseNumber(
   fallback: number,
   bounds: { readonly min: number; readonly max: number; readonly integer: boolean },
   fail: Fail,
-): number | undefined {
+): number | null {
   if (value === undefined) return fallback;
   const number = Number(value);
   const kind = bounds.integer ? "an integer" : "a number";
@@ -156,14 +156,14 @@ function parseNumber(
   return number;
 }
 
-function parseApiToken(value: string | undefined, fail: Fail): string | undefined {
+function parseApiToken(value: string | undefined, fail: Fail): string | undefined | null {
   if (value === undefined) return undefined;
   if (value.length < MIN_API_TOKEN_LENGTH) return fail("SYNC_API_TOKEN", `must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
   if (/\s/.test(value)) return fail("SYNC_API_TOKEN", "must not contain whitespace (the value is not shown)");
   return value;
 }
 
-function parseLogLevel(value: string, fail: Fail): LogLevel | undefined {
+function parseLogLevel(value: string, fail: Fail): LogLevel | null {
   const level = value.toLowerCase();
   const known = logLevels.find((candidate) => candidate === level);
   return known ?? fail("LOG_LEVEL", `must be one of ${logLevels.join(", ")}, got ${JSON.stringify(value)}`);

@@ -50,7 +50,7 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("stores a survey with its qualifications and quotas and returns the raw records unchanged", async () => {
-      const survey = sampleSurvey(42, { Has_Quotas: true, UnknownUpstreamField: { nested: [1, 2] } } as never);
+      const survey = { ...sampleSurvey(42, { Has_Quotas: true }), UnknownUpstreamField: { nested: [1, 2] } };
       await store.commitCycle(
         emptyCommit(t0, {
           surveys: [surveyWrite(survey, { quotaCount: 2 })],

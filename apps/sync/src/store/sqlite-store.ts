@@ -198,7 +198,7 @@ class SqliteStore implements SyncStore {
       run.replicaId, run.trigger, run.status, run.startedAt.toISOString(), run.finishedAt.toISOString(),
       Math.round(run.finishedAt.getTime() - run.startedAt.getTime()), JSON.stringify(run.counts), run.error, firstSequence, lastSequence,
     ) as { id: number };
-    return Number(row.id);
+    return row.id;
   }
 
   recordRun(run: RunInput): Promise<number> {
@@ -242,7 +242,7 @@ class SqliteStore implements SyncStore {
 
   latestSequence(): Promise<number> {
     const row = this.#statement("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
-    return Promise.resolve(Number(row.value));
+    return Promise.resolve(row.value);
   }
 
   listRuns(limit: number): Promise<RunRecord[]> {

@@ -1,0 +1,134 @@
+import { devices, type Device } from "@sds/schemas";
+import { SyncError } from "../errors.ts";
+import type { SurveyQuery } from "../store/store.ts";
+
+/** A request parameter is missing or malformed: answered 400 with this message. */
+export class ParamError extends SyncError {
+  override name = "ParamError" as const;
+  /** The parameter at fault. */
+  readonly param: string;
+  constructor(param: string, message: string) {
+    super(`${param}: ${message}`);
+    this.param = param;
+  }
+}
+
+/** Default and largest page size of `/v1/surveys`. */
+export const SURVEY_PAGE = { default: 100, max: 1000 } as const;
+/** Default and largest page size of `/v1/changes`. */
+export const CHANGES_PAGE = { default: 100, max: 1000 } as const;
+/** Longest `wait` of `/v1/changes`, in seconds: beyond it proxies tend to cut idle requests. */
+export const MAX_WAIT_SECONDS = 60;
+
+const surveyParams = new Set(["status", "language", "minCpi", "maxCpi", "maxLoi", "device", "updatedSince", "cursor", "limit"]);
+const changeParams = new Set(["after", "limit", "wait"]);
+
+function rejectUnknown(params: URLSearchParams, known: ReadonlySet<string>): void {
+  for (const name of params.keys()) {
+    if (!known.has(name)) throw new ParamError(name, `unknown parameter; known: ${[...known].join(", ")}`);
+  }
+}
+
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new ParamError(name, "given more than once");
+  return values[0];
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) throw new ParamError(name, `must be a whole number, got ${JSON.stringify(value)}`);
+  const number = Number(value);
+  if (number < min || number > max) throw new ParamError(name, `must be between ${min} and ${max}, got ${value}`);
+  return number;
+}
+
+function decimal(name: string, value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** The opaque cursor of a page: the last survey id, base64url-encoded so clients do not build it themselves. */
+export function encodeCursor(lastId: number): string {
+  return Buffer.from(`id:${lastId}`).toString("base64url");
+}
+
+function decodeCursor(value: string): number {
+  const decoded = /^id:(\d{1,16})$/.exec(Buffer.from(value, "base64url").toString("utf8"));
+  if (!decoded?.[1]) throw new ParamError("cursor", "is not a cursor this service issued");
+  return Number(decoded[1]);
+}
+
+/**
+ * Parses the query of `GET /v1/surveys`. Lists accept commas (`language=3,8`, `device=mobile,tablet`,
+ * where a survey must allow every device named).
+ *
+ * @throws ParamError on any unknown, repeated or malformed parameter.
+ */
+export function parseSurveyQuery(params: URLSearchParams): SurveyQuery {
+  rejectUnknown(params, surveyParams);
+  const status = single(params, "status") ?? "live";
+  if (status !== "live" && status !== "closed" && status !== "all") throw new ParamError("status", `must be live, closed or all, got ${JSON.stringify(status)}`);
+
+  const query: { -readonly [K in keyof SurveyQuery]: SurveyQuery[K] } = { status, limit: SURVEY_PAGE.default };
+  const language = single(params, "language");
+  if (language !== undefined) query.languageIds = language.split(",").map((id) => integer("language", id.trim(), 0, Number.MAX_SAFE_INTEGER));
+  const minCpi = single(params, "minCpi");
+  if (minCpi !== undefined) query.minCpi = decimal("minCpi", minCpi);
+  const maxCpi = single(params, "maxCpi");
+  if (maxCpi !== undefined) query.maxCpi = decimal("maxCpi", maxCpi);
+  if (query.minCpi !== undefined && query.maxCpi !== undefined && query.minCpi > query.maxCpi) throw new ParamError("minCpi", "must not exceed maxCpi");
+  const maxLoi = single(params, "maxLoi");
+  if (maxLoi !== undefined) query.maxLoi = decimal("maxLoi", maxLoi);
+  const device = single(params, "device");
+  if (device !== undefined) {
+    query.devices = device.split(",").map((name) => {
+      const known = devices.find((candidate) => candidate === name.trim());
+      if (!known) throw new ParamError("device", `must be ${devices.join(", ")} (or a comma list), got ${JSON.stringify(name)}`);
+      return known satisfies Device;
+    });
+  }
+  const updatedSince = single(params, "updatedSince");
+  if (updatedSince !== undefined) {
+    const time = new Date(updatedSince);
+    if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(updatedSince) || Number.isNaN(time.getTime())) {
+      throw new ParamError("updatedSince", `must be an ISO 8601 date or date-time, got ${JSON.stringify(updatedSince)}`);
+    }
+    query.updatedSince = time;
+  }
+  const cursor = single(params, "cursor");
+  if (cursor !== undefined) query.afterId = decodeCursor(cursor);
+  const limit = single(params, "limit");
+  if (limit !== undefined) query.limit = integer("limit", limit, 1, SURVEY_PAGE.max);
+  return query;
+}
+
+/** The query of `GET /v1/changes`. */
+export interface ChangesQuery {
+  readonly after: number;
+  readonly limit: number;
+  readonly waitSeconds: number;
+}
+
+/** Parses the query of `GET /v1/changes`. @throws ParamError */
+export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
+  rejectUnknown(params, changeParams);
+  const after = single(params, "after");
+  const limit = single(params, "limit");
+  const wait = single(params, "wait");
+  return {
+    after: after === undefined ? 0 : integer("after", after, 0, Number.MAX_SAFE_INTEGER),
+    limit: limit === undefined ? CHANGES_PAGE.default : integer("limit", limit, 1, CHANGES_PAGE.max),
+    waitSeconds: wait === undefined ? 0 : integer("wait", wait, 0, MAX_WAIT_SECONDS),
+  };
+}
+
+/** Parses the `:id` of `/v1/surveys/:id`. @throws ParamError */
+export function parseSurveyId(value: string): number {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    throw new ParamError("id", "is not valid percent-encoding");
+  }
+  return integer("id", decoded, 0, Number.MAX_SAFE_INTEGER);
+}

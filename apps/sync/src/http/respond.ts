@@ -1,0 +1,30 @@
+import type { ServerResponse } from "node:http";
+
+/** A handler's answer: status, body (serialised as JSON unless it is text) and headers. */
+export interface Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Send `body` as it is, with this content type, instead of JSON. */
+  readonly contentType?: string;
+}
+
+/** A JSON reply. */
+export const json = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Reply => (headers ? { status, body, headers } : { status, body });
+
+/** The error body every non-2xx JSON answer uses: a stable code and a human message. */
+export const errorReply = (status: number, code: string, message: string, headers?: Readonly<Record<string, string>>): Reply =>
+  json(status, { error: { code, message } }, headers);
+
+/** Writes a reply, unless the client has already gone. */
+export function send(response: ServerResponse, reply: Reply): void {
+  if (response.writableEnded || response.destroyed) return;
+  const text = reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
+  response.writeHead(reply.status, {
+    "content-type": reply.contentType ?? "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    ...reply.headers,
+  });
+  response.end(text);
+}

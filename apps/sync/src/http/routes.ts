@@ -1,0 +1,118 @@
+import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.ts";
+import type { SyncStore } from "../store/store.ts";
+import type { ChangeNotifier } from "../sync/change-notifier.ts";
+import type { CycleResult } from "../sync/run-cycle.ts";
+import type { SyncEngine } from "../sync/sync-engine.ts";
+import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
+import { errorReply, json, type Reply } from "./respond.ts";
+
+/** What the routes read from. */
+export interface RouteContext {
+  readonly store: SyncStore;
+  readonly engine: SyncEngine;
+  readonly metrics: SyncMetrics;
+  readonly notifier: ChangeNotifier;
+  readonly intervalMs: number;
+  /** True once shutdown began: readiness fails so load balancers drain this replica. */
+  readonly isStopping: () => boolean;
+}
+
+/** One request as the routes see it. */
+export interface RouteRequest {
+  readonly url: URL;
+  readonly params: Readonly<Record<string, string>>;
+  /** Aborts when the client goes away (ends a long-poll early). */
+  readonly signal: AbortSignal;
+}
+
+/** A route handler. */
+export type Handler = (context: RouteContext, request: RouteRequest) => Promise<Reply>;
+
+/** Readiness fails once the last success is older than this many intervals. */
+export const STALE_AFTER_INTERVALS = 3;
+
+export const healthz: Handler = () => Promise.resolve(json(200, { status: "ok" }));
+
+export const readyz: Handler = async (context) => {
+  if (context.isStopping()) return json(503, { ready: false, reason: "shutting down" });
+  const last = await context.store.lastSuccessfulRun();
+  if (!last) return json(503, { ready: false, reason: "no successful sync cycle yet" });
+  const ageSeconds = (Date.now() - last.finishedAt.getTime()) / 1000;
+  const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
+  const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds };
+  if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body });
+  return json(200, { ready: true, ...body });
+};
+
+export const metrics: Handler = async (context) => ({ status: 200, body: await context.metrics.registry.render(), contentType: PROMETHEUS_CONTENT_TYPE });
+
+export const listSurveys: Handler = async (context, request) => {
+  const query = parseSurveyQuery(request.url.searchParams);
+  const page = await context.store.listSurveys(query);
+  return json(200, { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null });
+};
+
+export const getSurvey: Handler = async (context, request) => {
+  const id = parseSurveyId(request.params.id ?? "");
+  const survey = await context.store.getSurvey(id);
+  return survey ? json(200, survey) : errorReply(404, "not_found", `survey ${id} is not in the store`);
+};
+
+export const listChanges: Handler = async (context, request) => {
+  const query = parseChangesQuery(request.url.searchParams);
+  let changes = await context.store.listChanges(query.after, query.limit);
+  if (changes.length === 0 && query.waitSeconds > 0) {
+    await context.notifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, request.signal);
+    changes = await context.store.listChanges(query.after, query.limit);
+  }
+  const next = changes.at(-1)?.sequence ?? query.after;
+  return json(200, { changes, next, hasMore: changes.length === query.limit });
+};
+
+export const syncStatus: Handler = async (context) => {
+  const [runs, stats, collections, quarantine] = await Promise.all([
+    context.store.listRuns(20),
+    context.store.stats(),
+    context.store.listCollections(),
+    context.store.listQuarantine(20),
+  ]);
+  const engine = context.engine.status();
+  return json(200, {
+    replica: { id: engine.replicaId, leader: engine.leader, running: engine.running, consecutiveFailures: engine.consecutiveFailures, nextRunAt: engine.nextRunAt },
+    store: { kind: context.store.kind, ...stats },
+    intervalSeconds: context.intervalMs / 1000,
+    runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
+    collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),
+    quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues })),
+  });
+};
+
+export const listCollections: Handler = async (context) => json(200, { collections: await context.store.listCollections() });
+
+export const runSync: Handler = async (context, request) => {
+  const wait = request.url.searchParams.get("wait");
+  if (wait !== null && wait !== "true" && wait !== "false") return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
+  const cycle = context.engine.runNow();
+  if (wait === "false") {
+    cycle.catch(() => undefined); // the outcome is logged and recorded by the engine
+    return json(202, { accepted: true });
+  }
+  const result = await cycle;
+  return json(result.status === "succeeded" ? 200 : 502, { run: describeCycle(result) });
+};
+
+/** A cycle result as JSON. */
+export function describeCycle(result: CycleResult): Record<string, unknown> {
+  return {
+    id: result.runId ?? null,
+    status: result.status,
+    startedAt: result.startedAt.toISOString(),
+    finishedAt: result.finishedAt.toISOString(),
+    durationMs: result.finishedAt.getTime() - result.startedAt.getTime(),
+    counts: result.counts,
+    error: result.error,
+    firstSequence: result.firstSequence,
+    lastSequence: result.lastSequence,
+  };
+}

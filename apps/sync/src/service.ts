@@ -1,0 +1,126 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { SyncConfig } from "./config.ts";
+import { startApiServer, type ApiServer } from "./http/server.ts";
+import { describeConfig } from "./logger.ts";
+import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
+import { openStore } from "./store/open-store.ts";
+import type { SyncStore } from "./store/store.ts";
+import { ChangeNotifier } from "./sync/change-notifier.ts";
+import { createClientUpstream } from "./sync/client-upstream.ts";
+import { countingFetch, type FetchFunction } from "./sync/counting-fetch.ts";
+import { SyncEngine } from "./sync/sync-engine.ts";
+import type { Upstream } from "./sync/upstream.ts";
+
+/** Options of {@link startSyncService} beyond the configuration: seams for tests, the demo and benchmarks. */
+export interface SyncServiceOptions {
+  readonly config: SyncConfig;
+  readonly logger: Logger;
+  /** The `fetch` the client uses, such as a fake's in-process handler. @default globalThis.fetch */
+  readonly fetch?: FetchFunction;
+  /** An upstream to use instead of `@sds/client` (requests are then not counted). */
+  readonly upstream?: Upstream;
+  /** Identifies this replica in run records and logs. @default "<hostname>:<pid>:<random>" */
+  readonly replicaId?: string;
+  /** How often a follower tries to take leadership, in ms. @default min(interval, 5 s) */
+  readonly followerPollMs?: number;
+  /** Client retries per upstream request. @default the client's (2) */
+  readonly retry?: number;
+}
+
+/** A running sds-sync: the engine, the store and the HTTP API. */
+export interface SyncService {
+  /** Base URL of the HTTP API, such as `http://127.0.0.1:8787`. */
+  readonly url: string;
+  readonly store: SyncStore;
+  readonly engine: SyncEngine;
+  readonly metrics: SyncMetrics;
+  /** Upstream HTTP requests made so far, retries included. */
+  readonly upstreamRequests: () => number;
+  /** Stops taking work, aborts a running cycle, closes the server and the store. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the store (migrating it), starts the sync engine and the HTTP API. The first cycle
+ * starts at once when this replica leads.
+ *
+ * @example
+ * ```ts
+ * const service = await startSyncService({ config: loadConfig(process.env), logger: createLogger("info") });
+ * await service.engine.nextCycle();
+ * ```
+ */
+export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  const { config, logger } = options;
+  logger.info({ config: describeConfig(config) }, "starting sds-sync");
+  const store = await openStore(config.database);
+  const metrics = createSyncMetrics(store);
+  let requests = 0;
+  const fetch = countingFetch(options.fetch ?? globalThis.fetch, ({ operation, status }) => {
+    requests += 1;
+    metrics.upstreamRequests.inc({ operation, status: String(status) });
+  });
+  const upstream =
+    options.upstream ??
+    createClientUpstream({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      fetch,
+      // The engine bounds per-survey fetches itself; the client's own limit must not be the tighter one.
+      maxConcurrency: config.concurrency + 1,
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+    });
+  const notifier = new ChangeNotifier(() => store.latestSequence());
+  const intervalMs = config.intervalSeconds * 1000;
+  const engine = new SyncEngine({
+    store,
+    upstream,
+    intervalMs,
+    concurrency: config.concurrency,
+    replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+    logger,
+    metrics,
+    notifier,
+    requestCount: () => requests,
+    ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
+  });
+
+  let stopping = false;
+  let server: ApiServer;
+  try {
+    server = await startApiServer({
+      context: { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping },
+      host: config.host,
+      port: config.port,
+      apiToken: config.apiToken,
+      logger,
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  engine.start();
+  logger.info({ url: server.url, store: store.kind }, "sds-sync listening");
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: server.url,
+    store,
+    engine,
+    metrics,
+    upstreamRequests: () => requests,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        logger.info("stopping: no new cycles, closing the API and the store");
+        notifier.close();
+        await Promise.all([engine.stop(), server.close()]);
+        await store.close();
+        logger.info("stopped");
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { operations, type OperationId } from "@sds/schemas";
+
+/** A function with the signature of the global `fetch`. */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Receives one line per HTTP request the wrapped fetch made. */
+export type RequestObserver = (request: { readonly operation: OperationId | "unknown"; readonly status: number; readonly durationMs: number }) => void;
+
+const routes = Object.entries(operations).map(([id, operation]) => ({
+  id: id as OperationId,
+  method: operation.method,
+  // Each `{param}` matches one path segment; the pattern is anchored at the end so a base path may precede it.
+  pattern: new RegExp(`${operation.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{\w+\\?\}/g, "[^/]+")}$`),
+}));
+
+/** The operation a request URL and method belong to, by the paths of `@sds/schemas`' operations table. */
+export function operationOf(method: string, url: string): OperationId | "unknown" {
+  const path = new URL(url).pathname.replace(/\/+$/, "");
+  return routes.find((route) => route.method === method.toUpperCase() && route.pattern.test(path))?.id ?? "unknown";
+}
+
+/**
+ * Wraps `fetch` so every HTTP attempt (retries included) is observed with its operation and
+ * status, whatever the client does above it. This is where the upstream request metrics and
+ * each cycle's request count come from: one mechanism, independent of client hooks.
+ */
+export function countingFetch(inner: FetchFunction, observe: RequestObserver): FetchFunction {
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const operation = operationOf(method, url);
+    const started = performance.now();
+    try {
+      const response = await inner(input, init);
+      observe({ operation, status: response.status, durationMs: performance.now() - started });
+      return response;
+    } catch (error) {
+      observe({ operation, status: 0, durationMs: performance.now() - started });
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,236 @@
+import type { Logger } from "pino";
+import { SyncError } from "../errors.ts";
+import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import type { RunInput, SyncStore } from "../store/store.ts";
+import type { ChangeNotifier } from "./change-notifier.ts";
+import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "./collections.ts";
+import { runCycle, SurveyIndex, type CycleResult } from "./run-cycle.ts";
+import type { Upstream } from "./upstream.ts";
+
+/** `POST /v1/sync/run` reached a replica that does not lead. */
+export class NotLeaderError extends SyncError {
+  override name = "NotLeaderError" as const;
+}
+
+/** The engine is shutting down and takes no more work. */
+export class ShuttingDownError extends SyncError {
+  override name = "ShuttingDownError" as const;
+}
+
+/** Options of {@link SyncEngine}. */
+export interface SyncEngineOptions {
+  readonly store: SyncStore;
+  readonly upstream: Upstream;
+  readonly intervalMs: number;
+  readonly concurrency: number;
+  readonly replicaId: string;
+  readonly logger: Logger;
+  readonly metrics: SyncMetrics;
+  readonly notifier: ChangeNotifier;
+  /** Upstream HTTP requests made so far by this process. */
+  readonly requestCount: () => number;
+  /** How often a follower tries to take leadership. @default min(interval, 5 s) */
+  readonly followerPollMs?: number;
+  /** First delay after a failed cycle; doubled per further failure, capped at the interval. @default min(interval, 5 s) */
+  readonly initialBackoffMs?: number;
+}
+
+/** What `/v1/sync/status` shows of the engine. */
+export interface EngineStatus {
+  readonly replicaId: string;
+  readonly leader: boolean;
+  readonly running: boolean;
+  readonly consecutiveFailures: number;
+  readonly nextRunAt: string | null;
+  readonly lastCycle: CycleResult | undefined;
+  readonly collectionsRefreshedAt: string | null;
+}
+
+/**
+ * Runs the cycles: takes (and keeps checking) leadership, refreshes the reference collections
+ * at start and daily, runs one cycle per interval, backs off after failures (keeping the last
+ * good data in the store), and serialises manual runs with scheduled ones. One engine per
+ * process.
+ */
+export class SyncEngine {
+  readonly #options: SyncEngineOptions;
+  readonly #index = new SurveyIndex();
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+  #cycleAbort: AbortController | undefined;
+  #wake: (() => void) | undefined;
+  #manualWaiters: { resolve: (result: CycleResult) => void; reject: (error: unknown) => void }[] = [];
+  #leader = false;
+  #running = false;
+  #consecutiveFailures = 0;
+  #nextRunAt: Date | null = null;
+  #lastCycle: CycleResult | undefined;
+  #collectionsRefreshedAt: Date | undefined;
+  #firstCycle = true;
+  readonly #cycleListeners = new Set<(result: CycleResult) => void>();
+
+  constructor(options: SyncEngineOptions) {
+    this.#options = options;
+  }
+
+  /** Starts the loop; the first cycle runs at once when this replica leads. */
+  start(): void {
+    this.#loop ??= this.#run().catch((error: unknown) => {
+      this.#options.logger.fatal({ err: error }, "the sync loop stopped unexpectedly");
+    });
+  }
+
+  /** Stops taking work, aborts a running cycle (nothing of it is committed) and waits for the loop to end. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#cycleAbort?.abort(new ShuttingDownError("shutting down"));
+    this.#wake?.();
+    for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new ShuttingDownError("shutting down"));
+    await this.#loop;
+    await this.#options.store.leadership.release();
+  }
+
+  /** Runs a cycle as soon as the current one (if any) ends, and resolves with its result. */
+  runNow(): Promise<CycleResult> {
+    if (this.#stopping) return Promise.reject(new ShuttingDownError("shutting down"));
+    if (!this.#leader) return Promise.reject(new NotLeaderError("this replica does not lead; the leader runs the cycles"));
+    return new Promise((resolve, reject) => {
+      this.#manualWaiters.push({ resolve, reject });
+      this.#wake?.();
+    });
+  }
+
+  /** Resolves with the next cycle this replica completes, whatever its trigger. */
+  nextCycle(): Promise<CycleResult> {
+    return new Promise((resolve) => {
+      const listener = (result: CycleResult) => {
+        this.#cycleListeners.delete(listener);
+        resolve(result);
+      };
+      this.#cycleListeners.add(listener);
+    });
+  }
+
+  status(): EngineStatus {
+    return {
+      replicaId: this.#options.replicaId,
+      leader: this.#leader,
+      running: this.#running,
+      consecutiveFailures: this.#consecutiveFailures,
+      nextRunAt: this.#nextRunAt?.toISOString() ?? null,
+      lastCycle: this.#lastCycle,
+      collectionsRefreshedAt: this.#collectionsRefreshedAt?.toISOString() ?? null,
+    };
+  }
+
+  async #run(): Promise<void> {
+    const { intervalMs, store, logger, metrics } = this.#options;
+    const followerPollMs = this.#options.followerPollMs ?? Math.min(intervalMs, 5000);
+    while (!this.#stopping) {
+      const leader = await store.leadership.acquire();
+      if (leader !== this.#leader) {
+        // Another replica may have written while this one followed: the in-memory index is stale.
+        this.#index.invalidate();
+        this.#collectionsRefreshedAt = undefined;
+        logger.info({ replicaId: this.#options.replicaId }, leader ? "leading: this replica runs the sync cycles" : "following: another replica leads");
+      }
+      this.#leader = leader;
+      metrics.leader.set(leader ? 1 : 0);
+      if (!leader) {
+        for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new NotLeaderError("this replica lost leadership"));
+        await this.#sleep(followerPollMs);
+        continue;
+      }
+
+      const manual = this.#manualWaiters.splice(0);
+      const trigger: RunInput["trigger"] = manual.length > 0 ? "manual" : this.#firstCycle ? "startup" : "schedule";
+      const result = await this.#cycle(trigger);
+      for (const waiter of manual) waiter.resolve(result);
+      if (this.#isStopping()) break;
+
+      const delay = result.status === "succeeded" ? intervalMs : this.#backoff();
+      this.#nextRunAt = new Date(Date.now() + delay);
+      if (this.#manualWaiters.length === 0) await this.#sleep(delay);
+      this.#nextRunAt = null;
+    }
+  }
+
+  /** Read through a method: the loop condition narrows the field, but `stop()` changes it while a cycle awaits. */
+  #isStopping(): boolean {
+    return this.#stopping;
+  }
+
+  async #cycle(trigger: RunInput["trigger"]): Promise<CycleResult> {
+    const { store, upstream, logger, notifier } = this.#options;
+    const abort = new AbortController();
+    this.#cycleAbort = abort;
+    this.#running = true;
+    try {
+      if (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS) {
+        const refresh = await refreshCollections(store, upstream, logger, abort.signal).catch((error: unknown) => {
+          logger.warn({ err: error }, "reference collections could not be saved");
+          return undefined;
+        });
+        // Every collection failing looks like an outage: try again next cycle. Partial failure (a guessed path) waits a day.
+        if (refresh && refresh.saved.length > 0) this.#collectionsRefreshedAt = new Date();
+      }
+      const result = await runCycle(
+        { store, upstream, concurrency: this.#options.concurrency, replicaId: this.#options.replicaId, logger, requestCount: this.#options.requestCount },
+        this.#index,
+        trigger,
+        abort.signal,
+      );
+      this.#record(result);
+      if (result.lastSequence !== null) notifier.publish(result.lastSequence);
+      return result;
+    } finally {
+      this.#running = false;
+      this.#cycleAbort = undefined;
+      this.#firstCycle = false;
+    }
+  }
+
+  #record(result: CycleResult): void {
+    const { logger, metrics } = this.#options;
+    this.#lastCycle = result;
+    for (const listener of [...this.#cycleListeners]) listener(result);
+    const seconds = (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000;
+    metrics.cycles.inc({ status: result.status });
+    metrics.cycleDuration.observe(seconds, { status: result.status });
+    const { counts } = result;
+    const byType = { opened: counts.opened, updated: counts.updated, qualifications_changed: counts.qualificationsChanged, quotas_changed: counts.quotasChanged, closed: counts.closed, reopened: counts.reopened };
+    for (const [type, amount] of Object.entries(byType)) if (amount > 0) metrics.changes.inc({ type }, amount);
+    if (counts.quarantined > 0) metrics.quarantinedItems.inc({}, counts.quarantined);
+    for (const failure of result.fetchFailures) metrics.fetchFailures.inc({ operation: failure.kind === "qualifications" ? "getSurveyQualifications" : "getSurveyQuotas" });
+    if (result.status === "succeeded") {
+      this.#consecutiveFailures = 0;
+      logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000), ...counts }, "sync cycle succeeded");
+    } else {
+      this.#consecutiveFailures += 1;
+      logger.error({ runId: result.runId, error: result.error, consecutiveFailures: this.#consecutiveFailures }, "sync cycle failed; the last good data is still served");
+    }
+  }
+
+  #backoff(): number {
+    const { intervalMs } = this.#options;
+    const initial = this.#options.initialBackoffMs ?? Math.min(intervalMs, 5000);
+    const exponential = initial * 2 ** Math.max(0, this.#consecutiveFailures - 1);
+    // Jitter spreads the retries of many replicas or services hitting the same outage.
+    return Math.min(intervalMs, exponential * (0.8 + Math.random() * 0.4));
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = undefined;
+        done();
+      };
+    });
+  }
+}
