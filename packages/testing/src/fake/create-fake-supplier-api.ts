@@ -68,7 +68,10 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
 
   const fetchInProcess: FetchFunction = async (input, init) => {
     const request = new Request(input, init);
+    // fetch rejects with the signal's reason whenever the signal has aborted before the response.
+    request.signal.throwIfAborted();
     const outcome = await handle(request);
+    request.signal.throwIfAborted();
     if (outcome.kind === "reset") {
       // What Node's fetch (undici) throws when the peer resets the connection.
       const cause = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", errno: -104, syscall: "read" });

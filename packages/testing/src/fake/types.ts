@@ -133,6 +133,8 @@ export interface RequestLogEntry {
   readonly durationMs: number;
   /** The kinds of faults that hit it, in order. */
   readonly faults: readonly string[];
+  /** Delay added by latency faults, in milliseconds (0 when none hit). */
+  readonly injectedLatencyMs: number;
 }
 
 /** A survey as the fake holds it. */

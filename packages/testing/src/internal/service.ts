@@ -112,6 +112,7 @@ export function createService(dependencies: ServiceDependencies): (request: Requ
         timestamp,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         faults: decision.fired,
+        injectedLatencyMs: decision.latencyMs,
       });
     }
   };
