@@ -1,7 +1,7 @@
 import type { Survey } from "@sds/schemas";
 import type { ChildReplacement, CycleCommit, RunInput, SurveyWrite } from "../src/store/store.ts";
 import { emptyRunCounts } from "../src/store/store.ts";
-import { qualificationRecord, quotaRecord, recordHash, surveyColumns } from "../src/sync/survey-record.ts";
+import { qualificationRecord, quotaRecord, rawHash, recordHash, surveyColumns } from "../src/sync/survey-record.ts";
 
 /** A valid survey record for store tests that need precise control over every field. */
 export function sampleSurvey(id: number, overrides: Partial<Survey> = {}): Survey {
@@ -38,9 +38,11 @@ export function sampleSurvey(id: number, overrides: Partial<Survey> = {}): Surve
 
 /** The store write of a survey whose children were fetched at its current markers. */
 export function surveyWrite(survey: Survey, options: { readonly quotaCount?: number; readonly needsRefetch?: boolean } = {}): SurveyWrite {
+  const raw = JSON.stringify(survey);
   return {
     id: survey.SurveyId,
-    raw: JSON.stringify(survey),
+    raw,
+    rawHash: rawHash(raw),
     recordHash: recordHash(survey),
     columns: surveyColumns(survey),
     qualificationsMarker: options.needsRefetch ? null : survey.Qual_LastUpdatedOnUTC,

@@ -45,6 +45,7 @@ CREATE TABLE surveys (
   quotas_marker TEXT,
   quota_count INTEGER NOT NULL DEFAULT 0,
   needs_refetch ${t.bool} NOT NULL,
+  raw_hash TEXT NOT NULL,
   record_hash TEXT NOT NULL,
   raw ${t.json} NOT NULL
 );

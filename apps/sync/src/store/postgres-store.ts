@@ -110,6 +110,7 @@ class PostgresStore implements SyncStore {
     const result = await this.#pool.query<{
       id: string;
       status: SurveyStatus;
+      raw_hash: string;
       record_hash: string;
       qual_updated: string;
       quota_updated: string;
@@ -117,10 +118,11 @@ class PostgresStore implements SyncStore {
       quotas_marker: string | null;
       needs_refetch: boolean;
       quota_count: number;
-    }>("SELECT id, status, record_hash, qual_updated, quota_updated, qualifications_marker, quotas_marker, needs_refetch, quota_count FROM surveys");
+    }>("SELECT id, status, raw_hash, record_hash, qual_updated, quota_updated, qualifications_marker, quotas_marker, needs_refetch, quota_count FROM surveys");
     return result.rows.map((row) => ({
       id: Number(row.id),
       status: row.status,
+      rawHash: row.raw_hash,
       recordHash: row.record_hash,
       qualUpdated: row.qual_updated,
       quotaUpdated: row.quota_updated,
@@ -144,19 +146,19 @@ class PostgresStore implements SyncStore {
       for (const batch of chunks(commit.surveys)) {
         await client.query(
           `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-             tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, record_hash, raw)
+             tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
            SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
-             u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.record_hash, u.raw::json
+             u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.raw_hash, u.record_hash, u.raw::json
            FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
-             $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[])
+             $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[], $19::text[])
              AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
-               quotas_marker, quota_count, needs_refetch, record_hash, raw)
+               quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
            ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
              cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
              mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
              qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
              qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker, quota_count = excluded.quota_count,
-             needs_refetch = excluded.needs_refetch, record_hash = excluded.record_hash, raw = excluded.raw`,
+             needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`,
           [
             at,
             batch.map((s) => s.id),
@@ -174,6 +176,7 @@ class PostgresStore implements SyncStore {
             batch.map((s) => s.quotasMarker),
             batch.map((s) => s.quotaCount),
             batch.map((s) => s.needsRefetch),
+            batch.map((s) => s.rawHash),
             batch.map((s) => s.recordHash),
             batch.map((s) => s.raw),
           ],

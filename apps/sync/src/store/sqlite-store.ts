@@ -108,12 +108,13 @@ class SqliteStore implements SyncStore {
 
   loadSurveyStates(): Promise<StoredSurveyState[]> {
     const rows = this.#statement(
-      "SELECT id, status, record_hash, qual_updated, quota_updated, qualifications_marker, quotas_marker, needs_refetch, quota_count FROM surveys",
+      "SELECT id, status, raw_hash, record_hash, qual_updated, quota_updated, qualifications_marker, quotas_marker, needs_refetch, quota_count FROM surveys",
     ).all() as Row[];
     return Promise.resolve(
       rows.map((row) => ({
         id: Number(row.id),
         status: row.status as SurveyStatus,
+        rawHash: row.raw_hash as string,
         recordHash: row.record_hash as string,
         qualUpdated: row.qual_updated as string,
         quotaUpdated: row.quota_updated as string,
@@ -142,20 +143,20 @@ class SqliteStore implements SyncStore {
 
     const upsertSurvey = this.#statement(`
       INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-        tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, record_hash, raw)
-      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
+      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
         cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
         mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
         qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
         qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker,
-        quota_count = excluded.quota_count, needs_refetch = excluded.needs_refetch, record_hash = excluded.record_hash, raw = excluded.raw`);
+        quota_count = excluded.quota_count, needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`);
     for (const survey of commit.surveys) {
       const c = survey.columns;
       upsertSurvey.run(
         survey.id, at, at, c.languageId, c.cpi, c.loi, c.ir, bool(c.desktopAllowed), bool(c.mobileAllowed), bool(c.tabletAllowed),
         c.lastUpdated, c.qualUpdated, c.quotaUpdated, survey.qualificationsMarker, survey.quotasMarker, survey.quotaCount,
-        bool(survey.needsRefetch), survey.recordHash, survey.raw,
+        bool(survey.needsRefetch), survey.rawHash, survey.recordHash, survey.raw,
       );
     }
 

@@ -65,7 +65,9 @@ export type ChangeType = (typeof changeTypes)[number];
 export interface StoredSurveyState {
   readonly id: number;
   readonly status: SurveyStatus;
-  /** Hash of the survey record without its two child markers (see `recordHash`). */
+  /** Hash of the record exactly as received: any difference means the stored row must be rewritten. */
+  readonly rawHash: string;
+  /** Hash of the record without its three timestamps (see `contentHash`): a difference is an `updated` survey. */
   readonly recordHash: string;
   /** `Qual_LastUpdatedOnUTC` of the stored record. */
   readonly qualUpdated: string;
@@ -99,6 +101,7 @@ export interface SurveyWrite {
   readonly id: number;
   /** The record as received, JSON. */
   readonly raw: string;
+  readonly rawHash: string;
   readonly recordHash: string;
   readonly columns: SurveyColumns;
   readonly qualificationsMarker: string | null;

@@ -116,6 +116,7 @@ function settle(plan: SurveyPlan, fetched: FetchedChildren): SurveyOutcome {
   const next: StoredSurveyState = {
     id,
     status: "live",
+    rawHash: plan.rawHash,
     recordHash: plan.recordHash,
     qualUpdated: survey.Qual_LastUpdatedOnUTC,
     quotaUpdated: survey.Quota_LastUpdatedOnUTC,
@@ -128,13 +129,14 @@ function settle(plan: SurveyPlan, fetched: FetchedChildren): SurveyOutcome {
   const unchanged = state !== undefined && plan.kind === "live" && !qualifications && !quotas && sameState(state, next);
   const write: SurveyWrite | undefined = unchanged
     ? undefined
-    : { id, raw: JSON.stringify(survey), recordHash: plan.recordHash, columns: surveyColumns(survey), qualificationsMarker, quotasMarker, quotaCount, needsRefetch };
+    : { id, raw: plan.raw, rawHash: plan.rawHash, recordHash: plan.recordHash, columns: surveyColumns(survey), qualificationsMarker, quotasMarker, quotaCount, needsRefetch };
   return { write, state: next, qualifications, quotas, changes };
 }
 
 function sameState(a: StoredSurveyState, b: StoredSurveyState): boolean {
   return (
     a.status === b.status &&
+    a.rawHash === b.rawHash &&
     a.recordHash === b.recordHash &&
     a.qualUpdated === b.qualUpdated &&
     a.quotaUpdated === b.quotaUpdated &&

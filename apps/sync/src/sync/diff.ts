@@ -1,10 +1,13 @@
 import type { Survey } from "@sds/schemas";
 import type { StoredSurveyState } from "../store/store.ts";
-import { recordHash } from "./survey-record.ts";
+import { rawHash, recordHash } from "./survey-record.ts";
 
 /** What one live survey needs this cycle. Surveys that need nothing are not planned at all. */
 export interface SurveyPlan {
   readonly survey: Survey;
+  /** The record as received, JSON. */
+  readonly raw: string;
+  readonly rawHash: string;
   readonly recordHash: string;
   /** The stored state, undefined for a survey never seen. */
   readonly state: StoredSurveyState | undefined;
@@ -42,22 +45,23 @@ export function planCycle(live: readonly Survey[], states: ReadonlyMap<number, S
   for (const survey of live) {
     seen.add(survey.SurveyId);
     const state = states.get(survey.SurveyId);
-    const hash = recordHash(survey);
+    const raw = JSON.stringify(survey);
+    const hash = rawHash(raw);
     if (!state) {
-      surveys.push({ survey, recordHash: hash, state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false });
+      surveys.push({ survey, raw, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false });
       continue;
     }
     const fetchQualifications = state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
     const fetchQuotas = survey.Has_Quotas && state.quotasMarker !== survey.Quota_LastUpdatedOnUTC;
     const clearQuotas = !survey.Has_Quotas && (state.quotaCount > 0 || state.quotasMarker !== null);
-    const recordChanged = state.recordHash !== hash;
     const kind = state.status === "closed" ? "reopened" : "live";
-    const markersMoved = state.qualUpdated !== survey.Qual_LastUpdatedOnUTC || state.quotaUpdated !== survey.Quota_LastUpdatedOnUTC;
-    if (kind === "live" && !recordChanged && !markersMoved && !fetchQualifications && !fetchQuotas && !clearQuotas) {
+    if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQuotas) {
       unchanged += 1;
       continue;
     }
-    surveys.push({ survey, recordHash: hash, state, kind, recordChanged, fetchQualifications, fetchQuotas, clearQuotas });
+    // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
+    const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
+    surveys.push({ survey, raw, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas });
   }
 
   const closedIds: number[] = [];

@@ -3,13 +3,21 @@ import { parseDecimal, type Survey, type SurveyQualification, type SurveyQuota }
 import type { ChildRecordWrite, SurveyColumns } from "../store/store.ts";
 
 /**
- * Hash of a survey record without `Qual_LastUpdatedOnUTC` and `Quota_LastUpdatedOnUTC`: those
- * two markers have their own change types (`qualifications_changed`, `quotas_changed`), so a
- * moved marker alone is not an `updated` survey. Comparing hashes lets a no-change cycle diff
- * 10,000 surveys without reading a single stored record.
+ * Hash of a record as received (its JSON). Comparing it with the stored one lets a no-change
+ * cycle diff 10,000 surveys without reading a single stored record.
+ */
+export function rawHash(raw: string): string {
+  return hash("sha1", raw, "base64");
+}
+
+/**
+ * Hash of what a survey says, without its three timestamps: `LastUpdatedOnUTC` moves whenever
+ * anything about the survey moves (its qualifications, quotas, status), and the two child
+ * markers have change types of their own. So a survey is `updated` only when a field a
+ * consumer acts on changed.
  */
 export function recordHash(survey: Survey): string {
-  const { Qual_LastUpdatedOnUTC: _qualifications, Quota_LastUpdatedOnUTC: _quotas, ...record } = survey;
+  const { LastUpdatedOnUTC: _updated, Qual_LastUpdatedOnUTC: _qualifications, Quota_LastUpdatedOnUTC: _quotas, ...record } = survey;
   return hash("sha1", JSON.stringify(record), "base64");
 }
 

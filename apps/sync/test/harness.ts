@@ -1,0 +1,81 @@
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi, type FakeSupplierInit } from "@sds/testing";
+import { pino } from "pino";
+import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import type { SyncStore } from "../src/store/store.ts";
+import { createClientUpstream } from "../src/sync/client-upstream.ts";
+import { countingFetch } from "../src/sync/counting-fetch.ts";
+import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
+
+/** A logger that writes nothing, for tests that do not assert on logs. */
+export const silentLogger = pino({ level: "silent" });
+
+/** The fake over real HTTP, a store, and a cycle to run on demand. */
+export interface CycleHarness {
+  readonly api: FakeSupplierApi;
+  readonly server: FakeServer;
+  readonly store: SyncStore;
+  /** Runs one cycle against the fake and returns its result. */
+  cycle(): Promise<CycleResult>;
+  /** Requests the fake logged since the last call (or since the start). */
+  takeRequests(): ReturnType<FakeSupplierApi["requestLog"]>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createCycleHarness}. */
+export interface CycleHarnessOptions {
+  /** Live surveys of the one supplier, or explicit inits. @default 20 */
+  readonly surveys?: FakeSupplierInit["surveys"];
+  readonly seed?: number;
+  readonly concurrency?: number;
+  /** @default an in-memory SQLite store */
+  readonly store?: SyncStore;
+}
+
+/**
+ * Starts the fake on a free port and wires a cycle to it through the real client, as the
+ * service does. Retries are off, so a fault on a request is a failure of that request.
+ */
+export async function createCycleHarness(options: CycleHarnessOptions = {}): Promise<CycleHarness> {
+  const api = createFakeSupplierApi({
+    seed: options.seed ?? 1,
+    suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }],
+    requestLogLimit: 1_000_000,
+  });
+  const server = await api.listen();
+  const store = options.store ?? (await openSqliteStore({ path: ":memory:" }));
+  await store.leadership.acquire();
+  let requests = 0;
+  const upstream = createClientUpstream({
+    baseUrl: server.baseUrl,
+    apiKey: DEFAULT_API_KEY,
+    fetch: countingFetch(globalThis.fetch, () => {
+      requests += 1;
+    }),
+    maxConcurrency: (options.concurrency ?? 4) + 1,
+    retry: 0,
+  });
+  const index = new SurveyIndex();
+  let logged = 0;
+  return {
+    api,
+    server,
+    store,
+    cycle: () =>
+      runCycle(
+        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests },
+        index,
+        "manual",
+        new AbortController().signal,
+      ),
+    takeRequests() {
+      const log = api.requestLog();
+      const fresh = log.slice(logged);
+      logged = log.length;
+      return fresh;
+    },
+    async close() {
+      await store.close();
+      await api.close();
+    },
+  };
+}
