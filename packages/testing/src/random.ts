@@ -1,18 +1,19 @@
 /**
  * A seeded pseudo-random number generator: the same seed always yields the same sequence, so
- * every factory and every fault drawn by rate is reproducible.
+ * every factory and every fault drawn by rate is reproducible. Its functions do not use `this`,
+ * so they can be passed around on their own.
  */
 export interface SeededRandom {
   /** The next number in `[0, 1)`. */
-  next(): number;
+  readonly next: () => number;
   /** An integer in `[min, max]`, both ends included. */
-  int(min: number, max: number): number;
+  readonly int: (min: number, max: number) => number;
   /** `true` with probability `probability` (0..1). */
-  chance(probability: number): boolean;
+  readonly chance: (probability: number) => boolean;
   /** One element of a non-empty array. @throws RangeError when the array is empty. */
-  pick<T>(items: readonly T[]): T;
+  readonly pick: <T>(items: readonly T[]) => T;
   /** `count` distinct elements of `items`, in random order (all of them when `count` is larger). */
-  sample<T>(items: readonly T[], count: number): T[];
+  readonly sample: <T>(items: readonly T[], count: number) => T[];
 }
 
 /**
@@ -75,11 +76,11 @@ export function createSeededRandom(seed: number): SeededRandom {
     next,
     int,
     chance: (probability) => next() < probability,
-    pick<T>(items: readonly T[]): T {
+    pick: <T>(items: readonly T[]): T => {
       if (items.length === 0) throw new RangeError("cannot pick from an empty array");
       return items[Math.floor(next() * items.length)] as T;
     },
-    sample<T>(items: readonly T[], count: number): T[] {
+    sample: <T>(items: readonly T[], count: number): T[] => {
       const copy = items.slice();
       const size = Math.min(count, copy.length);
       // Partial Fisher-Yates: only the first `size` slots need shuffling.

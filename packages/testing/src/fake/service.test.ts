@@ -7,6 +7,7 @@ import {
   SurveyListResponse,
   SurveyQualificationsResponse,
   UpdateResponse,
+  type OperationDefinition,
   type OperationId,
 } from "@sds/schemas";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -48,7 +49,7 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
 
   it("answers every operation of the operations table with a body its response schema accepts", async () => {
     for (const id of operationIds) {
-      const operation = operations[id];
+      const operation: OperationDefinition = operations[id];
       const result = await call(pathFor(id, api), { method: operation.method, ...(operation.body ? { body: validUrlSettings } : {}) });
       expect(result.status, id).toBe(200);
       expect(operation.response.safeParse(result.json).error, id).toBeUndefined();
@@ -118,7 +119,7 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
 
   it("answers 401 with the error envelope on every operation when the key is missing or wrong", async () => {
     for (const id of operationIds) {
-      const operation = operations[id];
+      const operation: OperationDefinition = operations[id];
       for (const key of [null, "wrong-key", ""]) {
         const result = await call(pathFor(id, api), { method: operation.method, key, ...(operation.body ? { body: validUrlSettings } : {}) });
         expect(result.status, `${id} with key ${String(key)}`).toBe(401);

@@ -127,11 +127,7 @@ const fields = ["Enabled", ...urlSettingsUrlFields] as const;
 
 /** A valid body broken in one of the ways a client can break it. */
 const invalidBody = fc.oneof(
-  fc.tuple(validBody, fc.constantFrom(...fields)).map(([body, field]) => {
-    const broken: Record<string, unknown> = { ...body };
-    delete broken[field];
-    return broken;
-  }),
+  fc.tuple(validBody, fc.constantFrom(...fields)).map(([body, missing]) => Object.fromEntries(Object.entries(body).filter(([field]) => field !== missing))),
   fc.tuple(validBody, fc.constantFrom(...fields), wrongValue).map(([body, field, value]) => ({ ...body, [field]: value })),
   fc.jsonValue(),
 ).filter((body) => !UrlSettingsBody.safeParse(body).success);
