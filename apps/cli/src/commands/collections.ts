@@ -1,0 +1,57 @@
+import type { SdsClient } from "../internal/client.ts";
+import { connect } from "../internal/client.ts";
+import { defineCommand } from "../internal/command.ts";
+import { UsageError } from "../internal/errors.ts";
+import { inferColumns } from "../internal/record-columns.ts";
+
+/** A reference collection: the client call that reads it and the field of its records. */
+interface CollectionSource {
+  readonly fetch: (client: SdsClient, signal: AbortSignal) => Promise<object>;
+  readonly listField: string;
+}
+
+/** The eight list collections, by the name the command takes. */
+const collections: Readonly<Record<string, CollectionSource>> = {
+  languages: { fetch: (client, signal) => client.collections.languages({ signal }), listField: "Languages" },
+  industries: { fetch: (client, signal) => client.collections.industries({ signal }), listField: "Industries" },
+  "study-types": { fetch: (client, signal) => client.collections.studyTypes({ signal }), listField: "StudyTypes" },
+  "survey-statuses": { fetch: (client, signal) => client.collections.surveyStatuses({ signal }), listField: "SurveyStatuses" },
+  "qualification-categories": { fetch: (client, signal) => client.collections.qualificationCategories({ signal }), listField: "QualificationCategories" },
+  "qualification-category-types": { fetch: (client, signal) => client.collections.qualificationCategoryTypes({ signal }), listField: "QualificationCategoryTypes" },
+  "qualification-types": { fetch: (client, signal) => client.collections.qualificationTypes({ signal }), listField: "QualificationTypes" },
+  qualifications: { fetch: (client, signal) => client.collections.qualifications({ signal }), listField: "Qualifications" },
+};
+
+const collectionNames = Object.keys(collections);
+
+/**
+ * The collection a typed name means: the command's kebab-case names, or the spec's names in any
+ * case (`StudyTypes`, `studytypes`).
+ */
+function findCollection(typed: string): string | undefined {
+  const squashed = typed.toLowerCase().replaceAll(/[-_\s]/g, "");
+  return collectionNames.find((name) => name.replaceAll("-", "") === squashed);
+}
+
+/** `sds collections NAME`: one reference collection. */
+export const command = defineCommand({
+  description: `Lists a reference collection. NAME is one of ${collectionNames.join(", ")} (the spec's names such as StudyTypes work too). The ninth collection, one qualification question with its options, is \`sds collections qualification LANGUAGE_ID QUALIFICATION_ID\`. Several of these operations are not in the spec; their paths follow public integrations or are guesses.`,
+  arguments: [{ name: "NAME", description: "the collection", suggestions: collectionNames }],
+  options: {},
+  examples: [
+    { command: "collections languages", description: "Languages with their country codes" },
+    { command: "collections industries -o csv", description: "Industries as CSV" },
+    { command: "collections qualification 3 43", description: "Question 43 in language 3, with its options" },
+  ],
+  async run(context) {
+    const typed = context.positionals[0] as string;
+    const name = findCollection(typed);
+    const source = name === undefined ? undefined : collections[name];
+    if (source === undefined) throw new UsageError(`no collection "${typed}"`, { hint: `Collections: ${collectionNames.join(", ")}.` });
+    const { client } = await connect(context);
+    const response = (await source.fetch(client, context.signal)) as Record<string, unknown>;
+    const list = response[source.listField];
+    const records = Array.isArray(list) ? (list as object[]) : [];
+    await context.output.records(records, { columns: inferColumns(records, ["Id", "Name"]), emptyMessage: `The ${name ?? typed} collection is empty.` });
+  },
+});

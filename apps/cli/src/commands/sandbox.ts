@@ -1,0 +1,65 @@
+import { once } from "node:events";
+import { startSandbox } from "@sds/testing";
+import { defineCommand } from "../internal/command.ts";
+import { UsageError } from "../internal/errors.ts";
+import { parseNumberOption } from "../internal/option-values.ts";
+import { renderKeyValues } from "../internal/table.ts";
+
+/** `sds sandbox`: runs the fake service locally until Ctrl-C. */
+export const command = defineCommand({
+  description:
+    "Runs a local fake of the Supplier Data Service (from @sds/testing) with seeded, realistic data, and prints its base URL (ending in /api/v1) and API keys. It keeps running until Ctrl-C or SIGTERM, then closes cleanly. The control routes under /__sandbox/ are on. --api-key sets the key of the first supplier: it is a sandbox key of your choosing, not a secret.",
+  options: {
+    port: { type: "string", valueName: "N", description: "TCP port; 0 picks a free one (default 0)" },
+    host: { type: "string", valueName: "HOST", description: "interface to listen on (default 127.0.0.1)" },
+    seed: { type: "string", valueName: "N", description: "seed of the generated data: the same seed gives the same surveys (default 1)" },
+    surveys: { type: "string", valueName: "N", description: "live surveys per supplier (default 100)" },
+    suppliers: { type: "string", valueName: "N", description: "number of suppliers, each with its own key (default 1)" },
+    "api-key": { type: "string", valueName: "KEY", description: "API key of the first supplier (default: derived from the seed)" },
+  },
+  globalOptions: ["output", "color", "debug", "help"],
+  examples: [
+    { command: "sandbox --port 4010 --seed 1 --surveys 500 --api-key dev-key", description: "A sandbox on a fixed port with 500 surveys" },
+    { command: "sandbox --port 4010 --api-key dev-key & SDS_BASE_URL=http://127.0.0.1:4010/api/v1 SDS_API_KEY=dev-key sds surveys list", description: "Try the CLI against it" },
+  ],
+  async run(context) {
+    const { options, output } = context;
+    const integer = (name: "port" | "seed" | "surveys" | "suppliers", min: number, max: number) => {
+      const value = options[name];
+      return value === undefined ? {} : { [name]: parseNumberOption(name, value, { integer: true, min, max }) };
+    };
+    if (options["api-key"]?.trim() === "") throw new UsageError("--api-key must not be empty");
+    const sandbox = await startSandbox({
+      ...integer("port", 0, 65_535),
+      ...integer("seed", 0, Number.MAX_SAFE_INTEGER),
+      ...integer("surveys", 0, 100_000),
+      ...integer("suppliers", 1, 100),
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options["api-key"] === undefined ? {} : { apiKey: options["api-key"] }),
+    });
+    try {
+      const summary = { baseUrl: sandbox.baseUrl, controlUrl: sandbox.controlUrl, keys: sandbox.keys };
+      if (output.format === "table") {
+        const first = sandbox.keys[0];
+        await output.write(
+          `${output.styles.bold("Sandbox running")} (Ctrl-C to stop)\n` +
+            renderKeyValues(
+              [
+                ["Base URL", sandbox.baseUrl],
+                ["Control", sandbox.controlUrl],
+                ...sandbox.keys.map((key) => [`Supplier ${key.supplierId}`, `API key ${key.apiKey}`] as const),
+              ],
+              output.styles,
+            ) +
+            (first === undefined ? "" : `\nTry it:\n  export SDS_BASE_URL=${sandbox.baseUrl} SDS_API_KEY=${first.apiKey}\n  sds surveys list\n`),
+        );
+      } else {
+        await output.write(JSON.stringify(summary) + "\n");
+      }
+      if (!context.signal.aborted) await once(context.signal, "abort");
+      output.note("Stopping the sandbox…");
+    } finally {
+      await sandbox.close();
+    }
+  },
+});

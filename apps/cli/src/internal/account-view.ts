@@ -1,0 +1,55 @@
+import type { SupplierAccount, UrlSettings } from "@sds/schemas";
+import type { Styles } from "./styles.ts";
+import { renderKeyValues } from "./table.ts";
+
+type EncryptionSettings = SupplierAccount["IncomingEncryption"];
+
+/** The account as a terminal shows it: identity, both encryption settings, both URL sets. */
+export function renderAccount(account: SupplierAccount, styles: Styles): string {
+  const yesNo = (value: boolean) => (value ? styles.green("yes") : styles.yellow("no"));
+  const section = (title: string) => `\n${styles.bold(title)}\n`;
+  const encryption = (settings: EncryptionSettings) =>
+    renderKeyValues(
+      [
+        ["Enabled", yesNo(settings.Enabled)],
+        ["Algorithm", settings.Algorithm],
+        ["QueryParameter", settings.QueryParameter ?? styles.dim("(unset)")],
+        ["EncryptionKey", settings.EncryptionKey ?? styles.dim("(unset)")],
+      ],
+      styles,
+      "  ",
+    );
+  return [
+    renderKeyValues(
+      [
+        ["Id", account.Id],
+        ["Name", account.Name],
+        ["Active", yesNo(account.Active)],
+      ],
+      styles,
+    ),
+    section("Incoming encryption"),
+    encryption(account.IncomingEncryption),
+    section("Outgoing encryption"),
+    encryption(account.OutgoingEncryption),
+    section("Redirect URLs"),
+    renderUrlSettings(account.RedirectUrls, styles),
+    section("S2S URLs"),
+    renderUrlSettings(account.S2SUrls, styles),
+  ].join("");
+}
+
+/** A set of redirect or S2S URLs as aligned lines. */
+export function renderUrlSettings(settings: UrlSettings, styles: Styles): string {
+  return renderKeyValues(
+    [
+      ["Enabled", settings.Enabled ? styles.green("yes") : styles.yellow("no")],
+      ["CompleteUrl", settings.CompleteUrl],
+      ["TerminateUrl", settings.TerminateUrl],
+      ["OverQuotaUrl", settings.OverQuotaUrl],
+      ["SecurityTerminateUrl", settings.SecurityTerminateUrl],
+    ],
+    styles,
+    "  ",
+  );
+}

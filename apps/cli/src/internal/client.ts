@@ -1,0 +1,69 @@
+import { createClient, type ClientHooks, type SdsClient } from "@sds/client";
+import type { CommandContext } from "./command.ts";
+import { resolveConfig, type ResolvedConfig } from "./config.ts";
+import { redactSecrets } from "./report-error.ts";
+import { createStyles, shouldColor } from "./styles.ts";
+import { cliVersion } from "./version.ts";
+
+export type { SdsClient };
+
+/** A client for the configured service, with the configuration it came from. */
+export interface Connection {
+  readonly client: SdsClient;
+  readonly config: ResolvedConfig;
+}
+
+/**
+ * Resolves the configuration and makes a client for it. With `--debug` every request,
+ * response, retry and failure is traced to stderr, the key redacted (by the client, and again
+ * here in case a URL or message ever carried it).
+ *
+ * @throws ConfigError when the base URL or the key is missing.
+ */
+export async function connect(context: CommandContext, overrides: ClientOverrides = {}): Promise<Connection> {
+  const config = await resolveConfig(context);
+  return { client: createCliClient(context, config.baseUrl.value, config.apiKey.value, overrides), config };
+}
+
+/** Client options a command may set beyond the configuration. */
+export interface ClientOverrides {
+  /** Retries after a failed attempt; `false` for none (`sds doctor` wants the first answer). */
+  readonly retry?: number | false;
+}
+
+/** A client for an explicit base URL and key (`sds login` checks a key before saving it). */
+export function createCliClient(context: CommandContext, baseUrl: string, apiKey: string, overrides: ClientOverrides = {}): SdsClient {
+  context.registerSecret(apiKey);
+  return createClient({
+    baseUrl,
+    apiKey,
+    timeout: context.globals.timeoutMs,
+    userAgent: `sds-cli/${cliVersion}`,
+    ...(overrides.retry === undefined ? {} : { retry: overrides.retry }),
+    ...(context.globals.debug ? { hooks: traceHooks(context, apiKey) } : {}),
+  });
+}
+
+
+function traceHooks(context: CommandContext, apiKey: string): ClientHooks {
+  const styles = createStyles(shouldColor(context.io.stderr, context.io.env, context.globals.color));
+  const secrets = new Set([apiKey]);
+  const trace = (line: string) => context.io.stderr.write(styles.dim(redactSecrets(line, secrets)) + "\n");
+  return {
+    onRequest: (event) => {
+      const headers = Object.entries(event.headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join(", ");
+      trace(`debug: → ${event.method} ${event.url} (attempt ${event.attempt}) [${headers}]`);
+    },
+    onResponse: (event) => {
+      trace(`debug: ← ${event.status} ${event.method} ${event.url} in ${Math.round(event.durationMs)} ms${event.requestId === undefined ? "" : ` (request id ${event.requestId})`}`);
+    },
+    onRetry: (event) => {
+      trace(`debug: ↻ retrying ${event.method} ${event.url} in ${Math.round(event.delayMs)} ms${event.fromRetryAfter ? " (Retry-After)" : ""}: ${event.error.message}`);
+    },
+    onError: (event) => {
+      trace(`debug: ✗ ${event.method} ${event.url} failed after ${Math.round(event.durationMs)} ms: ${event.error.name}: ${event.error.message}`);
+    },
+  };
+}

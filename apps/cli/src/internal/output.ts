@@ -1,0 +1,106 @@
+import { csvCell, flattenDocument, tableCell } from "./cell.ts";
+import { csvLine } from "./csv.ts";
+import type { GlobalOptions, OutputFormat } from "./global-options.ts";
+import { writeText, type CliIo } from "./io.ts";
+import { createStyles, shouldColor, type Styles } from "./styles.ts";
+import { renderTable, type TableColumn } from "./table.ts";
+
+/** One column of a list of records: the field it shows and how. */
+export interface RecordColumn<Row> extends TableColumn {
+  /** The value of the cell; the record's field named by `header` when left out. */
+  readonly value?: (row: Row) => unknown;
+}
+
+/** Options of {@link Output.records}. */
+export interface RecordsOptions<Row> {
+  /** The columns of the table and the CSV; JSON and NDJSON print the records whole. */
+  readonly columns: readonly RecordColumn<Row>[];
+  /** Printed to stderr on a terminal when there are no records, such as `No surveys match.` */
+  readonly emptyMessage?: string;
+}
+
+/**
+ * Where a command's results go. Data goes to stdout in the chosen format; notes and warnings
+ * go to stderr, so that `sds … | jq` always gets clean data.
+ */
+export interface Output {
+  readonly format: OutputFormat;
+  /** Styles for stdout (plain unless stdout is a colour terminal). */
+  readonly styles: Styles;
+  /** Styles for stderr. */
+  readonly errorStyles: Styles;
+  /** Prints a list: a table, a JSON array, one JSON line per record, or CSV with a header. */
+  records<Row extends object>(rows: readonly Row[], options: RecordsOptions<Row>): Promise<void>;
+  /**
+   * Prints one value: as JSON (pretty) or one NDJSON line; as `field,value` CSV rows; on a
+   * table, as what `renderText` makes of it.
+   */
+  document(value: unknown, renderText: (styles: Styles) => string): Promise<void>;
+  /** Writes raw text to stdout. */
+  write(text: string): Promise<void>;
+  /** A line for people, on stderr: progress, summaries, what was (not) done. */
+  note(text: string): void;
+  /** A warning on stderr, prefixed `warning:`. */
+  warn(text: string): void;
+}
+
+/** The {@link Output} for this run: table on a terminal, JSON otherwise, unless `--output` says. */
+export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | "color">): Output {
+  const format: OutputFormat = globals.output ?? (io.stdout.isTTY === true ? "table" : "json");
+  const styles = createStyles(shouldColor(io.stdout, io.env, globals.color));
+  const errorStyles = createStyles(shouldColor(io.stderr, io.env, globals.color));
+  const write = (text: string) => writeText(io.stdout, text);
+  const maxWidth = io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0 ? io.stdout.columns : undefined;
+
+  return {
+    format,
+    styles,
+    errorStyles,
+    async records(rows, options) {
+      const cellValue = (row: (typeof rows)[number], column: RecordColumn<(typeof rows)[number]>) =>
+        column.value === undefined ? (row as Record<string, unknown>)[column.header] : column.value(row);
+      switch (format) {
+        case "json":
+          return write(JSON.stringify(rows, null, 2) + "\n");
+        case "ndjson":
+          return writeLines(rows.map((row) => JSON.stringify(row) + "\n"), write);
+        case "csv":
+          return writeLines(
+            [csvLine(options.columns.map((column) => column.header)), ...rows.map((row) => csvLine(options.columns.map((column) => csvCell(cellValue(row, column)))))],
+            write,
+          );
+        case "table":
+          if (rows.length === 0) {
+            this.note(options.emptyMessage ?? "Nothing to show.");
+            return;
+          }
+          return write(renderTable(options.columns, rows.map((row) => options.columns.map((column) => tableCell(cellValue(row, column)))), { styles, maxWidth }));
+      }
+    },
+    async document(value, renderText) {
+      switch (format) {
+        case "json":
+          return write(JSON.stringify(value, null, 2) + "\n");
+        case "ndjson":
+          return write(JSON.stringify(value) + "\n");
+        case "csv":
+          return writeLines([csvLine(["field", "value"]), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)]))], write);
+        case "table":
+          return write(renderText(styles));
+      }
+    },
+    write,
+    note(text) {
+      io.stderr.write(text + "\n");
+    },
+    warn(text) {
+      io.stderr.write(`${errorStyles.yellow("warning:")} ${text}\n`);
+    },
+  };
+}
+
+/** Writes many lines in batches: one write per line is slow, one string of 50 MB is wasteful. */
+async function writeLines(lines: readonly string[], write: (text: string) => Promise<void>): Promise<void> {
+  const batchSize = 500;
+  for (let start = 0; start < lines.length; start += batchSize) await write(lines.slice(start, start + batchSize).join(""));
+}

@@ -1,0 +1,84 @@
+import type { Styles } from "./styles.ts";
+
+/** How to lay out one column of a table. */
+export interface TableColumn {
+  readonly header: string;
+  readonly align?: "left" | "right";
+}
+
+/** Options of {@link renderTable}. */
+export interface TableOptions {
+  readonly styles: Styles;
+  /** Shrink the widest columns (with `…`) so that each line fits; no limit when undefined. */
+  readonly maxWidth?: number | undefined;
+}
+
+const gap = "  ";
+const minimumColumnWidth = 6;
+
+/**
+ * Renders rows of already-formatted cells as an aligned text table with a bold header line.
+ * Wide tables are fitted to `maxWidth` by shortening the widest columns.
+ */
+export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], options: TableOptions): string {
+  const cells = rows.map((row) => columns.map((_, index) => singleLine(row[index] ?? "")));
+  const widths = columns.map((column, index) => Math.max(textWidth(column.header), ...cells.map((row) => textWidth(row[index] ?? ""))));
+  if (options.maxWidth !== undefined) fitWidths(widths, columns, options.maxWidth);
+  const line = (values: readonly string[], style: (text: string) => string) =>
+    values
+      .map((value, index) => {
+        const width = widths[index] ?? 0;
+        const text = truncate(value, width);
+        const padding = " ".repeat(Math.max(0, width - textWidth(text)));
+        const aligned = columns[index]?.align === "right" ? padding + text : index === values.length - 1 ? text : text + padding;
+        return style(aligned);
+      })
+      .join(gap)
+      .trimEnd();
+  const header = line(
+    columns.map((column) => column.header),
+    (text) => options.styles.bold(text),
+  );
+  return [header, ...cells.map((row) => line(row, (text) => text))].join("\n") + "\n";
+}
+
+function fitWidths(widths: number[], columns: readonly TableColumn[], maxWidth: number): void {
+  const total = () => widths.reduce((sum, width) => sum + width, 0) + gap.length * Math.max(0, widths.length - 1);
+  while (total() > maxWidth) {
+    let widest = 0;
+    widths.forEach((width, index) => {
+      if (width > (widths[widest] ?? 0)) widest = index;
+    });
+    const floor = Math.max(minimumColumnWidth, Math.min(textWidth(columns[widest]?.header ?? ""), 12));
+    if ((widths[widest] ?? 0) <= floor) return;
+    widths[widest] = Math.max(floor, (widths[widest] ?? 0) - Math.max(1, total() - maxWidth));
+  }
+}
+
+const graphemes = new Intl.Segmenter();
+
+/** The printed width of `text`, counting grapheme clusters (an emoji with modifiers is one). */
+export function textWidth(text: string): number {
+  let width = 0;
+  for (const _ of graphemes.segment(text)) width++;
+  return width;
+}
+
+function truncate(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  const kept = Array.from(graphemes.segment(text), (part) => part.segment).slice(0, Math.max(0, width - 1));
+  return kept.join("") + "…";
+}
+
+function singleLine(text: string): string {
+  return text.replace(/\r?\n|\r/g, " ⏎ ");
+}
+
+/**
+ * Renders label/value pairs as aligned lines (`Name    Acme Panel`), for one record on a
+ * terminal. Labels are dimmed.
+ */
+export function renderKeyValues(pairs: readonly (readonly [string, string])[], styles: Styles, indent = ""): string {
+  const width = Math.max(0, ...pairs.map(([label]) => textWidth(label)));
+  return pairs.map(([label, value]) => `${indent}${styles.dim(label.padEnd(width))}  ${value}`).join("\n") + "\n";
+}
