@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { SurveyQualification } from "@sds/schemas";
+import type { QualificationInit } from "@sds/testing";
 import { createCycleHarness, type CycleHarness } from "./harness.ts";
 
 let harness: CycleHarness;
@@ -59,7 +59,7 @@ describe("the sync cycle", () => {
     await harness.cycle();
     harness.takeRequests();
     const moved = harness.api.listSurveys(1001).slice(5, 12);
-    const replacement: Omit<SurveyQualification, "SurveyId" | "LastUpdatedOnUTC">[] = [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] }];
+    const replacement: QualificationInit[] = [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] }];
     for (const survey of moved) harness.api.replaceQualifications(survey.SurveyId, replacement);
 
     const result = await harness.cycle();

@@ -79,3 +79,12 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     },
   };
 }
+
+/** Polls `condition` every 20 ms until it holds; rejects after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

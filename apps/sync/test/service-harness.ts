@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi, type FakeSupplierInit } from "@sds/testing";
+import type { DatabaseConfig, SyncConfig } from "../src/config.ts";
+import { startSyncService, type SyncService } from "../src/service.ts";
+import { silentLogger, waitFor } from "./harness.ts";
+
+/** sds-sync running in-process against the fake over HTTP. */
+export interface ServiceHarness {
+  readonly api: FakeSupplierApi;
+  readonly fake: FakeServer;
+  readonly service: SyncService;
+  /** Calls the service's HTTP API. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startServiceHarness}. */
+export interface ServiceHarnessOptions {
+  readonly surveys?: FakeSupplierInit["surveys"];
+  readonly config?: Partial<SyncConfig>;
+  /** @default a SQLite file in a fresh temporary directory */
+  readonly database?: DatabaseConfig;
+  /** An already running fake to share between replicas. */
+  readonly api?: FakeSupplierApi;
+  readonly replicaId?: string;
+  readonly followerPollMs?: number;
+}
+
+/**
+ * Starts the fake (unless given) and sds-sync against it on a free port, with a one-hour
+ * interval so only the start-up cycle runs unless a test asks for more. Waits for that cycle
+ * when this replica leads.
+ */
+export async function startServiceHarness(options: ServiceHarnessOptions = {}): Promise<ServiceHarness> {
+  const ownsApi = options.api === undefined;
+  const api =
+    options.api ??
+    createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }], requestLogLimit: 1_000_000 });
+  const fake = await api.listen();
+  const directory = mkdtempSync(join(tmpdir(), "sds-sync-service-"));
+  const config: SyncConfig = {
+    baseUrl: fake.baseUrl,
+    apiKey: DEFAULT_API_KEY,
+    database: options.database ?? { kind: "sqlite", path: join(directory, "sds.db") },
+    intervalSeconds: 3600,
+    concurrency: 4,
+    port: 0,
+    host: "127.0.0.1",
+    apiToken: undefined,
+    logLevel: "silent",
+    ...options.config,
+  };
+  const service = await startSyncService({
+    config,
+    logger: silentLogger,
+    retry: 0,
+    ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
+    ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
+  });
+  // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
+  const started = Date.now();
+  await waitFor(() => service.engine.status().lastCycle !== undefined || (!service.engine.status().leader && Date.now() - started > 500), 30_000);
+  return {
+    api,
+    fake,
+    service,
+    request: (path, init) => fetch(`${service.url}${path}`, init),
+    async close() {
+      await service.stop();
+      await fake.close();
+      if (ownsApi) await api.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
