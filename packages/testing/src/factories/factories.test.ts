@@ -35,10 +35,14 @@ const seeds = fc.integer({ min: 0, max: 2 ** 32 - 1 });
 const catalogue = new Map(qualificationCatalogue.map((question) => [question.Id, question]));
 
 describe("survey factory", () => {
-  it("builds surveys that parse with the strict Survey schema, for any seed", () => {
+  it("builds surveys that round-trip through JSON and the strict Survey schema unchanged, for any seed", () => {
     fc.assert(
       fc.property(seeds, fc.integer({ min: 1, max: 40 }), (seed, count) => {
-        for (const survey of buildSurveys(count, { seed })) expect(strict(Survey).safeParse(survey).error).toBeUndefined();
+        for (const survey of buildSurveys(count, { seed })) {
+          const parsed = strict(Survey).safeParse(JSON.parse(JSON.stringify(survey)));
+          expect(parsed.error).toBeUndefined();
+          expect(parsed.data).toEqual(survey);
+        }
       }),
       { numRuns: 60 },
     );

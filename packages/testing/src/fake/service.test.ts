@@ -1,5 +1,6 @@
 import {
   expandPath,
+  parseSurveyList,
   operationIds,
   operations,
   strict,
@@ -198,5 +199,21 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   it("keeps the control routes off unless enabled", async () => {
     const result = await call("//__sandbox/suppliers");
     expect(result.status).toBe(404);
+  });
+});
+
+describe("a fake with 10,000 surveys", () => {
+  it("lists every one of them, all valid, and serves each one's qualifications", async () => {
+    const api = createFakeSupplierApi({ seed: 21, suppliers: [{ supplierId: 7, apiKey: "big", surveys: 10_000 }] });
+    const call = await httpCaller(api);
+    try {
+      const result = parseSurveyList((await call("/surveys")).json);
+      expect(result.success && result.invalid).toEqual([]);
+      expect(result.success && result.data.Surveys.length).toBe(10_000);
+      const last = api.listSurveys(7).at(-1)?.SurveyId ?? 0;
+      expect((await call(`/survey-qualifications/${last}`)).json.SurveyId).toBe(last);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -1,10 +1,10 @@
-import { Survey, SurveyQualification, SurveyQuota, type SupplierAccount, type UrlSettingsBody } from "@sds/schemas";
+import type { SupplierAccount, Survey, SurveyQuota, UrlSettingsBody } from "@sds/schemas";
 import { buildSupplierAccount } from "../factories/account.ts";
 import { createSurveyFactory } from "../factories/survey.ts";
 import { fakeErrorCodes } from "../fake/constants.ts";
 import type { FakeSupplierInit, QualificationInit, SupplierKey, SurveyInit, SurveyPatch } from "../fake/types.ts";
 import { ControlError } from "./control-error.ts";
-import { describeIssue } from "./request-body.ts";
+import { checkSurvey, qualificationRecords, quotaRecords } from "./record-checks.ts";
 import { materialize, surveyJson, type SurveyEntry } from "./survey-entry.ts";
 import { nextTimestamp } from "./timestamps.ts";
 
@@ -244,31 +244,4 @@ export class Store {
     this.#changed(entry);
     return entry;
   }
-}
-
-function checkSurvey(survey: Survey): void {
-  const result = Survey.safeParse(survey);
-  if (!result.success) {
-    throw new ControlError(400, fakeErrorCodes.validationFailed, `survey ${String(survey.SurveyId)} is invalid`, result.error.issues.map(describeIssue));
-  }
-}
-
-function qualificationRecords(surveyId: number, updatedAt: string, inits: readonly QualificationInit[]): SurveyQualification[] {
-  return inits.map((init, index) => {
-    const result = SurveyQualification.safeParse({ LastUpdatedOnUTC: updatedAt, ...init, SurveyId: surveyId });
-    if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `qualification ${index} is invalid`, result.error.issues.map(describeIssue));
-    }
-    return result.data;
-  });
-}
-
-function quotaRecords(quotas: readonly SurveyQuota[]): SurveyQuota[] {
-  return quotas.map((quota, index) => {
-    const result = SurveyQuota.safeParse(quota);
-    if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `quota ${index} is invalid`, result.error.issues.map(describeIssue));
-    }
-    return result.data;
-  });
 }
