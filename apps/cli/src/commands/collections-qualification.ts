@@ -33,7 +33,7 @@ export const command = defineCommand({
       const table = renderTable(
         columns.map((column) => ({ header: column, align: column === "OptionText" ? "left" : "right" })),
         options.map((option) => columns.map((column) => tableCell((option as Record<string, unknown>)[column]))),
-        { styles, maxWidth: context.io.stdout.columns },
+        { styles, maxWidth: context.output.maxWidth },
       );
       return `${header}\n${styles.bold(`Options (${options.length})`)}\n${table}`;
     });

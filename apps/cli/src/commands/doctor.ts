@@ -54,7 +54,7 @@ async function runChecks(context: CommandContext): Promise<Check[]> {
     checks.push({ name: "API key", status: "fail", detail: "not configured: set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`", exitCode: ExitCode.Authentication });
     return checks;
   }
-  checks.push({ name: "API key", status: "ok", detail: `set (from ${config.apiKey.source}, ${config.apiKey.value.length} characters)` });
+  checks.push({ name: "API key", status: "ok", detail: `set (from ${config.apiKey.source})` });
 
   // No retries: the doctor reports what the first attempt meets.
   const client = createCliClient(context, config.baseUrl.value, config.apiKey.value, { retry: false });

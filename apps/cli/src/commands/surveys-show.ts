@@ -82,7 +82,7 @@ export const command = defineCommand({
       return { ...rest, Conditions: described };
     });
     const document = { survey, qualifications, quotas: describedQuotas };
-    await context.output.document(document, (styles) => renderSurveyDetails(survey, qualifications, describedQuotas, texts, styles, context.io.stdout.columns));
+    await context.output.document(document, (styles) => renderSurveyDetails(survey, qualifications, describedQuotas, texts, styles, context.output.maxWidth));
   },
 });
 

@@ -29,6 +29,8 @@ export interface Output {
   readonly styles: Styles;
   /** Styles for stderr. */
   readonly errorStyles: Styles;
+  /** The width tables are fitted to: the terminal's, or `undefined` when stdout is not one. */
+  readonly maxWidth: number | undefined;
   /** Prints a list: a table, a JSON array, one JSON line per record, or CSV with a header. */
   records<Row extends object>(rows: readonly Row[], options: RecordsOptions<Row>): Promise<void>;
   /**
@@ -56,6 +58,7 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
     format,
     styles,
     errorStyles,
+    maxWidth,
     async records(rows, options) {
       const cellValue = (row: (typeof rows)[number], column: RecordColumn<(typeof rows)[number]>) =>
         column.value === undefined ? (row as Record<string, unknown>)[column.header] : column.value(row);

@@ -65,7 +65,7 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
     else await output.document({ ...report, sent: false }, () => "");
     return;
   }
-  const heading = (styles: typeof output.styles) => `${dryRun ? "Would change" : "Changing"} the ${target.label} of supplier ${account.Id} (${account.Name}):\n${renderUrlSettingsDiff(changes, styles)}`;
+  const heading = (styles: typeof output.styles) => `${dryRun ? "Would change" : "Changed"} the ${target.label} of supplier ${account.Id} (${account.Name}):\n${renderUrlSettingsDiff(changes, styles)}`;
   if (dryRun) {
     if (output.format === "table") {
       await output.write(heading(output.styles));
