@@ -71,7 +71,7 @@ export {
   type SurveyFactory,
 } from "./factories/survey.ts";
 export { buildQualifications } from "./factories/qualifications.ts";
-export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition } from "./factories/quotas.ts";
+export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition, type QuotaOptions } from "./factories/quotas.ts";
 export {
   buildRecontactRespondents,
   buildSurveyGroups,
@@ -79,6 +79,7 @@ export {
   type GeneratedRecontactRespondent,
   type GeneratedSurveyGroup,
   type GeneratedSurveyStats,
+  type SurveyGroupOptions,
 } from "./factories/survey-extras.ts";
 export { buildSupplierAccount, buildUrlSettings, type SupplierAccountOptions } from "./factories/account.ts";
 export type { SeedOptions, SurveyFactoryOptions } from "./factories/types.ts";

@@ -10,7 +10,7 @@ export interface SurveyFactoryOptions extends SeedOptions {
   readonly firstSurveyId?: number;
   /**
    * The "now" that generated dates are spread around: `LastUpdatedOnUTC` in the 72 hours
-   * before it, `StartDate` up to 30 days before it, `EndDate` 1 to 60 days after it. Fixed by
+   * before it, `StartDate` up to 30 days before that, `EndDate` 1 to 60 days after it. Fixed by
    * default so output does not depend on the day the tests run.
    * @default FACTORY_REFERENCE_TIME (2026-01-15T12:00:00.000Z)
    */

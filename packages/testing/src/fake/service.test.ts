@@ -202,6 +202,20 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   });
 });
 
+describe("the HTTP server", () => {
+  it("treats a request target starting with // as a path, not as a host", async () => {
+    const api = createFakeSupplierApi();
+    const server = await api.listen();
+    try {
+      const response = await fetch(`${server.origin}//evil.example/api/v1/surveys`, { headers: { "EQ-PARTNER-ACCESS-KEY": api.keys[0]?.apiKey ?? "" } });
+      expect(response.status).toBe(404);
+      expect(api.requestLog()[0]?.path).toBe("//evil.example/api/v1/surveys");
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe("a fake with 10,000 surveys", () => {
   it("lists every one of them, all valid, and serves each one's qualifications", async () => {
     const api = createFakeSupplierApi({ seed: 21, suppliers: [{ supplierId: 7, apiKey: "big", surveys: 10_000 }] });

@@ -39,6 +39,17 @@ function toHeaders(rawHeaders: readonly string[]): Headers {
   return headers;
 }
 
+/**
+ * The path and query of a request target. Origin-form targets are kept as they are (not resolved
+ * as URLs, where "//x/api/v1" would turn "x" into a host); absolute-form targets lose their origin.
+ */
+function pathAndQuery(target: string): string {
+  if (target.startsWith("/")) return target;
+  if (!URL.canParse(target)) return "/";
+  const url = new URL(target);
+  return `${url.pathname}${url.search}`;
+}
+
 /** Kills the connection with a TCP reset, so the client sees ECONNRESET rather than a clean close. */
 function resetSocket(socket: Socket): void {
   if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
@@ -81,7 +92,7 @@ export async function startNodeServer(
     void (async () => {
       const method = message.method ?? "GET";
       const body = method === "GET" || method === "HEAD" ? undefined : await readBody(message, maxBodyBytes + 1);
-      const request = new Request(new URL(message.url ?? "/", "http://fake.invalid"), {
+      const request = new Request(`http://fake.invalid${pathAndQuery(message.url ?? "/")}`, {
         method,
         headers: toHeaders(message.rawHeaders),
         ...(body === undefined || body.byteLength === 0 ? {} : { body: Uint8Array.from(body) }),
