@@ -53,6 +53,25 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
  * what the store should hold and the fake's state at a cycle, the changes that cycle must
  * report (sorted) and what the store must hold after it.
  */
+export class SyncModel {
+  readonly expected = new Map<number, Expected>();
+
+  /** The changes (sorted) a cycle run now must report; updates the expectation of the store. */
+  expectCycle(api: FakeSupplierApi): [ChangeType, number][] {
+    return expectCycle(this.expected, api);
+  }
+
+  /** Asserts the store holds exactly what the model expects. */
+  assertStore(store: SyncStore): Promise<void> {
+    return expectStoreMatches(store, this.expected);
+  }
+}
+
+/**
+ * The specification of the store and the feed, written from the fake's state alone: given
+ * what the store should hold and the fake's state at a cycle, the changes that cycle must
+ * report (sorted) and what the store must hold after it.
+ */
 function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [ChangeType, number][] {
   const changes: [ChangeType, number][] = [];
   const liveIds = new Set<number>();
@@ -90,7 +109,8 @@ function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [Chang
   return changes.sort(compareChanges);
 }
 
-const compareChanges = (a: [ChangeType, number], b: [ChangeType, number]) => a[1] - b[1] || a[0].localeCompare(b[0]);
+/** Orders changes by survey, then type. */
+export const compareChanges = (a: [ChangeType, number], b: [ChangeType, number]) => a[1] - b[1] || a[0].localeCompare(b[0]);
 
 function apply(api: FakeSupplierApi, action: Exclude<Action, { kind: "cycle" }>, nextId: () => number): void {
   if (action.kind === "add") {
