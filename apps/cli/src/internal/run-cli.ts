@@ -50,7 +50,9 @@ async function dispatch(argv: readonly string[], io: CliIo, signal: AbortSignal,
       await writeText(io.stdout, renderGroupHelp(group, styles));
       return ExitCode.Ok;
     }
-    throw unknownCommand(words);
+    // `sds acount show`: suggest from both words, so the suggestion is a whole command.
+    const next = rest.find((token) => !token.startsWith("-"));
+    throw unknownCommand(next === undefined ? words : [...words, next]);
   }
 
   const commandName = entry.path.join(" ");
@@ -83,9 +85,15 @@ async function dispatch(argv: readonly string[], io: CliIo, signal: AbortSignal,
 
 function unknownCommand(words: readonly string[]): UsageError {
   const typed = words.join(" ");
-  const names = commandEntries.map((entry) => entry.path.join(" "));
-  const suggestion = closestMatch(typed, names) ?? closestMatch(words[0] ?? "", [...new Set(commandEntries.map((entry) => entry.path[0] as string))]);
-  return new UsageError(`unknown command "${typed}"`, { hint: suggestion === undefined ? "Run `sds --help` for the list of commands." : `Did you mean \`sds ${suggestion}\`?` });
+  const suggestion = closestMatch(
+    typed,
+    commandEntries.map((entry) => entry.path.join(" ")),
+  );
+  if (suggestion !== undefined) return new UsageError(`unknown command "${typed}"`, { hint: `Did you mean \`sds ${suggestion}\`?` });
+  const first = words[0] ?? "";
+  if (first in commandGroups) return new UsageError(`unknown command "${typed}"`, { hint: `Run \`sds help ${first}\` for its commands.` });
+  const group = closestMatch(first, [...new Set(commandEntries.map((entry) => entry.path[0] as string))]);
+  return new UsageError(`unknown command "${typed}"`, { hint: group === undefined ? "Run `sds --help` for the list of commands." : `Did you mean \`sds ${group}\`?` });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The candidate closest to `input` by edit distance, if it is close enough to be a likely typo
- * (at most a third of the input's length, and at least one edit away from nothing).
+ * The candidate closest to `input` by edit distance, if it is close enough to be a likely typo:
+ * one edit for short input, two for input of eight characters or more.
  *
  * @example
  * ```ts
@@ -8,7 +8,7 @@
  * ```
  */
 export function closestMatch(input: string, candidates: readonly string[]): string | undefined {
-  const limit = Math.max(1, Math.floor(input.length / 3));
+  const limit = Math.min(2, Math.max(1, Math.floor(input.length / 4)));
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
