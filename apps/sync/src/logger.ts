@@ -26,10 +26,50 @@ export const redactedPaths = [
   "SYNC_API_TOKEN",
 ];
 
-/** JSON logs to stdout (or `destination`) at `level`, with secrets redacted. */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const options = { level, base: { service: "sds-sync" }, redact: { paths: redactedPaths, censor: "[REDACTED]" } };
-  return destination ? pino(options, destination) : pino(options);
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /**
+   * Secret values (the API key, the token, the database password) scrubbed from every line
+   * wherever they appear, even inside an error message: the backstop behind path redaction.
+   */
+  readonly secrets?: readonly string[];
+  /** @default stdout */
+  readonly destination?: DestinationStream;
+}
+
+/** Secrets shorter than this are not scrubbed by value: replacing two characters everywhere would garble every line. */
+const MIN_SCRUBBED_SECRET_LENGTH = 4;
+
+/** JSON logs to stdout (or `destination`) at `level`, with secrets redacted by path and by value. */
+export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
+  const secrets = (options.secrets ?? [])
+    .filter((secret) => secret.length >= MIN_SCRUBBED_SECRET_LENGTH)
+    .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
+  const unique = [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  const pinoOptions = {
+    level,
+    base: { service: "sds-sync" },
+    redact: { paths: redactedPaths, censor: "[REDACTED]" },
+    hooks: {
+      streamWrite: (line: string) => unique.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, "[REDACTED]"), line),
+    },
+  };
+  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+}
+
+/** The secrets of a configuration, for {@link LoggerOptions.secrets}. */
+export function configSecrets(config: SyncConfig): string[] {
+  const secrets = [config.apiKey];
+  if (config.apiToken) secrets.push(config.apiToken);
+  if (config.database.kind === "postgres") {
+    try {
+      const password = decodeURIComponent(new URL(config.database.connectionString).password);
+      if (password) secrets.push(password);
+    } catch {
+      // An unparseable URL has no password to find; pg will refuse it with its own message.
+    }
+  }
+  return secrets;
 }
 
 /** The database as safe to print: the file of SQLite, the URL of PostgreSQL with its password masked. */

@@ -1,6 +1,6 @@
 import { loadConfig } from "./config.ts";
 import { isConfigError } from "./errors.ts";
-import { createLogger } from "./logger.ts";
+import { configSecrets, createLogger } from "./logger.ts";
 import { startSyncService } from "./service.ts";
 
 /** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     process.exitCode = EXIT_CONFIG;
     return;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { secrets: configSecrets(config) });
   let service;
   try {
     service = await startSyncService({ config, logger });

@@ -45,7 +45,11 @@ interface Location {
 function sqliteLocation(): Location {
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-crash-"));
   const path = join(directory, "sds.db");
-  return { url: `sqlite:${path}`, database: { kind: "sqlite", path }, cleanup: () => Promise.resolve(rmSync(directory, { recursive: true, force: true })) };
+  const cleanup = () => {
+    rmSync(directory, { recursive: true, force: true });
+    return Promise.resolve();
+  };
+  return { url: `sqlite:${path}`, database: { kind: "sqlite", path }, cleanup };
 }
 
 function postgresLocation(): Location {

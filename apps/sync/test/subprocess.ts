@@ -35,8 +35,8 @@ export function spawnService(env: Readonly<Record<string, string>>): ServiceProc
       if (listening?.[1]) resolveUrl(listening[1]);
     }
   };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on("exit", (code, signal) => {
       rejectUrl(new Error(`sds-sync exited (code ${code}, signal ${signal}) before listening:\n${output.join("\n")}`));

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.ts";
+import { ConfigError } from "./errors.ts";
+
+const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
+
+function issuesOf(env: Record<string, string | undefined>): { variable: string; message: string }[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).issues];
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    expect(loadConfig(minimal)).toEqual({
+      baseUrl: "https://sds.example.com/api/v1",
+      apiKey: "key-123",
+      database: { kind: "sqlite", path: "./data/sds.db" },
+      intervalSeconds: 60,
+      concurrency: 8,
+      port: 8787,
+      host: "127.0.0.1",
+      apiToken: undefined,
+      logLevel: "info",
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      ...minimal,
+      SDS_BASE_URL: "http://localhost:4010/api/v1/",
+      DATABASE_URL: "postgres://sync:pw@db.internal:5432/inventory?schema=sds&sslmode=require",
+      SYNC_INTERVAL: "30",
+      SYNC_CONCURRENCY: "16",
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      SYNC_API_TOKEN: "0123456789abcdef0123",
+      LOG_LEVEL: "DEBUG",
+    });
+    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug" });
+    expect(config.database).toEqual({ kind: "postgres", connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require", schema: "sds" });
+  });
+
+  it("takes sqlite paths relative, absolute and in memory", () => {
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:/var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:///var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite::memory:" }).database).toEqual({ kind: "sqlite", path: ":memory:" });
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ ...minimal, PORT: "", SYNC_API_TOKEN: "  " })).toMatchObject({ port: 8787, apiToken: undefined });
+  });
+
+  it("names each missing required variable", () => {
+    expect(issuesOf({}).map((issue) => issue.variable)).toEqual(["SDS_BASE_URL", "SDS_API_KEY"]);
+  });
+
+  it.each([
+    ["SDS_BASE_URL", "not a url", /not a URL/],
+    ["SDS_BASE_URL", "ftp://sds.example.com/api/v1", /http or https/],
+    ["SDS_BASE_URL", "https://user:pw@sds.example.com/api/v1", /credentials/],
+    ["DATABASE_URL", "mysql://localhost/db", /sqlite: or postgres:\/\//],
+    ["DATABASE_URL", "sqlite:", /file path/],
+    ["DATABASE_URL", "postgres://localhost/db?schema=drop;table", /schema/],
+    ["SYNC_INTERVAL", "soon", /must be a number/],
+    ["SYNC_INTERVAL", "0", /between/],
+    ["SYNC_INTERVAL", "-5", /must be a number/],
+    ["SYNC_CONCURRENCY", "2.5", /integer/],
+    ["SYNC_CONCURRENCY", "0", /between 1 and 64/],
+    ["SYNC_CONCURRENCY", "65", /between 1 and 64/],
+    ["PORT", "70000", /between 0 and 65535/],
+    ["PORT", "http", /integer/],
+    ["SYNC_API_TOKEN", "short", /at least 16/],
+    ["SYNC_API_TOKEN", "has a space in the middle", /whitespace/],
+    ["LOG_LEVEL", "loud", /one of fatal, error/],
+  ])("refuses %s=%j with a message naming it", (variable, value, message) => {
+    const issues = issuesOf({ ...minimal, [variable]: value });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.variable).toBe(variable);
+    expect(issues[0]?.message).toMatch(message);
+  });
+
+  it("reports every problem at once, and never echoes a secret or the database URL", () => {
+    const env = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key", SYNC_API_TOKEN: "tiny-secret", DATABASE_URL: "mongodb://admin:hunter2@db/x", PORT: "x" };
+    const load = () => loadConfig(env);
+    expect(issuesOf(env).map((issue) => issue.variable)).toEqual(["DATABASE_URL", "PORT", "SYNC_API_TOKEN"]);
+    expect(load).toThrow(/SYNC_API_TOKEN:/);
+    expect(load).not.toThrow(/tiny-secret|hunter2/);
+  });
+});
