@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startSandbox, type Sandbox } from "@sds/testing";
+import { loadConfig } from "./config.ts";
+import { isConfigError } from "./errors.ts";
+import { configSecrets, createLogger } from "./logger.ts";
+import { startSyncService, type SyncService } from "./service.ts";
+import type { CycleResult } from "./sync/run-cycle.ts";
+
+/**
+ * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys) and
+ * sds-sync on the embedded SQLite store against it. Waits for the first cycle, prints what was
+ * synced and where to look, then runs until Ctrl-C (or exits after the first cycle with
+ * `--once`). Built as `dist/demo.js`, a development entry: it needs `@sds/testing`, a dev
+ * dependency, so it is run from the repository and left out of the published package.
+ */
+
+const usage = `Usage: node apps/sync/dist/demo.js [options]
+
+Starts the sandbox and sds-sync against it, waits for the first sync cycle, prints what was
+synced and the URLs to query, then runs until Ctrl-C.
+
+Options:
+  --once             exit after the first cycle (status 0 when it succeeded)
+  --surveys N        live surveys in the sandbox (default 3000)
+  --port N           port of the sds-sync API (default 8787; 0 picks a free one)
+  --interval S       seconds between cycles (default 10)
+  --churn            change a few sandbox surveys before every cycle, so the feed moves
+  --verbose          show sds-sync's JSON logs (default: warnings only)
+  -h, --help         show this help
+`;
+
+/** Exit status for a bad command line (EX_USAGE). */
+const EXIT_USAGE = 64;
+
+interface DemoOptions {
+  readonly once: boolean;
+  readonly surveys: number;
+  readonly port: number;
+  readonly intervalSeconds: number;
+  readonly churn: boolean;
+  readonly verbose: boolean;
+}
+
+function parseOptions(argv: readonly string[]): DemoOptions | "help" {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      once: { type: "boolean", default: false },
+      surveys: { type: "string", default: "3000" },
+      port: { type: "string", default: "8787" },
+      interval: { type: "string", default: "10" },
+      churn: { type: "boolean", default: false },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return "help";
+  const integer = (name: string, value: string, min: number, max: number) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max) throw new RangeError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    return number;
+  };
+  return {
+    once: values.once,
+    surveys: integer("surveys", values.surveys, 0, 200_000),
+    port: integer("port", values.port, 0, 65_535),
+    intervalSeconds: integer("interval", values.interval, 1, 86_400),
+    churn: values.churn,
+    verbose: values.verbose,
+  };
+}
+
+function describeFirstCycle(result: CycleResult, service: SyncService, sandbox: Sandbox, databasePath: string): string {
+  const { counts } = result;
+  const seconds = ((result.finishedAt.getTime() - result.startedAt.getTime()) / 1000).toFixed(2);
+  const [firstSurvey] = sandbox.api.listSurveys(sandbox.keys[0]?.supplierId ?? 1001);
+  const url = service.url;
+  return [
+    "",
+    `First sync cycle ${result.status} in ${seconds} s:`,
+    `  ${counts.listed} live surveys listed, ${counts.opened} stored`,
+    `  ${counts.qualificationsFetched} qualification sets and ${counts.quotasFetched} quota sets fetched (${counts.upstreamRequests} upstream requests)`,
+    `  ${counts.changes} changes in the feed, ${counts.quarantined} malformed items quarantined, ${counts.fetchFailures} fetches to retry`,
+    `  store: SQLite at ${databasePath}`,
+    "",
+    "Query it:",
+    `  curl '${url}/v1/surveys?limit=5'`,
+    `  curl '${url}/v1/surveys?minCpi=2&maxLoi=15&device=mobile&limit=5'`,
+    `  curl '${url}/v1/surveys/${firstSurvey?.SurveyId ?? 1}'`,
+    `  curl '${url}/v1/changes?after=0&limit=10'`,
+    `  curl '${url}/v1/changes?after=${result.lastSequence ?? 0}&wait=30'     # long-poll for the next change`,
+    `  curl '${url}/v1/sync/status'`,
+    `  curl -X POST '${url}/v1/sync/run'                      # run a cycle now`,
+    `  curl '${url}/metrics'   '${url}/readyz'`,
+    "",
+    "Change the sandbox, then watch the feed:",
+    `  curl -X POST '${sandbox.controlUrl}/surveys/${firstSurvey?.SurveyId ?? 1}/close'`,
+    `  curl -X PATCH '${sandbox.controlUrl}/surveys/${firstSurvey?.SurveyId ?? 1}' -H 'content-type: application/json' -d '{"Cpi":"9.99"}'`,
+    `  (sandbox API: ${sandbox.baseUrl}, key ${sandbox.keys[0]?.apiKey ?? "?"})`,
+    "",
+  ].join("\n");
+}
+
+/** A little upstream churn between cycles: closes, reopens, price changes, new qualifications, a new survey. */
+function churn(sandbox: Sandbox, round: number): void {
+  const supplierId = sandbox.keys[0]?.supplierId ?? 1001;
+  const live = sandbox.api.listSurveys(supplierId, "live");
+  const closed = sandbox.api.listSurveys(supplierId, "closed");
+  const pick = (offset: number) => live[(round * 7 + offset) % Math.max(1, live.length)];
+  const toClose = pick(0);
+  if (toClose) sandbox.api.closeSurvey(toClose.SurveyId);
+  const toReopen = closed[0];
+  if (toReopen && round % 2 === 1) sandbox.api.reopenSurvey(toReopen.SurveyId);
+  const toReprice = pick(3);
+  if (toReprice) sandbox.api.updateSurvey(toReprice.SurveyId, { Cpi: (1 + ((round * 13) % 90) / 10).toFixed(2) });
+  const toRequalify = pick(5);
+  if (toRequalify) sandbox.api.replaceQualifications(toRequalify.SurveyId, [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [round % 5], OptionCodes: [String(round % 5)] }]);
+  sandbox.api.addSurvey(supplierId);
+}
+
+async function main(): Promise<number> {
+  let options: DemoOptions | "help";
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`demo: ${(error as Error).message}\n\n${usage}`);
+    return EXIT_USAGE;
+  }
+  if (options === "help") {
+    process.stdout.write(usage);
+    return 0;
+  }
+
+  const apiKey = "demo-key-sds-sync";
+  process.stdout.write(`Starting the sandbox with ${options.surveys} surveys…\n`);
+  const sandbox = await startSandbox({ surveys: options.surveys, seed: 1, apiKey });
+  const directory = mkdtempSync(join(tmpdir(), "sds-sync-demo-"));
+  const databasePath = join(directory, "sds.db");
+  let service: SyncService | undefined;
+  const cleanUp = async () => {
+    await service?.stop();
+    await sandbox.close();
+    rmSync(directory, { recursive: true, force: true });
+  };
+
+  try {
+    const config = loadConfig({
+      SDS_BASE_URL: sandbox.baseUrl,
+      SDS_API_KEY: apiKey,
+      DATABASE_URL: `sqlite:${databasePath}`,
+      PORT: String(options.port),
+      HOST: "127.0.0.1",
+      SYNC_INTERVAL: String(options.intervalSeconds),
+      LOG_LEVEL: options.verbose ? "info" : "warn",
+    });
+    process.stdout.write(`Starting sds-sync against ${sandbox.baseUrl}…\n`);
+    service = await startSyncService({ config, logger: createLogger(config.logLevel, { secrets: configSecrets(config) }) });
+    const first = service.engine.status().lastCycle ?? (await service.engine.nextCycle());
+    process.stdout.write(describeFirstCycle(first, service, sandbox, databasePath));
+    if (options.once || first.status === "failed") {
+      await cleanUp();
+      return first.status === "succeeded" ? 0 : 1;
+    }
+  } catch (error) {
+    process.stderr.write(`demo: ${isConfigError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await cleanUp().catch(() => undefined);
+    return 1;
+  }
+
+  const running = service;
+  process.stdout.write(`sds-sync runs a cycle every ${options.intervalSeconds} s${options.churn ? ", with sandbox churn before each" : ""}. Ctrl-C to stop.\n`);
+  let round = 0;
+  const report = async () => {
+    const result = await running.engine.nextCycle();
+    const { counts } = result;
+    process.stdout.write(
+      `cycle ${result.status}: ${counts.listed} listed, ${counts.changes} changes (opened ${counts.opened}, updated ${counts.updated}, qualifications ${counts.qualificationsChanged}, closed ${counts.closed}, reopened ${counts.reopened}), ${counts.upstreamRequests} requests, ${result.finishedAt.getTime() - result.startedAt.getTime()} ms\n`,
+    );
+    if (options.churn) churn(sandbox, (round += 1));
+    void report();
+  };
+  if (options.churn) churn(sandbox, round);
+  void report();
+
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.stdout.write("\nStopping…\n");
+      cleanUp().then(
+        () => {
+          resolve(0);
+        },
+        (error: unknown) => {
+          process.stderr.write(`demo: ${String(error)}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
