@@ -2,6 +2,7 @@ import { tableCell } from "../internal/cell.ts";
 import { connect } from "../internal/client.ts";
 import { defineCommand } from "../internal/command.ts";
 import { parseIdArgument } from "../internal/option-values.ts";
+import { inferColumns } from "../internal/record-columns.ts";
 import { renderKeyValues, renderTable } from "../internal/table.ts";
 
 /** `sds collections qualification LANGUAGE_ID QUALIFICATION_ID`: one question with its options. */
@@ -29,10 +30,10 @@ export const command = defineCommand({
         styles,
       );
       if (options.length === 0) return `${header}\n${styles.bold("Options")}\n  ${styles.dim("none (free answer)")}\n`;
-      const columns = [...new Set(options.flatMap((option) => Object.keys(option)))];
+      const columns = inferColumns(options, ["OptionId", "OptionCode", "OptionText"]);
       const table = renderTable(
-        columns.map((column) => ({ header: column, align: column === "OptionText" ? "left" : "right" })),
-        options.map((option) => columns.map((column) => tableCell((option as Record<string, unknown>)[column]))),
+        columns,
+        options.map((option) => columns.map((column) => tableCell((option as Record<string, unknown>)[column.header]))),
         { styles, maxWidth: context.output.maxWidth },
       );
       return `${header}\n${styles.bold(`Options (${options.length})`)}\n${table}`;

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,7 +50,26 @@ function shellQuote(word: string): string {
   return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-function runProcess(file: string, args: readonly string[], home: TestHome, options: RunOptions): Promise<SdsResult> {
+/** A running `sds`: its process, its output so far, and its result once it exits. */
+export interface StartedSds {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Resolves once stdout has shown `text`; rejects if the process exits first. */
+  waitForOutput(text: string): Promise<void>;
+  readonly result: Promise<SdsResult>;
+}
+
+/** Starts the built `sds` with piped stdio and returns at once, for commands that run until stopped. */
+export function startSds(args: readonly string[], home: TestHome, options: RunOptions = {}): StartedSds {
+  let handle: ProcessHandle | undefined;
+  const result = runProcess(process.execPath, [sdsBinary, ...args], home, options, (started) => (handle = started));
+  // runProcess spawns synchronously, inside the Promise executor, so the handle is set by now.
+  if (handle === undefined) throw new Error("sds did not start");
+  return { ...handle, result };
+}
+
+type ProcessHandle = Omit<StartedSds, "result">;
+
+function runProcess(file: string, args: readonly string[], home: TestHome, options: RunOptions, onStart?: (handle: ProcessHandle) => void): Promise<SdsResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, [...args], {
       env: { PATH: process.env.PATH, HOME: home.path, XDG_CONFIG_HOME: home.configPath, TERM: "xterm-256color", ...options.env },
@@ -59,8 +78,25 @@ function runProcess(file: string, args: readonly string[], home: TestHome, optio
     let stdout = "";
     let stderr = "";
     let answered = false;
+    const waiters: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+    const settleWaiters = () => {
+      for (const waiter of [...waiters]) {
+        if (!stdout.includes(waiter.text)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    };
+    onStart?.({
+      child,
+      waitForOutput: (text) =>
+        new Promise<void>((resolveWait, rejectWait) => {
+          waiters.push({ text, resolve: resolveWait, reject: rejectWait });
+          settleWaiters();
+        }),
+    });
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
+      settleWaiters();
       if (options.answer !== undefined && !answered && stdout.includes(options.answer.after)) {
         answered = true;
         child.stdin.end(options.answer.input);
@@ -74,6 +110,7 @@ function runProcess(file: string, args: readonly string[], home: TestHome, optio
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      for (const waiter of waiters) waiter.reject(new Error(`sds exited (${String(code ?? signal)}) before printing ${JSON.stringify(waiter.text)}\nstdout: ${stdout}\nstderr: ${stderr}`));
       resolve({ code, signal, stdout, stderr });
     });
     child.stdin.on("error", () => undefined);

@@ -1,0 +1,148 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Survey } from "@sds/schemas";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFake, type RunningFake } from "./support/fake-service.ts";
+import { createTestHome, runSds, runSdsOnTerminal, startSds, type TestHome } from "./support/run-sds.ts";
+
+let fake: RunningFake;
+let home: TestHome;
+beforeAll(async () => {
+  fake = await startFake({ seed: 11, suppliers: [{ supplierId: 1001, apiKey: "export-test-key", surveys: 25 }] });
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => {
+  home = createTestHome();
+  fake.api.faults.clear();
+  fake.api.clearRequestLog();
+});
+afterEach(() => {
+  home.remove();
+});
+
+interface ExportedRecord {
+  readonly survey: Survey;
+  readonly qualifications: readonly { readonly SurveyId: number }[];
+  readonly quotas: readonly unknown[] | null;
+}
+
+const run = (...args: string[]) => runSds(args, home, { env: fake.env });
+const liveSurveys = () => fake.api.listSurveys(1001);
+const parseNdjson = (text: string) => text.trimEnd().split("\n").map((line) => JSON.parse(line) as ExportedRecord);
+
+describe("sds export", () => {
+  it("writes every live survey with its qualifications, and quotas where Has_Quotas, as NDJSON", async () => {
+    const out = join(home.path, "surveys.ndjson");
+    const result = await run("export", "--out", out);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("");
+    const records = parseNdjson(readFileSync(out, "utf8"));
+    expect(records.map((record) => record.survey.SurveyId)).toEqual(liveSurveys().map((survey) => survey.SurveyId));
+    for (const record of records) {
+      const stored = fake.api.getSurvey(record.survey.SurveyId);
+      expect(record.qualifications).toEqual(stored?.qualifications);
+      expect(record.quotas).toEqual(record.survey.Has_Quotas ? stored?.quotas : null);
+    }
+    expect(result.stderr).toBe(`Exported ${records.length} surveys to ${out} as ndjson.\n`);
+  });
+
+  it("writes a JSON array or CSV, by --format or by the file's extension, or to stdout", async () => {
+    const jsonFile = join(home.path, "all.json");
+    expect((await run("export", "--out", jsonFile)).code).toBe(0);
+    const array = JSON.parse(readFileSync(jsonFile, "utf8")) as ExportedRecord[];
+    expect(array).toHaveLength(liveSurveys().length);
+
+    fake.api.clearRequestLog();
+    const csv = await run("export", "--format", "csv", "--quotas", "none");
+    const lines = csv.stdout.trimEnd().split("\r\n");
+    expect(lines[0]).toMatch(/^SurveyId,Name,Cpi,.*,LengthOfInterview,Qualifications,Quotas$/);
+    expect(lines).toHaveLength(liveSurveys().length + 1);
+    expect(fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toEqual([]);
+
+    const ndjson = await run("export");
+    expect(parseNdjson(ndjson.stdout)).toHaveLength(liveSurveys().length);
+    expect((await run("export", "-o", "table")).code).toBe(2);
+  });
+
+  it("fetches quotas of every survey with --quotas all", async () => {
+    await run("export", "--quotas", "all", "--out", join(home.path, "x.ndjson"));
+    expect(fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(liveSurveys().length);
+  });
+
+  it("reports surveys whose requests keep failing at the end and in the exit code, and writes the rest", async () => {
+    const [first, second] = liveSurveys();
+    fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(first?.SurveyId)}` });
+    fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(second?.SurveyId)}` });
+    const out = join(home.path, "partial.ndjson");
+    const result = await run("export", "--out", out, "--concurrency", "8");
+    expect(result.code).toBe(1);
+    const records = parseNdjson(readFileSync(out, "utf8"));
+    expect(records).toHaveLength(liveSurveys().length - 2);
+    expect(records.map((record) => record.survey.SurveyId)).not.toContain(first?.SurveyId);
+    expect(result.stderr).toContain(`warning: survey ${String(first?.SurveyId)}: qualifications: GET /survey-qualifications/${String(first?.SurveyId)} failed with HTTP 500`);
+    expect(result.stderr).toContain(`warning: survey ${String(second?.SurveyId)}: qualifications:`);
+    expect(result.stderr).toMatch(/error: export incomplete: 2 surveys could not be exported\. The other surveys were written; run the export again to retry\.\n$/);
+  });
+
+  it("exits with the failures' own code when they agree (5 for network failures)", async () => {
+    const [first] = liveSurveys();
+    fake.api.faults.add({ kind: "connection-reset", path: `/survey-qualifications/${String(first?.SurveyId)}` });
+    const result = await run("export");
+    expect(result.code).toBe(5);
+    expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length - 1);
+  });
+
+  it("recovers from a failure that the retries outlast", async () => {
+    fake.api.faults.add({ kind: "status", status: 503, operation: "getSurveyQualifications", count: 2 });
+    const result = await run("export");
+    expect(result.code).toBe(0);
+    expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length);
+  });
+
+  it("exits 6 when surveys of the list fail validation, exporting the others", async () => {
+    fake.api.addSurvey(1001, { survey: { SurveyId: 880_001, LanguageId: "three" } as unknown as Partial<Survey>, allowInvalid: true });
+    try {
+      const result = await run("export");
+      expect(result.code).toBe(6);
+      expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length - 1);
+      expect(result.stderr).toContain("1 survey of the list failed validation");
+    } finally {
+      fake.api.removeSurvey(880_001);
+    }
+  });
+
+  it("draws a progress bar on a terminal's stderr, and none when stderr is not a terminal", async () => {
+    fake.api.faults.add({ kind: "latency", ms: 30, operation: "getSurveyQualifications" });
+    const out = join(home.path, "tty.ndjson");
+    const terminal = await runSdsOnTerminal(["export", "--out", out, "--concurrency", "2"], home, { env: fake.env });
+    expect(terminal.code).toBe(0);
+    expect(terminal.stdout).toMatch(/Exporting .*\d+\/25/);
+    expect(terminal.stdout).toContain("\r\u001b[2K");
+    const piped = await run("export", "--out", out);
+    expect(piped.stderr).not.toContain("Exporting");
+    expect(piped.stderr).not.toContain("\r");
+  });
+
+  it("leaves no file behind when it cannot write, and when interrupted", async () => {
+    const unwritable = await run("export", "--out", join(home.path, "no-such-dir", "x.ndjson"));
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(/^error: cannot write .*no-such-dir\/x\.ndjson: /);
+
+    fake.api.faults.add({ kind: "latency", ms: 400, operation: "getSurveyQualifications" });
+    const out = join(home.path, "interrupted.ndjson");
+    const started = startSds(["export", "--out", out, "--concurrency", "1"], home, { env: fake.env });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    started.child.kill("SIGINT");
+    const result = await started.result;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe("error: interrupted\n");
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(home.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("rejects a concurrency outside 1 to 32", async () => {
+    for (const value of ["0", "33", "two"]) expect((await run("export", "--concurrency", value)).code).toBe(2);
+  });
+});
