@@ -57,7 +57,8 @@ export function reportError(error: unknown, context: ReportContext): ExitCode {
 function describeError(error: unknown, exitCode: ExitCode, debug: boolean): { message: string; hint: string | undefined } {
   if (isCliError(error)) return { message: firstLine(error.message), hint: error.hint };
   if (exitCode === ExitCode.Interrupted) return { message: "interrupted", hint: undefined };
-  if (error instanceof Error && userFacingErrorNames.has(error.name)) {
+  if (isUserFacing(error)) {
+    if (exitCode === ExitCode.Validation && debug) return { message: firstLine(error.message), hint: "The service sent data this version of sds does not understand; the issues are below." };
     return { message: firstLine(error.message), hint: hintByExitCode[exitCode] ?? (debug ? undefined : "Run with --debug for details.") };
   }
   const message = error instanceof Error ? firstLine(error.message) : String(error);
@@ -80,8 +81,8 @@ function debugDetails(error: unknown): string[] {
     if (typeof fields.requestId === "string") lines.push(`  request id: ${fields.requestId}`);
     if (Array.isArray(fields.messages) && fields.messages.length > 0) lines.push(`  messages: ${fields.messages.map(String).join(" | ")}`);
     if (Array.isArray(fields.issues)) lines.push(...describeIssues(fields.issues));
-    // A stack only helps with bugs: for the CLI's own errors it points at code the user did not write.
-    if (!isCliError(current) && current.stack !== undefined) lines.push(...current.stack.split("\n").slice(1).map((line) => `  ${line.trim()}`));
+    // A stack only helps with bugs: for the CLI's and the client's own errors it points at code the user did not write.
+    if (!isCliError(current) && !isUserFacing(current) && current.stack !== undefined) lines.push(...current.stack.split("\n").slice(1).map((line) => `  ${line.trim()}`));
     current = current.cause;
   }
   return lines;
@@ -95,6 +96,10 @@ function describeIssues(issues: readonly unknown[]): string[] {
   });
   if (issues.length > shown.length) shown.push(`  … and ${issues.length - shown.length} more issues`);
   return shown;
+}
+
+function isUserFacing(error: unknown): error is Error {
+  return error instanceof Error && userFacingErrorNames.has(error.name);
 }
 
 function firstLine(text: string): string {
