@@ -22,8 +22,14 @@ export interface ItemwiseSurveyList {
   readonly invalid: readonly InvalidItem[];
 }
 
+const wholeListParser = operationParser("listSurveys");
+
 const itemwiseSurveyListParser: ResponseParser<ItemwiseSurveyList> = (body, mode) => {
   if (mode === "off") return { success: true, data: { data: body as SurveyListResponse, invalid: [] } };
+  // The common case, a list with no bad survey, takes the fast whole-list check; only a list
+  // that fails it is parsed survey by survey to tell the good from the bad.
+  const whole = wholeListParser(body, mode);
+  if (whole.success) return { success: true, data: { data: whole.data, invalid: [] } };
   const result = parseSurveyList(body, { strict: mode === "strict" });
   return result.success
     ? { success: true, data: { data: result.data, invalid: result.invalid } }
