@@ -12,7 +12,9 @@ export interface ResponseInfo {
   readonly durationMs: number;
   /** How many attempts it took (1 when no retry was needed). */
   readonly attempts: number;
+  /** The operation id, such as `"listSurveys"`. */
   readonly operation: OperationId;
+  /** The HTTP method. */
   readonly method: "GET" | "PUT";
   /** The full URL of the request. */
   readonly url: string;
@@ -20,7 +22,9 @@ export interface ResponseInfo {
 
 /** The result of {@link ApiPromise.withResponse}: the data and the response it came from. */
 export interface WithResponse<T> {
+  /** What awaiting the call resolves to. */
   readonly data: T;
+  /** The response the data came from. */
   readonly response: ResponseInfo;
 }
 
@@ -58,6 +62,7 @@ export class ApiPromise<T> extends Promise<T> {
     return this.#result;
   }
 
+  /** Resolves to the data; rejects with the call's error. */
   override then<Fulfilled = T, Rejected = never>(
     onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
     onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
@@ -65,10 +70,12 @@ export class ApiPromise<T> extends Promise<T> {
     return this.#result.then(({ data }) => data).then(onfulfilled, onrejected);
   }
 
+  /** Handles the call's error. */
   override catch<Rejected = never>(onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
     return this.then(undefined, onrejected);
   }
 
+  /** Runs `onfinally` when the call settles. */
   override finally(onfinally?: (() => void) | null): Promise<T> {
     return this.then().finally(onfinally);
   }

@@ -54,6 +54,7 @@ export interface RequestOptions {
   readonly deadline?: number | false | undefined;
   /** Retry options, a retry limit, or `false` for no retries. */
   readonly retry?: RetryOptions | number | false | undefined;
+  /** How to check the response. */
   readonly validation?: ValidationMode | undefined;
   /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
@@ -76,7 +77,7 @@ export interface ClientOptions {
   readonly deadline?: number | false | undefined;
   /** Retry options, a retry limit, or `false` for no retries. @default { limit: 2 } */
   readonly retry?: RetryOptions | number | false | undefined;
-  /** @default "loose" */
+  /** How to check responses. @default "loose" */
   readonly validation?: ValidationMode | undefined;
   /** The most requests of this client in flight at once (`Infinity`: no limit). @default 8 */
   readonly maxConcurrency?: number | undefined;

@@ -3,7 +3,9 @@ import type { SdsError } from "./errors/sds-error.ts";
 
 /** Fields every event of the logging hooks carries. */
 export interface RequestEventBase {
+  /** The operation id, such as `"listSurveys"`. */
   readonly operation: OperationId;
+  /** The HTTP method. */
   readonly method: "GET" | "PUT";
   /** The full URL (it never holds the API key: the key travels in a header). */
   readonly url: string;
@@ -19,9 +21,11 @@ export interface RequestEvent extends RequestEventBase {
 
 /** An attempt got a response (any status). */
 export interface ResponseEvent extends RequestEventBase {
+  /** The HTTP status of this attempt's response. */
   readonly status: number;
   /** Time since the call started (queueing and earlier attempts included), in milliseconds. */
   readonly durationMs: number;
+  /** The request id from the response headers, when the server sent one. */
   readonly requestId: string | undefined;
 }
 
@@ -37,7 +41,9 @@ export interface RetryEvent extends RequestEventBase {
 
 /** A call failed for good: this error is what the caller receives. */
 export interface RequestErrorEvent extends RequestEventBase {
+  /** The error the call rejects with. */
   readonly error: SdsError;
+  /** Time since the call started, in milliseconds. */
   readonly durationMs: number;
 }
 
@@ -51,9 +57,13 @@ export interface RequestErrorEvent extends RequestEventBase {
  * ```
  */
 export interface ClientHooks {
+  /** Before each attempt is sent. */
   readonly onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** When an attempt gets a response, whatever its status. */
   readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
+  /** When a failed attempt will be retried, before the delay. */
   readonly onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** When a call that was sent (or queued to be) fails for good. */
   readonly onError?: ((event: RequestErrorEvent) => void) | undefined;
 }
 
@@ -65,7 +75,10 @@ export type LogMethod = (fields: Record<string, unknown>, message: string) => vo
  * go to `debug`, retries to `warn`, failures to `error`; secrets are redacted.
  */
 export interface Logger {
+  /** Receives requests and responses. */
   readonly debug?: LogMethod | undefined;
+  /** Receives retries. */
   readonly warn?: LogMethod | undefined;
+  /** Receives calls that failed for good. */
   readonly error?: LogMethod | undefined;
 }

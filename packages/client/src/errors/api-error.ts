@@ -2,6 +2,7 @@ import { SdsError, defineHiddenProperty, type RequestContext } from "./sds-error
 
 /** What the client knows of an error response. */
 export interface ApiErrorDetails {
+  /** The request the response answered. */
   readonly request: RequestContext;
   /** The HTTP status (200 when the envelope says `hasError: true` under a success status). */
   readonly status: number;
@@ -13,6 +14,7 @@ export interface ApiErrorDetails {
   readonly requestId: string | undefined;
   /** The delay the server asked for in `Retry-After`, in milliseconds. */
   readonly retryAfter: number | undefined;
+  /** The response headers. */
   readonly headers: Headers;
   /** The response body as received: parsed JSON, or the text when it was not JSON. */
   readonly body: unknown;

@@ -4,6 +4,7 @@ import type { OperationId } from "@sds/schemas";
 export interface RequestContext {
   /** The operation id from `@sds/schemas`, such as `"listSurveys"`. */
   readonly operation: OperationId;
+  /** The HTTP method. */
   readonly method: "GET" | "PUT";
   /** The path relative to the base URL, placeholders filled in (`/survey-qualifications/42`). */
   readonly path: string;
@@ -66,6 +67,7 @@ type InspectFunction = (value: unknown, options?: unknown) => string;
  * ```
  */
 export class SdsError extends Error {
+  /** The class of the error, also across copies of the package. */
   override name: SdsErrorName = "SdsError";
   /** The operation that failed, when the error belongs to a request. */
   readonly operation: OperationId | undefined;

@@ -2,8 +2,11 @@ import { SdsError, defineHiddenProperty, type RequestContext } from "./sds-error
 
 /** One validation problem: where (`path`), what (`message`) and its kind (`code`, zod's issue code). */
 export interface ValidationIssue {
+  /** Where, from the root of the body (`["Surveys", 4, "Cpi"]`); empty for the body itself. */
   readonly path: readonly PropertyKey[];
+  /** What is wrong, in words. */
   readonly message: string;
+  /** The kind of problem: zod's issue code (`invalid_type`, `unrecognized_keys`, …) or `invalid_json`. */
   readonly code: string;
 }
 
