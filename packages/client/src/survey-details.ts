@@ -1,4 +1,5 @@
 import type { InvalidItem, Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
+import { ConfigurationError } from "./errors/configuration-error.ts";
 import { RequestAbortedError } from "./errors/transport-errors.ts";
 import { SdsError } from "./errors/sds-error.ts";
 import { ConcurrencyLimiter } from "./internal/concurrency-limiter.ts";
@@ -60,7 +61,7 @@ type SurveyOutcome = { readonly ok: true; readonly value: SurveyWithDetails } | 
 export async function listSurveysWithDetails(surveys: Surveys, options: ListWithDetailsOptions = {}): Promise<SurveysWithDetails> {
   const { signal, onProgress, includeQuotas = "flagged", concurrency = 4 } = options;
   if (concurrency !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(concurrency) || concurrency < 1)) {
-    throw new RangeError(`concurrency must be a whole number, 1 or more; got ${String(concurrency)}`);
+    throw new ConfigurationError(`\`concurrency\` must be a whole number, 1 or more, or Infinity; got ${String(concurrency)}.`, "concurrency");
   }
   const { data: list, invalid } = await surveys.listItemwise({ signal });
   const limiter = new ConcurrencyLimiter(concurrency);

@@ -65,6 +65,7 @@ describe("createClient", () => {
     ["a path with a foreign placeholder", { paths: { listLanguages: "/languages/{id}" } }, "paths.listLanguages"],
     ["a relative path", { paths: { getSurveyGroups: "survey-groups/{surveyId}" } }, "paths.getSurveyGroups"],
     ["an unknown operation", { paths: { getEverything: "/everything" } as never }, "paths.getEverything"],
+    ["a header value fetch refuses", { headers: { "X-Team": "line\nbreak" } }, "headers"],
   ])("refuses %s", (_label, options, option) => {
     expect(configurationErrorOf({ baseUrl, apiKey: "k-123456", ...options }).option).toBe(option);
   });
@@ -72,6 +73,8 @@ describe("createClient", () => {
   it("refuses an invalid option of one call", async () => {
     const sds = createClient({ baseUrl, apiKey: "k-123456", fetch: () => Promise.reject(new Error("must not be called")) });
     await expect(sds.surveys.list({ timeout: 0 })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(sds.surveys.list({ headers: { "Bad Name": "x" } })).rejects.toMatchObject({ name: "ConfigurationError", option: "headers" });
+    await expect(sds.surveys.listWithDetails({ concurrency: 0 })).rejects.toMatchObject({ name: "ConfigurationError", option: "concurrency" });
   });
 
   it("sends requests to an overridden path, placeholders filled in", async () => {

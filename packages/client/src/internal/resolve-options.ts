@@ -184,7 +184,15 @@ function checkRateLimit(value: RateLimitOptions): { requestsPerSecond: number; b
   return { requestsPerSecond, burst };
 }
 
+/** The headers with lower-case names. @throws ConfigurationError on a name or value fetch would refuse */
 function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
+  try {
+    new Headers(headers);
+  } catch (error) {
+    // The runtime's message quotes the offending value, which may be a credential.
+    const names = Object.keys(headers).join(", ");
+    throw new ConfigurationError(`\`headers\` holds a header fetch refuses (among ${names}): ${(error as Error).name}.`, "headers");
+  }
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
