@@ -1,0 +1,70 @@
+/** sds-sync's cycle wired as the service wires it, for the benchmarks: client, counted fetch, SQLite file store. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_API_KEY } from "@sds/testing";
+import { pino } from "pino";
+import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { createClientUpstream } from "../src/sync/client-upstream.ts";
+import { forEachWithConcurrency } from "../src/sync/concurrency.ts";
+import { countingFetch } from "../src/sync/counting-fetch.ts";
+import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
+
+/** One measured run: wall time and upstream requests. */
+export interface Measured {
+  readonly ms: number;
+  readonly requests: number;
+}
+
+/** A cycle runner against a fake at `baseUrl`. */
+export interface SyncRunner {
+  cycle(): Promise<Measured & { readonly result: CycleResult }>;
+  /** The naive approach: list, then every survey's qualifications, with the same client and concurrency. */
+  naive(): Promise<Measured>;
+  close(): Promise<void>;
+}
+
+export async function createSyncRunner(baseUrl: string, concurrency: number): Promise<SyncRunner> {
+  const directory = mkdtempSync(join(tmpdir(), "sds-sync-bench-"));
+  const store = await openSqliteStore({ path: join(directory, "sds.db") });
+  let requests = 0;
+  const upstream = createClientUpstream({
+    baseUrl,
+    apiKey: DEFAULT_API_KEY,
+    fetch: countingFetch(globalThis.fetch, () => {
+      requests += 1;
+    }),
+    maxConcurrency: concurrency + 1,
+    retry: 0,
+  });
+  const index = new SurveyIndex();
+  const logger = pino({ level: "silent" });
+  const measure = async <T>(work: () => Promise<T>): Promise<Measured & { value: T }> => {
+    const before = requests;
+    const started = performance.now();
+    const value = await work();
+    return { ms: performance.now() - started, requests: requests - before, value };
+  };
+  return {
+    async cycle() {
+      const { ms, requests: made, value } = await measure(() =>
+        runCycle({ store, upstream, concurrency, replicaId: "bench", logger, requestCount: () => requests }, index, "manual", new AbortController().signal),
+      );
+      if (value.status !== "succeeded") throw new Error(`cycle failed: ${value.error ?? "?"}`);
+      return { ms, requests: made, result: value };
+    },
+    async naive() {
+      const signal = new AbortController().signal;
+      return measure(async () => {
+        const { surveys } = await upstream.listSurveys(signal);
+        await forEachWithConcurrency(surveys, concurrency, async (survey) => {
+          await upstream.qualifications(survey.SurveyId, signal);
+        });
+      });
+    },
+    async close() {
+      await store.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

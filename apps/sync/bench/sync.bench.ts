@@ -1,0 +1,112 @@
+/**
+ * sds-sync benchmarks (`pnpm --filter @sds/sync bench`). The fake runs in a child process so
+ * its CPU does not count against the sync; timings are compared as ratios within one run.
+ *
+ * 1. First cycle of SYNC_BENCH_SURVEYS (10,000) surveys with qualifications at 20 ms upstream
+ *    latency and concurrency 8, against the bound its request count sets (requests × 20 ms / 8).
+ * 2. A no-change cycle at the same size (no injected latency): target under 200 ms.
+ * 3. 1 % churn of qualifications, beside the naive approach that refetches every survey's
+ *    qualifications (at 20 ms latency): request and time ratios.
+ * 4. Peak RSS of a sync process over SYNC_BENCH_RSS_SURVEYS (100,000) surveys: target under 300 MB.
+ *
+ * Environment: SYNC_BENCH_SURVEYS, SYNC_BENCH_RSS_SURVEYS (0 skips part 4), SYNC_BENCH_JSON
+ * (write the figures to this file as JSON).
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { FakeCommand, FakeReply } from "./fake-process.ts";
+import { createSyncRunner } from "./sync-runner.ts";
+
+const LATENCY_MS = 20;
+const CONCURRENCY = 8;
+const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
+const rssSurveys = Number(process.env.SYNC_BENCH_RSS_SURVEYS ?? 100_000);
+const execArgv = ["--conditions=@sds/source"];
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+interface FakeProcess {
+  readonly baseUrl: string;
+  command(command: FakeCommand): Promise<void>;
+  stop(): void;
+}
+
+async function startFake(count: number): Promise<FakeProcess> {
+  const child: ChildProcess = fork(here("./fake-process.ts"), [String(count)], { execArgv });
+  const replies: ((reply: FakeReply) => void)[] = [];
+  child.on("message", (reply: FakeReply) => replies.shift()?.(reply));
+  const next = () => new Promise<FakeReply>((resolve) => replies.push(resolve));
+  const ready = await next();
+  if (ready.type !== "ready") throw new Error("the fake did not start");
+  return {
+    baseUrl: ready.baseUrl,
+    async command(command) {
+      const reply = next();
+      child.send(command);
+      await reply;
+    },
+    stop: () => child.disconnect(),
+  };
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const format = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+const figures: Record<string, unknown> = { surveys, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, node: process.version };
+
+// 1. First cycle at 20 ms latency.
+const fake = await startFake(surveys);
+const runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
+await fake.command({ type: "latency", ms: LATENCY_MS });
+const first = await runner.cycle();
+const bound = (first.requests * LATENCY_MS) / CONCURRENCY;
+figures.firstCycle = { ms: first.ms, requests: first.requests, boundMs: bound, ratio: first.ms / bound };
+console.log(`first cycle, ${surveys} surveys: ${format(first.ms)} for ${first.requests} requests; bound ${format(bound)}; ratio ${(first.ms / bound).toFixed(3)} (target ≤ 1.15)`);
+
+// 2. No-change cycles, no injected latency.
+await fake.command({ type: "clearFaults" });
+const noChange: number[] = [];
+for (let run = 0; run < 7; run += 1) {
+  const cycle = await runner.cycle();
+  if (cycle.requests !== 1) throw new Error(`a no-change cycle made ${cycle.requests} requests`);
+  noChange.push(cycle.ms);
+}
+figures.noChangeCycle = { medianMs: median(noChange), runsMs: noChange };
+console.log(`no-change cycle, ${surveys} surveys: median ${format(median(noChange))} over ${noChange.length} runs, 1 request each (target < 200 ms)`);
+
+// 3. 1 % churn at 20 ms latency, beside the naive full refetch.
+await fake.command({ type: "latency", ms: LATENCY_MS });
+const churned = Math.max(1, Math.round(surveys / 100));
+await fake.command({ type: "churn", count: churned, round: 1 });
+const incremental = await runner.cycle();
+const naive = await runner.naive();
+figures.churn = {
+  changedSurveys: churned,
+  incremental: { ms: incremental.ms, requests: incremental.requests },
+  naive: { ms: naive.ms, requests: naive.requests },
+  requestRatio: naive.requests / incremental.requests,
+  timeRatio: naive.ms / incremental.ms,
+};
+console.log(
+  `1 % churn (${churned} surveys): incremental ${format(incremental.ms)} / ${incremental.requests} requests; naive ${format(naive.ms)} / ${naive.requests} requests; naive ÷ incremental: ${(naive.requests / incremental.requests).toFixed(1)}× requests, ${(naive.ms / incremental.ms).toFixed(1)}× time`,
+);
+await runner.close();
+fake.stop();
+
+// 4. Peak RSS of a sync process over a large inventory.
+if (rssSurveys > 0) {
+  const big = await startFake(rssSurveys);
+  const child = fork(here("./rss-process.ts"), [big.baseUrl, String(CONCURRENCY * 2)], { execArgv });
+  const report = await new Promise<{ maxRssMb: number; firstCycleMs: number; firstCycleRequests: number; noChangeMs: number; surveys: number }>((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => {
+      if (code !== 0) reject(new Error(`the RSS process exited with ${code}`));
+    });
+  });
+  big.stop();
+  figures.peakRss = report;
+  console.log(
+    `peak RSS, ${report.surveys} surveys: ${report.maxRssMb.toFixed(0)} MB (target < 300 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), no-change cycle ${format(report.noChangeMs)}`,
+  );
+}
+
+if (process.env.SYNC_BENCH_JSON) writeFileSync(process.env.SYNC_BENCH_JSON, `${JSON.stringify(figures, null, 2)}\n`);
