@@ -64,10 +64,10 @@ describe("sds account show", () => {
       expect(result.stdout + result.stderr).not.toContain(outgoingKey);
     }
     const [terminal, csv, ndjson] = runs;
-    expect(terminal?.stdout).toMatch(/EncryptionKey\S*\s+\*{8}/);
-    expect(terminal?.stdout).toContain("Redirect URLs");
-    expect(csv?.stdout).toContain(`IncomingEncryption.EncryptionKey,${MASKED_SECRET}\r\n`);
-    expect(ndjson?.stdout.trimEnd().split("\n")).toHaveLength(1);
+    expect(terminal.stdout).toMatch(/EncryptionKey\S*\s+\*{8}/);
+    expect(terminal.stdout).toContain("Redirect URLs");
+    expect(csv.stdout).toContain(`IncomingEncryption.EncryptionKey,${MASKED_SECRET}\r\n`);
+    expect(ndjson.stdout.trimEnd().split("\n")).toHaveLength(1);
   });
 
   it("shows them with --reveal-secrets", async () => {

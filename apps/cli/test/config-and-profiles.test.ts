@@ -144,9 +144,9 @@ describe("sds login and profiles", () => {
         expect(run.stdout + run.stderr).not.toContain(canaryApiKey);
       }
       const failed = runs[1];
-      expect(failed?.code).toBe(1);
-      expect(failed?.stderr).toContain("debug: → GET");
-      expect(failed?.stderr).toMatch(/EQ-PARTNER-ACCESS-KEY: \[REDACTED\]/i);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain("debug: → GET");
+      expect(failed.stderr).toMatch(/EQ-PARTNER-ACCESS-KEY: \[REDACTED\]/i);
     } finally {
       fake.api.faults.clear();
     }

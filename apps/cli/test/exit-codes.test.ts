@@ -20,7 +20,9 @@ afterEach(() => {
   home.remove();
 });
 
-const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at /);
+const noStack = (stderr: string) => {
+  expect(stderr).not.toMatch(/\n\s+at /);
+};
 
 describe("every failure of the service maps to its exit code, in one line", () => {
   const cases: readonly { readonly name: string; readonly fault: FaultSpec; readonly code: number; readonly message: RegExp }[] = [

@@ -1,7 +1,8 @@
 import { once } from "node:events";
-import { startSandbox } from "@sds/testing";
+import { startSandbox, type Sandbox } from "@sds/testing";
 import { defineCommand } from "../internal/command.ts";
-import { UsageError } from "../internal/errors.ts";
+import { CliError, UsageError } from "../internal/errors.ts";
+import { ExitCode } from "../internal/exit-codes.ts";
 import { parseNumberOption } from "../internal/option-values.ts";
 import { renderKeyValues } from "../internal/table.ts";
 
@@ -29,14 +30,20 @@ export const command = defineCommand({
       return value === undefined ? {} : { [name]: parseNumberOption(name, value, { integer: true, min, max }) };
     };
     if (options["api-key"]?.trim() === "") throw new UsageError("--api-key must not be empty");
-    const sandbox = await startSandbox({
+    const settings = {
       ...integer("port", 0, 65_535),
       ...integer("seed", 0, Number.MAX_SAFE_INTEGER),
       ...integer("surveys", 0, 100_000),
       ...integer("suppliers", 1, 100),
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options["api-key"] === undefined ? {} : { apiKey: options["api-key"] }),
-    });
+    };
+    let sandbox: Sandbox;
+    try {
+      sandbox = await startSandbox(settings);
+    } catch (error) {
+      throw listenError(error, options.host ?? "127.0.0.1", options.port ?? "0");
+    }
     try {
       const summary = { baseUrl: sandbox.baseUrl, controlUrl: sandbox.controlUrl, keys: sandbox.keys };
       if (output.format === "table") {
@@ -63,3 +70,14 @@ export const command = defineCommand({
     }
   },
 });
+
+/** A failure to listen, as one line that says which address and what to try. */
+function listenError(error: unknown, host: string, port: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return new CliError(`cannot listen on ${host}:${port}: the port is in use`, ExitCode.Failure, { hint: "Pick another --port, or --port 0 for a free one.", cause: error });
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new UsageError(`cannot listen on ${host}: no such local address`, { hint: "Pass --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).", cause: error });
+  }
+  if (code === "EACCES") return new CliError(`cannot listen on ${host}:${port}: permission denied`, ExitCode.Failure, { hint: "Ports below 1024 need privileges; pick a higher --port.", cause: error });
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -54,7 +54,9 @@ function renderBash(model: CompletionModel): string {
     return `      ${exact}\n      ${quote(node.path + " ")}*)\n        candidates=${quote(node.options.join(" "))} ;;`;
   });
   const valueCases = model.valueOptions.map(
-    (option) => `    ${option.flags.join("|")})\n      ${option.values === "file" ? "return 0 ;;" : option.values.length === 0 ? "COMPREPLY=(); return 0 ;;" : `COMPREPLY=($(compgen -W ${quote(option.values.join(" "))} -- "$cur")); return 0 ;;`}`,
+    // An empty reply lets bash fall back to file names (`complete -o default`): right for paths, harmless for free text.
+    (option) =>
+      `    ${option.flags.join("|")})\n      ${option.values === "file" || option.values.length === 0 ? "COMPREPLY=(); return 0 ;;" : `COMPREPLY=($(compgen -W ${quote(option.values.join(" "))} -- "$cur")); return 0 ;;`}`,
   );
   return `# bash completion for sds. Load it with:  source <(sds completion bash)
 _sds_completion() {

@@ -57,7 +57,7 @@ export function reportError(error: unknown, context: ReportContext): ExitCode {
 function describeError(error: unknown, exitCode: ExitCode, debug: boolean): { message: string; hint: string | undefined } {
   if (isCliError(error)) return { message: firstLine(error.message), hint: error.hint };
   if (exitCode === ExitCode.Interrupted) return { message: "interrupted", hint: undefined };
-  if (isUserFacing(error)) {
+  if (error instanceof Error && isUserFacing(error)) {
     if (exitCode === ExitCode.Validation && debug) return { message: firstLine(error.message), hint: "The service sent data this version of sds does not understand; the issues are below." };
     return { message: firstLine(error.message), hint: hintByExitCode[exitCode] ?? (debug ? undefined : "Run with --debug for details.") };
   }
@@ -98,7 +98,8 @@ function describeIssues(issues: readonly unknown[]): string[] {
   return shown;
 }
 
-function isUserFacing(error: unknown): error is Error {
+/** Whether the error's message is written for users (the client's errors and the CLI's own). */
+function isUserFacing(error: unknown): boolean {
   return error instanceof Error && userFacingErrorNames.has(error.name);
 }
 

@@ -37,7 +37,9 @@ export async function startProxy(api: FakeSupplierApi, rewrite: ProxyRewrite): P
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -55,6 +55,8 @@ export interface StartedSds {
   readonly child: ChildProcessWithoutNullStreams;
   /** Resolves once stdout has shown `text`; rejects if the process exits first. */
   waitForOutput(text: string): Promise<void>;
+  /** Standard output so far. */
+  stdout(): string;
   readonly result: Promise<SdsResult>;
 }
 
@@ -88,6 +90,7 @@ function runProcess(file: string, args: readonly string[], home: TestHome, optio
     };
     onStart?.({
       child,
+      stdout: () => stdout,
       waitForOutput: (text) =>
         new Promise<void>((resolveWait, rejectWait) => {
           waiters.push({ text, resolve: resolveWait, reject: rejectWait });
@@ -128,5 +131,8 @@ export interface TestHome {
 /** Makes a {@link TestHome}; remove it when the test ends. */
 export function createTestHome(): TestHome {
   const path = mkdtempSync(join(tmpdir(), "sds-cli-test-"));
-  return { path, configPath: join(path, "config"), remove: () => rmSync(path, { recursive: true, force: true }) };
+  return { path, configPath: join(path, "config"), remove: () => {
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
 }
