@@ -70,9 +70,12 @@ export class Transport {
   readonly #http: KyInstance;
   readonly #concurrency: ConcurrencyLimiter;
   readonly #rateLimiter: RateLimiter | undefined;
+  /** Whether any hook listens: events are only built for someone. */
+  readonly #observed: boolean;
 
   constructor(config: ClientConfig) {
     this.#config = config;
+    this.#observed = config.hooks.length > 0;
     const userFetch = config.fetch;
     this.#http = ky.create({
       retry: 0,
@@ -109,9 +112,7 @@ export class Transport {
       settings,
       scope: new CallScope(this.#config.clock, options.signal, settings.deadline),
       startedAt: this.#config.clock.now(),
-      secrets: Object.entries(settings.headers)
-        .filter(([name]) => isCredentialHeader(name))
-        .map(([, value]) => value),
+      secrets: credentialsOf(settings.headers),
     };
     try {
       return await this.#attemptUntilDone(call, body, state);
@@ -157,13 +158,12 @@ export class Transport {
         throw this.#interruptionError(state) ?? error;
       }
       context.attempts++;
-      const headers = new Headers(settings.headers);
-      this.#emit("onRequest", { ...eventBase(state), headers: redactHeaders(headers) });
+      if (this.#observed) this.#emit("onRequest", { ...eventBase(state), headers: redactHeaders(new Headers(settings.headers)) });
       const pending = this.#http(context.url, {
         method: context.method,
-        headers,
+        headers: settings.headers,
         timeout: settings.timeout,
-        signal: scope.signal,
+        ...(scope.signal === undefined ? {} : { signal: scope.signal }),
         ...(body === undefined ? {} : { json: body }),
       });
       let response: Response;
@@ -184,7 +184,7 @@ export class Transport {
   #judgeResponse(response: Response, text: string, state: CallState): AcceptedResponse | FailedAttempt {
     const { status, headers } = response;
     const requestId = findRequestId(headers);
-    this.#emit("onResponse", { ...eventBase(state), status, durationMs: this.#elapsed(state), requestId });
+    if (this.#observed) this.#emit("onResponse", { ...eventBase(state), status, durationMs: this.#elapsed(state), requestId });
     const parsed = parseBody(text);
     const body = parsed.json ? parsed.value : parsed.text;
     const envelope = readEnvelopeError(body);
@@ -308,6 +308,20 @@ export class Transport {
 function eventBase(state: CallState): { operation: OperationId; method: "GET" | "PUT"; url: string; attempt: number } {
   const { operation, method, url, attempts } = state.context;
   return { operation, method, url, attempt: attempts };
+}
+
+const credentialCache = new WeakMap<object, readonly string[]>();
+
+/** The values of the credential headers, to scrub from outside text (cached per headers object). */
+function credentialsOf(headers: Readonly<Record<string, string>>): readonly string[] {
+  let credentials = credentialCache.get(headers);
+  if (credentials === undefined) {
+    credentials = Object.entries(headers)
+      .filter(([name]) => isCredentialHeader(name))
+      .map(([, value]) => value);
+    credentialCache.set(headers, credentials);
+  }
+  return credentials;
 }
 
 /** Each path parameter must be a non-empty string or a safe integer. */
