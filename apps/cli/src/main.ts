@@ -7,16 +7,22 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+/*
+ * The two most common probes of a CLI take shortcuts: `--version` loads nothing more, and the
+ * overview of `--help` loads the help chunk without the parser. Everything else goes through
+ * runCli. No top-level await here: were a module shared with the command chunks ever bundled
+ * into this entry, a dynamic import of a chunk depending on a module still awaiting at top
+ * level would never settle. exitCode rather than process.exit(): stdout may still be draining.
+ */
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  // The most common probe of a CLI answers without loading the parser at all.
   process.stdout.write(`${__SDS_CLI_VERSION__}\n`);
+} else if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h"))) {
+  void import("./internal/help.ts").then(async ({ renderMainHelp }) => {
+    const { createStyles, shouldColor } = await import("./internal/styles.ts");
+    process.stdout.write(renderMainHelp(__SDS_CLI_VERSION__, createStyles(shouldColor(process.stdout, process.env, undefined))));
+  });
 } else {
-  /*
-   * No top-level await: the command chunks import modules bundled with the entry, and a
-   * dynamic import of a chunk that depends on a module still awaiting at top level never
-   * settles. exitCode rather than process.exit(): stdout may still be draining into a pipe.
-   */
   void import("./internal/run-cli.ts").then(async ({ runCli }) => {
     const { processIo } = await import("./internal/io.ts");
     process.exitCode = await runCli(argv, processIo());
