@@ -49,7 +49,9 @@ const contenders: Record<string, () => Promise<number>> = {
 const entries = Object.entries(contenders);
 const samples = new Map<string, number[]>(entries.map(([name]) => [name, []]));
 const cpuSamples = new Map<string, number[]>(entries.map(([name]) => [name, []]));
+// `process.threadCpuUsage` arrived in Node 23.9; on older Node the CPU columns read NaN.
 const threadCpu = (): number => {
+  if (typeof process.threadCpuUsage !== "function") return Number.NaN;
   const { user, system } = process.threadCpuUsage();
   return (user + system) / 1000;
 };
