@@ -36,7 +36,7 @@ const send = (reply: FakeReply) => process.send?.(reply);
 process.on("message", (command: FakeCommand) => {
   if (command.type === "latency") api.faults.add({ kind: "latency", ms: command.ms });
   else if (command.type === "clearFaults") api.faults.clear();
-  else if (command.type === "churn") {
+  else {
     const step = Math.max(1, Math.floor(surveys / command.count));
     for (let index = 0; index < command.count; index += 1) {
       api.replaceQualifications(firstId + ((index * step + command.round) % surveys), [

@@ -6,7 +6,7 @@ import { DEFAULT_API_KEY } from "@sds/testing";
 import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { forEachWithConcurrency } from "../src/sync/concurrency.ts";
+import { drainWithConcurrency } from "../src/sync/concurrency.ts";
 import { countingFetch } from "../src/sync/counting-fetch.ts";
 import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
 
@@ -57,7 +57,7 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
       const signal = new AbortController().signal;
       return measure(async () => {
         const { surveys } = await upstream.listSurveys(signal);
-        await forEachWithConcurrency(surveys, concurrency, async (survey) => {
+        await drainWithConcurrency([...surveys], concurrency, async (survey) => {
           await upstream.qualifications(survey.SurveyId, signal);
         });
       });

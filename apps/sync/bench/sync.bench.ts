@@ -45,7 +45,9 @@ async function startFake(count: number): Promise<FakeProcess> {
       child.send(command);
       await reply;
     },
-    stop: () => child.disconnect(),
+    stop: () => {
+      child.disconnect();
+    },
   };
 }
 

@@ -106,7 +106,7 @@ describe("the sync cycle", () => {
     expect(closing.counts).toMatchObject({ closed: 1, changes: 1 });
     const closed = await harness.store.getSurvey(id);
     expect(closed?.status).toBe("closed");
-    expect(closed?.closedAt).toBe(closing.finishedAt.toISOString());
+    expect(closed?.closedAt).toBe(closing.startedAt.toISOString());
     expect(closed?.qualifications.length).toBe(harness.api.getSurvey(id)?.qualifications.length);
 
     harness.takeRequests();

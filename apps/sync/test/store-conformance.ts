@@ -132,6 +132,49 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(outcome.firstSequence).toBe(2);
     });
 
+    it("keeps the batches of an open cycle invisible to readers until the commit", async () => {
+      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      const transaction = await store.beginCycle(later(60));
+      await transaction.write(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(2))], qualifications: [qualificationsOf(2, 2)], changes: [{ type: "opened", surveyId: 2 }] }));
+      await transaction.write(emptyCommit(later(60), { closedSurveyIds: [1], changes: [{ type: "closed", surveyId: 1 }] }));
+
+      expect(await store.getSurvey(2)).toBeUndefined();
+      expect((await store.getSurvey(1))?.status).toBe("live");
+      expect(await store.listChanges(0, 10)).toHaveLength(1);
+      expect(await store.latestSequence()).toBe(1);
+      expect(await store.listRuns(10)).toHaveLength(1);
+
+      const outcome = await transaction.commit(runAt(later(60)));
+      expect(outcome).toMatchObject({ firstSequence: 2, lastSequence: 3 });
+      expect((await store.getSurvey(2))?.qualifications).toHaveLength(2);
+      expect((await store.getSurvey(1))?.status).toBe("closed");
+      expect((await store.listChanges(0, 10)).map((change) => [change.sequence, change.type, change.runId])).toEqual([
+        [1, "opened", expect.any(Number) as unknown],
+        [2, "opened", outcome.runId],
+        [3, "closed", outcome.runId],
+      ]);
+      expect((await store.listRuns(1))[0]).toMatchObject({ id: outcome.runId, status: "succeeded", firstSequence: 2, lastSequence: 3 });
+    });
+
+    it("discards a rolled-back cycle entirely, and the next one continues the sequence without a gap", async () => {
+      const transaction = await store.beginCycle(t0);
+      await transaction.write(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await transaction.rollback();
+      await transaction.rollback();
+      expect(await store.loadSurveyStates()).toEqual([]);
+      expect(await store.listRuns(10)).toEqual([]);
+      await expect(transaction.commit(runAt(t0))).rejects.toThrow(/over/);
+
+      const outcome = await store.commitCycle(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(3))], changes: [{ type: "opened", surveyId: 3 }] }));
+      expect(outcome).toMatchObject({ firstSequence: 1, lastSequence: 1 });
+    });
+
+    it("commits a cycle without changes with null sequence bounds", async () => {
+      const outcome = await store.commitCycle(emptyCommit(t0));
+      expect(outcome).toMatchObject({ firstSequence: null, lastSequence: null });
+      expect(await store.latestSequence()).toBe(0);
+    });
+
     it("filters surveys by status, language, CPI, LOI, device and change time", async () => {
       const surveys = [
         sampleSurvey(1, { Cpi: "1.00", Loi: "5", LanguageId: 3, MobileAllowed: true, TabletAllowed: false }),

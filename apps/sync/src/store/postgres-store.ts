@@ -1,6 +1,7 @@
 import pg from "pg";
 import { StoreError } from "../errors.ts";
 import { migrationStatements, migrations } from "./migrations.ts";
+import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership, advisoryLockKey } from "./postgres-leadership.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {
@@ -9,7 +10,7 @@ import type {
   CollectionRecord,
   CommitOutcome,
   CycleCommit,
-  QuarantineInput,
+  CycleTransaction,
   QuarantineRecord,
   RunInput,
   RunRecord,
@@ -31,9 +32,6 @@ export interface PostgresStoreOptions {
   /** Connections for reads and commits (leadership uses one more). @default 5 */
   readonly poolSize?: number;
 }
-
-/** Rows per bulk statement: large enough to amortise round trips, small enough to keep each message modest. */
-const CHUNK = 5000;
 
 /**
  * Opens the PostgreSQL store, creating the schema and applying pending migrations under an
@@ -87,11 +85,6 @@ async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   }
 }
 
-function chunks<T>(items: readonly T[]): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK) result.push(items.slice(start, start + CHUNK));
-  return result;
-}
 
 const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
 
@@ -133,129 +126,19 @@ class PostgresStore implements SyncStore {
     }));
   }
 
+  beginCycle(at: Date): Promise<CycleTransaction> {
+    return PostgresCycleTransaction.begin(this.#pool, this.leadership, at);
+  }
+
   async commitCycle(commit: CycleCommit): Promise<CommitOutcome> {
-    return this.#transaction("cycle commit", async (client) => {
-      await this.#assertLeader(client);
-      const counter = await client.query<{ value: string }>("SELECT value FROM counters WHERE name = 'changes' FOR UPDATE");
-      const base = Number(counter.rows[0]?.value ?? 0);
-      const firstSequence = commit.changes.length > 0 ? base + 1 : null;
-      const lastSequence = commit.changes.length > 0 ? base + commit.changes.length : null;
-      const runId = await this.#insertRun(client, commit.run, firstSequence, lastSequence);
-      const at = commit.at;
-
-      for (const batch of chunks(commit.surveys)) {
-        await client.query(
-          `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-             tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-           SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
-             u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.raw_hash, u.record_hash, u.raw::json
-           FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
-             $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[], $19::text[])
-             AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
-               quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-           ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
-             cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
-             mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
-             qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
-             qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker, quota_count = excluded.quota_count,
-             needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`,
-          [
-            at,
-            batch.map((s) => s.id),
-            batch.map((s) => s.columns.languageId),
-            batch.map((s) => s.columns.cpi),
-            batch.map((s) => s.columns.loi),
-            batch.map((s) => s.columns.ir),
-            batch.map((s) => s.columns.desktopAllowed),
-            batch.map((s) => s.columns.mobileAllowed),
-            batch.map((s) => s.columns.tabletAllowed),
-            batch.map((s) => s.columns.lastUpdated),
-            batch.map((s) => s.columns.qualUpdated),
-            batch.map((s) => s.columns.quotaUpdated),
-            batch.map((s) => s.qualificationsMarker),
-            batch.map((s) => s.quotasMarker),
-            batch.map((s) => s.quotaCount),
-            batch.map((s) => s.needsRefetch),
-            batch.map((s) => s.rawHash),
-            batch.map((s) => s.recordHash),
-            batch.map((s) => s.raw),
-          ],
-        );
-      }
-
-      for (const batch of chunks(commit.closedSurveyIds)) {
-        await client.query("UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'", [at, batch]);
-      }
-
-      await this.#replaceChildren(client, "qualifications", commit.qualifications);
-      await this.#replaceChildren(client, "quotas", commit.quotas);
-
-      if (firstSequence !== null && lastSequence !== null) {
-        const indexed = commit.changes.map((change, index) => ({ ...change, sequence: firstSequence + index }));
-        for (const batch of chunks(indexed)) {
-          await client.query(
-            `INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at)
-             SELECT u.sequence, $1, u.type, u.survey_id, $2 FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS u(sequence, type, survey_id)`,
-            [runId, at, batch.map((c) => c.sequence), batch.map((c) => c.type), batch.map((c) => c.surveyId)],
-          );
-        }
-        await client.query("UPDATE counters SET value = $1 WHERE name = 'changes'", [lastSequence]);
-      }
-
-      await this.#upsertQuarantine(client, commit.quarantine, runId, at);
-      return { runId, firstSequence, lastSequence };
-    });
-  }
-
-  /** Fencing: a replica that lost its lock (say, its lock connection died mid-cycle) must not commit. */
-  async #assertLeader(client: pg.PoolClient): Promise<void> {
-    const pid = this.leadership.leaderPid;
-    if (pid === undefined) throw new StoreError("this replica does not hold leadership");
-    const { classId, objectId } = this.leadership.key;
-    const held = await client.query(
-      "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 2 AND pid = $3 AND granted",
-      [classId, objectId, pid],
-    );
-    if (held.rowCount === 0) throw new StoreError("leadership was lost before the commit");
-  }
-
-  async #replaceChildren(client: pg.PoolClient, table: "qualifications" | "quotas", replacements: CycleCommit["qualifications"]): Promise<void> {
-    if (replacements.length === 0) return;
-    for (const batch of chunks(replacements.map((replacement) => replacement.surveyId))) {
-      await client.query(`DELETE FROM ${table} WHERE survey_id = ANY($1::bigint[])`, [batch]);
+    const transaction = await this.beginCycle(commit.at);
+    try {
+      await transaction.write(commit);
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
     }
-    const rows = replacements.flatMap((replacement) => replacement.records.map((record, position) => ({ surveyId: replacement.surveyId, position, record })));
-    for (const batch of chunks(rows)) {
-      if (table === "qualifications") {
-        await client.query(
-          `INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw)
-           SELECT u.survey_id, u.position, u.qualification_id, u.type_id, u.raw::json
-           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS u(survey_id, position, qualification_id, type_id, raw)`,
-          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.typeId), batch.map((r) => r.record.raw)],
-        );
-      } else {
-        await client.query(
-          `INSERT INTO quotas (survey_id, position, quota_id, raw)
-           SELECT u.survey_id, u.position, u.quota_id, u.raw::json FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[]) AS u(survey_id, position, quota_id, raw)`,
-          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.raw)],
-        );
-      }
-    }
-  }
-
-  async #upsertQuarantine(client: pg.PoolClient, items: readonly QuarantineInput[], runId: number, at: Date): Promise<void> {
-    // ON CONFLICT may touch a row once per statement: keep the last item of each key.
-    const unique = [...new Map(items.map((item) => [item.key, item])).values()];
-    for (const batch of chunks(unique)) {
-      await client.query(
-        `INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
-         SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
-         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
-         ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-           last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`,
-        [at, runId, batch.map((i) => i.key), batch.map((i) => i.surveyId), batch.map((i) => i.source), batch.map((i) => i.item), batch.map((i) => i.issues)],
-      );
-    }
+    return transaction.commit(commit.run);
   }
 
   async #insertRun(client: pg.ClientBase, run: RunInput, firstSequence: number | null, lastSequence: number | null): Promise<number> {

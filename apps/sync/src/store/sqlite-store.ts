@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../errors.ts";
 import { migrationStatements, migrations } from "./migrations.ts";
+import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {
   ChangeRecord,
@@ -10,6 +11,7 @@ import type {
   CollectionRecord,
   CommitOutcome,
   CycleCommit,
+  CycleTransaction,
   Leadership,
   QuarantineRecord,
   RunInput,
@@ -58,7 +60,14 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
     const db = new DatabaseSync(options.path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
     migrate(db);
-    return Promise.resolve(new SqliteStore(db));
+    // Reads go through a second connection, so an open cycle transaction stays invisible to them
+    // (WAL snapshots). An in-memory database cannot be shared between connections: one serves both.
+    let reader = db;
+    if (options.path !== ":memory:") {
+      reader = new DatabaseSync(options.path);
+      reader.exec("PRAGMA busy_timeout = 5000;");
+    }
+    return Promise.resolve(new SqliteStore(db, reader));
   } catch (error) {
     return Promise.reject(new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }));
   }
@@ -87,22 +96,32 @@ function inTransaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-const bool = (value: boolean): number => (value ? 1 : 0);
-
 class SqliteStore implements SyncStore {
   readonly kind = "sqlite" as const;
   readonly leadership = soleLeader;
   readonly #db: DatabaseSync;
+  readonly #reader: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #readStatements = new Map<string, StatementSync>();
   #closed = false;
+  #cycleOpen = false;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, reader: DatabaseSync) {
     this.#db = db;
+    this.#reader = reader;
   }
 
+  /** A prepared statement on the writer connection. */
   #statement(sql: string): StatementSync {
     let statement = this.#statements.get(sql);
     if (!statement) this.#statements.set(sql, (statement = this.#db.prepare(sql)));
+    return statement;
+  }
+
+  /** A prepared statement on the reader connection. */
+  #read(sql: string): StatementSync {
+    let statement = this.#readStatements.get(sql);
+    if (!statement) this.#readStatements.set(sql, (statement = this.#reader.prepare(sql)));
     return statement;
   }
 
@@ -126,70 +145,27 @@ class SqliteStore implements SyncStore {
     );
   }
 
-  commitCycle(commit: CycleCommit): Promise<CommitOutcome> {
+  beginCycle(at: Date): Promise<CycleTransaction> {
+    if (this.#cycleOpen) return Promise.reject(new StoreError("a cycle transaction is already open"));
     try {
-      return Promise.resolve(inTransaction(this.#db, () => this.#writeCycle(commit)));
+      this.#cycleOpen = true;
+      return Promise.resolve(SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, () => {
+        this.#cycleOpen = false;
+      }));
     } catch (error) {
-      return Promise.reject(new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
+      return Promise.reject(error instanceof Error ? error : new StoreError(String(error)));
     }
   }
 
-  #writeCycle(commit: CycleCommit): CommitOutcome {
-    const at = commit.at.toISOString();
-    const counter = this.#statement("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
-    const firstSequence = commit.changes.length > 0 ? counter.value + 1 : null;
-    const lastSequence = commit.changes.length > 0 ? counter.value + commit.changes.length : null;
-    const runId = this.#insertRun(commit.run, firstSequence, lastSequence);
-
-    const upsertSurvey = this.#statement(`
-      INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-        tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
-        cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
-        mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
-        qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
-        qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker,
-        quota_count = excluded.quota_count, needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`);
-    for (const survey of commit.surveys) {
-      const c = survey.columns;
-      upsertSurvey.run(
-        survey.id, at, at, c.languageId, c.cpi, c.loi, c.ir, bool(c.desktopAllowed), bool(c.mobileAllowed), bool(c.tabletAllowed),
-        c.lastUpdated, c.qualUpdated, c.quotaUpdated, survey.qualificationsMarker, survey.quotasMarker, survey.quotaCount,
-        bool(survey.needsRefetch), survey.rawHash, survey.recordHash, survey.raw,
-      );
+  async commitCycle(commit: CycleCommit): Promise<CommitOutcome> {
+    const transaction = await this.beginCycle(commit.at);
+    try {
+      await transaction.write(commit);
+      return await transaction.commit(commit.run);
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
     }
-
-    const closeSurvey = this.#statement("UPDATE surveys SET status = 'closed', closed_at = ?, changed_at = ? WHERE id = ? AND status = 'live'");
-    for (const id of commit.closedSurveyIds) closeSurvey.run(at, at, id);
-
-    const deleteQualifications = this.#statement("DELETE FROM qualifications WHERE survey_id = ?");
-    const insertQualification = this.#statement("INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw) VALUES (?, ?, ?, ?, ?)");
-    for (const replacement of commit.qualifications) {
-      deleteQualifications.run(replacement.surveyId);
-      replacement.records.forEach((record, position) => insertQualification.run(replacement.surveyId, position, record.key, record.typeId, record.raw));
-    }
-    const deleteQuotas = this.#statement("DELETE FROM quotas WHERE survey_id = ?");
-    const insertQuota = this.#statement("INSERT INTO quotas (survey_id, position, quota_id, raw) VALUES (?, ?, ?, ?)");
-    for (const replacement of commit.quotas) {
-      deleteQuotas.run(replacement.surveyId);
-      replacement.records.forEach((record, position) => insertQuota.run(replacement.surveyId, position, record.key, record.raw));
-    }
-
-    if (firstSequence !== null && lastSequence !== null) {
-      const insertChange = this.#statement("INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at) VALUES (?, ?, ?, ?, ?)");
-      commit.changes.forEach((change, index) => insertChange.run(firstSequence + index, runId, change.type, change.surveyId, at));
-      this.#statement("UPDATE counters SET value = ? WHERE name = 'changes'").run(lastSequence);
-    }
-
-    const quarantine = this.#statement(`
-      INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
-      VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
-      ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-        last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`);
-    for (const item of commit.quarantine) quarantine.run(item.key, item.surveyId, item.source, at, at, runId, item.item, item.issues);
-
-    return { runId, firstSequence, lastSequence };
   }
 
   #insertRun(run: RunInput, firstSequence: number | null, lastSequence: number | null): number {
@@ -212,7 +188,7 @@ class SqliteStore implements SyncStore {
 
   listSurveys(query: SurveyQuery): Promise<SurveyPage> {
     const { where, params } = surveyQueryWhere(query, () => "?", (time) => time.toISOString(), "1");
-    const rows = this.#db
+    const rows = this.#reader
       .prepare(`SELECT ${summaryColumns} FROM surveys ${where} ORDER BY id LIMIT ?`)
       .all(...(params as SQLInputValue[]), query.limit + 1) as Row[];
     const hasMore = rows.length > query.limit;
@@ -221,15 +197,15 @@ class SqliteStore implements SyncStore {
   }
 
   getSurvey(id: number): Promise<SurveyDetail | undefined> {
-    const row = this.#statement(`SELECT ${summaryColumns} FROM surveys WHERE id = ?`).get(id) as Row | undefined;
+    const row = this.#read(`SELECT ${summaryColumns} FROM surveys WHERE id = ?`).get(id) as Row | undefined;
     if (!row) return Promise.resolve(undefined);
     const children = (table: "qualifications" | "quotas") =>
-      (this.#statement(`SELECT raw FROM ${table} WHERE survey_id = ? ORDER BY position`).all(id) as Row[]).map((child) => JSON.parse(child.raw as string) as unknown);
+      (this.#read(`SELECT raw FROM ${table} WHERE survey_id = ? ORDER BY position`).all(id) as Row[]).map((child) => JSON.parse(child.raw as string) as unknown);
     return Promise.resolve({ ...toSummary(row), qualifications: children("qualifications"), quotas: children("quotas") });
   }
 
   listChanges(after: number, limit: number): Promise<ChangeRecord[]> {
-    const rows = this.#statement("SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?").all(after, limit) as Row[];
+    const rows = this.#read("SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?").all(after, limit) as Row[];
     return Promise.resolve(
       rows.map((row) => ({
         sequence: Number(row.sequence),
@@ -242,26 +218,26 @@ class SqliteStore implements SyncStore {
   }
 
   latestSequence(): Promise<number> {
-    const row = this.#statement("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
+    const row = this.#read("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
     return Promise.resolve(row.value);
   }
 
   listRuns(limit: number): Promise<RunRecord[]> {
-    const rows = this.#statement(`SELECT * FROM runs ORDER BY id DESC LIMIT ?`).all(limit) as Row[];
+    const rows = this.#read(`SELECT * FROM runs ORDER BY id DESC LIMIT ?`).all(limit) as Row[];
     return Promise.resolve(rows.map(toRunRecord));
   }
 
   lastSuccessfulRun(): Promise<RunRecord | undefined> {
-    const row = this.#statement("SELECT * FROM runs WHERE status = 'succeeded' ORDER BY id DESC LIMIT 1").get() as Row | undefined;
+    const row = this.#read("SELECT * FROM runs WHERE status = 'succeeded' ORDER BY id DESC LIMIT 1").get() as Row | undefined;
     return Promise.resolve(row ? toRunRecord(row) : undefined);
   }
 
   stats(): Promise<StoreStats> {
-    const counts = this.#statement(`
+    const counts = this.#read(`
       SELECT COALESCE(SUM(status = 'live'), 0) AS live, COALESCE(SUM(status = 'closed'), 0) AS closed,
         COALESCE(SUM(needs_refetch), 0) AS needs_refetch FROM surveys`).get() as Row;
-    const quarantined = this.#statement("SELECT COUNT(*) AS count FROM quarantine").get() as Row;
-    const sequence = this.#statement("SELECT value FROM counters WHERE name = 'changes'").get() as Row;
+    const quarantined = this.#read("SELECT COUNT(*) AS count FROM quarantine").get() as Row;
+    const sequence = this.#read("SELECT value FROM counters WHERE name = 'changes'").get() as Row;
     return Promise.resolve({
       live: Number(counts.live),
       closed: Number(counts.closed),
@@ -272,7 +248,7 @@ class SqliteStore implements SyncStore {
   }
 
   listQuarantine(limit: number): Promise<QuarantineRecord[]> {
-    const rows = this.#statement("SELECT * FROM quarantine ORDER BY last_seen_at DESC, key LIMIT ?").all(limit) as Row[];
+    const rows = this.#read("SELECT * FROM quarantine ORDER BY last_seen_at DESC, key LIMIT ?").all(limit) as Row[];
     return Promise.resolve(
       rows.map((row) => ({
         key: row.key as string,
@@ -302,13 +278,14 @@ class SqliteStore implements SyncStore {
   }
 
   listCollections(): Promise<CollectionRecord[]> {
-    const rows = this.#statement("SELECT name, fetched_at, body FROM collections ORDER BY name").all() as Row[];
+    const rows = this.#read("SELECT name, fetched_at, body FROM collections ORDER BY name").all() as Row[];
     return Promise.resolve(rows.map((row) => ({ name: row.name as string, fetchedAt: row.fetched_at as string, body: JSON.parse(row.body as string) as unknown })));
   }
 
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      if (this.#reader !== this.#db) this.#reader.close();
       this.#db.close();
     }
     return Promise.resolve();

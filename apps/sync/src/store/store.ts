@@ -13,7 +13,14 @@ export interface SyncStore {
 
   /** What the cycle needs of every stored survey to diff against the live list without reading raw records. */
   loadSurveyStates(): Promise<StoredSurveyState[]>;
-  /** Writes one cycle atomically: surveys, qualifications, quotas, changes (with gapless sequence numbers), quarantine and the run record. */
+  /**
+   * Opens the transaction of one cycle. The cycle writes its batches as its fetches complete (so
+   * memory stays bounded by the batch, not the inventory) and commits once at the end; nothing
+   * is visible to readers before the commit, and a rollback or a killed process leaves no trace.
+   * One cycle transaction at a time.
+   */
+  beginCycle(at: Date): Promise<CycleTransaction>;
+  /** Writes one cycle atomically in one call: {@link SyncStore.beginCycle}, one batch, commit. */
   commitCycle(commit: CycleCommit): Promise<CommitOutcome>;
   /** Writes a run record alone: a cycle that failed before it had anything to commit. */
   recordRun(run: RunInput): Promise<number>;
@@ -174,9 +181,18 @@ export interface RunRecord extends RunInput {
   readonly lastSequence: number | null;
 }
 
-/** Everything one cycle writes, in one transaction. */
-export interface CycleCommit {
-  readonly run: RunInput;
+/** The open transaction of one cycle. */
+export interface CycleTransaction {
+  /** Writes a batch; its changes get the next sequence numbers, in the order given. */
+  write(batch: CycleBatch): Promise<void>;
+  /** Records the run and commits everything written. */
+  commit(run: RunInput): Promise<CommitOutcome>;
+  /** Discards everything written. Safe after a failed write. */
+  rollback(): Promise<void>;
+}
+
+/** Part of what one cycle writes. */
+export interface CycleBatch {
   readonly surveys: readonly SurveyWrite[];
   /** Surveys absent from the live list this cycle. */
   readonly closedSurveyIds: readonly number[];
@@ -185,6 +201,11 @@ export interface CycleCommit {
   /** In feed order; sequence numbers are allocated inside the transaction. */
   readonly changes: readonly { readonly type: ChangeType; readonly surveyId: number }[];
   readonly quarantine: readonly QuarantineInput[];
+}
+
+/** Everything one cycle writes, in one transaction. */
+export interface CycleCommit extends CycleBatch {
+  readonly run: RunInput;
   /** Time stamped on closed surveys and changes. */
   readonly at: Date;
 }

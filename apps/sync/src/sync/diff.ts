@@ -5,8 +5,6 @@ import { rawHash, recordHash } from "./survey-record.ts";
 /** What one live survey needs this cycle. Surveys that need nothing are not planned at all. */
 export interface SurveyPlan {
   readonly survey: Survey;
-  /** The record as received, JSON. */
-  readonly raw: string;
   readonly rawHash: string;
   readonly recordHash: string;
   /** The stored state, undefined for a survey never seen. */
@@ -45,10 +43,9 @@ export function planCycle(live: readonly Survey[], states: ReadonlyMap<number, S
   for (const survey of live) {
     seen.add(survey.SurveyId);
     const state = states.get(survey.SurveyId);
-    const raw = JSON.stringify(survey);
-    const hash = rawHash(raw);
+    const hash = rawHash(JSON.stringify(survey));
     if (!state) {
-      surveys.push({ survey, raw, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false });
+      surveys.push({ survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false });
       continue;
     }
     const fetchQualifications = state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
@@ -61,7 +58,7 @@ export function planCycle(live: readonly Survey[], states: ReadonlyMap<number, S
     }
     // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
     const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
-    surveys.push({ survey, raw, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas });
+    surveys.push({ survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas });
   }
 
   const closedIds: number[] = [];

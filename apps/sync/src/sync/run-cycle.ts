@@ -1,11 +1,13 @@
 import type { Survey } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { CommitOutcome, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
+import type { CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
-import { buildCommit } from "./build-commit.ts";
-import { planCycle } from "./diff.ts";
-import { fetchChildren, type FetchFailure } from "./fetch-children.ts";
+import { drainWithConcurrency } from "./concurrency.ts";
+import { CycleBatcher } from "./cycle-batcher.ts";
+import { planCycle, type CyclePlan, type SurveyPlan } from "./diff.ts";
+import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { quarantineOfItem } from "./quarantine.ts";
+import { settleSurvey } from "./survey-outcome.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** What a cycle needs around it. */
@@ -54,71 +56,105 @@ export class SurveyIndex {
 
 /**
  * One sync cycle: one Get Surveys, a diff against the store, the per-survey fetches the diff
- * calls for (bounded by `concurrency`), then one atomic commit. A failure of the list or of the
- * commit fails the cycle (recorded as a failed run; the store keeps the last good data). An
- * abort through `signal` abandons the cycle without committing.
+ * calls for (bounded by `concurrency`), all inside one store transaction: outcomes are written
+ * in batches as the fetches complete, so memory stays bounded, and everything becomes visible at
+ * once at the commit. A failure of the list or of the store fails the cycle (rolled back and
+ * recorded as a failed run; the store keeps the last good data). An abort through `signal`
+ * abandons the cycle without committing anything.
  */
 export async function runCycle(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal): Promise<CycleResult> {
   const now = context.now ?? (() => new Date());
   const startedAt = now();
   const requestsBefore = context.requestCount();
   const run = { replicaId: context.replicaId, trigger, startedAt };
+  const counts = emptyRunCounts() as { -readonly [K in keyof RunCounts]: RunCounts[K] };
+  const fetchFailures: FetchFailure[] = [];
+  let transaction: CycleTransaction | undefined;
+  // Stops the remaining fetches when the store refuses a batch: the cycle is lost anyway.
+  const stopFetches = new AbortController();
+  const fetchSignal = AbortSignal.any([signal, stopFetches.signal]);
 
-  let fetchFailures: readonly FetchFailure[] = [];
-  let partialCounts: Partial<RunCounts> = {};
   try {
-    const listing = await context.upstream.listSurveys(signal);
-    const { surveys, duplicates } = uniqueById(listing.surveys);
-    if (duplicates > 0) context.logger.warn({ duplicates }, "the live list repeated survey ids; the first of each was kept");
-    const quarantine = listing.invalid.map(quarantineOfItem);
-    const present = new Set(quarantine.flatMap((item) => (item.surveyId === null ? [] : [item.surveyId])));
-    if (quarantine.length > 0) context.logger.warn({ quarantined: quarantine.length, surveyIds: [...present].slice(0, 20) }, "malformed surveys quarantined");
+    const { plan, quarantine } = await listAndPlan(context, index, signal, counts);
+    transaction = await context.store.beginCycle(startedAt);
+    const writer = new CycleBatcher(transaction, counts);
+    writer.addQuarantine(quarantine);
+    writer.addClosed(plan.closedIds);
 
-    const states = await index.load(context.store);
-    const plan = planCycle(surveys, states, present);
-    const fetched = await fetchChildren(plan.surveys, context.upstream, context.concurrency, signal);
-    fetchFailures = fetched.failures;
+    const pending: (SurveyPlan | undefined)[] = [];
+    for (const surveyPlan of plan.surveys) {
+      if (surveyPlan.fetchQualifications || surveyPlan.fetchQuotas) pending.push(surveyPlan);
+      else await writer.addSurvey(settleSurvey(surveyPlan, {}), surveyPlan.survey.SurveyId);
+    }
+    let storeError: Error | undefined;
+    await drainWithConcurrency(pending, context.concurrency, async (surveyPlan) => {
+      const fetched = await fetchSurveyChildren(surveyPlan, context.upstream, fetchSignal);
+      if (fetched.qualifications) counts.qualificationsFetched += 1;
+      if (fetched.quotas) counts.quotasFetched += 1;
+      fetchFailures.push(...fetched.failures);
+      writer.addQuarantine(fetched.quarantine);
+      try {
+        await writer.addSurvey(settleSurvey(surveyPlan, fetched), surveyPlan.survey.SurveyId);
+      } catch (error) {
+        storeError ??= error instanceof Error ? error : new Error(String(error));
+        stopFetches.abort(storeError);
+      }
+    });
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("cycle aborted");
-    if (fetched.failures.length > 0) {
+    if (storeError !== undefined) throw storeError;
+    await writer.flush();
+    counts.fetchFailures = fetchFailures.length;
+    if (fetchFailures.length > 0) {
       context.logger.warn(
-        { failures: fetched.failures.length, sample: fetched.failures.slice(0, 5).map((failure) => ({ surveyId: failure.surveyId, kind: failure.kind, error: errorMessage(failure.error) })) },
+        { failures: fetchFailures.length, sample: fetchFailures.slice(0, 5).map((failure) => ({ surveyId: failure.surveyId, kind: failure.kind, error: errorMessage(failure.error) })) },
         "per-survey fetches failed; those surveys are refetched next cycle",
       );
     }
 
-    partialCounts = { listed: surveys.length };
     const finishedAt = now();
-    const built = buildCommit(plan, fetched, {
-      quarantine: [...quarantine, ...fetched.quarantine],
-      run: { ...run, status: "succeeded", finishedAt, error: null },
-      counts: { listed: surveys.length, upstreamRequests: context.requestCount() - requestsBefore },
-      at: finishedAt,
-    });
-    let outcome: CommitOutcome;
-    try {
-      outcome = await context.store.commitCycle(built.commit);
-    } catch (error) {
-      index.invalidate();
-      throw error;
-    }
-    for (const state of built.states) states.set(state.id, state);
+    counts.upstreamRequests = context.requestCount() - requestsBefore;
+    const outcome = await transaction.commit({ ...run, status: "succeeded", finishedAt, counts, error: null });
+    transaction = undefined;
+    const states = await index.load(context.store);
+    for (const state of writer.states) states.set(state.id, state);
     for (const id of plan.closedIds) {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }
-    return { status: "succeeded", runId: outcome.runId, counts: built.commit.run.counts, startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+    return { status: "succeeded", runId: outcome.runId, counts, startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
   } catch (error) {
+    if (transaction) {
+      // Written batches are discarded; the in-memory index was not touched, but drop it to be safe.
+      await transaction.rollback().catch(() => undefined);
+      index.invalidate();
+    }
     const finishedAt = now();
     const message = signal.aborted ? `aborted: ${errorMessage(signal.reason)}` : errorMessage(error);
-    const counts = { ...emptyRunCounts(), ...partialCounts, fetchFailures: fetchFailures.length, upstreamRequests: context.requestCount() - requestsBefore };
+    const failedCounts = { ...emptyRunCounts(), listed: counts.listed, fetchFailures: fetchFailures.length, upstreamRequests: context.requestCount() - requestsBefore };
     let runId: number | undefined;
     try {
-      runId = await context.store.recordRun({ ...run, status: "failed", finishedAt, counts, error: message });
+      runId = await context.store.recordRun({ ...run, status: "failed", finishedAt, counts: failedCounts, error: message });
     } catch (recordError) {
       context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt, finishedAt, error: message, firstSequence: null, lastSequence: null, fetchFailures };
+    return { status: "failed", runId, counts: failedCounts, startedAt, finishedAt, error: message, firstSequence: null, lastSequence: null, fetchFailures };
   }
+}
+
+/**
+ * Gets the live list and diffs it. Kept apart from the cycle so the list itself (the largest
+ * object of a cycle) is unreachable once the plan exists.
+ */
+async function listAndPlan(context: CycleContext, index: SurveyIndex, signal: AbortSignal, counts: { listed: number }): Promise<{ plan: CyclePlan; quarantine: QuarantineInput[] }> {
+  const listing = await context.upstream.listSurveys(signal);
+  const { surveys, duplicates } = uniqueById(listing.surveys);
+  if (duplicates > 0) context.logger.warn({ duplicates }, "the live list repeated survey ids; the first of each was kept");
+  const quarantine = listing.invalid.map(quarantineOfItem);
+  const present = new Set(quarantine.flatMap((item) => (item.surveyId === null ? [] : [item.surveyId])));
+  if (quarantine.length > 0) context.logger.warn({ quarantined: quarantine.length, surveyIds: [...present].slice(0, 20) }, "malformed surveys quarantined");
+  counts.listed = surveys.length;
+  const states = await index.load(context.store);
+  return { plan: planCycle(surveys, states, present), quarantine };
 }
 
 function uniqueById(surveys: readonly Survey[]): { surveys: Survey[]; duplicates: number } {

@@ -1,0 +1,159 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { StoreError } from "../errors.ts";
+import type { CommitOutcome, CycleBatch, CycleTransaction, RunInput } from "./store.ts";
+
+const bool = (value: boolean): number => (value ? 1 : 0);
+
+/**
+ * A cycle's transaction on the SQLite writer connection: `BEGIN IMMEDIATE` at open, each batch
+ * written as it comes, the counter row and the run record updated at commit. Readers use another
+ * connection, so under WAL they keep seeing the last committed state until the commit.
+ */
+export class SqliteCycleTransaction implements CycleTransaction {
+  readonly #db: DatabaseSync;
+  readonly #statement: (sql: string) => StatementSync;
+  readonly #at: string;
+  readonly #runId: number;
+  readonly #onEnd: () => void;
+  #nextSequence: number;
+  readonly #firstSequence: number;
+  #open = true;
+
+  private constructor(db: DatabaseSync, statement: (sql: string) => StatementSync, at: Date, onEnd: () => void) {
+    this.#db = db;
+    this.#statement = statement;
+    this.#at = at.toISOString();
+    this.#onEnd = onEnd;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const counter = statement("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
+      this.#firstSequence = counter.value + 1;
+      this.#nextSequence = this.#firstSequence;
+      // The run row is written first so changes can name it; it is completed at commit and vanishes with a rollback.
+      const run = statement(`
+        INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts)
+        VALUES ('', 'schedule', 'succeeded', ?, ?, 0, '{}') RETURNING id`).get(this.#at, this.#at) as { id: number };
+      this.#runId = run.id;
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Opens the transaction. */
+  static begin(db: DatabaseSync, statement: (sql: string) => StatementSync, at: Date, onEnd: () => void): SqliteCycleTransaction {
+    try {
+      return new SqliteCycleTransaction(db, statement, at, onEnd);
+    } catch (error) {
+      onEnd();
+      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  write(batch: CycleBatch): Promise<void> {
+    try {
+      this.#assertOpen();
+      this.#write(batch);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
+    }
+  }
+
+  #write(batch: CycleBatch): void {
+    const at = this.#at;
+    const upsertSurvey = this.#statement(`
+      INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
+        tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
+      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
+        cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
+        mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
+        qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
+        qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker,
+        quota_count = excluded.quota_count, needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`);
+    for (const survey of batch.surveys) {
+      const c = survey.columns;
+      upsertSurvey.run(
+        survey.id, at, at, c.languageId, c.cpi, c.loi, c.ir, bool(c.desktopAllowed), bool(c.mobileAllowed), bool(c.tabletAllowed),
+        c.lastUpdated, c.qualUpdated, c.quotaUpdated, survey.qualificationsMarker, survey.quotasMarker, survey.quotaCount,
+        bool(survey.needsRefetch), survey.rawHash, survey.recordHash, survey.raw,
+      );
+    }
+
+    const closeSurvey = this.#statement("UPDATE surveys SET status = 'closed', closed_at = ?, changed_at = ? WHERE id = ? AND status = 'live'");
+    for (const id of batch.closedSurveyIds) closeSurvey.run(at, at, id);
+
+    const deleteQualifications = this.#statement("DELETE FROM qualifications WHERE survey_id = ?");
+    const insertQualification = this.#statement("INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw) VALUES (?, ?, ?, ?, ?)");
+    for (const replacement of batch.qualifications) {
+      deleteQualifications.run(replacement.surveyId);
+      replacement.records.forEach((record, position) => insertQualification.run(replacement.surveyId, position, record.key, record.typeId, record.raw));
+    }
+    const deleteQuotas = this.#statement("DELETE FROM quotas WHERE survey_id = ?");
+    const insertQuota = this.#statement("INSERT INTO quotas (survey_id, position, quota_id, raw) VALUES (?, ?, ?, ?)");
+    for (const replacement of batch.quotas) {
+      deleteQuotas.run(replacement.surveyId);
+      replacement.records.forEach((record, position) => insertQuota.run(replacement.surveyId, position, record.key, record.raw));
+    }
+
+    const insertChange = this.#statement("INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at) VALUES (?, ?, ?, ?, ?)");
+    for (const change of batch.changes) {
+      insertChange.run(this.#nextSequence, this.#runId, change.type, change.surveyId, at);
+      this.#nextSequence += 1;
+    }
+
+    const quarantine = this.#statement(`
+      INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
+      VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
+      ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
+        last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`);
+    for (const item of batch.quarantine) quarantine.run(item.key, item.surveyId, item.source, at, at, this.#runId, item.item, item.issues);
+  }
+
+  commit(run: RunInput): Promise<CommitOutcome> {
+    try {
+      this.#assertOpen();
+      const hasChanges = this.#nextSequence > this.#firstSequence;
+      const firstSequence = hasChanges ? this.#firstSequence : null;
+      const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
+      this.#statement(`
+        UPDATE runs SET replica_id = ?, run_trigger = ?, status = ?, started_at = ?, finished_at = ?, duration_ms = ?, counts = ?, error = ?,
+          first_sequence = ?, last_sequence = ? WHERE id = ?`).run(
+        run.replicaId, run.trigger, run.status, run.startedAt.toISOString(), run.finishedAt.toISOString(),
+        Math.round(run.finishedAt.getTime() - run.startedAt.getTime()), JSON.stringify(run.counts), run.error, firstSequence, lastSequence, this.#runId,
+      );
+      if (lastSequence !== null) this.#statement("UPDATE counters SET value = ? WHERE name = 'changes'").run(lastSequence);
+      this.#db.exec("COMMIT");
+      this.#end();
+      return Promise.resolve({ runId: this.#runId, firstSequence, lastSequence });
+    } catch (error) {
+      this.#abandon();
+      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
+    }
+  }
+
+  rollback(): Promise<void> {
+    this.#abandon();
+    return Promise.resolve();
+  }
+
+  #abandon(): void {
+    if (!this.#open) return;
+    try {
+      this.#db.exec("ROLLBACK");
+    } catch {
+      // SQLite already rolled back (some errors end the transaction themselves).
+    }
+    this.#end();
+  }
+
+  #end(): void {
+    this.#open = false;
+    this.#onEnd();
+  }
+
+  #assertOpen(): void {
+    if (!this.#open) throw new StoreError("the cycle transaction is already over");
+  }
+}
