@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { isCommandPrefix } from "../commands/registry.ts";
+import { checkPositionals, parseCommandArguments, splitCommandWords } from "./argv.ts";
+import type { UsageError } from "./errors.ts";
+
+describe("splitCommandWords", () => {
+  it("takes words while they still name a command, leaving positionals and options", () => {
+    expect(splitCommandWords(["surveys", "show", "42", "-o", "json"], isCommandPrefix)).toEqual({ words: ["surveys", "show"], rest: ["42", "-o", "json"] });
+    expect(splitCommandWords(["collections", "languages"], isCommandPrefix)).toEqual({ words: ["collections"], rest: ["languages"] });
+    expect(splitCommandWords(["collections", "qualification", "3", "43"], isCommandPrefix)).toEqual({ words: ["collections", "qualification"], rest: ["3", "43"] });
+  });
+
+  it("skips the values of global options before the command", () => {
+    expect(splitCommandWords(["--profile", "surveys", "--debug", "account", "show"], isCommandPrefix)).toEqual({ words: ["account", "show"], rest: ["--profile", "surveys", "--debug"] });
+    expect(splitCommandWords(["-o", "csv", "surveys", "list"], isCommandPrefix)).toEqual({ words: ["surveys", "list"], rest: ["-o", "csv"] });
+  });
+
+  it("passes everything after -- through as positionals", () => {
+    expect(splitCommandWords(["help", "--", "--weird"], isCommandPrefix)).toEqual({ words: ["help"], rest: ["--", "--weird"] });
+  });
+});
+
+describe("parseCommandArguments", () => {
+  const options = { limit: { type: "string", description: "", valueName: "N" }, device: { type: "string", multiple: true, choices: ["desktop", "mobile"], description: "" }, color: { type: "boolean", negatable: true, description: "" } } as const;
+
+  it("parses values, repeated options and negations", () => {
+    expect(parseCommandArguments(["--limit", "3", "--device", "mobile", "--device=desktop", "--no-color", "x"], options, "t")).toEqual({
+      values: { limit: "3", device: ["mobile", "desktop"], color: false },
+      positionals: ["x"],
+    });
+  });
+
+  it("turns parseArgs errors into usage errors that name the command", () => {
+    expect(() => parseCommandArguments(["--limt"], options, "surveys list")).toThrow(expect.objectContaining({ name: "UsageError", message: "unknown option --limt for `sds surveys list`", hint: "Did you mean --limit?" }) as UsageError);
+    expect(() => parseCommandArguments(["--limit"], options, "t")).toThrow("--limit needs a value (N)");
+    expect(() => parseCommandArguments(["--device", "phone"], options, "t")).toThrow('--device must be one of desktop, mobile; got "phone"');
+  });
+});
+
+describe("checkPositionals", () => {
+  const specs = [{ name: "LANGUAGE_ID", description: "the language" }, { name: "QUALIFICATION_ID", description: "the question" }];
+
+  it("names the first missing argument and the first extra one", () => {
+    expect(() => { checkPositionals(["3"], specs, "collections qualification"); }).toThrow("`sds collections qualification` needs QUALIFICATION_ID (the question)");
+    expect(() => { checkPositionals(["3", "4", "5"], specs, "c"); }).toThrow('unexpected argument "5" for `sds c`');
+    expect(() => { checkPositionals(["3", "4"], specs, "c"); }).not.toThrow();
+  });
+});
