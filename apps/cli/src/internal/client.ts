@@ -5,6 +5,7 @@ import { redactSecrets } from "./report-error.ts";
 import { createStyles, shouldColor } from "./styles.ts";
 import { cliVersion } from "./version.ts";
 
+/** The client of `@sds/client`, re-exported so commands need not import the package themselves. */
 export type { SdsClient };
 
 /** A client for the configured service, with the configuration it came from. */

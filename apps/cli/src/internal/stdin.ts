@@ -14,10 +14,11 @@ export async function readStdinText(stdin: CliIo["stdin"]): Promise<string> {
 export async function promptHidden(io: CliIo, question: string): Promise<string> {
   const { stdin, stderr } = io;
   if (stdin.setRawMode === undefined) throw new Error("standard input is not a terminal");
-  stderr.write(question);
+  // Raw mode first: a key typed (or pasted) the moment the prompt shows must not be echoed.
   stdin.setRawMode(true);
   stdin.resume();
   stdin.setEncoding("utf8");
+  stderr.write(question);
   try {
     return await new Promise<string>((resolve, reject) => {
       let answer = "";
