@@ -21,6 +21,8 @@ export interface SyncRunner {
   cycle(): Promise<Measured & { readonly result: CycleResult }>;
   /** The naive approach: list, then every survey's qualifications, with the same client and concurrency. */
   naive(): Promise<Measured>;
+  /** The floor: the same requests as {@link SyncRunner.naive} with bare `fetch` and `JSON.parse`, no client, no validation, no store. */
+  floor(): Promise<Measured>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,24 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
         await drainWithConcurrency([...surveys], concurrency, async (survey) => {
           await upstream.qualifications(survey.SurveyId, signal);
         });
+      });
+    },
+    async floor() {
+      return measure(async () => {
+        const headers = { "EQ-PARTNER-ACCESS-KEY": DEFAULT_API_KEY };
+        const get = async (path: string): Promise<unknown> => {
+          requests += 1;
+          const response = await fetch(`${baseUrl}${path}`, { headers });
+          return JSON.parse(await response.text()) as unknown;
+        };
+        const list = (await get("/surveys")) as { Surveys: { SurveyId: number }[] };
+        await drainWithConcurrency(
+          list.Surveys.map((survey) => survey.SurveyId),
+          concurrency,
+          async (id) => {
+            await get(`/survey-qualifications/${id}`);
+          },
+        );
       });
     },
     async close() {

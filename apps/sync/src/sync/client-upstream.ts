@@ -1,6 +1,9 @@
 import { createClient, type ClientOptions } from "@sds/client";
 import type { CollectionName, Upstream } from "./upstream.ts";
 
+/** Per-attempt timeout of Get Surveys, in ms. */
+export const LIST_TIMEOUT_MS = 120_000;
+
 /** Options of {@link createClientUpstream}: the client's, of which sds-sync sets a few. */
 export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger">;
 
@@ -22,7 +25,8 @@ export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
   };
   return {
     async listSurveys(signal) {
-      const { data, invalid } = await sds.surveys.listItemwise({ signal });
+      // The whole inventory in one body can take a while on a slow link: a longer attempt timeout than per-survey calls.
+      const { data, invalid } = await sds.surveys.listItemwise({ signal, timeout: LIST_TIMEOUT_MS });
       return { surveys: data.Surveys, invalid };
     },
     async qualifications(surveyId, signal) {
