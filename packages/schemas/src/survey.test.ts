@@ -27,6 +27,10 @@ describe("Survey", () => {
     ["SurveyId fractional", { SurveyId: 10.5 }, ["SurveyId"]],
     ["LastUpdatedOnUTC without milliseconds", { LastUpdatedOnUTC: "2026-11-20T08:15:30Z" }, ["LastUpdatedOnUTC"]],
     ["StartDate not a date", { StartDate: "yesterday" }, ["StartDate"]],
+    ["EndDate in month 13", { EndDate: "2026-13-01T00:00:00Z" }, ["EndDate"]],
+    ["EndDate at hour 24", { EndDate: "2026-12-01T24:00:00Z" }, ["EndDate"]],
+    ["a date with no time", { Qual_LastUpdatedOnUTC: "2026-12-01" }, ["Qual_LastUpdatedOnUTC"]],
+    ["LastUpdatedOnUTC with four fractional digits", { LastUpdatedOnUTC: "2026-11-20T08:15:30.1234Z" }, ["LastUpdatedOnUTC"]],
     ["SurveyUrl not a URL", { SurveyUrl: "not a url" }, ["SurveyUrl"]],
     ["DesktopAllowed as 1", { DesktopAllowed: 1 }, ["DesktopAllowed"]],
     ["Revenue as a string", { Revenue: "2.5" }, ["Revenue"]],
@@ -38,6 +42,10 @@ describe("Survey", () => {
 
   it("accepts dates without an offset, which .NET services often send", () => {
     expect(Survey.safeParse({ ...validSurvey, EndDate: "2026-12-31T23:59:59" }).success).toBe(true);
+  });
+
+  it("accepts an explicit offset and fractional seconds on the other dates", () => {
+    expect(Survey.safeParse({ ...validSurvey, StartDate: "2026-11-01T02:00:00.5+02:00", LastUpdatedOnUTC: "2026-11-20T08:15:30.123" }).success).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envelopeShape } from "./envelope.ts";
-import { decimalString, integer, isoDateTime, isoDateTimeMillis } from "./internal/wire.ts";
+import { absoluteUrl, decimalString, integer, isoDateTime, isoDateTimeMillis } from "./internal/wire.ts";
 
 /**
  * A live survey, as one element of the `Surveys` array of Get Surveys. All 26 fields of the
@@ -20,7 +20,7 @@ export const Survey = z.looseObject({
   StudyTypeId: integer(),
   Completes: integer(),
   LanguageId: integer(),
-  SurveyUrl: z.url(),
+  SurveyUrl: absoluteUrl(),
   DesktopAllowed: z.boolean(),
   MobileAllowed: z.boolean(),
   TabletAllowed: z.boolean(),
