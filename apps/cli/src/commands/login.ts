@@ -43,7 +43,7 @@ export const command = defineCommand({
     await writeProfiles(path, { version: 1, profiles: { ...file.profiles, [profileName]: profile } });
 
     const summary = { profile: profileName, profilesPath: path, baseUrl, verified: context.options.verify !== false, ...supplier };
-    if (output.format !== "table") return output.document(summary, () => "");
+    if (output.format !== "table") return output.document(summary);
     const who = supplier.supplierId === undefined ? "key not checked" : `supplier ${supplier.supplierId} (${supplier.supplierName ?? ""})`;
     output.note(`${output.errorStyles.green("✓")} Logged in to ${baseUrl} as ${who}; saved profile "${profileName}" to ${path}.`);
   },

@@ -24,7 +24,7 @@ export const command = defineCommand({
       await writeProfiles(path, { version: 1, profiles: remaining });
     }
     if (context.output.format !== "table") {
-      await context.output.document({ removed, profilesPath: path }, () => "");
+      await context.output.document({ removed, profilesPath: path });
       return;
     }
     if (removed.length === 0) context.output.note(context.options.all === true ? "No profiles saved; nothing to do." : `No profile "${names[0] ?? ""}" saved; nothing to do.`);

@@ -3,7 +3,7 @@ import { csvLine } from "./csv.ts";
 import type { GlobalOptions, OutputFormat } from "./global-options.ts";
 import { writeText, type CliIo } from "./io.ts";
 import { createStyles, shouldColor, type Styles } from "./styles.ts";
-import { renderTable, type TableColumn } from "./table.ts";
+import { renderKeyValues, renderTable, type TableColumn } from "./table.ts";
 
 /** One column of a list of records: the field it shows and how. */
 export interface RecordColumn<Row> extends TableColumn {
@@ -35,9 +35,9 @@ export interface Output {
   records<Row extends object>(rows: readonly Row[], options: RecordsOptions<Row>): Promise<void>;
   /**
    * Prints one value: as JSON (pretty) or one NDJSON line; as `field,value` CSV rows; on a
-   * table, as what `renderText` makes of it.
+   * table, as what `renderText` makes of it, else as aligned `field value` lines.
    */
-  document(value: unknown, renderText: (styles: Styles) => string): Promise<void>;
+  document(value: unknown, renderText?: (styles: Styles) => string): Promise<void>;
   /** Writes raw text to stdout. */
   write(text: string): Promise<void>;
   /** A line for people, on stderr: progress, summaries, what was (not) done. */
@@ -89,7 +89,14 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
         case "csv":
           return writeLines([csvLine(["field", "value"]), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)]))], write);
         case "table":
-          return write(renderText(styles));
+          return write(
+            renderText === undefined
+              ? renderKeyValues(
+                  flattenDocument(value).map(([field, item]) => [field, tableCell(item)] as const),
+                  styles,
+                )
+              : renderText(styles),
+          );
       }
     },
     write,

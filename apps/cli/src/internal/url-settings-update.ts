@@ -62,7 +62,7 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
 
   if (changes.length === 0) {
     if (output.format === "table") output.note(`Nothing to change: the ${target.label} of supplier ${account.Id} already have these values. Nothing was sent.`);
-    else await output.document({ ...report, sent: false }, () => "");
+    else await output.document({ ...report, sent: false });
     return;
   }
   const heading = (styles: typeof output.styles) => `${dryRun ? "Would change" : "Changed"} the ${target.label} of supplier ${account.Id} (${account.Name}):\n${renderUrlSettingsDiff(changes, styles)}`;
@@ -71,7 +71,7 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
       await output.write(heading(output.styles));
       output.note("Dry run: nothing was sent.");
     } else {
-      await output.document({ ...report, sent: false }, () => "");
+      await output.document({ ...report, sent: false });
     }
     return;
   }
@@ -83,7 +83,7 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
     await output.write(heading(output.styles));
     output.note(`${output.errorStyles.green("✓")} ${confirmation}`);
   } else {
-    await output.document({ ...report, sent: true, messages: response.messages }, () => "");
+    await output.document({ ...report, sent: true, messages: response.messages });
   }
 }
 
