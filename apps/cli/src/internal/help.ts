@@ -59,7 +59,7 @@ export function renderCommandHelp(path: readonly string[], command: CommandDefin
     const name = argument.variadic === true ? `${argument.name}…` : argument.name;
     return argument.optional === true ? `[${name}]` : name;
   }).join(" ");
-  const lines = [`${styles.bold("Usage:")} sds ${name}${argumentsUsage === "" ? "" : ` ${argumentsUsage}`} [options]`, "", command.description, ""];
+  const lines = [`${styles.bold("Usage:")} sds ${name}${argumentsUsage === "" ? "" : ` ${argumentsUsage}`} [options]`, "", wrap(command.description, 88), ""];
   if (command.arguments !== undefined && command.arguments.length > 0) {
     lines.push(styles.bold("Arguments:"), columns(command.arguments.map((argument) => [argument.name, argument.description] as const), "  "), "");
   }
@@ -96,4 +96,20 @@ function optionLabel(name: string, spec: OptionSpec): string {
 function columns(rows: readonly (readonly [string, string])[], indent: string): string {
   const width = Math.max(0, ...rows.map(([left]) => left.length));
   return rows.map(([left, right]) => `${indent}${left.padEnd(width)}  ${right}`).join("\n");
+}
+
+/** Breaks a paragraph into lines of at most `width` characters, at spaces. */
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines.join("\n");
 }
