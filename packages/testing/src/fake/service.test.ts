@@ -59,6 +59,11 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
     }
   });
 
+  it("dates its answers by its own clock, so clock skew can be simulated", async () => {
+    const { headers } = await call("/surveys");
+    expect(headers.get("date")).toBe(new Date(Date.UTC(2026, 2, 1)).toUTCString());
+  });
+
   it("matches the documented operations' schemas exactly, with no field the spec does not list", async () => {
     expect(strict(SupplierAccountResponse).safeParse((await call("/supplier-account")).json).error).toBeUndefined();
     expect(strict(SurveyListResponse).safeParse((await call("/surveys")).json).error).toBeUndefined();

@@ -99,7 +99,11 @@ export function createService(dependencies: ServiceDependencies): (request: Requ
         if (fault) response = await corruptResponse(response, fault);
         outcome = { kind: "response", response };
       }
-      if (outcome.kind === "response") status = outcome.response.status;
+      if (outcome.kind === "response") {
+        status = outcome.response.status;
+        // The fake's clock, not the machine's, so a client's clock-skew check can be tested.
+        outcome.response.headers.set("date", new Date(dependencies.now()).toUTCString());
+      }
       return outcome;
     } finally {
       dependencies.log.add({
