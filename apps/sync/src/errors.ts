@@ -28,10 +28,6 @@ export class StoreError extends SyncError {
   override name = "StoreError" as const;
 }
 
-/** A cycle could not complete (upstream list failed, the store refused the commit, leadership was lost). */
-export class CycleError extends SyncError {
-  override name = "CycleError" as const;
-}
 
 /** Whether a value is a {@link ConfigError}, across duplicated copies of this module. */
 export function isConfigError(value: unknown): value is ConfigError {

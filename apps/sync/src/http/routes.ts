@@ -32,8 +32,10 @@ export type Handler = (context: RouteContext, request: RouteRequest) => Promise<
 /** Readiness fails once the last success is older than this many intervals. */
 export const STALE_AFTER_INTERVALS = 3;
 
+/** `GET /healthz`: the process is alive. */
 export const healthz: Handler = () => Promise.resolve(json(200, { status: "ok" }));
 
+/** `GET /readyz`: a cycle succeeded (in the shared store) within the last three intervals. */
 export const readyz: Handler = async (context) => {
   if (context.isStopping()) return json(503, { ready: false, reason: "shutting down" });
   const last = await context.store.lastSuccessfulRun();
@@ -45,20 +47,24 @@ export const readyz: Handler = async (context) => {
   return json(200, { ready: true, ...body });
 };
 
+/** `GET /metrics`: Prometheus text exposition. */
 export const metrics: Handler = async (context) => ({ status: 200, body: await context.metrics.registry.render(), contentType: PROMETHEUS_CONTENT_TYPE });
 
+/** `GET /v1/surveys`: filtered, cursor-paginated surveys. */
 export const listSurveys: Handler = async (context, request) => {
   const query = parseSurveyQuery(request.url.searchParams);
   const page = await context.store.listSurveys(query);
   return json(200, { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null });
 };
 
+/** `GET /v1/surveys/:id`: one survey with its qualifications and quotas. */
 export const getSurvey: Handler = async (context, request) => {
   const id = parseSurveyId(request.params.id ?? "");
   const survey = await context.store.getSurvey(id);
   return survey ? json(200, survey) : errorReply(404, "not_found", `survey ${id} is not in the store`);
 };
 
+/** `GET /v1/changes`: the change feed after a sequence number, long-polling with `wait`. */
 export const listChanges: Handler = async (context, request) => {
   const query = parseChangesQuery(request.url.searchParams);
   let changes = await context.store.listChanges(query.after, query.limit);
@@ -70,6 +76,7 @@ export const listChanges: Handler = async (context, request) => {
   return json(200, { changes, next, hasMore: changes.length === query.limit });
 };
 
+/** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 export const syncStatus: Handler = async (context) => {
   const [runs, stats, collections, quarantine] = await Promise.all([
     context.store.listRuns(20),
@@ -88,8 +95,10 @@ export const syncStatus: Handler = async (context) => {
   });
 };
 
+/** `GET /v1/collections`: the stored reference collections. */
 export const listCollections: Handler = async (context) => json(200, { collections: await context.store.listCollections() });
 
+/** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
 export const runSync: Handler = async (context, request) => {
   const wait = request.url.searchParams.get("wait");
   if (wait !== null && wait !== "true" && wait !== "false") return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);

@@ -2,7 +2,7 @@ import type { ChangeType, ChildReplacement, CycleTransaction, QuarantineInput, R
 import type { SurveyOutcome } from "./survey-outcome.ts";
 
 /** Surveys per batch written to the open cycle transaction: bounds memory without many round trips. */
-export const CYCLE_BATCH_SIZE = 500;
+export const CYCLE_BATCH_SIZE = 200;
 
 type Tally = { -readonly [K in keyof RunCounts]: RunCounts[K] };
 
