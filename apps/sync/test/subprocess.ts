@@ -28,6 +28,8 @@ export function spawnService(env: Readonly<Record<string, string>>): ServiceProc
     resolveUrl = resolve;
     rejectUrl = reject;
   });
+  // Awaited only by tests that expect the service to listen; the others must not see an unhandled rejection.
+  url.catch(() => undefined);
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) {
       output.push(line);
