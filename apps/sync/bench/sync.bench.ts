@@ -109,8 +109,8 @@ interface RssReport {
   readonly noChangeMs: number;
   readonly surveys: number;
 }
-async function measureRss(baseUrl: string, nodeFlags: readonly string[]): Promise<RssReport> {
-  const child = fork(here("./rss-process.ts"), [baseUrl, String(CONCURRENCY * 2)], { execArgv: [...execArgv, ...nodeFlags] });
+async function measureRss(baseUrl: string, nodeFlags: readonly string[], mode: "sync" | "list" = "sync"): Promise<RssReport> {
+  const child = fork(here("./rss-process.ts"), [baseUrl, String(CONCURRENCY * 2), mode], { execArgv: [...execArgv, ...nodeFlags] });
   return new Promise<RssReport>((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => {
@@ -131,6 +131,10 @@ if (rssSurveys > 0) {
       `peak RSS, ${report.surveys} surveys, ${label}: ${report.maxRssMb.toFixed(0)} MB (target < 300 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), no-change cycle ${format(report.noChangeMs)}`,
     );
   }
+  // What the live list alone costs: one bare fetch and JSON.parse of the whole body, nothing else.
+  const list = await measureRss(big.baseUrl, [], "list");
+  runs["bare fetch + JSON.parse of the list only"] = list;
+  console.log(`peak RSS of the list alone (bare fetch + JSON.parse, ${list.surveys} surveys): ${list.maxRssMb.toFixed(0)} MB`);
   big.stop();
   figures.peakRss = runs;
 }
