@@ -1,17 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MASKED_SECRET } from "@sds/schemas";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFake, type RunningFake } from "./support/fake-service.ts";
-import { createTestHome, runSds, runSdsOnTerminal, type TestHome } from "./support/run-sds.ts";
+import { describe, expect, it } from "vitest";
+import { runSds, runSdsOnTerminal } from "./support/run-sds.ts";
+import { startFake } from "./support/fake-service.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
 const incomingKey = "incoming-SECRET-41c7";
 const outgoingKey = "outgoing-SECRET-93d2";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake({
+const testbed = useCliTestbed({
+  resetState: true,
+  fake: {
     suppliers: [
       {
         supplierId: 1001,
@@ -24,21 +24,11 @@ beforeAll(async () => {
         },
       },
     ],
-  });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.reset();
-});
-afterEach(() => {
-  home.remove();
+  },
 });
 
-const puts = () => fake.api.requestLog().filter((entry) => entry.method === "PUT");
-const run = (args: readonly string[], input?: string) => runSds(args, home, { env: fake.env, ...(input === undefined ? {} : { input }) });
+const puts = () => testbed.fake.api.requestLog().filter((entry) => entry.method === "PUT");
+const run = (args: readonly string[], input?: string) => runSds(args, testbed.home, { env: testbed.fake.env, ...(input === undefined ? {} : { input }) });
 
 describe("sds account show", () => {
   it("masks both EncryptionKeys in JSON", async () => {
@@ -53,7 +43,7 @@ describe("sds account show", () => {
 
   it("masks them on a terminal, in every format, and with --debug", async () => {
     const runs = await Promise.all([
-      runSdsOnTerminal(["account", "show"], home, { env: { ...fake.env, NO_COLOR: "1" } }),
+      runSdsOnTerminal(["account", "show"], testbed.home, { env: { ...testbed.fake.env, NO_COLOR: "1" } }),
       run(["account", "show", "-o", "csv"]),
       run(["account", "show", "-o", "ndjson"]),
       run(["account", "show", "-o", "table", "--debug"]),
@@ -78,32 +68,32 @@ describe("sds account show", () => {
 
 describe("sds account set-redirects and set-s2s", () => {
   it("changes only the URL passed; the others keep their values", async () => {
-    const before = fake.api.getAccount(1001);
+    const before = testbed.fake.api.getAccount(1001);
     const result = await run(["account", "set-redirects", "--complete", "https://panel.example/done?rid=[%RID%]"]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ sent: true, dryRun: false, changes: [{ field: "CompleteUrl", after: "https://panel.example/done?rid=[%RID%]" }] });
-    const after = fake.api.getAccount(1001);
+    const after = testbed.fake.api.getAccount(1001);
     expect(after.RedirectUrls).toEqual({ ...before.RedirectUrls, CompleteUrl: "https://panel.example/done?rid=[%RID%]" });
     expect(after.S2SUrls).toEqual(before.S2SUrls);
     expect(puts().map((entry) => entry.path)).toEqual(["/api/v1/supplier-account/1001/redirect-url"]);
   });
 
   it("updates the S2S URLs with set-s2s and shows the diff and the confirmation on a terminal", async () => {
-    const before = fake.api.getAccount(1001);
-    const result = await runSdsOnTerminal(["account", "set-s2s", "--terminate", "https://s2s.example/t?rid={rid}", "--disable", "--no-color"], home, { env: fake.env });
+    const before = testbed.fake.api.getAccount(1001);
+    const result = await runSdsOnTerminal(["account", "set-s2s", "--terminate", "https://s2s.example/t?rid={rid}", "--disable", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Changed the S2S URLs of supplier 1001 (Acme Panel):");
     expect(result.stdout).toContain(`- ${before.S2SUrls.TerminateUrl}`);
     expect(result.stdout).toContain("+ https://s2s.example/t?rid={rid}");
     expect(result.stdout).toContain("Enabled  true → false");
     expect(result.stdout).toMatch(/✓ .*S2S/);
-    expect(fake.api.getAccount(1001).S2SUrls).toEqual({ ...before.S2SUrls, TerminateUrl: "https://s2s.example/t?rid={rid}", Enabled: false });
-    expect(fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
+    expect(testbed.fake.api.getAccount(1001).S2SUrls).toEqual({ ...before.S2SUrls, TerminateUrl: "https://s2s.example/t?rid={rid}", Enabled: false });
+    expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
   });
 
   it("--dry-run prints the diff and sends no PUT", async () => {
-    const before = fake.api.getAccount(1001);
-    const result = await runSdsOnTerminal(["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run", "--no-color"], home, { env: fake.env });
+    const before = testbed.fake.api.getAccount(1001);
+    const result = await runSdsOnTerminal(["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Would change the redirect URLs");
     expect(result.stdout).toContain("+ https://panel.example/oq");
@@ -111,12 +101,12 @@ describe("sds account set-redirects and set-s2s", () => {
     const json = await run(["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run"]);
     expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, sent: false, changes: [{ field: "OverQuotaUrl", before: before.RedirectUrls.OverQuotaUrl }] });
     expect(puts()).toEqual([]);
-    expect(fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
+    expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
   });
 
   it("sends nothing when nothing would change", async () => {
-    const current = fake.api.getAccount(1001).RedirectUrls;
-    const result = await runSdsOnTerminal(["account", "set-redirects", "--complete", current.CompleteUrl, current.Enabled ? "--enable" : "--disable"], home, { env: fake.env });
+    const current = testbed.fake.api.getAccount(1001).RedirectUrls;
+    const result = await runSdsOnTerminal(["account", "set-redirects", "--complete", current.CompleteUrl, current.Enabled ? "--enable" : "--disable"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Nothing to change");
     expect(puts()).toEqual([]);
@@ -138,16 +128,16 @@ describe("sds account set-redirects and set-s2s", () => {
     const none = await run(["account", "set-s2s"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^error: nothing to change: pass --complete/);
-    expect(fake.api.requestLog()).toEqual([]);
+    expect(testbed.fake.api.requestLog()).toEqual([]);
   });
 
   it("reads fields from --from-file, with flags winning, and rejects unknown fields", async () => {
-    const file = join(home.path, "redirects.json");
+    const file = join(testbed.home.path, "redirects.json");
     writeFileSync(file, JSON.stringify({ CompleteUrl: "https://file.example/c", TerminateUrl: "https://file.example/t", Enabled: false }));
-    const before = fake.api.getAccount(1001).RedirectUrls;
+    const before = testbed.fake.api.getAccount(1001).RedirectUrls;
     const result = await run(["account", "set-redirects", "--from-file", file, "--terminate", "https://flag.example/t"]);
     expect(result.code).toBe(0);
-    expect(fake.api.getAccount(1001).RedirectUrls).toEqual({ ...before, CompleteUrl: "https://file.example/c", TerminateUrl: "https://flag.example/t", Enabled: false });
+    expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual({ ...before, CompleteUrl: "https://file.example/c", TerminateUrl: "https://flag.example/t", Enabled: false });
 
     writeFileSync(file, JSON.stringify({ CompleteURL: "https://typo.example/c" }));
     const typo = await run(["account", "set-redirects", "--from-file", file]);
@@ -157,7 +147,7 @@ describe("sds account set-redirects and set-s2s", () => {
     const broken = await run(["account", "set-redirects", "--from-file", file]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/is not valid JSON/);
-    const missing = await run(["account", "set-redirects", "--from-file", join(home.path, "missing.json")]);
+    const missing = await run(["account", "set-redirects", "--from-file", join(testbed.home.path, "missing.json")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error: cannot read .*missing\.json/);
   });
@@ -180,11 +170,11 @@ describe("sds account set-redirects and set-s2s", () => {
       ],
     });
     try {
-      const result = await runSds(["account", "set-redirects", "--complete", "https://new.example/c"], home, { env: legacy.env });
+      const result = await runSds(["account", "set-redirects", "--complete", "https://new.example/c"], testbed.home, { env: legacy.env });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('TerminateUrl "legacy terminate page": expected an absolute http or https URL (the current value; pass a new one to fix it)');
       expect(legacy.api.requestLog().filter((entry) => entry.method === "PUT")).toEqual([]);
-      const fixed = await runSds(["account", "set-redirects", "--terminate", "https://new.example/t"], home, { env: legacy.env });
+      const fixed = await runSds(["account", "set-redirects", "--terminate", "https://new.example/t"], testbed.home, { env: legacy.env });
       expect(fixed.code).toBe(0);
       expect(legacy.api.getAccount(2002).RedirectUrls.TerminateUrl).toBe("https://new.example/t");
     } finally {

@@ -1,24 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFake, type RunningFake } from "./support/fake-service.ts";
-import { createTestHome, runSds, runSdsOnTerminal, type TestHome } from "./support/run-sds.ts";
+import { describe, expect, it } from "vitest";
+import { runSds, runSdsOnTerminal } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.clearRequestLog();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed();
 
-const run = (...args: string[]) => runSds(args, home, { env: fake.env });
+const run = (...args: string[]) => runSds(args, testbed.home, { env: testbed.fake.env });
 
 describe("sds collections", () => {
   const collections: readonly [string, string][] = [
@@ -39,7 +25,7 @@ describe("sds collections", () => {
       const records = JSON.parse(result.stdout) as { Id: unknown; Name?: string }[];
       expect(records.length).toBeGreaterThan(0);
       expect(records[0]).toHaveProperty("Id");
-      expect(fake.api.requestLog().map((entry) => entry.path)).toEqual([path]);
+      expect(testbed.fake.api.requestLog().map((entry) => entry.path)).toEqual([path]);
     });
   }
 
@@ -50,7 +36,7 @@ describe("sds collections", () => {
   });
 
   it("prints languages as a table with their country codes on a terminal, and as CSV", async () => {
-    const table = await runSdsOnTerminal(["collections", "languages", "--no-color"], home, { env: fake.env });
+    const table = await runSdsOnTerminal(["collections", "languages", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(table.stdout).toMatch(/^Id\s+Name\s+CountryCode\n/);
     expect(table.stdout).toMatch(/\n\s+3\s+English - United States\s+US\n/);
     const csv = await run("collections", "languages", "-o", "csv");
@@ -70,8 +56,8 @@ describe("sds collections qualification", () => {
     const result = await run("collections", "qualification", "3", "43");
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ Id: 43, QuestionText: "What is your gender?", Options: [{ OptionText: "Male" }, { OptionText: "Female" }] });
-    expect(fake.api.requestLog().map((entry) => entry.path)).toEqual(["/api/v1/collection/languages/3/qualifications/43"]);
-    const table = await runSdsOnTerminal(["collections", "qualification", "3", "43", "--no-color"], home, { env: fake.env });
+    expect(testbed.fake.api.requestLog().map((entry) => entry.path)).toEqual(["/api/v1/collection/languages/3/qualifications/43"]);
+    const table = await runSdsOnTerminal(["collections", "qualification", "3", "43", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(table.stdout).toMatch(/QuestionText\s+What is your gender\?/);
     expect(table.stdout).toContain("Options (2)");
     expect(table.stdout).toMatch(/43002\s+2\s+Female/);

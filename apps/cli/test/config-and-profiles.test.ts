@@ -1,48 +1,35 @@
 import { readFileSync, statSync, mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { canaryApiKey, startFake, type RunningFake } from "./support/fake-service.ts";
-import { createTestHome, runSds, runSdsOnTerminal, type TestHome } from "./support/run-sds.ts";
+import { describe, expect, it } from "vitest";
+import { canaryApiKey } from "./support/fake-service.ts";
+import { runSds, runSdsOnTerminal } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.clearRequestLog();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed();
 
-const profilesFile = () => join(home.configPath, "sds", "profiles.json");
+const profilesFile = () => join(testbed.home.configPath, "sds", "profiles.json");
 const readProfiles = () => JSON.parse(readFileSync(profilesFile(), "utf8")) as { profiles: Record<string, { baseUrl: string; apiKey: string; supplierId?: string }> };
 
 describe("where the base URL and key come from", () => {
   it("takes both from SDS_BASE_URL and SDS_API_KEY", async () => {
-    const result = await runSds(["account", "show", "-o", "json"], home, { env: fake.env });
+    const result = await runSds(["account", "show", "-o", "json"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ Id: "1001" });
   });
 
   it("prefers --base-url over SDS_BASE_URL", async () => {
-    const result = await runSds(["account", "show", "--base-url", fake.baseUrl], home, { env: { ...fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" } });
+    const result = await runSds(["account", "show", "--base-url", testbed.fake.baseUrl], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" } });
     expect(result.code).toBe(0);
   });
 
   it("reads the key from standard input with --api-key-stdin, trimmed, in preference to SDS_API_KEY", async () => {
-    const result = await runSds(["account", "show", "--api-key-stdin"], home, { env: { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: "wrong-key" }, input: `${canaryApiKey}\n` });
+    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl, SDS_API_KEY: "wrong-key" }, input: `${canaryApiKey}\n` });
     expect(result.code).toBe(0);
-    expect(fake.api.requestLog().map((entry) => entry.status)).toEqual([200]);
+    expect(testbed.fake.api.requestLog().map((entry) => entry.status)).toEqual([200]);
   });
 
   it("rejects an empty key on standard input as a usage error", async () => {
-    const result = await runSds(["account", "show", "--api-key-stdin"], home, { env: { SDS_BASE_URL: fake.baseUrl }, input: "\n" });
+    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl }, input: "\n" });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: --api-key-stdin read an empty key/);
   });
@@ -50,29 +37,29 @@ describe("where the base URL and key come from", () => {
 
 describe("sds login and profiles", () => {
   it("checks the key, then saves the profile readable by its owner only", async () => {
-    const result = await runSds(["login", "--base-url", `${fake.baseUrl}/`], home, { input: `${canaryApiKey}\n` });
+    const result = await runSds(["login", "--base-url", `${testbed.fake.baseUrl}/`], testbed.home, { input: `${canaryApiKey}\n` });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: "default", supplierId: "1001", verified: true, baseUrl: fake.baseUrl });
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: "default", supplierId: "1001", verified: true, baseUrl: testbed.fake.baseUrl });
     expect(result.stdout).not.toContain(canaryApiKey);
     expect(statSync(profilesFile()).mode & 0o777).toBe(0o600);
-    expect(statSync(join(home.configPath, "sds")).mode & 0o777).toBe(0o700);
-    expect(readProfiles().profiles.default).toMatchObject({ baseUrl: fake.baseUrl, apiKey: canaryApiKey, supplierId: "1001" });
+    expect(statSync(join(testbed.home.configPath, "sds")).mode & 0o777).toBe(0o700);
+    expect(readProfiles().profiles.default).toMatchObject({ baseUrl: testbed.fake.baseUrl, apiKey: canaryApiKey, supplierId: "1001" });
 
     // Afterwards commands need neither variable.
-    const show = await runSds(["account", "show", "-o", "json"], home);
+    const show = await runSds(["account", "show", "-o", "json"], testbed.home);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ Id: "1001" });
   });
 
   it("saves nothing and exits 3 when the service rejects the key", async () => {
-    const result = await runSds(["login", "--base-url", fake.baseUrl], home, { input: "not-the-key\n" });
+    const result = await runSds(["login", "--base-url", testbed.fake.baseUrl], testbed.home, { input: "not-the-key\n" });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: GET \/supplier-account failed with HTTP 401/);
     expect(existsSync(profilesFile())).toBe(false);
   });
 
   it("asks for the key without echoing it on a terminal", async () => {
-    const result = await runSdsOnTerminal(["login", "--base-url", fake.baseUrl, "--no-color"], home, { answer: { after: "API key (input hidden): ", input: `${canaryApiKey}\r` } });
+    const result = await runSdsOnTerminal(["login", "--base-url", testbed.fake.baseUrl, "--no-color"], testbed.home, { answer: { after: "API key (input hidden): ", input: `${canaryApiKey}\r` } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("API key (input hidden): ");
     expect(result.stdout).toContain('saved profile "default"');
@@ -81,64 +68,64 @@ describe("sds login and profiles", () => {
   });
 
   it("keeps several profiles and picks one with --profile or SDS_PROFILE", async () => {
-    await runSds(["login", "--profile", "sandbox", "--base-url", fake.baseUrl], home, { input: canaryApiKey });
-    await runSds(["login", "--profile", "broken", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], home, { input: "whatever" });
+    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    await runSds(["login", "--profile", "broken", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, { input: "whatever" });
     expect(Object.keys(readProfiles().profiles).sort()).toEqual(["broken", "sandbox"]);
 
-    expect((await runSds(["account", "show", "--profile", "sandbox"], home)).code).toBe(0);
-    expect((await runSds(["account", "show"], home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(0);
+    expect((await runSds(["account", "show", "--profile", "sandbox"], testbed.home)).code).toBe(0);
+    expect((await runSds(["account", "show"], testbed.home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(0);
     // The flag wins over the variable; the broken profile's port refuses connections.
-    expect((await runSds(["account", "show", "--profile", "broken", "--timeout", "2"], home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(5);
+    expect((await runSds(["account", "show", "--profile", "broken", "--timeout", "2"], testbed.home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(5);
   });
 
   it("lets SDS_BASE_URL and SDS_API_KEY override a saved profile", async () => {
-    await runSds(["login", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], home, { input: "stale-key" });
-    const result = await runSds(["account", "show"], home, { env: fake.env });
+    await runSds(["login", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, { input: "stale-key" });
+    const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
   });
 
   it("fails with exit 2 for a profile that is named but missing, and for a bad profile name", async () => {
-    const missing = await runSds(["account", "show", "--profile", "ghost"], home, { env: fake.env });
+    const missing = await runSds(["account", "show", "--profile", "ghost"], testbed.home, { env: testbed.fake.env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no profile named "ghost"');
     expect(missing.stderr).toContain("sds login --profile ghost");
-    const bad = await runSds(["account", "show", "--profile", "../etc"], home, { env: fake.env });
+    const bad = await runSds(["account", "show", "--profile", "../etc"], testbed.home, { env: testbed.fake.env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: "..\/etc" is not a valid profile name/);
   });
 
   it("reports a corrupt profiles file in one line (exit 1) instead of a stack", async () => {
-    mkdirSync(join(home.configPath, "sds"), { recursive: true });
+    mkdirSync(join(testbed.home.configPath, "sds"), { recursive: true });
     writeFileSync(profilesFile(), "{ not json");
-    const result = await runSds(["account", "show"], home, { env: fake.env });
+    const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`error: the profiles file ${profilesFile()} is not valid JSON. Fix it, or delete it and run \`sds login\` again.\n`);
   });
 
   it("logs out of one profile or all, and logging out twice is not an error", async () => {
-    await runSds(["login", "--profile", "a", "--base-url", fake.baseUrl], home, { input: canaryApiKey });
-    await runSds(["login", "--profile", "b", "--base-url", fake.baseUrl], home, { input: canaryApiKey });
-    const first = await runSds(["logout", "--profile", "a"], home);
+    await runSds(["login", "--profile", "a", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    await runSds(["login", "--profile", "b", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    const first = await runSds(["logout", "--profile", "a"], testbed.home);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ removed: ["a"] });
     expect(Object.keys(readProfiles().profiles)).toEqual(["b"]);
-    const again = await runSdsOnTerminal(["logout", "--profile", "a"], home);
+    const again = await runSdsOnTerminal(["logout", "--profile", "a"], testbed.home);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No profile "a" saved; nothing to do.');
-    await runSds(["logout", "--all"], home);
+    await runSds(["logout", "--all"], testbed.home);
     expect(readProfiles().profiles).toEqual({});
     expect(statSync(profilesFile()).mode & 0o777).toBe(0o600);
   });
 
   it("never prints the key: not in output, errors or the --debug trace", async () => {
-    await runSds(["login", "--base-url", fake.baseUrl], home, { input: canaryApiKey });
-    fake.api.faults.add({ kind: "status", status: 500, operation: "listSurveys" });
+    await runSds(["login", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    testbed.fake.api.faults.add({ kind: "status", status: 500, operation: "listSurveys" });
     try {
       const runs = await Promise.all([
-        runSds(["account", "show", "--debug"], home),
-        runSds(["surveys", "list", "--debug", "--timeout", "5"], home),
-        runSds(["doctor", "--debug"], home),
-        runSdsOnTerminal(["doctor", "--debug"], home),
+        runSds(["account", "show", "--debug"], testbed.home),
+        runSds(["surveys", "list", "--debug", "--timeout", "5"], testbed.home),
+        runSds(["doctor", "--debug"], testbed.home),
+        runSdsOnTerminal(["doctor", "--debug"], testbed.home),
       ]);
       for (const run of runs) {
         expect(run.stdout + run.stderr).not.toContain(canaryApiKey);
@@ -148,7 +135,7 @@ describe("sds login and profiles", () => {
       expect(failed.stderr).toContain("debug: → GET");
       expect(failed.stderr).toMatch(/EQ-PARTNER-ACCESS-KEY: \[REDACTED\]/i);
     } finally {
-      fake.api.faults.clear();
+      testbed.fake.api.faults.clear();
     }
   });
 });

@@ -1,23 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { canaryApiKey, startFake, type RunningFake } from "./support/fake-service.ts";
+import { describe, expect, it } from "vitest";
+import { canaryApiKey } from "./support/fake-service.ts";
 import { startProxy } from "./support/proxy.ts";
-import { createTestHome, runSds, runSdsOnTerminal, type TestHome } from "./support/run-sds.ts";
+import { runSds, runSdsOnTerminal } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.faults.clear();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed();
 
 interface Report {
   readonly ok: boolean;
@@ -28,7 +15,7 @@ const statuses = (report: Report) => Object.fromEntries(report.checks.map((check
 
 describe("sds doctor", () => {
   it("passes every check against a healthy service", async () => {
-    const result = await runSds(["doctor"], home, { env: fake.env });
+    const result = await runSds(["doctor"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.ok).toBe(true);
@@ -40,7 +27,7 @@ describe("sds doctor", () => {
   });
 
   it("prints one line per check on a terminal", async () => {
-    const result = await runSdsOnTerminal(["doctor", "--no-color"], home, { env: fake.env });
+    const result = await runSdsOnTerminal(["doctor", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/✓ Configuration\s+profile "default" not saved/);
     expect(result.stdout).toMatch(/✓ Key accepted\s+supplier 1001/);
@@ -48,20 +35,20 @@ describe("sds doctor", () => {
   });
 
   it("exits 3 when the key is rejected, the service being reachable", async () => {
-    const result = await runSds(["doctor"], home, { env: { ...fake.env, SDS_API_KEY: "wrong" } });
+    const result = await runSds(["doctor"], testbed.home, { env: { ...testbed.fake.env, SDS_API_KEY: "wrong" } });
     expect(result.code).toBe(3);
     expect(statuses(JSON.parse(result.stdout) as Report)).toMatchObject({ Reachable: "ok", "Key accepted": "fail", Latency: "skip", "Clock skew": "skip" });
     expect(result.stderr).toMatch(/^error: doctor: key accepted failed: GET \/supplier-account failed with HTTP 401/);
   });
 
   it("exits 5 when the base URL is unreachable", async () => {
-    const result = await runSds(["doctor", "--timeout", "2"], home, { env: { ...fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" } });
+    const result = await runSds(["doctor", "--timeout", "2"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" } });
     expect(result.code).toBe(5);
     expect(statuses(JSON.parse(result.stdout) as Report)).toMatchObject({ Reachable: "fail", "Key accepted": "skip" });
   });
 
   it("exits 4 and points at /api/v1 when the host answers but the path is wrong", async () => {
-    const result = await runSds(["doctor"], home, { env: { ...fake.env, SDS_BASE_URL: fake.baseUrl.replace(/\/api\/v1$/, "") } });
+    const result = await runSds(["doctor"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: testbed.fake.baseUrl.replace(/\/api\/v1$/, "") } });
     expect(result.code).toBe(4);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.checks.find((check) => check.name === "Base URL")?.detail).toContain("base URLs normally end in /api/v1");
@@ -69,19 +56,19 @@ describe("sds doctor", () => {
   });
 
   it("reports missing configuration instead of failing outright", async () => {
-    const noKey = await runSds(["doctor"], home, { env: { SDS_BASE_URL: fake.baseUrl } });
+    const noKey = await runSds(["doctor"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl } });
     expect(noKey.code).toBe(3);
     expect(statuses(JSON.parse(noKey.stdout) as Report)).toMatchObject({ "Base URL": "ok", "API key": "fail", Reachable: "skip" });
-    const nothing = await runSds(["doctor"], home);
+    const nothing = await runSds(["doctor"], testbed.home);
     expect(nothing.code).toBe(2);
     expect(statuses(JSON.parse(nothing.stdout) as Report)).toMatchObject({ Configuration: "ok", "Base URL": "fail" });
   });
 
   it("warns about a profiles file others can read", async () => {
-    await runSds(["login", "--base-url", fake.baseUrl], home, { input: canaryApiKey });
+    await runSds(["login", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
     const { chmodSync } = await import("node:fs");
-    chmodSync(`${home.configPath}/sds/profiles.json`, 0o644);
-    const result = await runSds(["doctor"], home);
+    chmodSync(`${testbed.home.configPath}/sds/profiles.json`, 0o644);
+    const result = await runSds(["doctor"], testbed.home);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.checks[0]).toMatchObject({ name: "Configuration", status: "warn" });
@@ -90,9 +77,9 @@ describe("sds doctor", () => {
 
   it("warns about clock skew against the server's Date header", async () => {
     // The server's clock is two minutes behind this machine's.
-    const skewed = await startProxy(fake.api, { date: () => new Date(Date.now() - 120_000) });
+    const skewed = await startProxy(testbed.fake.api, { date: () => new Date(Date.now() - 120_000) });
     try {
-      const result = await runSds(["doctor"], home, { env: { ...fake.env, SDS_BASE_URL: skewed.baseUrl } });
+      const result = await runSds(["doctor"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: skewed.baseUrl } });
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout) as Report;
       expect(report.checks.find((check) => check.name === "Clock skew")).toMatchObject({ status: "warn" });

@@ -1,24 +1,11 @@
 import type { FaultSpec } from "@sds/testing";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { canaryApiKey, startFake, type RunningFake } from "./support/fake-service.ts";
+import { describe, expect, it } from "vitest";
+import { canaryApiKey } from "./support/fake-service.ts";
 import { startProxy } from "./support/proxy.ts";
-import { createTestHome, runSds, type TestHome } from "./support/run-sds.ts";
+import { runSds } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.faults.clear();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed();
 
 const noStack = (stderr: string) => {
   expect(stderr).not.toMatch(/\n\s+at /);
@@ -39,8 +26,8 @@ describe("every failure of the service maps to its exit code, in one line", () =
 
   for (const { name, fault, code, message } of cases) {
     it(`${name} → exit ${code}`, async () => {
-      fake.api.faults.add(fault);
-      const result = await runSds(["account", "show"], home, { env: fake.env });
+      testbed.fake.api.faults.add(fault);
+      const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });
       expect(result.code).toBe(code);
       expect(result.stdout).toBe("");
       expect(result.stderr).toMatch(message);
@@ -51,23 +38,23 @@ describe("every failure of the service maps to its exit code, in one line", () =
   }
 
   it("a response slower than --timeout → exit 5", async () => {
-    fake.api.faults.add({ kind: "latency", ms: 3000 });
-    const result = await runSds(["account", "show", "--timeout", "0.2"], home, { env: fake.env });
+    testbed.fake.api.faults.add({ kind: "latency", ms: 3000 });
+    const result = await runSds(["account", "show", "--timeout", "0.2"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/^error: .*GET \/supplier-account.*/);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
   it("a response that does not match the schema → exit 6, with the issues under --debug", async () => {
-    const proxy = await startProxy(fake.api, {
+    const proxy = await startProxy(testbed.fake.api, {
       body: (path, body) => (path === "/supplier-account" ? { ...(body as object), data: { ...(body as { data: object }).data, Active: "yes" } } : body),
     });
     try {
-      const env = { ...fake.env, SDS_BASE_URL: proxy.baseUrl };
-      const plain = await runSds(["account", "show"], home, { env });
+      const env = { ...testbed.fake.env, SDS_BASE_URL: proxy.baseUrl };
+      const plain = await runSds(["account", "show"], testbed.home, { env });
       expect(plain.code).toBe(6);
       expect(plain.stderr).toMatch(/^error: .*GET \/supplier-account.*run with --debug to see the issues\.\n$/);
-      const debug = await runSds(["account", "show", "--debug"], home, { env });
+      const debug = await runSds(["account", "show", "--debug"], testbed.home, { env });
       expect(debug.code).toBe(6);
       expect(debug.stderr).toMatch(/issue: data\.Active: /);
       noStack(debug.stderr);
@@ -79,8 +66,8 @@ describe("every failure of the service maps to its exit code, in one line", () =
 
 describe("--debug", () => {
   it("adds the request trace with the key redacted, and the cause of a failure", async () => {
-    fake.api.faults.add({ kind: "status", status: 503, count: 1 });
-    const result = await runSds(["account", "show", "--debug"], home, { env: fake.env });
+    testbed.fake.api.faults.add({ kind: "status", status: 503, count: 1 });
+    const result = await runSds(["account", "show", "--debug"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/debug: → GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/supplier-account \(attempt 1\) \[.*EQ-PARTNER-ACCESS-KEY: \[REDACTED\]/i);
     expect(result.stderr).toMatch(/debug: ← 503 GET .*supplier-account in \d+ ms/);
@@ -90,8 +77,8 @@ describe("--debug", () => {
   });
 
   it("adds the server's error code and messages to a failure", async () => {
-    fake.api.faults.add({ kind: "status", status: 404, errorCode: "NOPE" });
-    const result = await runSds(["account", "show", "--debug"], home, { env: fake.env });
+    testbed.fake.api.faults.add({ kind: "status", status: 404, errorCode: "NOPE" });
+    const result = await runSds(["account", "show", "--debug"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain("  status: 404");
     expect(result.stderr).toContain("  errorCode: NOPE");

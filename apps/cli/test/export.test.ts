@@ -1,26 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Survey } from "@sds/schemas";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFake, type RunningFake } from "./support/fake-service.ts";
-import { createTestHome, runSds, runSdsOnTerminal, startSds, type TestHome } from "./support/run-sds.ts";
+import { describe, expect, it } from "vitest";
+import { runSds, runSdsOnTerminal, startSds } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake({ seed: 11, suppliers: [{ supplierId: 1001, apiKey: "export-test-key", surveys: 25 }] });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-  fake.api.faults.clear();
-  fake.api.clearRequestLog();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed({ fake: { seed: 11, suppliers: [{ supplierId: 1001, apiKey: "export-test-key", surveys: 25 }] } });
 
 interface ExportedRecord {
   readonly survey: Survey;
@@ -28,20 +13,20 @@ interface ExportedRecord {
   readonly quotas: readonly unknown[] | null;
 }
 
-const run = (...args: string[]) => runSds(args, home, { env: fake.env });
-const liveSurveys = () => fake.api.listSurveys(1001);
+const run = (...args: string[]) => runSds(args, testbed.home, { env: testbed.fake.env });
+const liveSurveys = () => testbed.fake.api.listSurveys(1001);
 const parseNdjson = (text: string) => text.trimEnd().split("\n").map((line) => JSON.parse(line) as ExportedRecord);
 
 describe("sds export", () => {
   it("writes every live survey with its qualifications, and quotas where Has_Quotas, as NDJSON", async () => {
-    const out = join(home.path, "surveys.ndjson");
+    const out = join(testbed.home.path, "surveys.ndjson");
     const result = await run("export", "--out", out);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("");
     const records = parseNdjson(readFileSync(out, "utf8"));
     expect(records.map((record) => record.survey.SurveyId)).toEqual(liveSurveys().map((survey) => survey.SurveyId));
     for (const record of records) {
-      const stored = fake.api.getSurvey(record.survey.SurveyId);
+      const stored = testbed.fake.api.getSurvey(record.survey.SurveyId);
       expect(record.qualifications).toEqual(stored?.qualifications);
       expect(record.quotas).toEqual(record.survey.Has_Quotas ? stored?.quotas : null);
     }
@@ -49,17 +34,17 @@ describe("sds export", () => {
   });
 
   it("writes a JSON array or CSV, by --format or by the file's extension, or to stdout", async () => {
-    const jsonFile = join(home.path, "all.json");
+    const jsonFile = join(testbed.home.path, "all.json");
     expect((await run("export", "--out", jsonFile)).code).toBe(0);
     const array = JSON.parse(readFileSync(jsonFile, "utf8")) as ExportedRecord[];
     expect(array).toHaveLength(liveSurveys().length);
 
-    fake.api.clearRequestLog();
+    testbed.fake.api.clearRequestLog();
     const csv = await run("export", "--format", "csv", "--quotas", "none");
     const lines = csv.stdout.trimEnd().split("\r\n");
     expect(lines[0]).toMatch(/^SurveyId,Name,Cpi,.*,LengthOfInterview,Qualifications,Quotas$/);
     expect(lines).toHaveLength(liveSurveys().length + 1);
-    expect(fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toEqual([]);
+    expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toEqual([]);
 
     const ndjson = await run("export");
     expect(parseNdjson(ndjson.stdout)).toHaveLength(liveSurveys().length);
@@ -67,15 +52,15 @@ describe("sds export", () => {
   });
 
   it("fetches quotas of every survey with --quotas all", async () => {
-    await run("export", "--quotas", "all", "--out", join(home.path, "x.ndjson"));
-    expect(fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(liveSurveys().length);
+    await run("export", "--quotas", "all", "--out", join(testbed.home.path, "x.ndjson"));
+    expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(liveSurveys().length);
   });
 
   it("reports surveys whose requests keep failing at the end and in the exit code, and writes the rest", async () => {
     const [first, second] = liveSurveys();
-    fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(first?.SurveyId)}` });
-    fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(second?.SurveyId)}` });
-    const out = join(home.path, "partial.ndjson");
+    testbed.fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(first?.SurveyId)}` });
+    testbed.fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(second?.SurveyId)}` });
+    const out = join(testbed.home.path, "partial.ndjson");
     const result = await run("export", "--out", out, "--concurrency", "8");
     expect(result.code).toBe(1);
     const records = parseNdjson(readFileSync(out, "utf8"));
@@ -88,35 +73,35 @@ describe("sds export", () => {
 
   it("exits with the failures' own code when they agree (5 for network failures)", async () => {
     const [first] = liveSurveys();
-    fake.api.faults.add({ kind: "connection-reset", path: `/survey-qualifications/${String(first?.SurveyId)}` });
+    testbed.fake.api.faults.add({ kind: "connection-reset", path: `/survey-qualifications/${String(first?.SurveyId)}` });
     const result = await run("export");
     expect(result.code).toBe(5);
     expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length - 1);
   });
 
   it("recovers from a failure that the retries outlast", async () => {
-    fake.api.faults.add({ kind: "status", status: 503, operation: "getSurveyQualifications", count: 2 });
+    testbed.fake.api.faults.add({ kind: "status", status: 503, operation: "getSurveyQualifications", count: 2 });
     const result = await run("export");
     expect(result.code).toBe(0);
     expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length);
   });
 
   it("exits 6 when surveys of the list fail validation, exporting the others", async () => {
-    fake.api.addSurvey(1001, { survey: { SurveyId: 880_001, LanguageId: "three" } as unknown as Partial<Survey>, allowInvalid: true });
+    testbed.fake.api.addSurvey(1001, { survey: { SurveyId: 880_001, LanguageId: "three" } as unknown as Partial<Survey>, allowInvalid: true });
     try {
       const result = await run("export");
       expect(result.code).toBe(6);
       expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length - 1);
       expect(result.stderr).toContain("1 survey of the list failed validation");
     } finally {
-      fake.api.removeSurvey(880_001);
+      testbed.fake.api.removeSurvey(880_001);
     }
   });
 
   it("draws a progress bar on a terminal's stderr, and none when stderr is not a terminal", async () => {
-    fake.api.faults.add({ kind: "latency", ms: 30, operation: "getSurveyQualifications" });
-    const out = join(home.path, "tty.ndjson");
-    const terminal = await runSdsOnTerminal(["export", "--out", out, "--concurrency", "2"], home, { env: fake.env });
+    testbed.fake.api.faults.add({ kind: "latency", ms: 30, operation: "getSurveyQualifications" });
+    const out = join(testbed.home.path, "tty.ndjson");
+    const terminal = await runSdsOnTerminal(["export", "--out", out, "--concurrency", "2"], testbed.home, { env: testbed.fake.env });
     expect(terminal.code).toBe(0);
     expect(terminal.stdout).toMatch(/Exporting .*\d+\/25/);
     expect(terminal.stdout).toContain("\r\u001b[2K");
@@ -126,20 +111,20 @@ describe("sds export", () => {
   });
 
   it("leaves no file behind when it cannot write, and when interrupted", async () => {
-    const unwritable = await run("export", "--out", join(home.path, "no-such-dir", "x.ndjson"));
+    const unwritable = await run("export", "--out", join(testbed.home.path, "no-such-dir", "x.ndjson"));
     expect(unwritable.code).toBe(1);
     expect(unwritable.stderr).toMatch(/^error: cannot write .*no-such-dir\/x\.ndjson: /);
 
-    fake.api.faults.add({ kind: "latency", ms: 400, operation: "getSurveyQualifications" });
-    const out = join(home.path, "interrupted.ndjson");
-    const started = startSds(["export", "--out", out, "--concurrency", "1"], home, { env: fake.env });
+    testbed.fake.api.faults.add({ kind: "latency", ms: 400, operation: "getSurveyQualifications" });
+    const out = join(testbed.home.path, "interrupted.ndjson");
+    const started = startSds(["export", "--out", out, "--concurrency", "1"], testbed.home, { env: testbed.fake.env });
     await new Promise((resolve) => setTimeout(resolve, 800));
     started.child.kill("SIGINT");
     const result = await started.result;
     expect(result.code).toBe(130);
     expect(result.stderr).toBe("error: interrupted\n");
     expect(existsSync(out)).toBe(false);
-    expect(readdirSync(home.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(readdirSync(testbed.home.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
   it("rejects a concurrency outside 1 to 32", async () => {

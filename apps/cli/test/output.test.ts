@@ -1,62 +1,49 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFake, type RunningFake } from "./support/fake-service.ts";
-import { createTestHome, runSds, runSdsOnTerminal, sdsBinary, type TestHome } from "./support/run-sds.ts";
+import { describe, expect, it } from "vitest";
+import { runSds, runSdsOnTerminal, sdsBinary } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
 
-let fake: RunningFake;
-let home: TestHome;
-beforeAll(async () => {
-  fake = await startFake({ suppliers: [{ supplierId: 1001, apiKey: "output-test-key", surveys: 400 }] });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  home = createTestHome();
-});
-afterEach(() => {
-  home.remove();
-});
+const testbed = useCliTestbed({ fake: { suppliers: [{ supplierId: 1001, apiKey: "output-test-key", surveys: 400 }] } });
 
 describe("output formats and terminals", () => {
   it("prints a table on a terminal and JSON when piped; --output overrides both", async () => {
-    const terminal = await runSdsOnTerminal(["collections", "industries", "--no-color"], home, { env: fake.env });
+    const terminal = await runSdsOnTerminal(["collections", "industries", "--no-color"], testbed.home, { env: testbed.fake.env });
     expect(terminal.stdout).toMatch(/^Id\s+Name\n\s+1\s+Technology\n/);
-    const piped = await runSds(["collections", "industries"], home, { env: fake.env });
+    const piped = await runSds(["collections", "industries"], testbed.home, { env: testbed.fake.env });
     expect(JSON.parse(piped.stdout)).toEqual(expect.arrayContaining([{ Id: 1, Name: "Technology" }]));
-    const forcedJson = await runSdsOnTerminal(["collections", "industries", "-o", "json"], home, { env: fake.env });
+    const forcedJson = await runSdsOnTerminal(["collections", "industries", "-o", "json"], testbed.home, { env: testbed.fake.env });
     expect(JSON.parse(forcedJson.stdout)).toEqual(JSON.parse(piped.stdout));
-    const forcedTable = await runSds(["collections", "industries", "--output", "table"], home, { env: fake.env });
+    const forcedTable = await runSds(["collections", "industries", "--output", "table"], testbed.home, { env: testbed.fake.env });
     expect(forcedTable.stdout).toMatch(/^Id\s+Name\n/);
     expect(forcedTable.stdout).not.toContain("\u001b[");
   });
 
   it("colours a terminal table unless NO_COLOR or --no-color, and never colours piped data", async () => {
-    const coloured = await runSdsOnTerminal(["collections", "industries"], home, { env: fake.env });
+    const coloured = await runSdsOnTerminal(["collections", "industries"], testbed.home, { env: testbed.fake.env });
     expect(coloured.stdout).toContain("\u001b[1mId");
     for (const run of [
-      await runSdsOnTerminal(["collections", "industries"], home, { env: { ...fake.env, NO_COLOR: "1" } }),
-      await runSdsOnTerminal(["collections", "industries", "--no-color"], home, { env: fake.env }),
-      await runSds(["collections", "industries", "-o", "table", "--color", "-o", "json"], home, { env: fake.env }),
+      await runSdsOnTerminal(["collections", "industries"], testbed.home, { env: { ...testbed.fake.env, NO_COLOR: "1" } }),
+      await runSdsOnTerminal(["collections", "industries", "--no-color"], testbed.home, { env: testbed.fake.env }),
+      await runSds(["collections", "industries", "-o", "table", "--color", "-o", "json"], testbed.home, { env: testbed.fake.env }),
     ]) {
       expect(run.stdout).not.toContain("\u001b[");
     }
   });
 
   it("writes NDJSON one record per line and CSV with a header", async () => {
-    const ndjson = await runSds(["collections", "languages", "-o", "ndjson"], home, { env: fake.env });
+    const ndjson = await runSds(["collections", "languages", "-o", "ndjson"], testbed.home, { env: testbed.fake.env });
     const lines = ndjson.stdout.trimEnd().split("\n");
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) expect(JSON.parse(line)).toHaveProperty("CountryCode");
-    const csv = await runSds(["surveys", "list", "--fields", "SurveyId,Name", "-o", "csv", "--limit", "3"], home, { env: fake.env });
+    const csv = await runSds(["surveys", "list", "--fields", "SurveyId,Name", "-o", "csv", "--limit", "3"], testbed.home, { env: testbed.fake.env });
     expect(csv.stdout.split("\r\n")).toHaveLength(5);
   });
 
   it("stops quietly, exit 0, when the reader closes the pipe early", async () => {
-    // Asynchronously: the fake answers from this process, so its event loop must keep running.
+    // Asynchronously: the testbed.fake answers from this process, so its event loop must keep running.
     const child = spawn("bash", ["-c", `'${process.execPath}' '${sdsBinary}' surveys list -o ndjson | head -n 1; exit "\${PIPESTATUS[0]}"`], {
-      env: { PATH: process.env.PATH, HOME: home.path, XDG_CONFIG_HOME: home.configPath, ...fake.env },
+      env: { PATH: process.env.PATH, HOME: testbed.home.path, XDG_CONFIG_HOME: testbed.home.configPath, ...testbed.fake.env },
     });
     let stdout = "";
     let stderr = "";
