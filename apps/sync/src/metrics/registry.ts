@@ -19,61 +19,59 @@ const renderLabels = (labels: Labels): string => {
 const renderNumber = (value: number): string => (Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN");
 const keyOf = (labels: Labels): string => JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
 
-/** A value per label set that only goes up. */
-export class Counter implements Metric {
+/** One number per label set: what counters and gauges share. */
+abstract class SingleValueMetric implements Metric {
   readonly name: string;
   readonly #help: string;
-  readonly #values = new Map<string, { labels: Labels; value: number }>();
+  readonly #type: "counter" | "gauge";
+  protected readonly values = new Map<string, { labels: Labels; value: number }>();
 
-  constructor(name: string, help: string) {
+  constructor(name: string, help: string, type: "counter" | "gauge") {
     this.name = name;
     this.#help = help;
+    this.#type = type;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.#help}`, `# TYPE ${this.name} ${this.#type}`];
+    for (const { labels, value } of this.values.values()) lines.push(`${this.name}${renderLabels(labels)} ${renderNumber(value)}`);
+    return lines.join("\n");
+  }
+}
+
+/** A value per label set that only goes up. */
+export class Counter extends SingleValueMetric {
+  constructor(name: string, help: string) {
+    super(name, help, "counter");
   }
 
   /** Adds `amount` (default 1) to the series of `labels`. */
   inc(labels: Labels = {}, amount = 1): void {
     if (amount < 0) throw new RangeError(`counter ${this.name} cannot decrease`);
     const key = keyOf(labels);
-    const series = this.#values.get(key);
+    const series = this.values.get(key);
     if (series) series.value += amount;
-    else this.#values.set(key, { labels, value: amount });
+    else this.values.set(key, { labels, value: amount });
   }
 
   /** The current value of one series (0 when never incremented). */
   get(labels: Labels = {}): number {
-    return this.#values.get(keyOf(labels))?.value ?? 0;
-  }
-
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.#help}`, `# TYPE ${this.name} counter`];
-    for (const { labels, value } of this.#values.values()) lines.push(`${this.name}${renderLabels(labels)} ${renderNumber(value)}`);
-    return lines.join("\n");
+    return this.values.get(keyOf(labels))?.value ?? 0;
   }
 }
 
 /** A value per label set that goes up and down. */
-export class Gauge implements Metric {
-  readonly name: string;
-  readonly #help: string;
-  readonly #values = new Map<string, { labels: Labels; value: number }>();
-
+export class Gauge extends SingleValueMetric {
   constructor(name: string, help: string) {
-    this.name = name;
-    this.#help = help;
+    super(name, help, "gauge");
   }
 
   set(value: number, labels: Labels = {}): void {
-    this.#values.set(keyOf(labels), { labels, value });
+    this.values.set(keyOf(labels), { labels, value });
   }
 
   get(labels: Labels = {}): number | undefined {
-    return this.#values.get(keyOf(labels))?.value;
-  }
-
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.#help}`, `# TYPE ${this.name} gauge`];
-    for (const { labels, value } of this.#values.values()) lines.push(`${this.name}${renderLabels(labels)} ${renderNumber(value)}`);
-    return lines.join("\n");
+    return this.values.get(keyOf(labels))?.value;
   }
 }
 
