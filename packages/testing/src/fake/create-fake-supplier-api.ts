@@ -67,10 +67,11 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
   });
 
   const fetchInProcess: FetchFunction = async (input, init) => {
+    const receivedAt = performance.now();
     const request = new Request(input, init);
     // fetch rejects with the signal's reason whenever the signal has aborted before the response.
     request.signal.throwIfAborted();
-    const outcome = await handle(request);
+    const outcome = await handle(request, receivedAt);
     request.signal.throwIfAborted();
     if (outcome.kind === "reset") {
       // What Node's fetch (undici) throws when the peer resets the connection.

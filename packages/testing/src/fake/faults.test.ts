@@ -26,8 +26,29 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
     api.faults.add({ kind: "latency", ms: 120 });
     const started = performance.now();
     expect((await call("/surveys")).status).toBe(200);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(115);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(120);
     expect(api.requestLog()[0]).toMatchObject({ injectedLatencyMs: 120, faults: ["latency"] });
+    expect(api.requestLog()[0]?.durationMs).toBeGreaterThanOrEqual(120);
+  });
+
+  it("counts latency from the request's arrival: the fake's own work is absorbed, and it never answers early", async () => {
+    const large = createFakeSupplierApi({ seed: 3, suppliers: [{ supplierId: 1001, apiKey: DEFAULT_API_KEY, surveys: 8000 }] });
+    const largeCall = await connect(large);
+    try {
+      // The fake's own time for an 8,000-survey list, without latency (the fastest of three).
+      for (let round = 0; round < 3; round++) expect((await largeCall("/surveys")).status).toBe(200);
+      const processingMs = Math.min(...large.requestLog().map((entry) => entry.durationMs));
+      large.clearRequestLog();
+      const latencyMs = Math.ceil(processingMs) + 150;
+      large.faults.add({ kind: "latency", ms: latencyMs });
+      expect((await largeCall("/surveys")).status).toBe(200);
+      const [entry] = large.requestLog();
+      expect(entry?.durationMs).toBeGreaterThanOrEqual(latencyMs);
+      // Sleeping the latency and then serving would take latency + processing.
+      expect(entry?.durationMs).toBeLessThan(latencyMs + processingMs / 2);
+    } finally {
+      await large.close();
+    }
   });
 
   it("adds seeded jitter within its bound", async () => {

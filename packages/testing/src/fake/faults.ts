@@ -27,7 +27,12 @@ export interface FaultTarget {
   readonly count?: number;
 }
 
-/** Delays the response by `ms`, plus up to `jitterMs` more (seeded). Latency adds to other faults. */
+/**
+ * Latency: the response leaves `ms` (plus up to `jitterMs`, seeded) after the request arrived,
+ * as behind a real network: the fake's own processing counts toward the delay instead of adding
+ * to it. The request is served on arrival and only its answer is held, so an update takes effect
+ * even when the client gives up during the delay. Latency adds to other faults.
+ */
 export interface LatencyFault extends FaultTarget {
   readonly kind: "latency";
   /** Fixed delay in milliseconds. */

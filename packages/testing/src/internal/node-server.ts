@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import type { FakeServer, ListenOptions } from "../fake/types.ts";
 import { API_BASE_PATH } from "../fake/constants.ts";
-import type { Outcome } from "./service.ts";
+import type { Outcome, ServiceHandler } from "./service.ts";
 
 /*
  * node:http in front of the WHATWG request pipeline: each IncomingMessage becomes a Request,
@@ -76,7 +76,7 @@ async function respond(outcome: Outcome, request: IncomingMessage, response: Ser
  * buffered: one byte more is kept so the pipeline can tell that a body was too large.
  */
 export async function startNodeServer(
-  handle: (request: Request) => Promise<Outcome>,
+  handle: ServiceHandler,
   maxBodyBytes: number,
   options: ListenOptions,
 ): Promise<FakeServer> {
@@ -85,6 +85,8 @@ export async function startNodeServer(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
 
   const server = createServer((message, response) => {
+    // Arrival: injected latency counts from here, so reading the body and building the Request count toward it.
+    const receivedAt = performance.now();
     const aborted = new AbortController();
     response.on("close", () => {
       if (!response.writableFinished) aborted.abort(new Error("client disconnected"));
@@ -98,7 +100,7 @@ export async function startNodeServer(
         ...(body === undefined || body.byteLength === 0 ? {} : { body: Uint8Array.from(body) }),
         signal: aborted.signal,
       });
-      await respond(await handle(request), message, response);
+      await respond(await handle(request, receivedAt), message, response);
     })().catch((error: unknown) => {
       if (aborted.signal.aborted) return;
       if (!response.headersSent) {

@@ -7,7 +7,7 @@ import { corruptResponse, envelopeErrorResponse, statusFaultResponse } from "./f
 import { operationHandlers } from "./operation-handlers.ts";
 import type { RequestLog } from "./request-log.ts";
 import { operationRouter, type RouteMatch } from "./router.ts";
-import { sleep } from "./sleep.ts";
+import { sleepUntil } from "./sleep.ts";
 import type { Store } from "./store.ts";
 
 /** What the transport must do: send a response, or kill the connection. */
@@ -65,16 +65,28 @@ async function serve(route: RouteMatch<OperationId>, request: Request, path: str
   }
 }
 
-/** Creates the request pipeline shared by the in-process fetch and the HTTP server. */
-export function createService(dependencies: ServiceDependencies): (request: Request) => Promise<Outcome> {
-  return async (request) => {
+/**
+ * Answers one request. `receivedAt` is when it arrived (`performance.now()`), from which injected
+ * latency is counted.
+ */
+export type ServiceHandler = (request: Request, receivedAt?: number) => Promise<Outcome>;
+
+/**
+ * Creates the request pipeline shared by the in-process fetch and the HTTP server.
+ *
+ * Injected latency is counted from the request's arrival, as a real upstream's latency is: the
+ * request is served at once (the fake's own work counts toward the delay) and its outcome held
+ * until `receivedAt + latency`. Sleeping the full latency before serving would add the fake's
+ * processing on top of it and make every latency-bound figure look worse than the network it models.
+ */
+export function createService(dependencies: ServiceDependencies): ServiceHandler {
+  return async (request, receivedAt = performance.now()) => {
     const url = new URL(request.url);
     const path = url.pathname;
     if (dependencies.control && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`))) {
       return { kind: "response", response: await dependencies.control(request, path.slice(CONTROL_PREFIX.length)) };
     }
 
-    const started = performance.now();
     const timestamp = formatMillis(dependencies.now());
     const apiKey = request.headers.get(API_KEY_HEADER);
     const supplierId = dependencies.store().supplierIdForKey(apiKey) ?? null;
@@ -85,7 +97,6 @@ export function createService(dependencies: ServiceDependencies): (request: Requ
 
     let status = 0;
     try {
-      if (decision.latencyMs > 0) await sleep(decision.latencyMs, request.signal);
       const fault = decision.outcome;
       let outcome: Outcome;
       if (fault?.kind === "connection-reset") {
@@ -104,6 +115,7 @@ export function createService(dependencies: ServiceDependencies): (request: Requ
         // The fake's clock, not the machine's, so a client's clock-skew check can be tested.
         outcome.response.headers.set("date", new Date(dependencies.now()).toUTCString());
       }
+      if (decision.latencyMs > 0) await sleepUntil(receivedAt + decision.latencyMs, request.signal);
       return outcome;
     } finally {
       dependencies.log.add({
@@ -114,7 +126,7 @@ export function createService(dependencies: ServiceDependencies): (request: Requ
         status,
         supplierId,
         timestamp,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        durationMs: Math.round((performance.now() - receivedAt) * 1000) / 1000,
         faults: decision.fired,
         injectedLatencyMs: decision.latencyMs,
       });

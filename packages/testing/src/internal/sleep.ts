@@ -16,3 +16,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Waits until `performance.now()` reaches `due`. Timers fire up to a millisecond early (libuv
+ * counts whole milliseconds), so it waits again for what is left: never returns before `due`.
+ */
+export async function sleepUntil(due: number, signal?: AbortSignal): Promise<void> {
+  for (let remaining = due - performance.now(); remaining > 0; remaining = due - performance.now()) await sleep(remaining, signal);
+}
