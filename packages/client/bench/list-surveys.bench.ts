@@ -42,6 +42,11 @@ const contenders: Record<string, () => Promise<number>> = {
   },
   [clientName]: async () => (await loose.surveys.list()).Surveys.length,
   "client, listItemwise": async () => (await loose.surveys.listItemwise()).data.Surveys.length,
+  "client, stream (item by item)": async () => {
+    let count = 0;
+    for await (const { survey } of loose.surveys.stream()) if (survey) count += 1;
+    return count;
+  },
   "client, validation strict": async () => (await strict.surveys.list()).Surveys.length,
   "client, validation off": async () => (await unchecked.surveys.list()).Surveys.length,
 };

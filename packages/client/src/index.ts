@@ -20,6 +20,7 @@ export { Account } from "./resources/account.ts";
 export { Surveys, type ItemwiseSurveyList } from "./resources/surveys.ts";
 export { Recontacts } from "./resources/recontacts.ts";
 export { Collections } from "./resources/collections.ts";
+export { SurveyStream, type StreamedSurvey, type SurveyListEnvelope, type SurveyStreamResult } from "./survey-stream.ts";
 export type { DetailsProgress, ListWithDetailsOptions, SurveyDetailsFailure, SurveyWithDetails, SurveysWithDetails } from "./survey-details.ts";
 export { SdsError, type RequestContext, type SdsErrorName, type SdsErrorOptions } from "./errors/sds-error.ts";
 export {

@@ -1,17 +1,20 @@
 import {
   parseSurveyList,
+  Survey,
+  SurveyListResponse,
   type InvalidItem,
   type SurveyGroupsResponse,
-  type SurveyListResponse,
   type SurveyQualificationsResponse,
   type SurveyQuotasResponse,
   type SurveyStatsResponse,
 } from "@sds/schemas";
+import { z } from "zod";
 import type { ApiPromise } from "../api-promise.ts";
-import type { RequestOptions } from "../client-options.ts";
+import type { RequestOptions, ValidationMode } from "../client-options.ts";
 import { operationParser } from "../internal/operation-parsers.ts";
 import type { Transport } from "../internal/transport.ts";
-import { toValidationIssues, type ResponseParser } from "../internal/validate-response.ts";
+import { schemaParser, toValidationIssues, type ResponseParser } from "../internal/validate-response.ts";
+import { SurveyStream, type StreamedSurvey, type SurveyListEnvelope } from "../survey-stream.ts";
 import { listSurveysWithDetails, type ListWithDetailsOptions, type SurveysWithDetails } from "../survey-details.ts";
 
 /** The result of {@link Surveys.listItemwise}: the list with its valid surveys only, and the others. */
@@ -34,6 +37,23 @@ const itemwiseSurveyListParser: ResponseParser<ItemwiseSurveyList> = (body, mode
   return result.success
     ? { success: true, data: { data: result.data, invalid: result.invalid } }
     : { success: false, issues: toValidationIssues(result.error.issues) };
+};
+
+const surveyParser = schemaParser(Survey);
+// The envelope is checked with its list given as `[]`: each survey was checked on its own as it passed.
+const envelopeParser = schemaParser(SurveyListResponse.extend({ Surveys: z.array(z.unknown()) }));
+
+function parseStreamedSurvey(value: unknown, index: number, mode: ValidationMode): StreamedSurvey {
+  if (mode === "off") return { survey: value as Survey, index };
+  const outcome = surveyParser(value, mode);
+  return outcome.success ? { survey: outcome.data, index } : { invalid: { index, item: value, issues: outcome.issues }, index };
+}
+
+const parseStreamEnvelope: ResponseParser<SurveyListEnvelope> = (body, mode) => {
+  const outcome = envelopeParser(body, mode);
+  if (!outcome.success) return outcome;
+  const { Surveys: _surveys, ...envelope } = outcome.data;
+  return { success: true, data: envelope };
 };
 
 /**
@@ -76,6 +96,37 @@ export class Surveys {
    */
   listItemwise(options?: RequestOptions): ApiPromise<ItemwiseSurveyList> {
     return this.#transport.request({ operation: "listSurveys", parse: itemwiseSurveyListParser }, options);
+  }
+
+  /**
+   * Get Surveys read as it arrives: yields each survey, validated on its own, as soon as the body
+   * holds it, without ever holding the whole body or the whole list (memory stays flat however
+   * many surveys are live). An item that fails validation is yielded as `{ invalid }` (index,
+   * item, issues) and never stops the list. `result` gives the envelope once the list is read.
+   *
+   * Errors, retries and hooks are those of {@link Surveys.list}, except that an attempt is
+   * retried only while no survey has been yielded, and the attempt timeout covers the response
+   * headers and then each wait for the next chunk of the body (the loop's own work does not
+   * count). The call holds one of the client's `maxConcurrency` slots until the loop ends.
+   *
+   * **Commit nothing before the loop completes**: a body cut short, malformed, or saying
+   * `hasError: true` after its list throws at the end, after the surveys before it were yielded.
+   *
+   * @example
+   * ```ts
+   * const stream = sds.surveys.stream();
+   * for await (const { survey, invalid } of stream) {
+   *   if (survey) staging.add(survey);
+   *   else console.warn(`survey #${invalid.index} skipped`, invalid.issues);
+   * }
+   * const { envelope } = await stream.result; // the loop completed: the list is whole
+   * staging.commit(envelope.SupplierId);
+   * ```
+   */
+  stream(options?: RequestOptions): SurveyStream {
+    return new SurveyStream((onStopped) =>
+      this.#transport.streamList({ operation: "listSurveys", listKey: "Surveys", parseItem: parseStreamedSurvey, parseEnvelope: parseStreamEnvelope, onStopped }, options),
+    );
   }
 
   /** Get Survey Qualifications (`GET /survey-qualifications/{surveyId}`): the survey's qualification records. */
