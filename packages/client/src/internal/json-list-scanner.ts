@@ -37,7 +37,6 @@ const CAPTURE_FIELD = 1;
 const CAPTURE_ITEM = 2;
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
