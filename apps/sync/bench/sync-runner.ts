@@ -6,7 +6,7 @@ import { DEFAULT_API_KEY } from "@sds/testing";
 import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { drainWithConcurrency } from "../src/sync/concurrency.ts";
+import { TaskPool } from "../src/sync/concurrency.ts";
 import { countingFetch } from "../src/sync/counting-fetch.ts";
 import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
 
@@ -58,10 +58,11 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
     async naive() {
       const signal = new AbortController().signal;
       return measure(async () => {
-        const { surveys } = await upstream.listSurveys(signal);
-        await drainWithConcurrency([...surveys], concurrency, async (survey) => {
-          await upstream.qualifications(survey.SurveyId, signal);
-        });
+        const pool = new TaskPool(concurrency);
+        for await (const { survey } of upstream.liveSurveys(signal)) {
+          if (survey) await pool.run(() => upstream.qualifications(survey.SurveyId, signal).then(() => undefined));
+        }
+        await pool.drain();
       });
     },
     async floor() {
@@ -73,13 +74,9 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
           return JSON.parse(await response.text()) as unknown;
         };
         const list = (await get("/surveys")) as { Surveys: { SurveyId: number }[] };
-        await drainWithConcurrency(
-          list.Surveys.map((survey) => survey.SurveyId),
-          concurrency,
-          async (id) => {
-            await get(`/survey-qualifications/${id}`);
-          },
-        );
+        const pool = new TaskPool(concurrency);
+        for (const { SurveyId } of list.Surveys) await pool.run(() => get(`/survey-qualifications/${SurveyId}`).then(() => undefined));
+        await pool.drain();
       });
     },
     async close() {

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { countingFetch } from "../src/sync/counting-fetch.ts";
+import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
 import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
@@ -29,6 +29,10 @@ export interface CycleHarnessOptions {
   readonly concurrency?: number;
   /** @default an in-memory SQLite store */
   readonly store?: SyncStore;
+  /** The fake's clock (epoch ms), so two fakes can hold identical data. @default Date.now */
+  readonly now?: () => number;
+  /** Wraps the real `fetch` the client uses (to reshape or observe responses). */
+  readonly wrapFetch?: (fetch: FetchFunction) => FetchFunction;
 }
 
 /**
@@ -40,6 +44,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     seed: options.seed ?? 1,
     suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }],
     requestLogLimit: 1_000_000,
+    ...(options.now ? { now: options.now } : {}),
   });
   const server = await api.listen();
   const store = options.store ?? (await openSqliteStore({ path: ":memory:" }));
@@ -48,7 +53,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
   const upstream = createClientUpstream({
     baseUrl: server.baseUrl,
     apiKey: DEFAULT_API_KEY,
-    fetch: countingFetch(globalThis.fetch, () => {
+    fetch: countingFetch(options.wrapFetch ? options.wrapFetch(globalThis.fetch) : globalThis.fetch, () => {
       requests += 1;
     }),
     maxConcurrency: (options.concurrency ?? 4) + 1,

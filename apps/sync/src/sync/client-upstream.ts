@@ -1,15 +1,20 @@
 import { createClient, type ClientOptions } from "@sds/client";
 import type { CollectionName, Upstream } from "./upstream.ts";
 
-/** Per-attempt timeout of Get Surveys, in ms. */
+/**
+ * Attempt timeout of Get Surveys, in ms: the wait for the response headers (an upstream may take
+ * a while to start sending a large inventory), then for each next chunk of the body.
+ */
 export const LIST_TIMEOUT_MS = 120_000;
 
 /** Options of {@link createClientUpstream}: the client's, of which sds-sync sets a few. */
 export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger">;
 
 /**
- * The production {@link Upstream}: `@sds/client` with validation per item on the live list,
- * so one malformed survey never costs the other 9,999.
+ * The production {@link Upstream}: `@sds/client`, the live list read as a stream
+ * (`surveys.stream()`: one survey in memory at a time, validated on its own, so one malformed
+ * survey never costs the other 99,999). The list holds one of the client's concurrency slots
+ * while it streams: give the client one more than the cycle's fetch concurrency.
  */
 export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
   const sds = createClient({ ...options, validation: "loose" });
@@ -24,11 +29,7 @@ export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
     qualifications: (signal) => sds.collections.qualifications({ signal }),
   };
   return {
-    async listSurveys(signal) {
-      // The whole inventory in one body can take a while on a slow link: a longer attempt timeout than per-survey calls.
-      const { data, invalid } = await sds.surveys.listItemwise({ signal, timeout: LIST_TIMEOUT_MS });
-      return { surveys: data.Surveys, invalid };
-    },
+    liveSurveys: (signal) => sds.surveys.stream({ signal, timeout: LIST_TIMEOUT_MS }),
     async qualifications(surveyId, signal) {
       return (await sds.surveys.qualifications(surveyId, { signal })).Qualifications;
     },

@@ -19,52 +19,36 @@ export interface SurveyPlan {
   readonly clearQuotas: boolean;
 }
 
-/** The diff of the live list against the store. */
-export interface CyclePlan {
-  readonly surveys: readonly SurveyPlan[];
-  /** Stored live surveys absent from the live list: to close, in id order. */
-  readonly closedIds: readonly number[];
-  /** Live surveys with nothing to do. */
-  readonly unchanged: number;
+/**
+ * Diffs one live survey against its stored state; `undefined` when it needs nothing this cycle.
+ * Qualifications are fetched for new surveys and whenever `Qual_LastUpdatedOnUTC` differs from
+ * the marker the stored ones were fetched at (which also retries a failed fetch, whose marker
+ * was never advanced); quotas likewise, and only where `Has_Quotas`.
+ */
+export function planSurvey(survey: Survey, state: StoredSurveyState | undefined): SurveyPlan | undefined {
+  const hash = rawHash(JSON.stringify(survey));
+  if (!state) {
+    return { survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false };
+  }
+  const fetchQualifications = state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
+  const fetchQuotas = survey.Has_Quotas && state.quotasMarker !== survey.Quota_LastUpdatedOnUTC;
+  const clearQuotas = !survey.Has_Quotas && (state.quotaCount > 0 || state.quotasMarker !== null);
+  const kind = state.status === "closed" ? "reopened" : "live";
+  if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQuotas) return undefined;
+  // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
+  const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
+  return { survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas };
 }
 
 /**
- * Diffs the live list against the stored states. Qualifications are fetched for new surveys and
- * whenever `Qual_LastUpdatedOnUTC` differs from the marker the stored ones were fetched at
- * (which also retries a failed fetch, whose marker was never advanced); quotas likewise, and
- * only where `Has_Quotas`. Ids in `present` (malformed items that still named their survey)
- * are neither changed nor closed: an unreadable record is not evidence the survey ended.
+ * Stored live surveys absent from the live list, in id order: to close. Ids in `present`
+ * (malformed items that still named their survey) are not closed: an unreadable record is not
+ * evidence the survey ended.
  */
-export function planCycle(live: readonly Survey[], states: ReadonlyMap<number, StoredSurveyState>, present: ReadonlySet<number>): CyclePlan {
-  const surveys: SurveyPlan[] = [];
-  const seen = new Set<number>();
-  let unchanged = 0;
-
-  for (const survey of live) {
-    seen.add(survey.SurveyId);
-    const state = states.get(survey.SurveyId);
-    const hash = rawHash(JSON.stringify(survey));
-    if (!state) {
-      surveys.push({ survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false });
-      continue;
-    }
-    const fetchQualifications = state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
-    const fetchQuotas = survey.Has_Quotas && state.quotasMarker !== survey.Quota_LastUpdatedOnUTC;
-    const clearQuotas = !survey.Has_Quotas && (state.quotaCount > 0 || state.quotasMarker !== null);
-    const kind = state.status === "closed" ? "reopened" : "live";
-    if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQuotas) {
-      unchanged += 1;
-      continue;
-    }
-    // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
-    const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
-    surveys.push({ survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas });
-  }
-
-  const closedIds: number[] = [];
+export function closedSurveyIds(states: ReadonlyMap<number, StoredSurveyState>, listed: ReadonlySet<number>, present: ReadonlySet<number>): number[] {
+  const closed: number[] = [];
   for (const state of states.values()) {
-    if (state.status === "live" && !seen.has(state.id) && !present.has(state.id)) closedIds.push(state.id);
+    if (state.status === "live" && !listed.has(state.id) && !present.has(state.id)) closed.push(state.id);
   }
-  closedIds.sort((a, b) => a - b);
-  return { surveys, closedIds, unchanged };
+  return closed.sort((a, b) => a - b);
 }

@@ -1,10 +1,10 @@
-import type { Survey } from "@sds/schemas";
+import type { InvalidItem } from "@sds/schemas";
 import type { Logger } from "pino";
 import type { CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
-import { drainWithConcurrency } from "./concurrency.ts";
+import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
-import { planCycle, type CyclePlan, type SurveyPlan } from "./diff.ts";
+import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { quarantineOfItem } from "./quarantine.ts";
 import { settleSurvey } from "./survey-outcome.ts";
@@ -55,12 +55,16 @@ export class SurveyIndex {
 }
 
 /**
- * One sync cycle: one Get Surveys, a diff against the store, the per-survey fetches the diff
- * calls for (bounded by `concurrency`), all inside one store transaction: outcomes are written
- * in batches as the fetches complete, so memory stays bounded, and everything becomes visible at
- * once at the commit. A failure of the list or of the store fails the cycle (rolled back and
- * recorded as a failed run; the store keeps the last good data). An abort through `signal`
- * abandons the cycle without committing anything.
+ * One sync cycle: one Get Surveys, read as it streams in; each survey diffed against the store
+ * as it arrives and, when the diff calls for it, its qualifications and quotas fetched (at most
+ * `concurrency` surveys at once: while every slot is busy the list is not read further, so the
+ * list and the fetches overlap and memory is bounded by the slots, not the inventory). Outcomes
+ * are written in batches into one store transaction, opened with the first entry of the list;
+ * surveys absent from the list are closed once it is complete, and everything becomes visible at
+ * once at the commit. A list that fails, even after surveys were read (cut short, or
+ * `hasError` at its end), fails the cycle like a store failure: rolled back and recorded as a
+ * failed run; the store keeps the last good data. An abort through `signal` abandons the cycle
+ * without committing anything.
  */
 export async function runCycle(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal): Promise<CycleResult> {
   const now = context.now ?? (() => new Date());
@@ -69,39 +73,69 @@ export async function runCycle(context: CycleContext, index: SurveyIndex, trigge
   const run = { replicaId: context.replicaId, trigger, startedAt };
   const counts = emptyRunCounts() as { -readonly [K in keyof RunCounts]: RunCounts[K] };
   const fetchFailures: FetchFailure[] = [];
-  let transaction: CycleTransaction | undefined;
-  // Stops the remaining fetches when the store refuses a batch: the cycle is lost anyway.
+  // The store transaction of the cycle and its batch writer, opened with the first entry of the list.
+  let open: { readonly transaction: CycleTransaction; readonly writer: CycleBatcher } | undefined;
+  // Stops the remaining fetches when the store refuses a batch or the list fails: the cycle is lost anyway.
   const stopFetches = new AbortController();
   const fetchSignal = AbortSignal.any([signal, stopFetches.signal]);
 
   try {
-    const { plan, quarantine } = await listAndPlan(context, index, signal, counts);
-    transaction = await context.store.beginCycle(startedAt);
-    const writer = new CycleBatcher(transaction, counts);
-    writer.addQuarantine(quarantine);
-    writer.addClosed(plan.closedIds);
-
-    const pending: (SurveyPlan | undefined)[] = [];
-    for (const surveyPlan of plan.surveys) {
-      if (surveyPlan.fetchQualifications || surveyPlan.fetchQuotas) pending.push(surveyPlan);
-      else await writer.addSurvey(settleSurvey(surveyPlan, {}), surveyPlan.survey.SurveyId);
-    }
+    const states = await index.load(context.store);
+    const listing = new ListingTally();
+    const pool = new TaskPool(context.concurrency);
+    const openCycle = async (): Promise<{ readonly transaction: CycleTransaction; readonly writer: CycleBatcher }> => {
+      if (open === undefined) {
+        const transaction = await context.store.beginCycle(startedAt);
+        open = { transaction, writer: new CycleBatcher(transaction, counts) };
+      }
+      return open;
+    };
     let storeError: Error | undefined;
-    await drainWithConcurrency(pending, context.concurrency, async (surveyPlan) => {
-      const fetched = await fetchSurveyChildren(surveyPlan, context.upstream, fetchSignal);
+
+    const fetchAndWrite = async (plan: SurveyPlan, batcher: CycleBatcher): Promise<void> => {
+      const fetched = await fetchSurveyChildren(plan, context.upstream, fetchSignal);
       if (fetched.qualifications) counts.qualificationsFetched += 1;
       if (fetched.quotas) counts.quotasFetched += 1;
       fetchFailures.push(...fetched.failures);
-      writer.addQuarantine(fetched.quarantine);
+      batcher.addQuarantine(fetched.quarantine);
       try {
-        await writer.addSurvey(settleSurvey(surveyPlan, fetched), surveyPlan.survey.SurveyId);
+        await batcher.addSurvey(settleSurvey(plan, fetched), plan.survey.SurveyId);
       } catch (error) {
         storeError ??= error instanceof Error ? error : new Error(String(error));
         stopFetches.abort(storeError);
       }
-    });
+    };
+
+    try {
+      for await (const entry of context.upstream.liveSurveys(signal)) {
+        const batcher = (await openCycle()).writer;
+        if (entry.invalid) {
+          batcher.addQuarantine([listing.quarantine(entry.invalid)]);
+          continue;
+        }
+        const survey = entry.survey;
+        if (!listing.list(survey.SurveyId)) continue;
+        counts.listed += 1;
+        const plan = planSurvey(survey, states.get(survey.SurveyId));
+        if (plan === undefined) continue;
+        if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => fetchAndWrite(plan, batcher));
+        else await batcher.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
+        if (storeError !== undefined || pool.failed) break;
+      }
+    } catch (error) {
+      // The list (or a write) failed: let no fetch outlive the cycle before it is rolled back.
+      stopFetches.abort(error);
+      await pool.drain().catch(() => undefined);
+      throw error;
+    }
+    await pool.drain();
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("cycle aborted");
     if (storeError !== undefined) throw storeError;
+    listing.report(context.logger);
+
+    const closedIds = closedSurveyIds(states, listing.listed, listing.present);
+    const { transaction, writer } = await openCycle();
+    writer.addClosed(closedIds);
     await writer.flush();
     counts.fetchFailures = fetchFailures.length;
     if (fetchFailures.length > 0) {
@@ -114,18 +148,17 @@ export async function runCycle(context: CycleContext, index: SurveyIndex, trigge
     const finishedAt = now();
     counts.upstreamRequests = context.requestCount() - requestsBefore;
     const outcome = await transaction.commit({ ...run, status: "succeeded", finishedAt, counts, error: null });
-    transaction = undefined;
-    const states = await index.load(context.store);
+    open = undefined;
     for (const state of writer.states) states.set(state.id, state);
-    for (const id of plan.closedIds) {
+    for (const id of closedIds) {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }
     return { status: "succeeded", runId: outcome.runId, counts, startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
   } catch (error) {
-    if (transaction) {
+    if (open) {
       // Written batches are discarded; the in-memory index was not touched, but drop it to be safe.
-      await transaction.rollback().catch(() => undefined);
+      await open.transaction.rollback().catch(() => undefined);
       index.invalidate();
     }
     const finishedAt = now();
@@ -142,30 +175,38 @@ export async function runCycle(context: CycleContext, index: SurveyIndex, trigge
 }
 
 /**
- * Gets the live list and diffs it. Kept apart from the cycle so the list itself (the largest
- * object of a cycle) is unreachable once the plan exists.
+ * What the cycle keeps of the live list as it streams past: the ids listed (to find the surveys
+ * that closed, and to skip a repeated id), the ids of malformed items that still name their
+ * survey (never closed for it), and what to log about both.
  */
-async function listAndPlan(context: CycleContext, index: SurveyIndex, signal: AbortSignal, counts: { listed: number }): Promise<{ plan: CyclePlan; quarantine: QuarantineInput[] }> {
-  const listing = await context.upstream.listSurveys(signal);
-  const { surveys, duplicates } = uniqueById(listing.surveys);
-  if (duplicates > 0) context.logger.warn({ duplicates }, "the live list repeated survey ids; the first of each was kept");
-  const quarantine = listing.invalid.map(quarantineOfItem);
-  const present = new Set(quarantine.flatMap((item) => (item.surveyId === null ? [] : [item.surveyId])));
-  if (quarantine.length > 0) context.logger.warn({ quarantined: quarantine.length, surveyIds: [...present].slice(0, 20) }, "malformed surveys quarantined");
-  counts.listed = surveys.length;
-  const states = await index.load(context.store);
-  return { plan: planCycle(surveys, states, present), quarantine };
-}
+class ListingTally {
+  readonly listed = new Set<number>();
+  readonly present = new Set<number>();
+  #duplicates = 0;
+  #quarantined = 0;
 
-function uniqueById(surveys: readonly Survey[]): { surveys: Survey[]; duplicates: number } {
-  const seen = new Set<number>();
-  const unique: Survey[] = [];
-  for (const survey of surveys) {
-    if (seen.has(survey.SurveyId)) continue;
-    seen.add(survey.SurveyId);
-    unique.push(survey);
+  /** Records a listed survey; false when its id was listed already (the first of each is kept). */
+  list(id: number): boolean {
+    if (this.listed.has(id)) {
+      this.#duplicates += 1;
+      return false;
+    }
+    this.listed.add(id);
+    return true;
   }
-  return { surveys: unique, duplicates: surveys.length - unique.length };
+
+  /** The quarantine entry of a malformed item, remembering the survey it names. */
+  quarantine(invalid: InvalidItem): QuarantineInput {
+    const item = quarantineOfItem(invalid);
+    this.#quarantined += 1;
+    if (item.surveyId !== null) this.present.add(item.surveyId);
+    return item;
+  }
+
+  report(logger: Logger): void {
+    if (this.#duplicates > 0) logger.warn({ duplicates: this.#duplicates }, "the live list repeated survey ids; the first of each was kept");
+    if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "malformed surveys quarantined");
+  }
 }
 
 /** A one-line description of an error for run records and logs; never includes request headers. */

@@ -14,11 +14,8 @@ export const collectionNames = [
 /** One of {@link collectionNames}. */
 export type CollectionName = (typeof collectionNames)[number];
 
-/** The live list as one Get Surveys returned it: the valid surveys, and the malformed items beside them. */
-export interface LiveSurveyList {
-  readonly surveys: readonly Survey[];
-  readonly invalid: readonly InvalidItem[];
-}
+/** One entry of the live list as Get Surveys streams it in: a valid survey, or a malformed item. */
+export type LiveListEntry = { readonly survey: Survey; readonly invalid?: undefined } | { readonly survey?: undefined; readonly invalid: InvalidItem };
 
 /**
  * What the cycle asks of the Supplier Data Service: exactly the operations it uses. The
@@ -26,7 +23,12 @@ export interface LiveSurveyList {
  * behind this seam keeps it independent of the client's wider surface.
  */
 export interface Upstream {
-  listSurveys(signal: AbortSignal): Promise<LiveSurveyList>;
+  /**
+   * The live list, entry by entry as the body arrives (one Get Surveys). The iteration throws
+   * when the list fails, possibly after entries were yielded (a body cut short, or `hasError`
+   * after the list): nothing may be committed before it completes.
+   */
+  liveSurveys(signal: AbortSignal): AsyncIterable<LiveListEntry>;
   qualifications(surveyId: number, signal: AbortSignal): Promise<readonly SurveyQualification[]>;
   quotas(surveyId: number, signal: AbortSignal): Promise<readonly SurveyQuota[]>;
   /** The body of one reference collection, as received. */
