@@ -28,6 +28,21 @@ async function drain(stream: SurveyStream): Promise<{ entries: StreamedSurvey[];
   }
 }
 
+/** A body that hands out `text`, then fails its next read with `error`, as a connection that dies. */
+function bodyThenFailure(text: string, error: Error): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (sent) controller.error(error);
+        else controller.enqueue(encoder.encode(text));
+        sent = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** A body stream the test feeds by hand: `push` a piece, `fail` with an error, `end`. */
 function manualBody() {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -279,6 +294,25 @@ describe("surveys.stream with a body fed by hand", () => {
     feed.push("]}");
     feed.end();
     await expect(iterator.next()).rejects.toThrow(/^GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a value at character \d+, found "]"$/);
+  });
+
+  it("completes when the connection dies after the JSON document is complete (undici's late 'other side closed')", async () => {
+    const [survey] = (await (await startHarness("in-process")).sds.surveys.list()).Surveys;
+    const closed = new TypeError("terminated", { cause: new Error("other side closed") });
+    const sds = await clientWith(() => new Response(bodyThenFailure(`{${okEnvelope},"Surveys":[${JSON.stringify(survey)}],"SupplierId":1001}`, closed), { status: 200 }));
+    const stream = sds.surveys.stream();
+    const { entries, error } = await drain(stream);
+    expect(error).toBeUndefined();
+    expect(entries).toEqual([{ survey, index: 0 }]);
+    await expect(stream.result).resolves.toMatchObject({ envelope: { SupplierId: 1001 } });
+  });
+
+  it("throws ConnectionError when the connection dies one byte before the end of the document", async () => {
+    const closed = new TypeError("terminated", { cause: new Error("other side closed") });
+    const sds = await clientWith(() => new Response(bodyThenFailure(`{${okEnvelope},"Surveys":[],"SupplierId":1001`, closed), { status: 200 }));
+    const { error } = await drain(sds.surveys.stream());
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).message).toContain("terminated: other side closed");
   });
 
   it("throws TimeoutError when the body stalls longer than the attempt timeout between chunks", async () => {

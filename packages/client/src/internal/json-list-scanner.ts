@@ -100,6 +100,11 @@ export class JsonListScanner {
     this.#listKey = listKey;
   }
 
+  /** Whether the top-level object is complete (only whitespace may follow). */
+  get complete(): boolean {
+    return this.#state === DONE;
+  }
+
   /** Whether the list field has been seen (its elements are handed out, never as a field). */
   get listSeen(): boolean {
     return this.#listSeen;

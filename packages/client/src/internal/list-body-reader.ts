@@ -71,7 +71,17 @@ export class ListBodyReader {
    */
   async read(): Promise<RawListItem[] | undefined> {
     if (this.#done) return undefined;
-    const chunk = this.#reader ? await this.#readChunk(this.#reader) : undefined;
+    let chunk: Uint8Array | undefined;
+    try {
+      chunk = this.#reader ? await this.#readChunk(this.#reader) : undefined;
+    } catch (error) {
+      // The JSON document is self-delimiting: once it is complete, a connection that dies (or
+      // stalls) before the runtime has signalled the end of the body lost nothing. undici reports
+      // "other side closed" when a server closes an idle keep-alive connection while a slow
+      // consumer still has the tail of the body queued. Anything else is a real failure.
+      if (!this.#scanner.complete || this.#options.signal?.aborted === true) throw error;
+      chunk = undefined;
+    }
     const parts = chunk === undefined ? this.#scanner.end() : this.#scanner.writeBytes(chunk);
     if (chunk === undefined) this.#done = true;
     const items: RawListItem[] = [];
