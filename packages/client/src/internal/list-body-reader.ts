@@ -45,6 +45,8 @@ export class ListBodyReader {
   readonly #options: ListBodyReaderOptions;
   #done = false;
   #hasError = false;
+  /** The read started ahead of the consumer, if any. */
+  #ahead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
 
   constructor(body: ReadableStream<Uint8Array> | null, options: ListBodyReaderOptions) {
     this.#reader = body?.getReader();
@@ -104,12 +106,24 @@ export class ListBodyReader {
     this.#reader?.cancel().catch(() => undefined);
   }
 
+  /**
+   * The next chunk. One read is kept in flight ahead of the consumer, so the next chunk is on its
+   * way while the consumer works through this one (a consumer paced by other requests would
+   * otherwise wait on the network at every chunk): at most one chunk more is held. The idle
+   * timeout runs only while the consumer is waiting.
+   */
   async #readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array | undefined> {
     const { signal, idleTimeout } = this.#options;
     for (;;) {
-      const { done, value } = await withTimeout(raceWithSignal(reader.read(), signal), idleTimeout);
+      const ahead = this.#ahead ?? reader.read();
+      this.#ahead = undefined;
+      const { done, value } = await withTimeout(raceWithSignal(ahead, signal), idleTimeout);
       if (done) return undefined;
-      if (value.byteLength > 0) return value;
+      if (value.byteLength === 0) continue;
+      this.#ahead = reader.read();
+      // Read for the next call; a failure there is reported by that call (or dropped after a cancel).
+      this.#ahead.catch(() => undefined);
+      return value;
     }
   }
 }

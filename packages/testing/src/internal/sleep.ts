@@ -18,9 +18,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Waits until `performance.now()` reaches `due`. Timers fire up to a millisecond early (libuv
- * counts whole milliseconds), so it waits again for what is left: never returns before `due`.
+ * Waits until `performance.now()` reaches `due`, and never returns before it. Timers count whole
+ * milliseconds from the event loop's cached time, so they may fire up to a millisecond early: the
+ * first wait is rounded up (which lands closest to `due`), and any remainder is waited again.
  */
 export async function sleepUntil(due: number, signal?: AbortSignal): Promise<void> {
+  const first = due - performance.now();
+  if (first > 0) await sleep(Math.ceil(first), signal);
   for (let remaining = due - performance.now(); remaining > 0; remaining = due - performance.now()) await sleep(remaining, signal);
 }
