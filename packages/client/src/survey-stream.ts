@@ -51,14 +51,14 @@ export interface SurveyStreamResult {
  * finished without throwing.
  */
 export class SurveyStream implements AsyncIterable<StreamedSurvey> {
-  readonly #open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<StreamedSurvey, WithResponse<SurveyListEnvelope>, undefined>;
+  readonly #open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>;
   readonly #result: Promise<SurveyStreamResult>;
   #resolve: (result: SurveyStreamResult) => void = () => undefined;
   #reject: (error: unknown) => void = () => undefined;
   #iterated = false;
 
   /** @internal Created by `sds.surveys.stream()`; `open` starts the call. */
-  constructor(open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<StreamedSurvey, WithResponse<SurveyListEnvelope>, undefined>) {
+  constructor(open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>) {
     this.#open = open;
     this.#result = new Promise<SurveyStreamResult>((resolve, reject) => {
       this.#resolve = resolve;
@@ -103,9 +103,11 @@ export class SurveyStream implements AsyncIterable<StreamedSurvey> {
           this.#resolve({ envelope: step.value.data, response: step.value.response, surveys, invalid });
           return undefined;
         }
-        if (step.value.invalid) invalid += 1;
-        else surveys += 1;
-        yield step.value;
+        for (const entry of step.value) {
+          if (entry.invalid) invalid += 1;
+          else surveys += 1;
+          yield entry;
+        }
       }
     } catch (error) {
       finished = true;

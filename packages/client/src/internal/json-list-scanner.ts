@@ -94,6 +94,12 @@ export class JsonListScanner {
   #escaped = false;
   /** The captured text from earlier pieces. */
   #captured: string[] = [];
+  /**
+   * Where the next backslash of the current piece is, from the scan position on (-1: none left;
+   * -2: not looked for yet): found once per piece and reused by every capture until passed, so a
+   * piece without escapes is searched for one only once.
+   */
+  #backslash = -2;
 
   /** @param listKey the top-level field whose array is handed out element by element. */
   constructor(listKey: string) {
@@ -129,6 +135,7 @@ export class JsonListScanner {
   write(text: string): ScannedPart[] {
     const parts: ScannedPart[] = [];
     const length = text.length;
+    this.#backslash = -2;
     let index = 0;
     while (index < length) {
       if (this.#state === CAPTURING) {
@@ -244,8 +251,7 @@ export class JsonListScanner {
     let depth = this.#depth;
     let inString = this.#inString;
     let escaped = this.#escaped;
-    // Where the next backslash is, from `index` on (-1: none left in this piece); found once, reused until passed.
-    let backslash = -2;
+    let backslash = this.#backslash;
     for (; index < length; index += 1) {
       if (inString) {
         // Inside a string only a quote or a backslash matters: jump to the next one natively
@@ -285,6 +291,7 @@ export class JsonListScanner {
         if (depth === 0) break;
       }
     }
+    this.#backslash = backslash;
     if (index === length) {
       this.#depth = depth;
       this.#inString = inString;

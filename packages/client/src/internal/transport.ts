@@ -70,7 +70,8 @@ export class Transport {
 
   /**
    * Starts a call whose response is one JSON object with one long list, and yields the list's
-   * elements, each checked by `call.parseItem`, as the body arrives; returns the other fields and
+   * elements, each checked by `call.parseItem`, as the body arrives (in batches: those one chunk
+   * of the body completed, which spares an async step per element); returns the other fields and
    * the response info once the body is complete. The request is sent at the first `next()`.
    *
    * Failures follow the other calls (same errors, retries, hooks), with two differences: an
@@ -79,7 +80,7 @@ export class Transport {
    * A `hasError: true` read after elements were yielded is thrown at the end. The concurrency
    * slot is held until the body is read or the consumer stops.
    */
-  async *streamList<Item, Envelope>(call: ListStreamCall<Item, Envelope>, options: RequestOptions = {}): AsyncGenerator<Item, WithResponse<Envelope>, undefined> {
+  async *streamList<Item, Envelope>(call: ListStreamCall<Item, Envelope>, options: RequestOptions = {}): AsyncGenerator<readonly Item[], WithResponse<Envelope>, undefined> {
     const { state } = this.#begin(call, options);
     const progress = { yielded: false };
     let settled = false;
@@ -185,7 +186,7 @@ export class Transport {
     call: ListStreamCall<Item, Envelope>,
     state: CallState,
     progress: { yielded: boolean },
-  ): AsyncGenerator<Item, { kind: "accepted"; result: WithResponse<Envelope> } | FailedAttempt, undefined> {
+  ): AsyncGenerator<readonly Item[], { kind: "accepted"; result: WithResponse<Envelope> } | FailedAttempt, undefined> {
     const sent = await this.#send(undefined, state);
     if (sent.kind === "failed") return sent;
     const { response } = sent;
@@ -215,10 +216,9 @@ export class Transport {
           return this.#failedReadingList(error, response.status, reader, state);
         }
         if (items === undefined) break;
-        for (const item of items) {
-          progress.yielded = true;
-          yield call.parseItem(item.value, item.index, settings.validation);
-        }
+        if (items.length === 0) continue;
+        progress.yielded = true;
+        yield items.map((item) => call.parseItem(item.value, item.index, settings.validation));
       }
       const fields = reader.fields;
       if (reader.hasError) return this.#apiErrorOf(response, fields, state);
