@@ -1,29 +1,21 @@
 /**
- * Reports the peak resident set size of a process that either runs a first cycle and a
- * no-change cycle (`sync`), or only fetches and parses the live list with bare fetch (`list`):
- * the memory sds-sync needs for an inventory, beside what the list alone costs.
+ * Reports the peak resident set size of a process that only reads the live list: with bare
+ * fetch and `JSON.parse` of the whole body (`list`), or through the client's stream, survey by
+ * survey, keeping nothing (`stream`). What the list alone costs, beside sds-sync's own figure.
  */
+import { createClient } from "@sds/client";
 import { DEFAULT_API_KEY } from "@sds/testing";
-import { createSyncRunner } from "./sync-runner.ts";
 
-const [baseUrl = "", concurrency = "8", mode = "sync"] = process.argv.slice(2);
+const [baseUrl = "", mode = "list"] = process.argv.slice(2);
 const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 
+let surveys = 0;
 if (mode === "list") {
   const response = await fetch(`${baseUrl}/surveys`, { headers: { "EQ-PARTNER-ACCESS-KEY": DEFAULT_API_KEY } });
-  const body = JSON.parse(await response.text()) as { Surveys: unknown[] };
-  process.send?.({ maxRssMb: maxRssMb(), firstCycleMs: 0, firstCycleRequests: 1, noChangeMs: 0, surveys: body.Surveys.length });
+  surveys = (JSON.parse(await response.text()) as { Surveys: unknown[] }).Surveys.length;
 } else {
-  const runner = await createSyncRunner(baseUrl, Number(concurrency));
-  const first = await runner.cycle();
-  const noChange = await runner.cycle();
-  await runner.close();
-  process.send?.({
-    maxRssMb: maxRssMb(),
-    firstCycleMs: first.ms,
-    firstCycleRequests: first.requests,
-    noChangeMs: noChange.ms,
-    surveys: first.result.counts.listed,
-  });
+  const sds = createClient({ baseUrl, apiKey: DEFAULT_API_KEY, retry: 0 });
+  for await (const { survey } of sds.surveys.stream()) if (survey) surveys += 1;
 }
+process.send?.({ maxRssMb: maxRssMb(), surveys });
 process.disconnect();

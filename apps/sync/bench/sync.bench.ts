@@ -8,7 +8,9 @@
  * 2. A no-change cycle at the same size (no injected latency): target under 200 ms.
  * 3. 1 % churn of qualifications, beside the naive approach that refetches every survey's
  *    qualifications (at 20 ms latency): request and time ratios.
- * 4. Peak RSS of a sync process over SYNC_BENCH_RSS_SURVEYS (100,000) surveys: target under 300 MB.
+ * 4. Peak RSS of the built service (dist/main.js: build first) over SYNC_BENCH_RSS_SURVEYS
+ *    (100,000) surveys, first cycle and a no-change cycle, with V8's default heap sizing and with
+ *    the recommended heap flags: target under 300 MB. Beside it, what reading the list alone costs.
  *
  * Environment: SYNC_BENCH_SURVEYS, SYNC_BENCH_RSS_SURVEYS (0 skips part 4), SYNC_BENCH_JSON
  * (write the figures to this file as JSON).
@@ -17,6 +19,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FakeCommand, FakeReply } from "./fake-process.ts";
+import { measureServiceRss } from "./service-rss.ts";
 import { createSyncRunner } from "./sync-runner.ts";
 
 const LATENCY_MS = 20;
@@ -100,18 +103,18 @@ console.log(
 await runner.close();
 fake.stop();
 
-// 4. Peak RSS of a sync process over a large inventory: with V8's default heap sizing, and with
-// the old generation capped (V8 otherwise lets garbage grow to several times the live heap).
-interface RssReport {
+// 4. Peak RSS of the built service over a large inventory: with V8's default heap sizing (which
+// on a large host lets garbage grow to several times the live heap), and with the heap flags the
+// README recommends for large inventories.
+/** The V8 flags the README recommends for inventories of this size. */
+const RECOMMENDED_HEAP_FLAGS = ["--max-semi-space-size=16", "--max-old-space-size=256"];
+interface ListRssReport {
   readonly maxRssMb: number;
-  readonly firstCycleMs: number;
-  readonly firstCycleRequests: number;
-  readonly noChangeMs: number;
   readonly surveys: number;
 }
-async function measureRss(baseUrl: string, nodeFlags: readonly string[], mode: "sync" | "list" = "sync"): Promise<RssReport> {
-  const child = fork(here("./rss-process.ts"), [baseUrl, String(CONCURRENCY * 2), mode], { execArgv: [...execArgv, ...nodeFlags] });
-  return new Promise<RssReport>((resolve, reject) => {
+async function measureListRss(baseUrl: string, mode: "list" | "stream"): Promise<ListRssReport> {
+  const child = fork(here("./rss-process.ts"), [baseUrl, mode], { execArgv });
+  return new Promise<ListRssReport>((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => {
       if (code !== 0) reject(new Error(`the RSS process exited with ${code}`));
@@ -120,21 +123,26 @@ async function measureRss(baseUrl: string, nodeFlags: readonly string[], mode: "
 }
 if (rssSurveys > 0) {
   const big = await startFake(rssSurveys);
-  const runs: Record<string, RssReport> = {};
+  const runs: Record<string, unknown> = {};
   for (const [label, flags] of [
     ["default heap", []],
-    ["--max-old-space-size=320", ["--max-old-space-size=320"]],
+    [RECOMMENDED_HEAP_FLAGS.join(" "), RECOMMENDED_HEAP_FLAGS],
   ] as const) {
-    const report = await measureRss(big.baseUrl, flags);
+    const report = await measureServiceRss(big.baseUrl, flags, CONCURRENCY * 2);
     runs[label] = report;
     console.log(
-      `peak RSS, ${report.surveys} surveys, ${label}: ${report.maxRssMb.toFixed(0)} MB (target < 300 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), no-change cycle ${format(report.noChangeMs)}`,
+      `peak RSS of sds-sync (dist/main.js), ${report.surveys} surveys, ${label}: ${report.maxRssMb.toFixed(0)} MB (target < 300 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), no-change cycle ${format(report.noChangeMs)}`,
     );
   }
-  // What the live list alone costs: one bare fetch and JSON.parse of the whole body, nothing else.
-  const list = await measureRss(big.baseUrl, [], "list");
-  runs["bare fetch + JSON.parse of the list only"] = list;
-  console.log(`peak RSS of the list alone (bare fetch + JSON.parse, ${list.surveys} surveys): ${list.maxRssMb.toFixed(0)} MB`);
+  // What the live list alone costs: the whole body fetched and parsed, or streamed survey by survey.
+  for (const [label, mode] of [
+    ["bare fetch + JSON.parse of the whole list", "list"],
+    ["the client's stream of the list, nothing kept", "stream"],
+  ] as const) {
+    const report = await measureListRss(big.baseUrl, mode);
+    runs[label] = report;
+    console.log(`peak RSS of the list alone, ${label} (${report.surveys} surveys, from sources): ${report.maxRssMb.toFixed(0)} MB`);
+  }
   big.stop();
   figures.peakRss = runs;
 }
