@@ -1,6 +1,6 @@
 import type { InvalidItem } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
+import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
@@ -65,112 +65,206 @@ export class SurveyIndex {
  * `hasError` at its end), fails the cycle like a store failure: rolled back and recorded as a
  * failed run; the store keeps the last good data. An abort through `signal` abandons the cycle
  * without committing anything.
+ *
+ * The phases, each a method of {@link Cycle} that owns its failures: begin, stream the list,
+ * close the missing, then commit, or fail (roll back and record).
  */
 export async function runCycle(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal): Promise<CycleResult> {
-  const now = context.now ?? (() => new Date());
-  const startedAt = now();
-  const requestsBefore = context.requestCount();
-  const run = { replicaId: context.replicaId, trigger, startedAt };
-  const counts = emptyRunCounts() as { -readonly [K in keyof RunCounts]: RunCounts[K] };
-  const fetchFailures: FetchFailure[] = [];
-  // The store transaction of the cycle and its batch writer, opened with the first entry of the list.
-  let open: { readonly transaction: CycleTransaction; readonly writer: CycleBatcher } | undefined;
-  // Stops the remaining fetches when the store refuses a batch or the list fails: the cycle is lost anyway.
-  const stopFetches = new AbortController();
-  const fetchSignal = AbortSignal.any([signal, stopFetches.signal]);
-
+  const cycle = new Cycle(context, index, trigger, signal);
   try {
-    const states = await index.load(context.store);
-    const listing = new ListingTally();
-    const pool = new TaskPool(context.concurrency);
-    const openCycle = async (): Promise<{ readonly transaction: CycleTransaction; readonly writer: CycleBatcher }> => {
-      if (open === undefined) {
-        const transaction = await context.store.beginCycle(startedAt);
-        open = { transaction, writer: new CycleBatcher(transaction, counts) };
-      }
-      return open;
-    };
-    let storeError: Error | undefined;
+    await cycle.begin();
+    await cycle.streamList();
+    const closedIds = await cycle.closeMissing();
+    return await cycle.commit(closedIds);
+  } catch (error) {
+    return await cycle.fail(error);
+  } finally {
+    cycle.dispose();
+  }
+}
 
-    const fetchAndWrite = async (plan: SurveyPlan, batcher: CycleBatcher): Promise<void> => {
-      const fetched = await fetchSurveyChildren(plan, context.upstream, fetchSignal);
-      if (fetched.qualifications) counts.qualificationsFetched += 1;
-      if (fetched.quotas) counts.quotasFetched += 1;
-      fetchFailures.push(...fetched.failures);
-      batcher.addQuarantine(fetched.quarantine);
-      try {
-        await batcher.addSurvey(settleSurvey(plan, fetched), plan.survey.SurveyId);
-      } catch (error) {
-        storeError ??= error instanceof Error ? error : new Error(String(error));
-        stopFetches.abort(storeError);
-      }
-    };
+type Tally = { -readonly [K in keyof RunCounts]: RunCounts[K] };
 
+/** The store transaction of a cycle and its batch writer, opened with the first entry of the list. */
+interface OpenTransaction {
+  readonly transaction: CycleTransaction;
+  readonly writer: CycleBatcher;
+}
+
+/**
+ * The state of one cycle, and its phases. One signal stops everything the cycle started (the
+ * list and the per-survey fetches): {@link Cycle.halt} aborts it with the first reason the cycle
+ * cannot succeed (shutdown, a store write refused, a list that failed), and that first reason is
+ * what the failed run records.
+ */
+class Cycle {
+  readonly #context: CycleContext;
+  readonly #index: SurveyIndex;
+  readonly #now: () => Date;
+  readonly #run: Pick<RunInput, "replicaId" | "trigger" | "startedAt">;
+  readonly #requestsBefore: number;
+  readonly #counts: Tally = { ...emptyRunCounts() };
+  readonly #fetchFailures: FetchFailure[] = [];
+  readonly #listing = new ListingTally();
+  readonly #stop = new AbortController();
+  readonly #outer: AbortSignal;
+  readonly #onOuterAbort: () => void;
+  #states: Map<number, StoredSurveyState> | undefined;
+  #open: OpenTransaction | undefined;
+  #cause: Error | undefined;
+
+  constructor(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal) {
+    this.#context = context;
+    this.#index = index;
+    this.#now = context.now ?? (() => new Date());
+    this.#run = { replicaId: context.replicaId, trigger, startedAt: this.#now() };
+    this.#requestsBefore = context.requestCount();
+    this.#outer = signal;
+    this.#onOuterAbort = () => {
+      this.halt(new Error(`aborted: ${errorMessage(signal.reason)}`));
+    };
+    if (signal.aborted) this.#onOuterAbort();
+    else signal.addEventListener("abort", this.#onOuterAbort, { once: true });
+  }
+
+  /** Stops the cycle's list and fetches; the first reason given is the one the run records. */
+  halt(reason: unknown): void {
+    this.#cause ??= toError(reason);
+    this.#stop.abort(this.#cause);
+  }
+
+  /** Phase 1: the stored states to diff against (from the in-memory index, loaded once per leadership). */
+  async begin(): Promise<void> {
+    this.#states = await this.#index.load(this.#context.store);
+    this.#throwIfHalted();
+  }
+
+  /**
+   * Phase 2: the live list, entry by entry as it streams in; each survey diffed, fetched when the
+   * diff calls for it, and written in batches. Any failure (the list, a write, an abort) halts the
+   * cycle; the phase returns only once no fetch is running, and throws the first failure.
+   */
+  async streamList(): Promise<void> {
+    const { upstream, concurrency } = this.#context;
+    const states = this.#requireStates();
+    const pool = new TaskPool(concurrency);
     try {
-      for await (const entry of context.upstream.liveSurveys(signal)) {
-        const batcher = (await openCycle()).writer;
+      for await (const entry of upstream.liveSurveys(this.#stop.signal)) {
+        const { writer } = await this.#openTransaction();
         if (entry.invalid) {
-          batcher.addQuarantine([listing.quarantine(entry.invalid)]);
+          writer.addQuarantine([this.#listing.quarantine(entry.invalid)]);
           continue;
         }
         const survey = entry.survey;
-        if (!listing.list(survey.SurveyId)) continue;
-        counts.listed += 1;
+        if (!this.#listing.list(survey.SurveyId)) continue;
+        this.#counts.listed += 1;
         const plan = planSurvey(survey, states.get(survey.SurveyId));
         if (plan === undefined) continue;
-        if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => fetchAndWrite(plan, batcher));
-        else await batcher.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
-        if (storeError !== undefined || pool.failed) break;
+        if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => this.#fetchAndWrite(plan, writer));
+        else await writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
+        if (this.#cause !== undefined) break;
       }
     } catch (error) {
-      // The list (or a write) failed: let no fetch outlive the cycle before it is rolled back.
-      stopFetches.abort(error);
-      await pool.drain().catch(() => undefined);
-      throw error;
+      this.halt(error);
     }
-    await pool.drain();
-    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("cycle aborted");
-    if (storeError !== undefined) throw storeError;
-    listing.report(context.logger);
+    // No fetch may outlive the phase: the cycle is rolled back (or committed) only after this.
+    await pool.drain().catch((error: unknown) => {
+      this.halt(error);
+    });
+    this.#throwIfHalted();
+    this.#listing.report(this.#context.logger);
+  }
 
-    const closedIds = closedSurveyIds(states, listing.listed, listing.present);
-    const { transaction, writer } = await openCycle();
+  /** One survey's fetches and its write; a failure halts the cycle instead of rejecting. */
+  async #fetchAndWrite(plan: SurveyPlan, writer: CycleBatcher): Promise<void> {
+    try {
+      const fetched = await fetchSurveyChildren(plan, this.#context.upstream, this.#stop.signal);
+      if (fetched.qualifications) this.#counts.qualificationsFetched += 1;
+      if (fetched.quotas) this.#counts.quotasFetched += 1;
+      this.#fetchFailures.push(...fetched.failures);
+      writer.addQuarantine(fetched.quarantine);
+      await writer.addSurvey(settleSurvey(plan, fetched), plan.survey.SurveyId);
+    } catch (error) {
+      this.halt(error);
+    }
+  }
+
+  /** Phase 3: stored live surveys absent from the complete list are closed. Returns their ids. */
+  async closeMissing(): Promise<readonly number[]> {
+    const closedIds = closedSurveyIds(this.#requireStates(), this.#listing.listed, this.#listing.present);
+    const { writer } = await this.#openTransaction();
     writer.addClosed(closedIds);
     await writer.flush();
-    counts.fetchFailures = fetchFailures.length;
+    this.#throwIfHalted();
+    return closedIds;
+  }
+
+  /** Phase 4: records the run and commits; then (only then) the in-memory index learns the new states. */
+  async commit(closedIds: readonly number[]): Promise<CycleResult> {
+    const { transaction, writer } = await this.#openTransaction();
+    const fetchFailures = this.#fetchFailures;
+    this.#counts.fetchFailures = fetchFailures.length;
     if (fetchFailures.length > 0) {
-      context.logger.warn(
+      this.#context.logger.warn(
         { failures: fetchFailures.length, sample: fetchFailures.slice(0, 5).map((failure) => ({ surveyId: failure.surveyId, kind: failure.kind, error: errorMessage(failure.error) })) },
         "per-survey fetches failed; those surveys are refetched next cycle",
       );
     }
-
-    const finishedAt = now();
-    counts.upstreamRequests = context.requestCount() - requestsBefore;
-    const outcome = await transaction.commit({ ...run, status: "succeeded", finishedAt, counts, error: null });
-    open = undefined;
+    const finishedAt = this.#now();
+    this.#counts.upstreamRequests = this.#context.requestCount() - this.#requestsBefore;
+    const outcome: CommitOutcome = await transaction.commit({ ...this.#run, status: "succeeded", finishedAt, counts: this.#counts, error: null });
+    this.#open = undefined;
+    const states = this.#requireStates();
     for (const state of writer.states) states.set(state.id, state);
     for (const id of closedIds) {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }
-    return { status: "succeeded", runId: outcome.runId, counts, startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
-  } catch (error) {
-    if (open) {
+    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+  }
+
+  /** The failure path of every phase: roll back what was written, record the failed run, never throw. */
+  async fail(error: unknown): Promise<CycleResult> {
+    this.halt(error);
+    const cause = this.#cause ?? toError(error);
+    if (this.#open) {
       // Written batches are discarded; the in-memory index was not touched, but drop it to be safe.
-      await open.transaction.rollback().catch(() => undefined);
-      index.invalidate();
+      await this.#open.transaction.rollback().catch(() => undefined);
+      this.#open = undefined;
+      this.#index.invalidate();
     }
-    const finishedAt = now();
-    const message = signal.aborted ? `aborted: ${errorMessage(signal.reason)}` : errorMessage(error);
-    const failedCounts = { ...emptyRunCounts(), listed: counts.listed, fetchFailures: fetchFailures.length, upstreamRequests: context.requestCount() - requestsBefore };
+    const finishedAt = this.#now();
+    const message = errorMessage(cause);
+    const counts = { ...emptyRunCounts(), listed: this.#counts.listed, fetchFailures: this.#fetchFailures.length, upstreamRequests: this.#context.requestCount() - this.#requestsBefore };
     let runId: number | undefined;
     try {
-      runId = await context.store.recordRun({ ...run, status: "failed", finishedAt, counts: failedCounts, error: message });
+      runId = await this.#context.store.recordRun({ ...this.#run, status: "failed", finishedAt, counts, error: message });
     } catch (recordError) {
-      context.logger.error({ err: recordError }, "could not record the failed run");
+      this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts: failedCounts, startedAt, finishedAt, error: message, firstSequence: null, lastSequence: null, fetchFailures };
+    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+  }
+
+  /** Lets go of the outer signal. */
+  dispose(): void {
+    this.#outer.removeEventListener("abort", this.#onOuterAbort);
+  }
+
+  async #openTransaction(): Promise<OpenTransaction> {
+    if (this.#open === undefined) {
+      const transaction = await this.#context.store.beginCycle(this.#run.startedAt);
+      this.#open = { transaction, writer: new CycleBatcher(transaction, this.#counts) };
+    }
+    return this.#open;
+  }
+
+  #requireStates(): Map<number, StoredSurveyState> {
+    if (this.#states === undefined) throw new Error("the cycle has not begun");
+    return this.#states;
+  }
+
+  #throwIfHalted(): void {
+    if (this.#cause !== undefined) throw this.#cause;
   }
 }
 
@@ -207,6 +301,10 @@ class ListingTally {
     if (this.#duplicates > 0) logger.warn({ duplicates: this.#duplicates }, "the live list repeated survey ids; the first of each was kept");
     if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "malformed surveys quarantined");
   }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** A one-line description of an error for run records and logs; never includes request headers. */
