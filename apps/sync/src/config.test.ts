@@ -26,6 +26,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       apiToken: undefined,
       logLevel: "info",
+      retentionSeconds: 604_800,
     });
   });
 
@@ -40,8 +41,9 @@ describe("loadConfig", () => {
       HOST: "0.0.0.0",
       SYNC_API_TOKEN: "0123456789abcdef0123",
       LOG_LEVEL: "DEBUG",
+      SYNC_RETENTION_SECONDS: "86400",
     });
-    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug" });
+    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug", retentionSeconds: 86_400 });
     expect(config.database).toEqual({ kind: "postgres", connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require", schema: "sds" });
   });
 
@@ -77,6 +79,8 @@ describe("loadConfig", () => {
     ["SYNC_API_TOKEN", "short", /at least 16/],
     ["SYNC_API_TOKEN", "has a space in the middle", /whitespace/],
     ["LOG_LEVEL", "loud", /one of fatal, error/],
+    ["SYNC_RETENTION_SECONDS", "59", /between 60 and/],
+    ["SYNC_RETENTION_SECONDS", "7d", /integer/],
   ])("refuses %s=%j with a message naming it", (variable, value, message) => {
     const issues = issuesOf({ ...minimal, [variable]: value });
     expect(issues).toHaveLength(1);

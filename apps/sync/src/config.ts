@@ -36,6 +36,8 @@ export interface SyncConfig {
   readonly apiToken: string | undefined;
   /** `LOG_LEVEL`. @default "info" */
   readonly logLevel: LogLevel;
+  /** `SYNC_RETENTION_SECONDS`: feed entries, run records and resolved quarantine older than this are pruned. @default 604800 (7 days) */
+  readonly retentionSeconds: number;
 }
 
 /** Defaults of every optional variable, as documented in the README's table. */
@@ -46,7 +48,11 @@ export const configDefaults = {
   PORT: 8787,
   HOST: "127.0.0.1",
   LOG_LEVEL: "info",
+  SYNC_RETENTION_SECONDS: 7 * 24 * 3600,
 } as const;
+
+/** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
+export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
 
 /** Upper bound of `SYNC_CONCURRENCY`: beyond it a supplier risks the upstream's unknown rate limits. */
 export const MAX_CONCURRENCY = 64;
@@ -85,6 +91,7 @@ export function loadConfig(env: Environment): SyncConfig {
   const host = read("HOST") ?? configDefaults.HOST;
   const apiToken = parseApiToken(read("SYNC_API_TOKEN"), fail);
   const logLevel = parseLogLevel(read("LOG_LEVEL") ?? configDefaults.LOG_LEVEL, fail);
+  const retentionSeconds = parseNumber("SYNC_RETENTION_SECONDS", read("SYNC_RETENTION_SECONDS"), configDefaults.SYNC_RETENTION_SECONDS, RETENTION_BOUNDS, fail);
 
   if (issues.length > 0 || baseUrl === null || apiKey === null || database === null) throw new ConfigError(issues);
   return {
@@ -97,6 +104,7 @@ export function loadConfig(env: Environment): SyncConfig {
     host,
     apiToken: apiToken ?? undefined,
     logLevel: logLevel ?? configDefaults.LOG_LEVEL,
+    retentionSeconds: retentionSeconds ?? configDefaults.SYNC_RETENTION_SECONDS,
   };
 }
 

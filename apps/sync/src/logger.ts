@@ -97,5 +97,6 @@ export function describeConfig(config: SyncConfig): Record<string, unknown> {
     port: config.port,
     apiTokenSet: config.apiToken !== undefined,
     logLevel: config.logLevel,
+    retentionSeconds: config.retentionSeconds,
   };
 }

@@ -5,6 +5,7 @@ import type { SyncConfig } from "./config.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
 import { describeConfig } from "./logger.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
+import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
 import type { SyncStore } from "./store/store.ts";
 import { ChangeNotifier } from "./sync/change-notifier.ts";
@@ -27,6 +28,8 @@ export interface SyncServiceOptions {
   readonly followerPollMs?: number;
   /** Client retries per upstream request. @default the client's (2) */
   readonly retry?: number;
+  /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
+  readonly pruneEveryMs?: number;
 }
 
 /** A running sds-sync: the engine, the store and the HTTP API. */
@@ -36,6 +39,8 @@ export interface SyncService {
   readonly store: SyncStore;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
+  /** Prunes what is older than `SYNC_RETENTION_SECONDS`, on the leader. */
+  readonly pruner: Pruner;
   /** Upstream HTTP requests made so far, retries included. */
   readonly upstreamRequests: () => number;
   /** Stops taking work, aborts a running cycle, closes the server and the store. Safe to call twice. */
@@ -101,7 +106,14 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     await store.close();
     throw error;
   }
+  const pruner = new Pruner({
+    store,
+    retentionMs: config.retentionSeconds * 1000,
+    logger,
+    ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
+  });
   engine.start();
+  pruner.start();
   logger.info({ url: server.url, store: store.kind }, "sds-sync listening");
 
   let stopped: Promise<void> | undefined;
@@ -110,13 +122,14 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     store,
     engine,
     metrics,
+    pruner,
     upstreamRequests: () => requests,
     stop() {
       stopped ??= (async () => {
         stopping = true;
         logger.info("stopping: no new cycles, closing the API and the store");
         notifier.close();
-        await Promise.all([engine.stop(), server.close()]);
+        await Promise.all([engine.stop(), pruner.stop(), server.close()]);
         await store.close();
         logger.info("stopped");
       })();

@@ -50,6 +50,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     host: "127.0.0.1",
     apiToken: undefined,
     logLevel: "silent",
+    retentionSeconds: 7 * 24 * 3600,
     ...options.config,
   };
   const service = await startSyncService({

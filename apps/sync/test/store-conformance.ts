@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SyncStore } from "../src/store/store.ts";
+import { describeRetentionConformance } from "./retention-conformance.ts";
 import { emptyCommit, qualificationsOf, quotasOf, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 
 /** A fresh, empty store location, opened as often as a test likes. */
@@ -264,4 +265,5 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       await store.close();
     });
   });
+  describeRetentionConformance(name, createHarness);
 }

@@ -50,11 +50,16 @@ export const readyz: Handler = async (context) => {
 /** `GET /metrics`: Prometheus text exposition. */
 export const metrics: Handler = async (context) => ({ status: 200, body: await context.metrics.registry.render(), contentType: PROMETHEUS_CONTENT_TYPE });
 
-/** `GET /v1/surveys`: filtered, cursor-paginated surveys. */
+/**
+ * `GET /v1/surveys`: filtered, cursor-paginated surveys. `sequence` is the change feed's sequence
+ * the page reflects at least (read before the page, so every change after it is still to come in
+ * the feed): a consumer lists, then follows `/v1/changes?after=<sequence of the first page>`.
+ */
 export const listSurveys: Handler = async (context, request) => {
   const query = parseSurveyQuery(request.url.searchParams);
+  const sequence = await context.store.latestSequence();
   const page = await context.store.listSurveys(query);
-  return json(200, { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null });
+  return json(200, { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null, sequence });
 };
 
 /** `GET /v1/surveys/:id`: one survey with its qualifications and quotas. */
@@ -68,13 +73,31 @@ export const getSurvey: Handler = async (context, request) => {
 export const listChanges: Handler = async (context, request) => {
   const query = parseChangesQuery(request.url.searchParams);
   let changes = await context.store.listChanges(query.after, query.limit);
+  // The horizon is read after the changes: pruning only ever raises it, so a read it does not pass was complete.
+  let expired = await feedExpired(context, query.after);
+  if (expired) return expired;
   if (changes.length === 0 && query.waitSeconds > 0) {
     await context.notifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, request.signal);
     changes = await context.store.listChanges(query.after, query.limit);
+    expired = await feedExpired(context, query.after);
+    if (expired) return expired;
   }
   const next = changes.at(-1)?.sequence ?? query.after;
   return json(200, { changes, next, hasMore: changes.length === query.limit });
 };
+
+/** 410 `feed_expired` when changes after `after` were pruned (`SYNC_RETENTION_SECONDS`), with the way to resync. */
+async function feedExpired(context: RouteContext, after: number): Promise<Reply | undefined> {
+  const horizon = await context.store.feedHorizon();
+  if (after >= horizon) return undefined;
+  return errorReply(
+    410,
+    "feed_expired",
+    `changes after sequence ${after} are no longer kept: the feed now starts after sequence ${horizon} (older entries are pruned, see SYNC_RETENTION_SECONDS). ` +
+      "Resync: list the surveys (GET /v1/surveys, every page; each answer's sequence field is the feed sequence it reflects), " +
+      "then follow GET /v1/changes?after=<the sequence of the first page>.",
+  );
+}
 
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 export const syncStatus: Handler = async (context) => {

@@ -3,6 +3,8 @@ import { StoreError } from "../errors.ts";
 import { migrationStatements, migrations } from "./migrations.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership, advisoryLockKey } from "./postgres-leadership.ts";
+import { POSTGRES_FEED_HORIZON, prunePostgresBatch } from "./postgres-retention.ts";
+import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {
   ChangeRecord,
@@ -268,6 +270,19 @@ class PostgresStore implements SyncStore {
       item: JSON.parse(row.item) as unknown,
       issues: row.issues,
     }));
+  }
+
+  async pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    try {
+      return await prunePostgresBatch(this.#pool, target, before, limit);
+    } catch (error) {
+      throw new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async feedHorizon(): Promise<number> {
+    const result = await this.#pool.query<{ horizon: string }>(POSTGRES_FEED_HORIZON);
+    return Number(result.rows[0]?.horizon ?? 0);
   }
 
   async saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void> {

@@ -4,6 +4,8 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { StoreError } from "../errors.ts";
 import { migrationStatements, migrations } from "./migrations.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
+import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "./sqlite-retention.ts";
+import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {
   ChangeRecord,
@@ -261,6 +263,20 @@ class SqliteStore implements SyncStore {
         issues: JSON.parse(row.issues as string) as unknown,
       })),
     );
+  }
+
+  pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    // The writer connection is the cycle's while its transaction is open: a batch now would join it.
+    if (this.#cycleOpen) return Promise.resolve({ deleted: 0, more: true, deferred: true });
+    try {
+      return Promise.resolve(pruneSqliteBatch(this.#db, (sql) => this.#statement(sql), target, before, limit));
+    } catch (error) {
+      return Promise.reject(new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error }));
+    }
+  }
+
+  feedHorizon(): Promise<number> {
+    return Promise.resolve((this.#read(SQLITE_FEED_HORIZON).get() as { horizon: number }).horizon);
   }
 
   saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void> {

@@ -1,11 +1,13 @@
 import type { Device } from "@sds/schemas";
+import type { RetentionStore } from "./retention.ts";
 
 /**
  * The one interface both stores implement (SQLite embedded, PostgreSQL in production). The
  * cycle writes through {@link SyncStore.commitCycle} only, in one transaction; the HTTP API
- * reads through the query methods. Every method is async so both implementations fit.
+ * reads through the query methods; retention prunes through {@link RetentionStore}. Every method
+ * is async so both implementations fit.
  */
-export interface SyncStore {
+export interface SyncStore extends RetentionStore {
   /** Which implementation this is, for logs and `/v1/sync/status`. */
   readonly kind: "sqlite" | "postgres";
   /** Leadership among replicas sharing this store. */

@@ -1,0 +1,55 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { prefixCutoff, type PruneBatchOutcome, type PruneTarget } from "./retention.ts";
+
+type Prepare = (sql: string) => StatementSync;
+
+/** The SQL of the feed horizon: one statement, so the feed and the counter come from one snapshot. */
+export const SQLITE_FEED_HORIZON = "SELECT COALESCE((SELECT MIN(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes')) AS horizon";
+
+/**
+ * One pruning batch on the SQLite writer connection, in its own `BEGIN IMMEDIATE` transaction.
+ * node:sqlite is synchronous, so the batch runs whole between two turns of the event loop and a
+ * cycle cannot interleave with it; the caller checks that no cycle transaction is open first.
+ */
+export function pruneSqliteBatch(db: DatabaseSync, prepare: Prepare, target: PruneTarget, before: Date, limit: number): PruneBatchOutcome {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const outcome = pruneTarget(prepare, target, before, limit);
+    db.exec("COMMIT");
+    return outcome;
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+function pruneTarget(prepare: Prepare, target: PruneTarget, before: Date, limit: number): PruneBatchOutcome {
+  switch (target) {
+    case "changes": {
+      const head = (prepare("SELECT sequence, occurred_at FROM changes ORDER BY sequence LIMIT ?").all(limit) as { sequence: number; occurred_at: string }[]).map(
+        (row) => ({ id: row.sequence, at: new Date(row.occurred_at) }),
+      );
+      const { cutoff, whole } = prefixCutoff(head, before);
+      const deleted = cutoff === null ? 0 : Number(prepare("DELETE FROM changes WHERE sequence <= ?").run(cutoff).changes);
+      return { deleted, more: whole && head.length === limit, deferred: false };
+    }
+    case "runs": {
+      const keep = prepare("SELECT MAX(id) AS id FROM runs WHERE status = 'succeeded'").get() as { id: number | null };
+      const keepId = keep.id ?? -1;
+      const head = (prepare("SELECT id, finished_at FROM runs ORDER BY id LIMIT ?").all(limit) as { id: number; finished_at: string }[]).map((row) => ({
+        id: row.id,
+        at: new Date(row.finished_at),
+      }));
+      const { cutoff, whole } = prefixCutoff(head, before, keepId);
+      const deleted = cutoff === null ? 0 : Number(prepare("DELETE FROM runs WHERE id <= ? AND id <> ?").run(cutoff, keepId).changes);
+      return { deleted, more: whole && head.length === limit, deferred: false };
+    }
+    case "quarantine": {
+      const deleted = Number(
+        prepare("DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE last_seen_at < ? ORDER BY last_seen_at LIMIT ?)").run(before.toISOString(), limit)
+          .changes,
+      );
+      return { deleted, more: deleted === limit, deferred: false };
+    }
+  }
+}
