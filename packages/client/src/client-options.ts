@@ -62,7 +62,7 @@ export interface RequestOptions {
 
 /**
  * Options of {@link createClient}. Only `baseUrl` and `apiKey` are needed, and both fall back to
- * the `SDS_BASE_URL` and `SDS_API_KEY` environment variables where the runtime has them.
+ * the `SDS_BASE_URL` and `SDS_API_KEY` environment variables (of `env`, else of the runtime).
  */
 export interface ClientOptions {
   /** The base URL, ending in `/api/v1` (production or sandbox). @default process.env.SDS_BASE_URL */
@@ -103,4 +103,11 @@ export interface ClientOptions {
   readonly userAgent?: string | undefined;
   /** The time source for retries, deadlines and the rate limit. @default systemClock */
   readonly clock?: Clock | undefined;
+  /**
+   * Where `SDS_BASE_URL` and `SDS_API_KEY` are looked up when `baseUrl` or `apiKey` is absent;
+   * an application that injects its environment (a CLI, a test) passes it here so the client
+   * reads nothing else.
+   * @default process.env, where the runtime has one
+   */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }

@@ -3,6 +3,7 @@
  * errors, retries, timeouts, concurrency and rate limits, response validation.
  */
 export { createClient, SdsClient } from "./client.ts";
+export { parseBaseUrl } from "./base-url.ts";
 export type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "./client-options.ts";
 export { ApiPromise, type ResponseInfo, type WithResponse } from "./api-promise.ts";
 export { systemClock, type Clock } from "./clock.ts";

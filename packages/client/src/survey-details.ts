@@ -1,11 +1,21 @@
-import type { InvalidItem, Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
+import type { InvalidItem, Survey, SurveyListResponse, SurveyQualification, SurveyQualificationsResponse, SurveyQuota, SurveyQuotasResponse } from "@sds/schemas";
+import type { RequestOptions } from "./client-options.ts";
 import { ConfigurationError } from "./errors/configuration-error.ts";
 import { RequestAbortedError } from "./errors/transport-errors.ts";
 import { SdsError } from "./errors/sds-error.ts";
 import { ConcurrencyLimiter } from "./internal/concurrency-limiter.ts";
-import type { Surveys } from "./resources/surveys.ts";
 
-/** Progress of {@link Surveys.listWithDetails}, reported after each survey. */
+/**
+ * The three calls the fan-out makes, as `Surveys` has them. Named here rather than imported
+ * from `resources/surveys.ts`, which imports this file: the two stay free of an import cycle.
+ */
+export interface SurveyDetailsSource {
+  listItemwise(options?: RequestOptions): PromiseLike<{ readonly data: SurveyListResponse; readonly invalid: readonly InvalidItem[] }>;
+  qualifications(surveyId: number, options?: RequestOptions): PromiseLike<SurveyQualificationsResponse>;
+  quotas(surveyId: number, options?: RequestOptions): PromiseLike<SurveyQuotasResponse>;
+}
+
+/** Progress of `Surveys.listWithDetails`, reported after each survey. */
 export interface DetailsProgress {
   /** Surveys done so far, failed ones included. */
   readonly completed: number;
@@ -17,7 +27,7 @@ export interface DetailsProgress {
   readonly surveyId: number;
 }
 
-/** Options of {@link Surveys.listWithDetails}. */
+/** Options of `Surveys.listWithDetails`. */
 export interface ListWithDetailsOptions {
   /** Surveys fetched at once (each needs one or two requests; the client's `maxConcurrency` applies too). @default 4 */
   readonly concurrency?: number | undefined;
@@ -45,7 +55,7 @@ export interface SurveyDetailsFailure {
   readonly error: SdsError;
 }
 
-/** The result of {@link Surveys.listWithDetails}. */
+/** The result of `Surveys.listWithDetails`. */
 export interface SurveysWithDetails {
   /** Surveys whose every request succeeded, in list order. */
   readonly surveys: readonly SurveyWithDetails[];
@@ -57,8 +67,8 @@ export interface SurveysWithDetails {
 
 type SurveyOutcome = { readonly ok: true; readonly value: SurveyWithDetails } | { readonly ok: false; readonly failures: readonly SurveyDetailsFailure[] };
 
-/** The implementation of {@link Surveys.listWithDetails}. */
-export async function listSurveysWithDetails(surveys: Surveys, options: ListWithDetailsOptions = {}): Promise<SurveysWithDetails> {
+/** The implementation of `Surveys.listWithDetails`. */
+export async function listSurveysWithDetails(surveys: SurveyDetailsSource, options: ListWithDetailsOptions = {}): Promise<SurveysWithDetails> {
   const { signal, onProgress, includeQuotas = "flagged", concurrency = 4 } = options;
   if (concurrency !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(concurrency) || concurrency < 1)) {
     throw new ConfigurationError(`\`concurrency\` must be a whole number, 1 or more, or Infinity; got ${String(concurrency)}.`, "concurrency");

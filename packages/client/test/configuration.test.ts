@@ -29,6 +29,18 @@ describe("createClient", () => {
     await expect(sds.account.get()).resolves.toMatchObject({ hasError: false });
   });
 
+  it("reads SDS_BASE_URL and SDS_API_KEY from an injected env, never from process.env then", async () => {
+    const api = createFakeSupplierApi();
+    const [key] = api.keys;
+    vi.stubEnv("SDS_BASE_URL", "http://process.test/api/v1");
+    vi.stubEnv("SDS_API_KEY", "process-key");
+    const sds = createClient({ fetch: api.fetch, env: { SDS_BASE_URL: "http://injected.test/api/v1", SDS_API_KEY: key?.apiKey } });
+    expect(sds.baseUrl).toBe("http://injected.test/api/v1");
+    await expect(sds.account.get()).resolves.toMatchObject({ hasError: false });
+    expect(configurationErrorOf({ env: {} }).option).toBe("apiKey");
+    expect(configurationErrorOf({ apiKey: "k-123456", env: {} }).option).toBe("baseUrl");
+  });
+
   it("prefers options over the environment", () => {
     vi.stubEnv("SDS_BASE_URL", "http://env.test/api/v1");
     vi.stubEnv("SDS_API_KEY", "env-key");
@@ -53,6 +65,8 @@ describe("createClient", () => {
     ["a relative base URL", { baseUrl: "/api/v1" }, "baseUrl"],
     ["a base URL of another scheme", { baseUrl: "ftp://sds.example/api/v1" }, "baseUrl"],
     ["a base URL with credentials", { baseUrl: "https://user:pw@sds.example/api/v1" }, "baseUrl"],
+    ["a base URL with dot segments", { baseUrl: "https://sds.example/api/v1/../../__sandbox" }, "baseUrl"],
+    ["a base URL with encoded dot segments", { baseUrl: "https://sds.example/api/v1/%2E%2e/admin" }, "baseUrl"],
     ["a negative timeout", { timeout: -1 }, "timeout"],
     ["a deadline beyond what timers allow", { deadline: 3_000_000_000 }, "deadline"],
     ["a fractional retry limit", { retry: 1.5 }, "retry"],

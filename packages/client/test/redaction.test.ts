@@ -108,3 +108,32 @@ describe("a server that echoes the key back", () => {
     expect(error).toMatchObject({ messages: ["Key [REDACTED] is not valid here"], errorCode: "BAD_KEY_[REDACTED]" });
   });
 });
+
+describe("a key that enters once", () => {
+  it("keeps a key from the injected env and another tenant's key of one call out of errors, logs and inspect", async () => {
+    const tenantKey = `sk-tenant-${crypto.randomUUID()}`;
+    const lines: string[] = [];
+    const record = (fields: Record<string, unknown>, message: string): void => {
+      lines.push(`${message} ${JSON.stringify(fields)}`);
+    };
+    // The server echoes whichever key it got, and fails with it in its messages.
+    const echoing = (request: Request): Promise<Response> => {
+      const key = request.headers.get("eq-partner-access-key") ?? "";
+      return Promise.resolve(Response.json({ status: "error", hasError: true, messages: [`Key ${key} rejected`], error: { errorCode: `BAD_${key}` } }, { status: 503 }));
+    };
+    const sds = createClient({
+      env: { SDS_BASE_URL: "https://sds.example/api/v1", SDS_API_KEY: canary },
+      fetch: echoing,
+      retry: { limit: 1, initialDelay: 1 },
+      logger: { debug: record, warn: record, error: record },
+    });
+    const errors = [await failureOf(sds.surveys.list()), await failureOf(sds.surveys.list({ headers: { "EQ-PARTNER-ACCESS-KEY": tenantKey } }))];
+    expect(errors[1]).toMatchObject({ messages: ["Key [REDACTED] rejected"], errorCode: "BAD_[REDACTED]" });
+    const texts = [...errors.flatMap(renderings), ...lines, inspect(sds, { depth: Number.POSITIVE_INFINITY, showHidden: true })];
+    for (const text of texts) {
+      expect(text).not.toContain(canary);
+      expect(text).not.toContain(tenantKey);
+    }
+    expect(lines.some((line) => line.includes("[REDACTED]"))).toBe(true);
+  });
+});

@@ -1,7 +1,6 @@
 import { createClient, type ClientHooks, type SdsClient } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
-import { redactSecrets } from "./report-error.ts";
 import { createStyles, shouldColor } from "./styles.ts";
 import { cliVersion } from "./version.ts";
 
@@ -16,8 +15,8 @@ export interface Connection {
 
 /**
  * Resolves the configuration and makes a client for it. With `--debug` every request,
- * response, retry and failure is traced to stderr, the key redacted (by the client, and again
- * here in case a URL or message ever carried it).
+ * response, retry and failure is traced to stderr, the key redacted by the client (its events
+ * are redacted, and a base URL cannot carry credentials).
  *
  * @throws ConfigError when the base URL or the key is missing.
  */
@@ -32,24 +31,25 @@ export interface ClientOverrides {
   readonly retry?: number | false;
 }
 
-/** A client for an explicit base URL and key (`sds login` checks a key before saving it). */
+/**
+ * A client for an explicit base URL and key (`sds login` checks a key before saving it). The key
+ * was registered as a secret where it entered (configuration or `sds login`), not again here.
+ */
 export function createCliClient(context: CommandContext, baseUrl: string, apiKey: string, overrides: ClientOverrides = {}): SdsClient {
-  context.registerSecret(apiKey);
   return createClient({
     baseUrl,
     apiKey,
+    env: context.io.env,
     timeout: context.globals.timeoutMs,
     userAgent: `sds-cli/${cliVersion}`,
     ...(overrides.retry === undefined ? {} : { retry: overrides.retry }),
-    ...(context.globals.debug ? { hooks: traceHooks(context, apiKey) } : {}),
+    ...(context.globals.debug ? { hooks: traceHooks(context) } : {}),
   });
 }
 
-
-function traceHooks(context: CommandContext, apiKey: string): ClientHooks {
+function traceHooks(context: CommandContext): ClientHooks {
   const styles = createStyles(shouldColor(context.io.stderr, context.io.env, context.globals.color));
-  const secrets = new Set([apiKey]);
-  const trace = (line: string) => context.io.stderr.write(styles.dim(redactSecrets(line, secrets)) + "\n");
+  const trace = (line: string) => context.io.stderr.write(styles.dim(line) + "\n");
   return {
     onRequest: (event) => {
       const headers = Object.entries(event.headers)

@@ -1,3 +1,4 @@
+import { isConfigurationError, parseBaseUrl } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -93,21 +94,19 @@ export async function resolveConfig(context: CommandContext): Promise<ResolvedCo
 }
 
 /**
- * Checks and tidies a base URL: absolute http(s), no query or fragment, no trailing slash.
+ * Checks and tidies a base URL with the client's validator (`parseBaseUrl`, the project's one
+ * rule: absolute http(s), no query, fragment, credentials or dot segments), without the
+ * trailing slash.
  *
  * @throws UsageError naming where the bad value came from.
  */
 export function normalizeBaseUrl(value: string, source: string): string {
-  let url: URL;
   try {
-    url = new URL(value.trim());
-  } catch {
-    throw new UsageError(`${source} is not a URL: "${value}"`, { hint: "Give the full base URL, such as https://api.example.com/api/v1." });
+    return parseBaseUrl(value).href.replace(/\/+$/, "");
+  } catch (error) {
+    if (!isConfigurationError(error)) throw error;
+    throw new UsageError(`${source}: ${error.message}`, { hint: "Give the full base URL, such as https://api.example.com/api/v1." });
   }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
-    throw new UsageError(`${source} must be an http or https URL without query or fragment: "${value}"`, { hint: "Give the full base URL, such as https://api.example.com/api/v1." });
-  }
-  return url.href.replace(/\/+$/, "");
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,19 +1,4 @@
 import type { ValidationIssue } from "../errors/validation-errors.ts";
-import { isCredentialHeader } from "./redact.ts";
-
-const credentialCache = new WeakMap<object, readonly string[]>();
-
-/** The values of the credential headers, to scrub from outside text (cached per headers object). */
-export function credentialsOf(headers: Readonly<Record<string, string>>): readonly string[] {
-  let credentials = credentialCache.get(headers);
-  if (credentials === undefined) {
-    credentials = Object.entries(headers)
-      .filter(([name]) => isCredentialHeader(name))
-      .map(([, value]) => value);
-    credentialCache.set(headers, credentials);
-  }
-  return credentials;
-}
 
 /** Each path parameter must be a non-empty string or a safe integer. */
 export function checkPathParams(names: readonly string[], values: Readonly<Record<string, string | number>>): ValidationIssue[] {

@@ -1,10 +1,12 @@
 import { operationIds, operations, type OperationId } from "@sds/schemas";
 import { systemClock, type Clock } from "../clock.ts";
 import type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "../client-options.ts";
+import { parseBaseUrl } from "../base-url.ts";
 import { ConfigurationError } from "../errors/configuration-error.ts";
 import type { ClientHooks } from "../hooks.ts";
 import { readEnvironmentVariable } from "./env.ts";
 import { loggerHooks } from "./logger-hooks.ts";
+import { isCredentialHeader } from "./redact.ts";
 import { defaultRetryOptions, type ResolvedRetryOptions } from "./retry-policy.ts";
 import { clientVersion } from "./version.ts";
 
@@ -12,7 +14,6 @@ import { clientVersion } from "./version.ts";
 export interface ClientConfig {
   /** Without a trailing slash. */
   readonly baseUrl: string;
-  readonly apiKey: string;
   readonly fetch: FetchFunction;
   readonly timeout: number | false;
   readonly deadline: number | false;
@@ -24,6 +25,11 @@ export interface ClientConfig {
   readonly hooks: readonly ClientHooks[];
   /** Headers of every request, the API key included. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The values to scrub from any outside text: the API key and the client's other credential
+   * headers, registered here, where they enter, and nowhere else.
+   */
+  readonly secrets: readonly string[];
   readonly clock: Clock;
 }
 
@@ -34,6 +40,8 @@ export interface CallSettings {
   readonly retry: ResolvedRetryOptions;
   readonly validation: ValidationMode;
   readonly headers: Readonly<Record<string, string>>;
+  /** The client's secrets, plus the credential headers this call adds (another tenant's key, say). */
+  readonly secrets: readonly string[];
 }
 
 /** The longest delay `setTimeout` can wait. */
@@ -42,16 +50,17 @@ const validationModes: readonly ValidationMode[] = ["loose", "strict", "off"];
 
 /** Checks `options`, fills in defaults and the environment fallbacks. @throws ConfigurationError */
 export function resolveClientOptions(options: ClientOptions): ClientConfig {
-  const apiKey = options.apiKey ?? readEnvironmentVariable("SDS_API_KEY");
+  const env = options.env;
+  const apiKey = options.apiKey ?? readEnvironmentVariable("SDS_API_KEY", env);
   if (apiKey === undefined || apiKey.trim() === "") {
     throw new ConfigurationError("Missing API key: pass `apiKey` to createClient() or set SDS_API_KEY.", "apiKey");
   }
-  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnvironmentVariable("SDS_BASE_URL"));
+  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnvironmentVariable("SDS_BASE_URL", env));
+  const extraHeaders = lowerCaseKeys(options.headers ?? {});
   const userFetch = options.fetch;
   const hooks = [options.hooks, options.logger && loggerHooks(options.logger)].filter((hook) => hook !== undefined);
   return {
     baseUrl,
-    apiKey,
     // Looked up per call, so a `fetch` patched after construction (by a test tool) is used.
     fetch: userFetch ?? ((input, init) => globalThis.fetch(input, init)),
     timeout: checkDuration(options.timeout ?? 30_000, "timeout"),
@@ -65,22 +74,26 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     headers: {
       accept: "application/json",
       ...(options.userAgent !== undefined || !isBrowser() ? { "user-agent": options.userAgent ?? `@sds/client/${clientVersion}` } : {}),
-      ...lowerCaseKeys(options.headers ?? {}),
+      ...extraHeaders,
       "eq-partner-access-key": apiKey,
     },
+    secrets: [apiKey, ...credentialValues(extraHeaders)],
     clock: options.clock ?? systemClock,
   };
 }
 
 /** The settings of one call. @throws ConfigurationError on an invalid call option */
 export function resolveCallSettings(config: ClientConfig, options: RequestOptions): CallSettings {
+  const callHeaders = options.headers === undefined ? undefined : lowerCaseKeys(options.headers);
+  const callSecrets = callHeaders === undefined ? [] : credentialValues(callHeaders);
   return {
     timeout: options.timeout === undefined ? config.timeout : checkDuration(options.timeout, "timeout"),
     deadline: options.deadline === undefined ? config.deadline : checkDuration(options.deadline, "deadline"),
     retry: resolveRetry(config.retry, options.retry, "retry"),
     validation: options.validation === undefined ? config.validation : checkValidationMode(options.validation, "validation"),
     // Call headers win, even over the API key: a multi-tenant caller may send another key.
-    headers: options.headers === undefined ? config.headers : { ...config.headers, ...lowerCaseKeys(options.headers) },
+    headers: callHeaders === undefined ? config.headers : { ...config.headers, ...callHeaders },
+    secrets: callSecrets.length === 0 ? config.secrets : [...config.secrets, ...callSecrets],
   };
 }
 
@@ -88,19 +101,7 @@ function resolveBaseUrl(value: string | undefined): string {
   if (value === undefined || value.trim() === "") {
     throw new ConfigurationError("Missing base URL: pass `baseUrl` (ending in /api/v1) to createClient() or set SDS_BASE_URL.", "baseUrl");
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(value)}: expected an absolute http or https URL ending in /api/v1.`, "baseUrl");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(value)}: expected an http or https URL.`, "baseUrl");
-  }
-  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
-    throw new ConfigurationError("Invalid base URL: it must not carry a query, a fragment or credentials.", "baseUrl");
-  }
-  return url.href.replace(/\/+$/, "");
+  return parseBaseUrl(value).href.replace(/\/+$/, "");
 }
 
 function resolveRetry(base: ResolvedRetryOptions, value: RetryOptions | number | false | undefined, option: string): ResolvedRetryOptions {
@@ -194,6 +195,13 @@ function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string
     throw new ConfigurationError(`\`headers\` holds a header fetch refuses (among ${names}): ${(error as Error).name}.`, "headers");
   }
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** The values of the credential headers among `headers` (lower-case names). */
+function credentialValues(headers: Readonly<Record<string, string>>): string[] {
+  return Object.entries(headers)
+    .filter(([name]) => isCredentialHeader(name))
+    .map(([, value]) => value);
 }
 
 /**

@@ -18,7 +18,7 @@ import { resolveCallSettings, type ClientConfig } from "./resolve-options.ts";
 import { findRequestId, parseBody, readEnvelopeError } from "./response-body.ts";
 import { isRetryableStatus, parseRetryAfter, planRetry } from "./retry-policy.ts";
 import type { AcceptedResponse, CallState, FailedAttempt, ListStreamCall, OperationCall, SentAttempt } from "./call-types.ts";
-import { checkPathParams, credentialsOf, describeCause } from "./request-checks.ts";
+import { checkPathParams, describeCause } from "./request-checks.ts";
 import { summarizeIssues, toValidationIssues } from "./validate-response.ts";
 
 /**
@@ -132,7 +132,7 @@ export class Transport {
       settings,
       scope: new CallScope(this.#config.clock, options.signal, settings.deadline),
       startedAt: this.#config.clock.now(),
-      secrets: credentialsOf(settings.headers),
+      secrets: settings.secrets,
     };
     return { state, body };
   }
