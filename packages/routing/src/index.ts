@@ -1,0 +1,46 @@
+/**
+ * @sds/routing: the pure parts of the respondent loop. Signs and verifies links (Lucid/Cint
+ * Fulcrum's HMAC scheme by default, configurable where the spec is silent), builds entry links
+ * from a survey's `SurveyUrl`, and matches respondents to surveys in memory.
+ *
+ * @example
+ * ```ts
+ * import { SurveyMatcher, buildEntryLink, verifySignedUrl } from "@sds/routing";
+ * ```
+ */
+export { RoutingError, UnfilledPlaceholderError, UnknownAlgorithmError, isRoutingError, type RoutingErrorName } from "./errors.ts";
+export { digestLengths, hashAlgorithms, parseHashAlgorithm, type HashAlgorithm } from "./hash-algorithm.ts";
+export {
+  defaultSignatureScheme,
+  digestEncodings,
+  encryptionSigning,
+  resolveSignatureScheme,
+  type DigestEncoding,
+  type EncryptionSigning,
+  type SignatureScheme,
+  type SignatureSchemeOptions,
+  type SigningMethod,
+} from "./signature-scheme.ts";
+export { signUrl } from "./sign-url.ts";
+export { verifySignedUrl, type VerificationFailureReason, type VerificationResult } from "./verify-signed-url.ts";
+export { calibrate, type CalibrationResult } from "./calibrate.ts";
+export {
+  buildEntryLink,
+  defaultEntryPlaceholders,
+  fillPlaceholders,
+  type EntryLinkInput,
+  type EntryLinkOptions,
+  type EntryLinkValue,
+} from "./entry-link.ts";
+export { SurveyMatcher, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export { expectedEarnings } from "./matching/compiled-survey.ts";
+export {
+  DEFAULT_MATCH_LIMIT,
+  MAX_MATCH_LIMIT,
+  type ExclusionReason,
+  type Explanation,
+  type MatchableSurvey,
+  type MatchQualification,
+  type MatchRequest,
+  type MatchResult,
+} from "./matching/match-types.ts";

@@ -1,0 +1,326 @@
+import type { Device, Survey, SurveyQuota } from "@sds/schemas";
+import { BitsetPool, type Bitset } from "../internal/bitset.ts";
+import { answerNumber } from "./answer-rule.ts";
+import { compileSurvey, type CompiledSurvey } from "./compiled-survey.ts";
+import { closedQuotaFor, exclusionReasons, type AnswerLookup } from "./evaluate.ts";
+import {
+  DEFAULT_MATCH_LIMIT,
+  MAX_MATCH_LIMIT,
+  type Explanation,
+  type MatchableSurvey,
+  type MatchQualification,
+  type MatchRequest,
+  type MatchResult,
+} from "./match-types.ts";
+import { TopSlots } from "./top-slots.ts";
+
+/** What a survey is routed on besides itself; `null` where it is not stored (then it is never matched). */
+export interface SurveyTargeting {
+  /** Its qualification records (`[]` for a survey without any), or `null` while awaiting a refetch. */
+  readonly qualifications: readonly MatchQualification[] | null;
+  /** Its quotas (`[]` for a survey without any), or `null` while awaiting a refetch. */
+  readonly quotas: readonly SurveyQuota[] | null;
+}
+
+interface QualificationIndex {
+  readonly key: string;
+  /** Surveys that screen on this qualification. */
+  readonly required: Bitset;
+  /** Code → surveys that accept it. */
+  readonly byCode: Map<string, Bitset>;
+  /** Surveys with range codes → their flattened bounds. */
+  readonly ranges: Map<number, readonly number[]>;
+}
+
+const INITIAL_WORDS = 32;
+
+/**
+ * The live inventory in memory, indexed for matching respondents. A sync cycle keeps it current
+ * with {@link SurveyMatcher.upsert} and {@link SurveyMatcher.remove}, survey by survey: nothing
+ * is ever rebuilt as a whole. Indexes are bitsets over survey slots (per language, device,
+ * qualification and answer code), so a match costs a few word-wise passes rather than a walk
+ * over every survey's rules.
+ *
+ * Eligible: surveys whose qualifications and quotas are stored; the language and device when
+ * asked; every qualification met (AND across, OR within; range codes `"25-34"`, `"55+"`); and no
+ * closed quota (`Remaining <= 0`) that the respondent falls into. Order: `Cpi × Ir / 100`
+ * descending, then `SurveyId` ascending.
+ *
+ * @example
+ * ```ts
+ * const matcher = new SurveyMatcher();
+ * matcher.upsert(survey, { qualifications, quotas });
+ * const { surveys } = matcher.match({ answers: { "42": ["30"], "43": ["2"] }, device: "mobile" });
+ * ```
+ */
+export class SurveyMatcher<S extends MatchableSurvey = Survey> {
+  readonly #pool = new BitsetPool(INITIAL_WORDS);
+  readonly #slotById = new Map<number, number>();
+  #entries: (CompiledSurvey<S> | undefined)[] = [];
+  readonly #freeSlots: number[] = [];
+  #scores = new Float64Array(INITIAL_WORDS * 32);
+  #surveyIds = new Float64Array(INITIAL_WORDS * 32);
+  #candidates = new Uint32Array(INITIAL_WORDS);
+  #met = new Uint32Array(INITIAL_WORDS);
+  #zero = new Uint32Array(INITIAL_WORDS);
+
+  /** Stored surveys with nothing that excludes everyone. */
+  readonly #routable = this.#pool.create();
+  /** Surveys that need a direct check after the indexes: closed conditional quotas, repeated qualifications. */
+  readonly #directCheck = this.#pool.create();
+  readonly #byLanguage = new Map<number, Bitset>();
+  readonly #byDevice: Readonly<Record<Device, Bitset>> = {
+    desktop: this.#pool.create(),
+    mobile: this.#pool.create(),
+    tablet: this.#pool.create(),
+  };
+  readonly #qualifications = new Map<number, QualificationIndex>();
+
+  /** How many surveys the matcher holds (stored or awaiting a refetch). */
+  get size(): number {
+    return this.#slotById.size;
+  }
+
+  /** Whether the matcher holds the survey. */
+  has(surveyId: number): boolean {
+    return this.#slotById.has(surveyId);
+  }
+
+  /** The survey as last upserted, if held. */
+  get(surveyId: number): S | undefined {
+    const slot = this.#slotById.get(surveyId);
+    return slot === undefined ? undefined : this.#entries[slot]?.survey;
+  }
+
+  /** Adds a live survey or replaces what is held for it, indexes updated in place. */
+  upsert(survey: S, targeting: SurveyTargeting): void {
+    let slot = this.#slotById.get(survey.SurveyId);
+    if (slot === undefined) {
+      slot = this.#allocateSlot();
+      this.#slotById.set(survey.SurveyId, slot);
+    } else {
+      this.#unindex(slot);
+    }
+    const compiled = compileSurvey(survey, targeting.qualifications, targeting.quotas);
+    this.#entries[slot] = compiled;
+    this.#scores[slot] = compiled.score;
+    this.#surveyIds[slot] = survey.SurveyId;
+    this.#index(slot, compiled);
+  }
+
+  /** Drops a survey that is no longer live. Returns whether it was held. */
+  remove(surveyId: number): boolean {
+    const slot = this.#slotById.get(surveyId);
+    if (slot === undefined) return false;
+    this.#unindex(slot);
+    this.#entries[slot] = undefined;
+    this.#slotById.delete(surveyId);
+    this.#freeSlots.push(slot);
+    return true;
+  }
+
+  /**
+   * The surveys the respondent qualifies for, best first.
+   *
+   * @throws RangeError when `limit` is not an integer from 1 to 5000.
+   */
+  match(request: MatchRequest): MatchResult<S> {
+    const limit = request.limit ?? DEFAULT_MATCH_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MATCH_LIMIT) {
+      throw new RangeError(`limit must be an integer from 1 to ${MAX_MATCH_LIMIT}, got ${limit}`);
+    }
+    const answers = toLookup(request.answers);
+    const candidates = this.#candidates;
+    candidates.set(this.#routable.words);
+    if (request.languageId !== undefined) this.#intersect(this.#byLanguage.get(request.languageId)?.words ?? this.#zero);
+    if (request.device !== undefined) this.#intersect(this.#byDevice[request.device].words);
+    for (const index of this.#qualifications.values()) {
+      const required = index.required.words;
+      const met = this.#metBy(index, answers.get(index.key));
+      for (let word = 0; word < candidates.length; word++) {
+        candidates[word] = (candidates[word] ?? 0) & (~(required[word] ?? 0) | (met[word] ?? 0));
+      }
+    }
+    return this.#collect(answers, limit);
+  }
+
+  /** Why the survey is out for this respondent (or that it is in). A survey not held is `not-live`. */
+  explain(surveyId: number, request: Omit<MatchRequest, "limit">): Explanation {
+    const slot = this.#slotById.get(surveyId);
+    const compiled = slot === undefined ? undefined : this.#entries[slot];
+    if (compiled === undefined) {
+      return { surveyId, eligible: false, reasons: [{ kind: "not-live", message: `survey ${surveyId} is not live (not held by the matcher)` }] };
+    }
+    const reasons = exclusionReasons(compiled, toLookup(request.answers), request);
+    return { surveyId, eligible: reasons.length === 0, reasons };
+  }
+
+  #intersect(words: Uint32Array): void {
+    const candidates = this.#candidates;
+    for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & (words[word] ?? 0);
+  }
+
+  /** The surveys of the index whose qualification the answers meet. */
+  #metBy(index: QualificationIndex, given: readonly string[] | undefined): Uint32Array {
+    if (given === undefined || given.length === 0) return this.#zero;
+    if (given.length === 1 && index.ranges.size === 0) return index.byCode.get(given[0] ?? "")?.words ?? this.#zero;
+    const met = this.#met;
+    met.fill(0);
+    for (const answer of given) {
+      const words = index.byCode.get(answer)?.words;
+      if (words !== undefined) for (let word = 0; word < met.length; word++) met[word] = (met[word] ?? 0) | (words[word] ?? 0);
+    }
+    if (index.ranges.size > 0) {
+      const values = given.map(answerNumber).filter((value) => value !== undefined);
+      if (values.length > 0) {
+        for (const [slot, bounds] of index.ranges) {
+          if (inAnyRange(bounds, values)) met[slot >>> 5] = (met[slot >>> 5] ?? 0) | (1 << (slot & 31));
+        }
+      }
+    }
+    return met;
+  }
+
+  #collect(answers: AnswerLookup, limit: number): MatchResult<S> {
+    const top = new TopSlots(limit, this.#scores, this.#surveyIds);
+    const candidates = this.#candidates;
+    const direct = this.#directCheck.words;
+    let eligible = 0;
+    for (let word = 0; word < candidates.length; word++) {
+      let bits = candidates[word] ?? 0;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        const slot = word * 32 + (31 - Math.clz32(lowest));
+        bits ^= lowest;
+        if (((direct[word] ?? 0) & lowest) !== 0 && !this.#passesDirectCheck(slot, answers)) continue;
+        eligible++;
+        top.offer(slot);
+      }
+    }
+    const surveys: S[] = [];
+    for (const slot of top.sorted()) {
+      const survey = this.#entries[slot]?.survey;
+      if (survey !== undefined) surveys.push(survey);
+    }
+    return { surveys, eligible };
+  }
+
+  #passesDirectCheck(slot: number, answers: AnswerLookup): boolean {
+    const compiled = this.#entries[slot];
+    if (compiled === undefined) return false;
+    if (closedQuotaFor(compiled, answers) !== undefined) return false;
+    // Repeated qualification ids are indexed by their first record only; check them all here.
+    return exclusionReasons(compiled, answers, {}).length === 0;
+  }
+
+  #allocateSlot(): number {
+    const free = this.#freeSlots.pop();
+    if (free !== undefined) return free;
+    const slot = this.#entries.length;
+    this.#entries.push(undefined);
+    if (slot >= this.#pool.wordCount * 32) this.#grow(this.#pool.wordCount * 2);
+    return slot;
+  }
+
+  #grow(wordCount: number): void {
+    this.#pool.grow(wordCount);
+    const scores = new Float64Array(wordCount * 32);
+    scores.set(this.#scores);
+    this.#scores = scores;
+    const surveyIds = new Float64Array(wordCount * 32);
+    surveyIds.set(this.#surveyIds);
+    this.#surveyIds = surveyIds;
+    this.#candidates = new Uint32Array(wordCount);
+    this.#met = new Uint32Array(wordCount);
+    this.#zero = new Uint32Array(wordCount);
+  }
+
+  #index(slot: number, compiled: CompiledSurvey<S>): void {
+    this.#forEachMembership(compiled, (bitset) => {
+      bitset.add(slot);
+    });
+    const seen = new Set<number>();
+    for (const rule of compiled.qualifications ?? []) {
+      if (seen.has(rule.qualificationId)) continue;
+      seen.add(rule.qualificationId);
+      let index = this.#qualifications.get(rule.qualificationId);
+      if (index === undefined) {
+        index = { key: rule.key, required: this.#pool.create(), byCode: new Map(), ranges: new Map() };
+        this.#qualifications.set(rule.qualificationId, index);
+      }
+      index.required.add(slot);
+      for (const code of rule.codes) {
+        let bitset = index.byCode.get(code);
+        if (bitset === undefined) {
+          bitset = this.#pool.create();
+          index.byCode.set(code, bitset);
+        }
+        bitset.add(slot);
+      }
+      if (rule.ranges.length > 0) index.ranges.set(slot, rule.ranges);
+    }
+  }
+
+  #unindex(slot: number): void {
+    const compiled = this.#entries[slot];
+    if (compiled === undefined) return;
+    this.#forEachMembership(compiled, (bitset) => {
+      bitset.delete(slot);
+    });
+    const language = this.#byLanguage.get(compiled.survey.LanguageId);
+    if (language?.size === 0) {
+      this.#byLanguage.delete(compiled.survey.LanguageId);
+      this.#pool.release(language);
+    }
+    for (const rule of compiled.qualifications ?? []) {
+      const index = this.#qualifications.get(rule.qualificationId);
+      if (index === undefined || !index.required.has(slot)) continue;
+      index.required.delete(slot);
+      index.ranges.delete(slot);
+      for (const [code, bitset] of index.byCode) {
+        bitset.delete(slot);
+        if (bitset.size === 0) {
+          index.byCode.delete(code);
+          this.#pool.release(bitset);
+        }
+      }
+      if (index.required.size === 0) {
+        this.#qualifications.delete(rule.qualificationId);
+        this.#pool.release(index.required);
+      }
+    }
+  }
+
+  /** Calls `visit` with every non-qualification bitset the survey belongs to. */
+  #forEachMembership(compiled: CompiledSurvey<S>, visit: (bitset: Bitset) => void): void {
+    const { survey } = compiled;
+    const stored = compiled.qualifications !== null && compiled.quotas !== null;
+    const closedForEveryone = compiled.closedQuotas.some((quota) => quota.conditions === undefined || quota.conditions.length === 0);
+    if (stored && !closedForEveryone) visit(this.#routable);
+    const qualificationIds = compiled.qualifications?.map((rule) => rule.qualificationId) ?? [];
+    if (compiled.closedQuotas.length > 0 || new Set(qualificationIds).size !== qualificationIds.length) visit(this.#directCheck);
+    let language = this.#byLanguage.get(survey.LanguageId);
+    if (language === undefined) {
+      language = this.#pool.create();
+      this.#byLanguage.set(survey.LanguageId, language);
+    }
+    visit(language);
+    if (survey.DesktopAllowed) visit(this.#byDevice.desktop);
+    if (survey.MobileAllowed) visit(this.#byDevice.mobile);
+    if (survey.TabletAllowed) visit(this.#byDevice.tablet);
+  }
+}
+
+function inAnyRange(bounds: readonly number[], values: readonly number[]): boolean {
+  for (let index = 0; index < bounds.length; index += 2) {
+    const low = bounds[index] ?? Number.NaN;
+    const high = bounds[index + 1] ?? Number.NaN;
+    for (const value of values) if (value >= low && value <= high) return true;
+  }
+  return false;
+}
+
+function toLookup(answers: MatchRequest["answers"]): AnswerLookup {
+  if (answers instanceof Map) return answers as AnswerLookup;
+  return new Map(Object.entries(answers as Readonly<Record<string, readonly string[]>>));
+}
