@@ -3,6 +3,51 @@
  * errors, retries, timeouts, concurrency and rate limits, response validation.
  */
 export { createClient, SdsClient } from "./client.ts";
+/*
+ * The types of what the calls take and return, from the contract: a consumer imports them from
+ * here and needs no direct dependency on @sds/schemas (openai-node and stripe-node do the same).
+ * Type-only, so the schemas' runtime stays out of this entry; the zod schemas themselves are
+ * @sds/schemas' to export. `test/public-types.test.ts` fails when one is missing.
+ */
+export type {
+  CollectionId,
+  CollectionItem,
+  EncryptionSettings,
+  Envelope,
+  EnvelopeError,
+  IndustriesResponse,
+  InvalidItem,
+  ItemIssue,
+  Language,
+  LanguagesResponse,
+  OperationId,
+  QualificationCategoriesResponse,
+  QualificationCategoryTypesResponse,
+  QualificationDetail,
+  QualificationDetailResponse,
+  QualificationOption,
+  QualificationsResponse,
+  QualificationTypesResponse,
+  QuotaCondition,
+  RecontactRespondent,
+  RecontactRespondentsResponse,
+  StudyTypesResponse,
+  SupplierAccount,
+  SupplierAccountResponse,
+  Survey,
+  SurveyGroup,
+  SurveyGroupsResponse,
+  SurveyListResponse,
+  SurveyQualification,
+  SurveyQualificationsResponse,
+  SurveyQuota,
+  SurveyQuotasResponse,
+  SurveyStatsResponse,
+  SurveyStatusesResponse,
+  UpdateResponse,
+  UrlSettings,
+  UrlSettingsBody,
+} from "@sds/schemas";
 export { parseBaseUrl } from "./base-url.ts";
 export type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "./client-options.ts";
 export { ApiPromise, type ResponseInfo, type WithResponse } from "./api-promise.ts";
