@@ -13,7 +13,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The real clock: `Date.now()` and `setTimeout`. */
+/**
+ * The real clock: `Date.now()` and `setTimeout`. (`@sds/testing` has the same sleep of its own,
+ * on purpose: it does not depend on the client it tests.)
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>

@@ -8,6 +8,9 @@
  * A task's rejection is kept (the first one) and rethrown by {@link TaskPool.drain}, once every
  * running task has finished, so no work outlives the pool; {@link TaskPool.failed} lets the
  * producer stop early.
+ *
+ * Not @sds/client's concurrency limiter (an internal, abortable FIFO semaphore shared by one
+ * client's calls, with no task or failure of its own): this bounds a producer of tasks.
  */
 export class TaskPool {
   readonly #limit: number;

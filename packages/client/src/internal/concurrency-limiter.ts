@@ -8,6 +8,8 @@ interface Waiter {
 /**
  * At most `limit` holders at once; the rest wait in arrival order. One per client, so every
  * call of the client shares it. A waiter whose signal aborts leaves the queue at once.
+ * (sds-sync's `TaskPool` is a different tool kept on purpose: it starts tasks, bounding a
+ * producer, and keeps their first failure; this only hands out slots.)
  */
 export class ConcurrencyLimiter {
   readonly #limit: number;

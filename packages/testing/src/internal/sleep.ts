@@ -1,3 +1,6 @@
+// The same few lines as @sds/client's `systemClock.sleep`, kept apart on purpose: @sds/testing
+// stands alone (it does not depend on @sds/client), so the fake never shares code with the client it tests.
+
 /** Waits `ms` milliseconds; rejects with the signal's reason if it aborts first, as fetch does. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
