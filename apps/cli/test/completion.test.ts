@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commandEntries } from "../src/commands/registry.ts";
+import { commandCatalog } from "../src/commands/registry.ts";
+
+const commandEntries = commandCatalog.entries;
 import { createTestHome, runSds, sdsBinary, type TestHome } from "./support/run-sds.ts";
 
 let home: TestHome;

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commandEntries } from "../src/commands/registry.ts";
+import { commandCatalog } from "../src/commands/registry.ts";
+
+const commandEntries = commandCatalog.entries;
 import { createTestHome, runSds, runSdsOnTerminal, type TestHome } from "./support/run-sds.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -68,6 +70,18 @@ describe("sds --version and --help", () => {
     expect(flag.stdout).not.toContain("\u001b[");
     const piped = await runSds(["--help"], home);
     expect(piped.stdout).not.toContain("\u001b[");
+  });
+
+  it("decides colour from the parsed command line: flags first, then NO_COLOR, then FORCE_COLOR, then the terminal", async () => {
+    const red = "\u001b[31merror:";
+    expect((await runSds(["surveys", "lst", "--color"], home, { env: { NO_COLOR: "1" } })).stderr).toContain(red);
+    expect((await runSds(["surveys", "lst"], home, { env: { FORCE_COLOR: "1" } })).stderr).toContain(red);
+    expect((await runSds(["surveys", "lst"], home, { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stderr).not.toContain("\u001b[");
+    expect((await runSdsOnTerminal(["surveys", "lst"], home, { env: { FORCE_COLOR: "0" } })).stdout).not.toContain("\u001b[");
+    expect((await runSdsOnTerminal(["surveys", "list", "--limt", "3", "--no-color"], home)).stdout).toBe("error: unknown option --limt for `sds surveys list`. Did you mean --limit?\n");
+    // After `--`, `--color` is an argument, not an option.
+    const terminated = await runSds(["help", "--", "--color"], home);
+    expect(terminated).toMatchObject({ code: 2, stderr: 'error: no command "--color". Run `sds --help` for the list of commands.\n' });
   });
 });
 

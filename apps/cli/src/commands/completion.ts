@@ -1,7 +1,6 @@
-import { defineCommand, type CommandDefinition, type OptionSpecs } from "../internal/command.ts";
+import { defineCommand, type CommandCatalog, type CommandDefinition, type OptionSpecs } from "../internal/command.ts";
 import { completionShells, renderCompletionScript, type CompletionModel, type CompletionNode, type CompletionShell } from "../internal/completion-scripts.ts";
 import { globalOptionSpecs, localGlobalOptions } from "../internal/global-options.ts";
-import { commandEntries, commandGroups } from "./registry.ts";
 
 /** `sds completion SHELL`: prints a completion script generated from the command table. */
 export const command = defineCommand({
@@ -16,12 +15,13 @@ export const command = defineCommand({
     { command: "completion fish > ~/.config/fish/completions/sds.fish", description: "Install for fish" },
   ],
   async run(context) {
-    const model = await buildCompletionModel();
+    const model = await buildCompletionModel(context.commands);
     await context.output.write(renderCompletionScript(context.positionals[0] as CompletionShell, model));
   },
 });
 
-async function buildCompletionModel(): Promise<CompletionModel> {
+async function buildCompletionModel(commands: CommandCatalog): Promise<CompletionModel> {
+  const commandEntries = commands.entries;
   const loaded = await Promise.all(commandEntries.map(async (entry) => ({ entry, definition: await entry.load() })));
   const optionFlags = (options: OptionSpecs) =>
     Object.entries(options)
@@ -32,7 +32,7 @@ async function buildCompletionModel(): Promise<CompletionModel> {
   const nodes: CompletionNode[] = [
     { path: "", words: [...new Set(commandEntries.map((entry) => entry.path[0] as string))], options: globalFlags, isCommand: false },
   ];
-  for (const group of Object.keys(commandGroups)) {
+  for (const group of commands.groups.keys()) {
     if (loaded.some(({ entry }) => entry.path.length === 1 && entry.path[0] === group)) continue;
     const words = commandEntries.filter((entry) => entry.path[0] === group && entry.path.length === 2).map((entry) => entry.path[1] as string);
     nodes.push({ path: group, words, options: globalFlags, isCommand: false });
@@ -41,7 +41,7 @@ async function buildCompletionModel(): Promise<CompletionModel> {
     const subcommands = commandEntries.filter((other) => other.path.length === entry.path.length + 1 && entry.path.every((word, index) => other.path[index] === word));
     nodes.push({
       path: entry.path.join(" "),
-      words: [...subcommands.map((other) => other.path.at(-1) as string), ...firstArgumentChoices(definition, entry.path)],
+      words: [...subcommands.map((other) => other.path.at(-1) as string), ...firstArgumentChoices(definition, entry.path, commandEntries)],
       options: [...optionFlags(definition.options), ...globalFlags],
       isCommand: true,
     });
@@ -58,7 +58,7 @@ async function buildCompletionModel(): Promise<CompletionModel> {
   return { nodes, valueOptions: [...valueOptions.values()] };
 }
 
-function firstArgumentChoices(definition: CommandDefinition, path: readonly string[]): readonly string[] {
+function firstArgumentChoices(definition: CommandDefinition, path: readonly string[], commandEntries: CommandCatalog["entries"]): readonly string[] {
   // `sds help` completes command words.
   if (path.length === 1 && path[0] === "help") return [...new Set(commandEntries.map((entry) => entry.path[0] as string))];
   const first = definition.arguments?.[0];

@@ -3,7 +3,6 @@ import { defineCommand } from "../internal/command.ts";
 import { UsageError } from "../internal/errors.ts";
 import { renderCommandHelp, renderGroupHelp, renderMainHelp } from "../internal/help.ts";
 import { cliVersion } from "../internal/version.ts";
-import { commandGroups, findCommand } from "./registry.ts";
 
 /** `sds help [COMMAND…]`: the help of a command, a group, or all of sds. */
 export const command = defineCommand({
@@ -17,11 +16,12 @@ export const command = defineCommand({
   ],
   async run(context) {
     const words = context.positionals;
-    const styles = context.output.styles;
-    if (words.length === 0) return context.output.write(renderMainHelp(cliVersion, styles));
-    const entry = findCommand(words);
-    if (entry !== undefined) return context.output.write(renderCommandHelp(entry.path, await entry.load(), styles));
-    if (words.length === 1 && (words[0] as string) in commandGroups) return context.output.write(renderGroupHelp(words[0] as string, styles));
+    const { commands, output } = context;
+    if (words.length === 0) return output.write(renderMainHelp(cliVersion, commands, output.styles));
+    const entry = commands.find(words);
+    if (entry !== undefined) return output.write(renderCommandHelp(entry.path, await entry.load(), output.styles));
+    const [group] = words;
+    if (words.length === 1 && group !== undefined && commands.groups.has(group)) return output.write(renderGroupHelp(group, commands, output.styles));
     throw new UsageError(`no command "${words.join(" ")}"`, { hint: "Run `sds --help` for the list of commands." });
   },
 });

@@ -1,20 +1,15 @@
-import type { CommandDefinition } from "../internal/command.ts";
+import type { CommandCatalog, CommandEntry } from "../internal/command.ts";
+import { createCommandCatalog } from "../internal/command-catalog.ts";
 
-/** One command as the entry point knows it before loading it: its words, a summary, a loader. */
-export interface CommandEntry {
-  /** The words that name it, such as `["surveys", "list"]`. */
-  readonly path: readonly string[];
-  /** One line for `sds --help`. */
-  readonly summary: string;
-  /**
-   * Loads the command's module. A dynamic import, so that each command (and the client it
-   * needs) is a chunk of its own and `sds --version` loads none of them.
-   */
-  readonly load: () => Promise<CommandDefinition>;
-}
+/*
+ * The command table: one entry per command, one file per command. To add a command, write
+ * `commands/NAME.ts` exporting `command = defineCommand({…})` and add its line below (and its
+ * group, if new). Commands never import this module: `help` and `completion` read the table
+ * from their context, which keeps this module a leaf of the import graph.
+ */
 
 /** The command groups, with the line `sds --help` and `sds GROUP` print for each. */
-export const commandGroups: Readonly<Record<string, string>> = {
+const groups = {
   account: "Read and update the supplier account",
   surveys: "List live surveys and read their details",
   recontacts: "Re-contact respondents of a survey",
@@ -22,7 +17,7 @@ export const commandGroups: Readonly<Record<string, string>> = {
 };
 
 /** Every command of `sds`, in the order `sds --help` lists them. */
-export const commandEntries: readonly CommandEntry[] = [
+const entries: readonly CommandEntry[] = [
   { path: ["account", "show"], summary: "Show the supplier account (encryption keys masked)", load: async () => (await import("./account-show.ts")).command },
   { path: ["account", "set-redirects"], summary: "Update the redirect URLs", load: async () => (await import("./account-set-redirects.ts")).command },
   { path: ["account", "set-s2s"], summary: "Update the server-to-server (S2S) redirect URLs", load: async () => (await import("./account-set-s2s.ts")).command },
@@ -44,17 +39,5 @@ export const commandEntries: readonly CommandEntry[] = [
   { path: ["help"], summary: "Show help for a command", load: async () => (await import("./help.ts")).command },
 ];
 
-/** The entry whose words are exactly `words`, if any. */
-export function findCommand(words: readonly string[]): CommandEntry | undefined {
-  return commandEntries.find((entry) => entry.path.length === words.length && entry.path.every((word, index) => word === words[index]));
-}
-
-/** Whether `words` start the path of at least one command (`["surveys"]` does). */
-export function isCommandPrefix(words: readonly string[]): boolean {
-  return commandEntries.some((entry) => words.length <= entry.path.length && words.every((word, index) => entry.path[index] === word));
-}
-
-/** The entries under a group word, such as every `surveys …` command. */
-export function commandsInGroup(group: string): readonly CommandEntry[] {
-  return commandEntries.filter((entry) => entry.path[0] === group && entry.path.length > 1);
-}
+/** Every command of `sds` and its lookups. */
+export const commandCatalog: CommandCatalog = createCommandCatalog(groups, entries);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isCommandPrefix } from "../commands/registry.ts";
+import { commandCatalog } from "../commands/registry.ts";
 import { checkPositionals, parseCommandArguments, splitCommandWords } from "./argv.ts";
-import type { UsageError } from "./errors.ts";
+
+const isCommandPrefix = commandCatalog.isPrefix;
 
 describe("splitCommandWords", () => {
   it("takes words while they still name a command, leaving positionals and options", () => {
@@ -27,13 +28,23 @@ describe("parseCommandArguments", () => {
     expect(parseCommandArguments(["--limit", "3", "--device", "mobile", "--device=desktop", "--no-color", "x"], options, "t")).toEqual({
       values: { limit: "3", device: ["mobile", "desktop"], color: false },
       positionals: ["x"],
+      problem: undefined,
     });
   });
 
-  it("turns parseArgs errors into usage errors that name the command", () => {
-    expect(() => parseCommandArguments(["--limt"], options, "surveys list")).toThrow(expect.objectContaining({ name: "UsageError", message: "unknown option --limt for `sds surveys list`", hint: "Did you mean --limit?" }) as UsageError);
-    expect(() => parseCommandArguments(["--limit"], options, "t")).toThrow("--limit needs a value (N)");
-    expect(() => parseCommandArguments(["--device", "phone"], options, "t")).toThrow('--device must be one of desktop, mobile; got "phone"');
+  it("reports the first problem as a usage error that names the command, keeping the well-formed values", () => {
+    const problem = (args: string[]) => parseCommandArguments(args, options, "surveys list").problem;
+    expect(problem(["--limt"])).toMatchObject({ name: "UsageError", message: "unknown option --limt for `sds surveys list`", hint: "Did you mean --limit?" });
+    expect(problem(["--limit"])?.message).toBe("--limit needs a value (N)");
+    expect(problem(["--limit", "--no-color"])?.message).toBe("--limit needs a value (N)");
+    expect(problem(["--color=yes"])?.message).toBe("--color takes no value");
+    expect(problem(["--no-limit"])?.message).toBe("--no-limit is not an option");
+    expect(problem(["--device", "phone"])?.message).toBe('--device must be one of desktop, mobile; got "phone"');
+    expect(parseCommandArguments(["--no-color", "--bogus"], options, "t").values).toEqual({ color: false });
+  });
+
+  it("takes everything after -- as positionals", () => {
+    expect(parseCommandArguments(["--", "--no-color"], options, "t")).toEqual({ values: {}, positionals: ["--no-color"], problem: undefined });
   });
 });
 

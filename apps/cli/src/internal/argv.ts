@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { ArgumentSpec, OptionSpec, OptionSpecs } from "./command.ts";
+import type { ArgumentSpec, OptionSpec, OptionSpecs } from "./option-spec.ts";
 import { UsageError } from "./errors.ts";
 import { globalOptionSpecs } from "./global-options.ts";
 import { closestMatch } from "./suggest.ts";
@@ -54,70 +54,83 @@ export function splitCommandWords(argv: readonly string[], isCommandPrefix: (wor
 
 /** Options and positionals after parsing. */
 export interface ParsedArguments {
+  /** The values of the known options that were well formed. */
   readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
   readonly positionals: readonly string[];
+  /**
+   * The first thing wrong with the command line, if any. Returned rather than thrown, so that
+   * the caller can first read from `values` how the user wants it reported (`--no-color`,
+   * `--debug`) and then throw it.
+   */
+  readonly problem: UsageError | undefined;
 }
 
+type ParsedToken = ReturnType<typeof parseArgs<{ tokens: true; allowPositionals: true; strict: false }>>["tokens"][number];
+type OptionToken = Extract<ParsedToken, { kind: "option" }>;
+
 /**
- * Parses options and positionals strictly with node:util `parseArgs` (no dependency, nothing
- * to load at start-up) and turns its errors into {@link UsageError}s that name the command.
+ * Parses options and positionals once with node:util `parseArgs` (no dependency, nothing to
+ * load at start-up), then checks its tokens as strictly as `parseArgs`' strict mode would, with
+ * messages that name the command: unknown options, missing values, values given to flags,
+ * `--no-` of a flag that has none, values outside an option's choices.
  */
 export function parseCommandArguments(args: readonly string[], options: OptionSpecs, commandName: string): ParsedArguments {
   const config: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(options)) {
     config[name] = { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }), ...(spec.multiple === true ? { multiple: true } : {}) };
   }
-  let parsed: ParsedArguments;
-  try {
-    parsed = parseArgs({ args: [...args], options: config, strict: true, allowPositionals: true, allowNegative: true });
-  } catch (error) {
-    throw usageErrorFromParseArgs(error, options, commandName);
+  const parsed = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, allowNegative: true, tokens: true });
+  let problem: UsageError | undefined;
+  for (const token of parsed.tokens) {
+    if (token.kind === "option") problem ??= optionTokenProblem(token, options, commandName);
   }
+  const values: Record<string, string | boolean | (string | boolean)[] | undefined> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
-    const spec = options[name] as OptionSpec;
-    checkOptionValue(name, spec, value);
+    const spec = Object.hasOwn(options, name) ? options[name] : undefined;
+    if (spec === undefined || !hasType(value, spec)) continue;
+    values[name] = value;
+    problem ??= choiceProblem(name, spec, value);
   }
-  return parsed;
+  return { values, positionals: parsed.positionals, problem };
 }
 
-function checkOptionValue(name: string, spec: OptionSpec, value: unknown): void {
-  if (spec.type === "boolean" && value === false && spec.negatable !== true) {
-    throw new UsageError(`--no-${name} is not an option; leave out --${name} instead`);
+function hasType(value: unknown, spec: OptionSpec): boolean {
+  const type = spec.type === "string" ? "string" : "boolean";
+  return spec.multiple === true ? Array.isArray(value) && value.every((item) => typeof item === type) : typeof value === type;
+}
+
+function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandName: string): UsageError | undefined {
+  const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+  const negated = token.rawName.startsWith("--no-") && token.rawName !== `--${token.name}`;
+  if (spec === undefined) {
+    const typed = token.rawName.startsWith("--") && token.inlineValue === true ? `${token.rawName}=` : token.rawName;
+    const suggestion = closestMatch(token.rawName, Object.keys(options).map((name) => `--${name}`));
+    const hint = suggestion === undefined ? `Run \`sds help ${commandName}\` for its options.` : `Did you mean ${suggestion}?`;
+    return new UsageError(`unknown option ${typed.replace(/=$/, "")} for \`sds ${commandName}\``, { hint });
   }
-  if (spec.choices === undefined) return;
+  const help = { hint: `Run \`sds help ${commandName}\` for its options.` };
+  if (negated && (spec.type !== "boolean" || spec.negatable !== true)) {
+    return new UsageError(spec.type === "boolean" ? `--no-${token.name} is not an option; leave out --${token.name} instead` : `--no-${token.name} is not an option`, help);
+  }
+  if (spec.type === "boolean") return token.value === undefined ? undefined : new UsageError(`--${token.name} takes no value`, help);
+  // A value that looks like an option (`--base-url --debug`) is a forgotten value, as parseArgs' strict mode has it.
+  const needsValue = `--${token.name} needs a value (${spec.valueName ?? "VALUE"})`;
+  if (token.value === undefined) return new UsageError(needsValue, help);
+  if (!token.inlineValue && token.value.length > 1 && token.value.startsWith("-")) {
+    return new UsageError(needsValue, { hint: `To give a value that starts with a dash, write --${token.name}=${token.value}.` });
+  }
+  return undefined;
+}
+
+function choiceProblem(name: string, spec: OptionSpec, value: unknown): UsageError | undefined {
+  if (spec.choices === undefined) return undefined;
   for (const item of Array.isArray(value) ? value : [value]) {
     if (typeof item === "string" && !spec.choices.includes(item)) {
       const suggestion = closestMatch(item, spec.choices);
-      throw new UsageError(`--${name} must be one of ${spec.choices.join(", ")}; got "${item}"`, suggestion === undefined ? {} : { hint: `Did you mean "${suggestion}"?` });
+      return new UsageError(`--${name} must be one of ${spec.choices.join(", ")}; got "${item}"`, suggestion === undefined ? {} : { hint: `Did you mean "${suggestion}"?` });
     }
   }
-}
-
-function usageErrorFromParseArgs(error: unknown, options: OptionSpecs, commandName: string): Error {
-  if (!(error instanceof TypeError) || !("code" in error) || typeof error.code !== "string" || !error.code.startsWith("ERR_PARSE_ARGS")) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-  const help = { hint: `Run \`sds help ${commandName}\` for its options.` };
-  const option = /'(-[^'\s]*)/.exec(error.message)?.[1];
-  switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
-      const known = Object.keys(options).map((name) => `--${name}`);
-      const suggestion = option === undefined ? undefined : closestMatch(option.replace(/=.*$/, ""), known);
-      return new UsageError(`unknown option ${option ?? ""} for \`sds ${commandName}\``, suggestion === undefined ? help : { hint: `Did you mean ${suggestion}?` });
-    }
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return new UsageError(describeInvalidValue(error.message, options), help);
-    default:
-      return new UsageError(error.message.split("\n")[0] ?? error.message, help);
-  }
-}
-
-function describeInvalidValue(message: string, options: OptionSpecs): string {
-  const name = /--([\w-]+)/.exec(message)?.[1];
-  const spec = name === undefined ? undefined : options[name];
-  if (name !== undefined && spec?.type === "string") return `--${name} needs a value (${spec.valueName ?? "VALUE"})`;
-  if (name !== undefined) return `--${name} takes no value`;
-  return message.split("\n")[0] ?? message;
+  return undefined;
 }
 
 /**

@@ -1,53 +1,9 @@
-import type { CliIo } from "./io.ts";
-import type { Output } from "./output.ts";
 import type { GlobalOptionName, GlobalOptions } from "./global-options.ts";
+import type { CliIo } from "./io.ts";
+import type { ArgumentSpec, OptionSpecs, OptionValues } from "./option-spec.ts";
+import type { Output } from "./output.ts";
 
-/** One option of a command: what node:util `parseArgs` reads and what `sds help` prints. */
-export interface OptionSpec {
-  readonly type: "string" | "boolean";
-  readonly short?: string;
-  readonly multiple?: boolean;
-  /** One line for `sds help`. */
-  readonly description: string;
-  /** The placeholder of the value in help, such as `URL`. @default "VALUE" */
-  readonly valueName?: string;
-  /** The accepted values; anything else is a usage error. Shell completion offers them. */
-  readonly choices?: readonly string[];
-  /** Also accept `--no-NAME` (boolean options only). */
-  readonly negatable?: boolean;
-  /** The value is a file path (shell completion offers files). */
-  readonly isPath?: boolean;
-  /** Left out of `sds help` (still parsed). */
-  readonly hidden?: boolean;
-}
-
-/** The options of one command, keyed by long name without the dashes. */
-export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
-
-type OptionValue<Spec extends OptionSpec> = Spec["type"] extends "string"
-  ? Spec["multiple"] extends true
-    ? string[]
-    : string
-  : Spec["multiple"] extends true
-    ? boolean[]
-    : boolean;
-
-/** The parsed values of {@link OptionSpecs}: `undefined` where the option was not given. */
-export type OptionValues<Specs extends OptionSpecs> = { readonly [Name in keyof Specs]: OptionValue<Specs[Name]> | undefined };
-
-/** A positional argument of a command. */
-export interface ArgumentSpec {
-  /** Upper-case placeholder, such as `SURVEY_ID`. */
-  readonly name: string;
-  readonly description: string;
-  readonly optional?: boolean;
-  /** Takes all remaining words (last argument only). */
-  readonly variadic?: boolean;
-  /** The accepted values; anything else is a usage error. Shell completion offers them. */
-  readonly choices?: readonly string[];
-  /** Values shell completion offers, without restricting what is accepted. */
-  readonly suggestions?: readonly string[];
-}
+export type { ArgumentSpec, OptionSpec, OptionSpecs, OptionValues } from "./option-spec.ts";
 
 /** An example in `sds help COMMAND`. */
 export interface CommandExample {
@@ -66,6 +22,8 @@ export interface CommandContext<Specs extends OptionSpecs = OptionSpecs> {
   readonly globals: GlobalOptions;
   readonly io: CliIo;
   readonly output: Output;
+  /** Every command of sds, for the commands that describe the others (`help`, `completion`). */
+  readonly commands: CommandCatalog;
   /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM. */
   readonly signal: AbortSignal;
   /**
@@ -89,6 +47,33 @@ export interface CommandDefinition<Specs extends OptionSpecs = OptionSpecs> {
   readonly globalOptions?: readonly GlobalOptionName[];
   /** Does the work; throws a typed error on failure, which the entry point reports. */
   run(context: CommandContext<Specs>): Promise<void>;
+}
+
+/** One command as the entry point knows it before loading it: its words, a summary, a loader. */
+export interface CommandEntry {
+  /** The words that name it, such as `["surveys", "list"]`. */
+  readonly path: readonly string[];
+  /** One line for `sds --help`. */
+  readonly summary: string;
+  /**
+   * Loads the command's module. A dynamic import, so that each command (and the client it
+   * needs) is a chunk of its own and `sds --version` loads none of them.
+   */
+  readonly load: () => Promise<CommandDefinition>;
+}
+
+/** The command table with its lookups (see `commands/registry.ts`). */
+export interface CommandCatalog {
+  /** The group words (`surveys`), each with the line `sds --help` and `sds GROUP` print. */
+  readonly groups: ReadonlyMap<string, string>;
+  /** Every command, in the order `sds --help` lists them. */
+  readonly entries: readonly CommandEntry[];
+  /** The entry whose words are exactly `words`, if any. */
+  readonly find: (words: readonly string[]) => CommandEntry | undefined;
+  /** Whether `words` start the path of at least one command (`["surveys"]` does). */
+  readonly isPrefix: (words: readonly string[]) => boolean;
+  /** The entries under a group word, such as every `surveys …` command. */
+  readonly inGroup: (group: string) => readonly CommandEntry[];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { OptionSpecs } from "./command.ts";
+import type { OptionSpecs } from "./option-spec.ts";
 import { UsageError } from "./errors.ts";
 
 /** The output formats of every command that prints data. */
@@ -12,7 +12,7 @@ export const globalOptionSpecs = {
   profile: { type: "string", valueName: "NAME", description: 'saved profile to use (env SDS_PROFILE; default "default")' },
   "api-key-stdin": { type: "boolean", description: "read the API key from standard input (else SDS_API_KEY, else the profile)" },
   output: { type: "string", short: "o", valueName: "FORMAT", choices: outputFormats, description: "table, json, ndjson or csv (default: table on a terminal, json otherwise)" },
-  color: { type: "boolean", negatable: true, description: "--no-color turns colours off (so does NO_COLOR)" },
+  color: { type: "boolean", negatable: true, description: "--color forces colours, --no-color turns them off (else NO_COLOR, FORCE_COLOR, the terminal)" },
   timeout: { type: "string", valueName: "SECONDS", description: "time limit per HTTP request (default 30)" },
   debug: { type: "boolean", description: "print the request trace and error details to stderr (key redacted)" },
   help: { type: "boolean", short: "h", description: "show help" },

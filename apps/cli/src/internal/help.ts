@@ -1,12 +1,11 @@
-import { commandEntries, commandGroups, commandsInGroup } from "../commands/registry.ts";
-import type { CommandDefinition, OptionSpec, OptionSpecs } from "./command.ts";
+import type { CommandCatalog, CommandDefinition, OptionSpec, OptionSpecs } from "./command.ts";
 import { exitCodeDescriptions } from "./exit-codes.ts";
 import { globalOptionSpecs, type GlobalOptionName } from "./global-options.ts";
 import type { Styles } from "./styles.ts";
 
 /** The help of `sds --help`: every command, the global options, configuration and exit codes. */
-export function renderMainHelp(version: string, styles: Styles): string {
-  const commandRows = commandEntries.map((entry) => [entry.path.join(" "), entry.summary] as const);
+export function renderMainHelp(version: string, commands: CommandCatalog, styles: Styles): string {
+  const commandRows = commands.entries.map((entry) => [entry.path.join(" "), entry.summary] as const);
   return [
     `sds ${version}: the command-line tool for the Supplier Data Service`,
     "",
@@ -23,7 +22,7 @@ export function renderMainHelp(version: string, styles: Styles): string {
     "  The API key comes from --api-key-stdin, else SDS_API_KEY, else the profile; it is never",
     "  taken as a flag value. `sds login` saves a profile under $XDG_CONFIG_HOME/sds",
     "  (default ~/.config/sds), readable by you only; --profile or SDS_PROFILE picks one.",
-    "  NO_COLOR or --no-color turns colours off.",
+    "  Colour: --color or --no-color, else NO_COLOR (off), else FORCE_COLOR (on), else on a terminal.",
     "",
     styles.bold("Exit codes:"),
     columns(
@@ -37,10 +36,10 @@ export function renderMainHelp(version: string, styles: Styles): string {
 }
 
 /** The help of a group word, such as `sds surveys`: its commands. */
-export function renderGroupHelp(group: string, styles: Styles): string {
-  const rows = commandsInGroup(group).map((entry) => [entry.path.join(" "), entry.summary] as const);
+export function renderGroupHelp(group: string, commands: CommandCatalog, styles: Styles): string {
+  const rows = commands.inGroup(group).map((entry) => [entry.path.join(" "), entry.summary] as const);
   return [
-    `${commandGroups[group] ?? group}.`,
+    `${commands.groups.get(group) ?? group}.`,
     "",
     `${styles.bold("Usage:")} sds ${group} <command> [arguments] [options]`,
     "",

@@ -2,7 +2,7 @@ import { csvCell, flattenDocument, tableCell } from "./cell.ts";
 import { csvLine } from "./csv.ts";
 import type { GlobalOptions, OutputFormat } from "./global-options.ts";
 import { writeText, type CliIo } from "./io.ts";
-import { createStyles, shouldColor, type Styles } from "./styles.ts";
+import type { StreamStyles, Styles } from "./styles.ts";
 import { renderKeyValues, renderTable, type TableColumn } from "./table.ts";
 
 /** One column of a list of records: the field it shows and how. */
@@ -46,11 +46,13 @@ export interface Output {
   warn(text: string): void;
 }
 
-/** The {@link Output} for this run: table on a terminal, JSON otherwise, unless `--output` says. */
-export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | "color">): Output {
+/**
+ * The {@link Output} for this run: table on a terminal, JSON otherwise, unless `--output` says;
+ * coloured as decided once for the run (`decideStyles`).
+ */
+export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output">, streamStyles: StreamStyles): Output {
   const format: OutputFormat = globals.output ?? (io.stdout.isTTY === true ? "table" : "json");
-  const styles = createStyles(shouldColor(io.stdout, io.env, globals.color));
-  const errorStyles = createStyles(shouldColor(io.stderr, io.env, globals.color));
+  const { stdout: styles, stderr: errorStyles } = streamStyles;
   const write = (text: string) => writeText(io.stdout, text);
   const maxWidth = io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0 ? io.stdout.columns : undefined;
 

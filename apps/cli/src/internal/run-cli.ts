@@ -1,6 +1,6 @@
-import { commandEntries, commandGroups, findCommand, isCommandPrefix } from "../commands/registry.ts";
-import { checkPositionals, parseCommandArguments, splitCommandWords } from "./argv.ts";
-import type { CommandContext } from "./command.ts";
+import { commandCatalog } from "../commands/registry.ts";
+import { checkPositionals, parseCommandArguments, splitCommandWords, type ParsedArguments } from "./argv.ts";
+import type { CommandCatalog, CommandContext, CommandDefinition, CommandEntry } from "./command.ts";
 import { UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { globalOptionSpecs, readGlobalOptions } from "./global-options.ts";
@@ -8,91 +8,110 @@ import { renderCommandHelp, renderGroupHelp, renderMainHelp } from "./help.ts";
 import { writeText, type CliIo } from "./io.ts";
 import { createOutput } from "./output.ts";
 import { reportError } from "./report-error.ts";
-import { createStyles, shouldColor } from "./styles.ts";
+import { decideStyles, type StreamStyles } from "./styles.ts";
 import { closestMatch } from "./suggest.ts";
 import { cliVersion } from "./version.ts";
+
+/** How errors are reported: decided from the parsed command line, or from the environment before it is parsed. */
+interface Presentation {
+  readonly styles: StreamStyles;
+  readonly debug: boolean;
+}
 
 /**
  * Runs one command line and returns the exit code. The single place where errors become
  * output: commands throw, this reports (one line, `--debug` for more) and maps to a code.
+ * The command line is parsed once; colour and `--debug` are read from that parse and decided
+ * once, then carried down in the command's context.
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+export async function runCli(argv: readonly string[], io: CliIo, commands: CommandCatalog = commandCatalog): Promise<ExitCode> {
   const secrets = new Set<string>();
-  // Read before parsing, so that a usage error is reported the way the user asked.
-  const debug = argv.includes("--debug");
-  const colorFlag = argv.includes("--no-color") ? false : argv.includes("--color") ? true : undefined;
-  const stdoutStyles = createStyles(shouldColor(io.stdout, io.env, colorFlag));
+  let presentation: Presentation = { styles: decideStyles(io, undefined), debug: false };
   const interruption = interruptOnSignals();
   try {
-    return await dispatch(argv, io, interruption.signal, secrets, stdoutStyles);
+    const { words, rest } = splitCommandWords(argv, commands.isPrefix);
+    const entry = words.length === 0 ? undefined : commands.find(words);
+    const command = entry === undefined ? undefined : await entry.load();
+    const parsed = parseCommandArguments(rest, command === undefined ? globalOptionSpecs : { ...globalOptionSpecs, ...command.options }, words.join(" "));
+    presentation = { styles: decideStyles(io, parsed.values.color as boolean | undefined), debug: parsed.values.debug === true };
+    if (parsed.problem !== undefined) throw parsed.problem;
+    if (entry === undefined || command === undefined) return await dispatchWithoutCommand(words, rest, parsed, io, commands, presentation.styles);
+    return await dispatch(entry, command, parsed, { io, commands, signal: interruption.signal, styles: presentation.styles, registerSecret: (secret) => secrets.add(secret) });
   } catch (error) {
-    return reportError(error, { stderr: io.stderr, styles: createStyles(shouldColor(io.stderr, io.env, colorFlag)), debug, secrets });
+    return reportError(error, { stderr: io.stderr, styles: presentation.styles.stderr, debug: presentation.debug, secrets });
   } finally {
     interruption.dispose();
   }
 }
 
-async function dispatch(argv: readonly string[], io: CliIo, signal: AbortSignal, secrets: Set<string>, styles: ReturnType<typeof createStyles>): Promise<ExitCode> {
-  const { words, rest } = splitCommandWords(argv, isCommandPrefix);
+/** `sds`, `sds --version`, `sds GROUP`, or an unknown command. */
+async function dispatchWithoutCommand(words: readonly string[], rest: readonly string[], parsed: ParsedArguments, io: CliIo, commands: CommandCatalog, styles: StreamStyles): Promise<ExitCode> {
   if (words.length === 0) {
-    const { values, positionals } = parseCommandArguments(rest, globalOptionSpecs, "");
-    if (positionals.length > 0) throw unknownCommand(positionals);
-    await writeText(io.stdout, values.version === true ? `${cliVersion}\n` : renderMainHelp(cliVersion, styles));
+    if (parsed.positionals.length > 0) throw unknownCommand(parsed.positionals, commands);
+    await writeText(io.stdout, parsed.values.version === true ? `${cliVersion}\n` : renderMainHelp(cliVersion, commands, styles.stdout));
     return ExitCode.Ok;
   }
-
-  const entry = findCommand(words);
-  if (entry === undefined) {
-    const group = words[0] as string;
-    if (words.length === 1 && group in commandGroups) {
-      const stray = rest.find((token) => !token.startsWith("-"));
-      if (stray !== undefined) throw unknownCommand([group, stray]);
-      await writeText(io.stdout, renderGroupHelp(group, styles));
-      return ExitCode.Ok;
-    }
-    // `sds acount show`: suggest from both words, so the suggestion is a whole command.
-    const next = rest.find((token) => !token.startsWith("-"));
-    throw unknownCommand(next === undefined ? words : [...words, next]);
+  const [group] = words;
+  if (words.length === 1 && group !== undefined && commands.groups.has(group)) {
+    const stray = parsed.positionals[0];
+    if (stray !== undefined) throw unknownCommand([group, stray], commands);
+    await writeText(io.stdout, renderGroupHelp(group, commands, styles.stdout));
+    return ExitCode.Ok;
   }
+  // `sds acount show`: suggest from both words, so the suggestion is a whole command.
+  const next = rest.find((token) => !token.startsWith("-"));
+  throw unknownCommand(next === undefined ? words : [...words, next], commands);
+}
 
-  const commandName = entry.path.join(" ");
-  const command = await entry.load();
-  const { values, positionals } = parseCommandArguments(rest, { ...globalOptionSpecs, ...command.options }, commandName);
+/** What a command's context is made of, beyond its parsed arguments. */
+interface RunEnvironment {
+  readonly io: CliIo;
+  readonly commands: CommandCatalog;
+  readonly signal: AbortSignal;
+  readonly styles: StreamStyles;
+  readonly registerSecret: (secret: string) => void;
+}
+
+async function dispatch(entry: CommandEntry, command: CommandDefinition, parsed: ParsedArguments, environment: RunEnvironment): Promise<ExitCode> {
+  const { io, styles } = environment;
+  const { values, positionals } = parsed;
   if (values.help === true) {
-    await writeText(io.stdout, renderCommandHelp(entry.path, command, styles));
+    await writeText(io.stdout, renderCommandHelp(entry.path, command, styles.stdout));
     return ExitCode.Ok;
   }
   if (values.version === true) {
     await writeText(io.stdout, `${cliVersion}\n`);
     return ExitCode.Ok;
   }
+  const commandName = entry.path.join(" ");
   checkPositionals(positionals, command.arguments ?? [], commandName);
   const globals = readGlobalOptions(values);
   const context: CommandContext = {
     commandPath: entry.path,
-    // parseArgs checked every value against the command's specs, which is what OptionValues encodes.
+    // The parse kept only well-formed values of the command's specs, which is what OptionValues encodes.
     options: values as CommandContext["options"],
     positionals,
     globals,
     io,
-    output: createOutput(io, globals),
-    signal,
-    registerSecret: (secret) => secrets.add(secret),
+    output: createOutput(io, globals, styles),
+    commands: environment.commands,
+    signal: environment.signal,
+    registerSecret: environment.registerSecret,
   };
   await command.run(context);
   return ExitCode.Ok;
 }
 
-function unknownCommand(words: readonly string[]): UsageError {
+function unknownCommand(words: readonly string[], commands: CommandCatalog): UsageError {
   const typed = words.join(" ");
   const suggestion = closestMatch(
     typed,
-    commandEntries.map((entry) => entry.path.join(" ")),
+    commands.entries.map((entry) => entry.path.join(" ")),
   );
   if (suggestion !== undefined) return new UsageError(`unknown command "${typed}"`, { hint: `Did you mean \`sds ${suggestion}\`?` });
   const first = words[0] ?? "";
-  if (first in commandGroups) return new UsageError(`unknown command "${typed}"`, { hint: `Run \`sds help ${first}\` for its commands.` });
-  const group = closestMatch(first, [...new Set(commandEntries.map((entry) => entry.path[0] as string))]);
+  if (commands.groups.has(first)) return new UsageError(`unknown command "${typed}"`, { hint: `Run \`sds help ${first}\` for its commands.` });
+  const group = closestMatch(first, [...new Set(commands.entries.map((entry) => entry.path[0] as string))]);
   return new UsageError(`unknown command "${typed}"`, { hint: group === undefined ? "Run `sds --help` for the list of commands." : `Did you mean \`sds ${group}\`?` });
 }
 

@@ -1,4 +1,4 @@
-import type { OutputStream } from "./io.ts";
+import type { CliIo, OutputStream } from "./io.ts";
 
 /** Text styles for one stream; each is the identity when colour is off. */
 export interface Styles {
@@ -20,16 +20,30 @@ export function createStyles(enabled: boolean): Styles {
   return { enabled, bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) };
 }
 
+/** The styles of both output streams, decided once per run and carried down in the context. */
+export interface StreamStyles {
+  readonly stdout: Styles;
+  readonly stderr: Styles;
+}
+
 /**
- * Whether to colour what goes to `stream`: never with `--no-color`, a non-empty `NO_COLOR`
- * (no-color.org) or `TERM=dumb`; otherwise only on a terminal.
+ * Decides colour for stdout and stderr, the one place sds does so. First match wins:
+ * `--color` / `--no-color`; a non-empty `NO_COLOR` (no-color.org) turns colour off;
+ * `FORCE_COLOR` turns it on (off for `0` or `false`, as Node reads it); `TERM=dumb` turns it
+ * off; otherwise a stream is coloured when it is a terminal. NO_COLOR is checked before
+ * FORCE_COLOR so that a user who asked for no colour never gets any.
  *
  * @param colorFlag `false` for `--no-color`, `true` for `--color`, `undefined` when neither was given.
  */
+export function decideStyles(io: Pick<CliIo, "stdout" | "stderr" | "env">, colorFlag: boolean | undefined): StreamStyles {
+  return { stdout: createStyles(shouldColor(io.stdout, io.env, colorFlag)), stderr: createStyles(shouldColor(io.stderr, io.env, colorFlag)) };
+}
+
+/** Whether to colour `stream`; use {@link decideStyles}, which decides both streams at once. */
 export function shouldColor(stream: OutputStream, env: NodeJS.ProcessEnv, colorFlag: boolean | undefined): boolean {
-  if (colorFlag === false) return false;
+  if (colorFlag !== undefined) return colorFlag;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  if (colorFlag === true) return true;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR.toLowerCase() !== "false";
   if (env.TERM === "dumb") return false;
   return stream.isTTY === true;
 }
