@@ -27,7 +27,16 @@ describe("loadConfig", () => {
       apiToken: undefined,
       logLevel: "info",
       retentionSeconds: 604_800,
+      cycleTimeoutSeconds: 600,
     });
+  });
+
+  it("derives the cycle deadline from the interval unless SYNC_CYCLE_TIMEOUT is set", () => {
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "5" }).cycleTimeoutSeconds).toBe(300);
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "120" }).cycleTimeoutSeconds).toBe(1200);
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "86400" }).cycleTimeoutSeconds).toBe(3600);
+    expect(loadConfig({ ...minimal, SYNC_CYCLE_TIMEOUT: "42.5" }).cycleTimeoutSeconds).toBe(42.5);
+    expect(issuesOf({ ...minimal, SYNC_CYCLE_TIMEOUT: "0" })).toEqual([{ variable: "SYNC_CYCLE_TIMEOUT", message: "must be between 1 and 86400, got 0" }]);
   });
 
   it("reads every variable", () => {

@@ -38,6 +38,28 @@ export interface SyncConfig {
   readonly logLevel: LogLevel;
   /** `SYNC_RETENTION_SECONDS`: feed entries, run records and resolved quarantine older than this are pruned. @default 604800 (7 days) */
   readonly retentionSeconds: number;
+  /**
+   * `SYNC_CYCLE_TIMEOUT` in seconds: a cycle still running after this long fails (rolled back,
+   * recorded as failed) and the next one runs on schedule. @default {@link defaultCycleTimeoutSeconds} of the interval
+   */
+  readonly cycleTimeoutSeconds: number;
+}
+
+/** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
+export const CYCLE_TIMEOUT_DEFAULT_BOUNDS = { min: 300, max: 3600 } as const;
+
+/**
+ * The default `SYNC_CYCLE_TIMEOUT` for an interval: ten intervals, at least 5 minutes (a first
+ * sync of a large inventory takes minutes) and at most an hour.
+ *
+ * @example
+ * ```ts
+ * defaultCycleTimeoutSeconds(60); // 600
+ * defaultCycleTimeoutSeconds(5); // 300
+ * ```
+ */
+export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
+  return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
 /** Defaults of every optional variable, as documented in the README's table. */
@@ -92,6 +114,7 @@ export function loadConfig(env: Environment): SyncConfig {
   const apiToken = parseApiToken(read("SYNC_API_TOKEN"), fail);
   const logLevel = parseLogLevel(read("LOG_LEVEL") ?? configDefaults.LOG_LEVEL, fail);
   const retentionSeconds = parseNumber("SYNC_RETENTION_SECONDS", read("SYNC_RETENTION_SECONDS"), configDefaults.SYNC_RETENTION_SECONDS, RETENTION_BOUNDS, fail);
+  const cycleTimeoutSeconds = parseNumber("SYNC_CYCLE_TIMEOUT", read("SYNC_CYCLE_TIMEOUT"), defaultCycleTimeoutSeconds(intervalSeconds ?? configDefaults.SYNC_INTERVAL), { min: 1, max: 86_400, integer: false }, fail);
 
   if (issues.length > 0 || baseUrl === null || apiKey === null || database === null) throw new ConfigError(issues);
   return {
@@ -105,6 +128,7 @@ export function loadConfig(env: Environment): SyncConfig {
     apiToken: apiToken ?? undefined,
     logLevel: logLevel ?? configDefaults.LOG_LEVEL,
     retentionSeconds: retentionSeconds ?? configDefaults.SYNC_RETENTION_SECONDS,
+    cycleTimeoutSeconds: cycleTimeoutSeconds ?? defaultCycleTimeoutSeconds(configDefaults.SYNC_INTERVAL),
   };
 }
 

@@ -98,5 +98,6 @@ export function describeConfig(config: SyncConfig): Record<string, unknown> {
     apiTokenSet: config.apiToken !== undefined,
     logLevel: config.logLevel,
     retentionSeconds: config.retentionSeconds,
+    cycleTimeoutSeconds: config.cycleTimeoutSeconds,
   };
 }

@@ -89,6 +89,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     metrics,
     notifier,
     requestCount: () => requests,
+    cycleTimeoutMs: config.cycleTimeoutSeconds * 1000,
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
   });
 

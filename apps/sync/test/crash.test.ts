@@ -142,5 +142,8 @@ describe.each([
       expect(await store.listRuns(10)).toMatchObject([{ status: "failed", error: expect.stringMatching(/^aborted/) as unknown }]);
     });
     expect(service.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+    // A deploy is no incident: the abandoned cycle is logged at info, and nothing at error level or above.
+    expect(service.output.filter((line) => /"level":(50|60)/.test(line))).toEqual([]);
+    expect(service.output.some((line) => line.includes('"level":30') && line.includes("cycle aborted by shutdown"))).toBe(true);
   }, 60_000);
 });

@@ -1,10 +1,19 @@
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi, type FakeSupplierInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  createHostileUpstream,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeServer,
+  type FakeSupplierApi,
+  type FakeSupplierInit,
+  type HostileUpstream,
+} from "@sds/testing";
 import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
 import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
-import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
+import { runCycle, SurveyIndex, type CycleContext, type CycleResult } from "../src/sync/run-cycle.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
 export const silentLogger = pino({ level: "silent" });
@@ -12,6 +21,8 @@ export const silentLogger = pino({ level: "silent" });
 /** The fake over real HTTP, a store, and a cycle to run on demand. */
 export interface CycleHarness {
   readonly api: FakeSupplierApi;
+  /** The hostile front the client talks to: honest until a test plays a scenario. */
+  readonly hostile: HostileUpstream;
   readonly server: FakeServer;
   readonly store: SyncStore;
   /** Runs one cycle against the fake and returns its result. */
@@ -33,6 +44,12 @@ export interface CycleHarnessOptions {
   readonly now?: () => number;
   /** Wraps the real `fetch` the client uses (to reshape or observe responses). */
   readonly wrapFetch?: (fetch: FetchFunction) => FetchFunction;
+  /** Settings of the cycle beyond the harness's own (deadline, limits, closure guard). */
+  readonly cycle?: Partial<Pick<CycleContext, "deadlineMs">>;
+  /** Client retries per request. @default 0 */
+  readonly retry?: number;
+  /** Client attempt timeout in ms. @default the client's */
+  readonly timeout?: number;
 }
 
 /**
@@ -46,7 +63,8 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     requestLogLimit: 1_000_000,
     ...(options.now ? { now: options.now } : {}),
   });
-  const server = await api.listen();
+  const hostile = createHostileUpstream(api);
+  const server = await hostile.listen();
   const store = options.store ?? (await openSqliteStore({ path: ":memory:" }));
   await store.leadership.acquire();
   let requests = 0;
@@ -57,17 +75,19 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
       requests += 1;
     }),
     maxConcurrency: (options.concurrency ?? 4) + 1,
-    retry: 0,
+    retry: options.retry ?? 0,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });
   const index = new SurveyIndex();
   let logged = 0;
   return {
     api,
+    hostile,
     server,
     store,
     cycle: () =>
       runCycle(
-        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests },
+        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests, ...options.cycle },
         index,
         "manual",
         new AbortController().signal,
@@ -80,6 +100,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     },
     async close() {
       await store.close();
+      await hostile.close();
       await api.close();
     },
   };

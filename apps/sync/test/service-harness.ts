@@ -51,6 +51,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     apiToken: undefined,
     logLevel: "silent",
     retentionSeconds: 7 * 24 * 3600,
+    cycleTimeoutSeconds: 600,
     ...options.config,
   };
   const service = await startSyncService({

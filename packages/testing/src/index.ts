@@ -57,6 +57,26 @@ export type {
   TruncatedJsonFault,
 } from "./fake/faults.ts";
 
+// The hostile upstream.
+export { createHostileUpstream, type HostileUpstream } from "./hostile/create-hostile-upstream.ts";
+export { outOfRangeSurveyIds } from "./hostile/scenarios.ts";
+export type {
+  DripScenario,
+  DuplicateIdsScenario,
+  EmptyListScenario,
+  ErrorAtEndScenario,
+  HangScenario,
+  HostileScenario,
+  HostileScenarioKind,
+  HtmlBodyScenario,
+  OutOfRangeIdsScenario,
+  OversizeFieldScenario,
+  RateLimitStormScenario,
+  TruncatedBodyScenario,
+  UnauthorizedMidRunScenario,
+  WrongTypesScenario,
+} from "./hostile/scenarios.ts";
+
 // The sandbox server.
 export { startSandbox } from "./sandbox.ts";
 export type { Sandbox, SandboxOptions } from "./sandbox.ts";

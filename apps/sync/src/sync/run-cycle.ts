@@ -1,5 +1,6 @@
 import type { InvalidItem } from "@sds/schemas";
 import type { Logger } from "pino";
+import { StoreError, SyncError } from "../errors.ts";
 import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./concurrency.ts";
@@ -21,6 +22,31 @@ export interface CycleContext {
   readonly requestCount: () => number;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /** Whole-cycle deadline in ms (`SYNC_CYCLE_TIMEOUT`): past it the cycle fails and nothing of it is kept. @default none */
+  readonly deadlineMs?: number;
+}
+
+/**
+ * Why a cycle failed: `shutdown` (the process was asked to stop: not a fault), `deadline` (it
+ * ran past `SYNC_CYCLE_TIMEOUT`), `store` (the store refused a write or the commit), `upstream`
+ * (the live list failed, was refused, or anything else).
+ */
+export type CycleFailureKind = "shutdown" | "deadline" | "store" | "upstream";
+
+/** The cycle was abandoned because the process is shutting down. */
+export class CycleAbortedError extends SyncError {
+  override name = "CycleAbortedError" as const;
+}
+
+/** The cycle ran past its deadline (`SYNC_CYCLE_TIMEOUT`). */
+export class CycleDeadlineError extends SyncError {
+  override name = "CycleDeadlineError" as const;
+  /** The deadline, in ms. */
+  readonly deadlineMs: number;
+  constructor(deadlineMs: number) {
+    super(`deadline: the cycle did not finish within ${deadlineMs / 1000} s (SYNC_CYCLE_TIMEOUT); nothing of it was kept`);
+    this.deadlineMs = deadlineMs;
+  }
 }
 
 /** How a cycle ended. */
@@ -31,6 +57,8 @@ export interface CycleResult {
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly error: string | null;
+  /** Why it failed; null when it succeeded. */
+  readonly failure: CycleFailureKind | null;
   readonly firstSequence: number | null;
   readonly lastSequence: number | null;
   readonly fetchFailures: readonly FetchFailure[];
@@ -109,6 +137,7 @@ class Cycle {
   readonly #stop = new AbortController();
   readonly #outer: AbortSignal;
   readonly #onOuterAbort: () => void;
+  readonly #deadline: NodeJS.Timeout | undefined;
   #states: Map<number, StoredSurveyState> | undefined;
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
@@ -121,10 +150,16 @@ class Cycle {
     this.#requestsBefore = context.requestCount();
     this.#outer = signal;
     this.#onOuterAbort = () => {
-      this.halt(new Error(`aborted: ${errorMessage(signal.reason)}`));
+      this.halt(new CycleAbortedError(`aborted: ${errorMessage(signal.reason)}`, { cause: signal.reason }));
     };
     if (signal.aborted) this.#onOuterAbort();
     else signal.addEventListener("abort", this.#onOuterAbort, { once: true });
+    const { deadlineMs } = context;
+    if (deadlineMs !== undefined) {
+      this.#deadline = setTimeout(() => {
+        this.halt(new CycleDeadlineError(deadlineMs));
+      }, deadlineMs);
+    }
   }
 
   /** Stops the cycle's list and fetches; the first reason given is the one the run records. */
@@ -210,6 +245,8 @@ class Cycle {
         "per-survey fetches failed; those surveys are refetched next cycle",
       );
     }
+    // Past the deadline (or asked to stop) while closing: nothing is committed.
+    this.#throwIfHalted();
     const finishedAt = this.#now();
     this.#counts.upstreamRequests = this.#context.requestCount() - this.#requestsBefore;
     const outcome: CommitOutcome = await transaction.commit({ ...this.#run, status: "succeeded", finishedAt, counts: this.#counts, error: null });
@@ -220,7 +257,7 @@ class Cycle {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }
-    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
   }
 
   /** The failure path of every phase: roll back what was written, record the failed run, never throw. */
@@ -242,12 +279,13 @@ class Cycle {
     } catch (recordError) {
       this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
   }
 
-  /** Lets go of the outer signal. */
+  /** Lets go of the outer signal and the deadline. */
   dispose(): void {
     this.#outer.removeEventListener("abort", this.#onOuterAbort);
+    clearTimeout(this.#deadline);
   }
 
   async #openTransaction(): Promise<OpenTransaction> {
@@ -301,6 +339,13 @@ class ListingTally {
     if (this.#duplicates > 0) logger.warn({ duplicates: this.#duplicates }, "the live list repeated survey ids; the first of each was kept");
     if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "malformed surveys quarantined");
   }
+}
+
+function failureKind(cause: Error): CycleFailureKind {
+  if (cause instanceof CycleAbortedError) return "shutdown";
+  if (cause instanceof CycleDeadlineError) return "deadline";
+  if (cause instanceof StoreError) return "store";
+  return "upstream";
 }
 
 function toError(value: unknown): Error {

@@ -33,6 +33,8 @@ export interface SyncEngineOptions {
   readonly followerPollMs?: number;
   /** First delay after a failed cycle; doubled per further failure, capped at the interval. @default min(interval, 5 s) */
   readonly initialBackoffMs?: number;
+  /** Whole-cycle deadline (`SYNC_CYCLE_TIMEOUT`), in ms. @default none */
+  readonly cycleTimeoutMs?: number;
 }
 
 /** What `/v1/sync/status` shows of the engine. */
@@ -175,7 +177,15 @@ export class SyncEngine {
         if (refresh && refresh.saved.length > 0) this.#collectionsRefreshedAt = new Date();
       }
       const result = await runCycle(
-        { store, upstream, concurrency: this.#options.concurrency, replicaId: this.#options.replicaId, logger, requestCount: this.#options.requestCount },
+        {
+          store,
+          upstream,
+          concurrency: this.#options.concurrency,
+          replicaId: this.#options.replicaId,
+          logger,
+          requestCount: this.#options.requestCount,
+          ...(this.#options.cycleTimeoutMs === undefined ? {} : { deadlineMs: this.#options.cycleTimeoutMs }),
+        },
         this.#index,
         trigger,
         abort.signal,
@@ -195,8 +205,10 @@ export class SyncEngine {
     this.#lastCycle = result;
     for (const listener of [...this.#cycleListeners]) listener(result);
     const seconds = (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000;
-    metrics.cycles.inc({ status: result.status });
-    metrics.cycleDuration.observe(seconds, { status: result.status });
+    // A cycle abandoned for a shutdown is no failure of the service: alerts on failed cycles must not fire on every deploy.
+    const status = result.failure === "shutdown" ? "aborted" : result.status;
+    metrics.cycles.inc({ status });
+    metrics.cycleDuration.observe(seconds, { status });
     const { counts } = result;
     const byType = { opened: counts.opened, updated: counts.updated, qualifications_changed: counts.qualificationsChanged, quotas_changed: counts.quotasChanged, closed: counts.closed, reopened: counts.reopened };
     for (const [type, amount] of Object.entries(byType)) if (amount > 0) metrics.changes.inc({ type }, amount);
@@ -205,9 +217,11 @@ export class SyncEngine {
     if (result.status === "succeeded") {
       this.#consecutiveFailures = 0;
       logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000), ...counts }, "sync cycle succeeded");
+    } else if (result.failure === "shutdown") {
+      logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000) }, "cycle aborted by shutdown; nothing of it was committed");
     } else {
       this.#consecutiveFailures += 1;
-      logger.error({ runId: result.runId, error: result.error, consecutiveFailures: this.#consecutiveFailures }, "sync cycle failed; the last good data is still served");
+      logger.error({ runId: result.runId, error: result.error, failure: result.failure, consecutiveFailures: this.#consecutiveFailures }, "sync cycle failed; the last good data is still served");
     }
   }
 

@@ -56,19 +56,52 @@ function resetSocket(socket: Socket): void {
   else socket.destroy();
 }
 
+/** Responses whose body is sent as it is produced (chunked), not buffered first: a trickle or a hang must reach the socket as one. */
+const streamed = new WeakSet<Response>();
+
+/** Marks a response to be streamed by the HTTP server rather than buffered. Returns it. */
+export function markStreamed(response: Response): Response {
+  streamed.add(response);
+  return response;
+}
+
 async function respond(outcome: Outcome, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if (outcome.kind === "reset") {
     resetSocket(request.socket);
     return;
   }
-  const body = Buffer.from(await outcome.response.arrayBuffer());
   const headers: Record<string, string> = {};
   outcome.response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  if (streamed.has(outcome.response) && outcome.response.body) {
+    await streamBody(outcome.response.status, headers, outcome.response.body, response);
+    return;
+  }
+  const body = Buffer.from(await outcome.response.arrayBuffer());
   headers["content-length"] = String(body.byteLength);
   response.writeHead(outcome.response.status, headers);
   response.end(body);
+}
+
+/** Sends the headers at once, then each chunk as the body yields it; stops reading when the client goes away. */
+async function streamBody(status: number, headers: Record<string, string>, body: ReadableStream<Uint8Array>, response: ServerResponse): Promise<void> {
+  delete headers["content-length"];
+  response.writeHead(status, headers);
+  response.flushHeaders();
+  const reader = body.getReader();
+  const onClose = () => void reader.cancel().catch(() => undefined);
+  response.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!response.write(value)) await new Promise((resolve) => response.once("drain", resolve));
+    }
+    response.end();
+  } finally {
+    response.off("close", onClose);
+  }
 }
 
 /**
