@@ -69,4 +69,41 @@ describe.each([
     harness.hostile.clear();
     expect((await harness.cycle()).counts).toMatchObject({ opened: 1, closed: 1 });
   });
+
+  it.skipIf(!enabled)("quarantines wrong types, keeps the named surveys, and clears the quarantine once the records are valid again", async () => {
+    const harness = await start();
+    const [first] = harness.api.listSurveys(1001);
+    const id = first?.SurveyId ?? 0;
+    const stored = await harness.store.getSurvey(id);
+    harness.hostile.use({ kind: "wrong-types" });
+
+    const bad = await harness.cycle();
+
+    expect(bad).toMatchObject({ status: "succeeded", counts: { quarantined: 4, closed: 0 } });
+    expect(await harness.store.getSurvey(id)).toEqual(stored);
+    expect((await harness.store.stats()).quarantined).toBe(4);
+    expect((await harness.store.listQuarantine(10)).map((entry) => entry.surveyId)).toContain(id);
+
+    harness.hostile.clear();
+    const good = await harness.cycle();
+    expect(good.counts).toMatchObject({ quarantined: 0, changes: 0 });
+    expect((await harness.store.stats()).quarantined).toBe(0);
+    expect(await harness.store.listQuarantine(10)).toEqual([]);
+  });
+
+  it.skipIf(!enabled)("stops counting a survey for refetch once it closed, and clears its child quarantine", async () => {
+    const harness = await start();
+    const [target] = harness.api.listSurveys(1001);
+    const id = target?.SurveyId ?? 0;
+    harness.api.replaceQualifications(id, [{ QualificationId: 9, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] }]);
+    harness.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${id}` });
+    await harness.cycle();
+    expect((await harness.store.stats()).needsRefetch).toBe(1);
+
+    harness.api.closeSurvey(id);
+    harness.api.faults.clear();
+    await harness.cycle();
+
+    expect(await harness.store.stats()).toMatchObject({ needsRefetch: 0, closed: 1 });
+  });
 });

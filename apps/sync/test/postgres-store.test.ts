@@ -1,4 +1,6 @@
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { migrations } from "../src/store/migrations.ts";
 import { openPostgresStore } from "../src/store/postgres-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -56,6 +58,19 @@ describe.skipIf(!available)("PostgreSQL", () => {
       const fresh = freshSchemaName();
       const opened = await Promise.all([1, 2, 3].map(() => openPostgresStore({ connectionString: testDatabaseUrl, schema: fresh, poolSize: 1 })));
       for (const store of opened) await store.close();
+      const client = new pg.Client({ connectionString: testDatabaseUrl });
+      await client.connect();
+      try {
+        const applied = await client.query<{ version: number; times: number }>(
+          `SELECT version, count(*)::int AS times FROM "${fresh}".schema_migrations GROUP BY version ORDER BY version`,
+        );
+        // Each migration recorded exactly once, and every table created once (a second run would have failed or duplicated rows).
+        expect(applied.rows).toEqual(migrations.map((migration) => ({ version: migration.version, times: 1 })));
+        const counters = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM "${fresh}".counters`);
+        expect(counters.rows[0]?.count).toBe(1);
+      } finally {
+        await client.end();
+      }
       await dropSchema(fresh);
     });
   });

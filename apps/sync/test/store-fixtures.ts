@@ -81,5 +81,5 @@ export function runAt(at: Date, overrides: Partial<RunInput> = {}): RunInput {
 
 /** A commit with nothing in it but the run record; fill what a test needs. */
 export function emptyCommit(at: Date, overrides: Partial<CycleCommit> = {}): CycleCommit {
-  return { run: runAt(at), surveys: [], closedSurveyIds: [], qualifications: [], quotas: [], changes: [], quarantine: [], at, ...overrides };
+  return { run: runAt(at), surveys: [], closedSurveyIds: [], qualifications: [], quotas: [], changes: [], quarantine: [], resolvedQuarantineKeys: [], at, ...overrides };
 }

@@ -122,9 +122,21 @@ CREATE TABLE quarantine (
 `;
 }
 
+/**
+ * Quarantine reflects the present: an entry is resolved (kept as history, with the time) once the
+ * upstream sends what it stood for in good shape again, or stops sending it.
+ */
+function quarantineResolution(dialect: Dialect): string {
+  return `
+ALTER TABLE quarantine ADD COLUMN resolved_at ${types[dialect].time};
+CREATE INDEX quarantine_unresolved ON quarantine (resolved_at, last_seen_at);
+`;
+}
+
 /** Every migration, in order. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", sqlite: initialSchema("sqlite"), postgres: initialSchema("postgres") },
+  { version: 2, name: "quarantine resolution", sqlite: quarantineResolution("sqlite"), postgres: quarantineResolution("postgres") },
 ];
 
 /** The SQL statements of one migration, split so drivers that run one statement at a time can. */

@@ -116,6 +116,7 @@ export class PostgresCycleTransaction implements CycleTransaction {
 
     for (const part of chunks(batch.closedSurveyIds)) {
       await client.query("UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'", [at, part]);
+      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE survey_id = ANY($2::bigint[]) AND resolved_at IS NULL", [at, part]);
     }
 
     await this.#replaceChildren("qualifications", batch.qualifications);
@@ -134,6 +135,9 @@ export class PostgresCycleTransaction implements CycleTransaction {
       }
     }
     await this.#upsertQuarantine(batch.quarantine);
+    for (const part of chunks(batch.resolvedQuarantineKeys)) {
+      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE key = ANY($2::text[]) AND resolved_at IS NULL", [at, part]);
+    }
   }
 
   async commit(run: RunInput): Promise<CommitOutcome> {
@@ -152,6 +156,10 @@ export class PostgresCycleTransaction implements CycleTransaction {
         ],
       );
       if (lastSequence !== null) await this.#client.query("UPDATE counters SET value = $1 WHERE name = 'changes'", [lastSequence]);
+      if (run.status === "succeeded") {
+        // The list was read whole: what it no longer carries is no longer wrong upstream.
+        await this.#client.query("UPDATE quarantine SET resolved_at = $1 WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM $2", [this.#at, this.#runId]);
+      }
       await this.#client.query("COMMIT");
       this.#end();
       return { runId: this.#runId, firstSequence, lastSequence };
@@ -208,7 +216,7 @@ export class PostgresCycleTransaction implements CycleTransaction {
          SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
          FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
          ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-           last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`,
+           last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source, resolved_at = NULL`,
         [this.#at, this.#runId, batch.map((i) => i.key), batch.map((i) => i.surveyId), batch.map((i) => i.source), batch.map((i) => i.item), batch.map((i) => i.issues)],
       );
     }

@@ -235,8 +235,8 @@ class PostgresStore implements SyncStore {
   async stats(): Promise<StoreStats> {
     const result = await this.#pool.query<{ live: number; closed: number; needs_refetch: number; quarantined: number; latest: string }>(`
       SELECT count(*) FILTER (WHERE status = 'live')::int AS live, count(*) FILTER (WHERE status = 'closed')::int AS closed,
-        count(*) FILTER (WHERE needs_refetch)::int AS needs_refetch,
-        (SELECT count(*) FROM quarantine)::int AS quarantined,
+        count(*) FILTER (WHERE needs_refetch AND status = 'live')::int AS needs_refetch,
+        (SELECT count(*) FROM quarantine WHERE resolved_at IS NULL)::int AS quarantined,
         (SELECT value FROM counters WHERE name = 'changes') AS latest
       FROM surveys`);
     const row = result.rows[0];
@@ -259,7 +259,7 @@ class PostgresStore implements SyncStore {
       times_seen: number;
       item: string;
       issues: unknown;
-    }>("SELECT * FROM quarantine ORDER BY last_seen_at DESC, key LIMIT $1", [limit]);
+    }>("SELECT * FROM quarantine WHERE resolved_at IS NULL ORDER BY last_seen_at DESC, key LIMIT $1", [limit]);
     return result.rows.map((row) => ({
       key: row.key,
       surveyId: row.survey_id === null ? null : Number(row.survey_id),

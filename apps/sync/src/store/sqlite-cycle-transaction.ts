@@ -82,7 +82,11 @@ export class SqliteCycleTransaction implements CycleTransaction {
     }
 
     const closeSurvey = this.#statement("UPDATE surveys SET status = 'closed', closed_at = ?, changed_at = ? WHERE id = ? AND status = 'live'");
-    for (const id of batch.closedSurveyIds) closeSurvey.run(at, at, id);
+    const resolveOfSurvey = this.#statement("UPDATE quarantine SET resolved_at = ? WHERE survey_id = ? AND resolved_at IS NULL");
+    for (const id of batch.closedSurveyIds) {
+      closeSurvey.run(at, at, id);
+      resolveOfSurvey.run(at, id);
+    }
 
     const deleteQualifications = this.#statement("DELETE FROM qualifications WHERE survey_id = ?");
     const insertQualification = this.#statement("INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw) VALUES (?, ?, ?, ?, ?)");
@@ -107,8 +111,10 @@ export class SqliteCycleTransaction implements CycleTransaction {
       INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
       ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-        last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source`);
+        last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source, resolved_at = NULL`);
     for (const item of batch.quarantine) quarantine.run(item.key, item.surveyId, item.source, at, at, this.#runId, item.item, item.issues);
+    const resolve = this.#statement("UPDATE quarantine SET resolved_at = ? WHERE key = ? AND resolved_at IS NULL");
+    for (const key of batch.resolvedQuarantineKeys) resolve.run(at, key);
   }
 
   commit(run: RunInput): Promise<CommitOutcome> {
@@ -124,6 +130,10 @@ export class SqliteCycleTransaction implements CycleTransaction {
         Math.round(run.finishedAt.getTime() - run.startedAt.getTime()), JSON.stringify(run.counts), run.error, firstSequence, lastSequence, this.#runId,
       );
       if (lastSequence !== null) this.#statement("UPDATE counters SET value = ? WHERE name = 'changes'").run(lastSequence);
+      if (run.status === "succeeded") {
+        // The list was read whole: what it no longer carries is no longer wrong upstream.
+        this.#statement("UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS NOT ?").run(this.#at, this.#runId);
+      }
       this.#db.exec("COMMIT");
       this.#end();
       return Promise.resolve({ runId: this.#runId, firstSequence, lastSequence });

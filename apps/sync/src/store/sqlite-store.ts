@@ -237,8 +237,8 @@ class SqliteStore implements SyncStore {
   stats(): Promise<StoreStats> {
     const counts = this.#read(`
       SELECT COALESCE(SUM(status = 'live'), 0) AS live, COALESCE(SUM(status = 'closed'), 0) AS closed,
-        COALESCE(SUM(needs_refetch), 0) AS needs_refetch FROM surveys`).get() as Row;
-    const quarantined = this.#read("SELECT COUNT(*) AS count FROM quarantine").get() as Row;
+        COALESCE(SUM(needs_refetch AND status = 'live'), 0) AS needs_refetch FROM surveys`).get() as Row;
+    const quarantined = this.#read("SELECT COUNT(*) AS count FROM quarantine WHERE resolved_at IS NULL").get() as Row;
     const sequence = this.#read("SELECT value FROM counters WHERE name = 'changes'").get() as Row;
     return Promise.resolve({
       live: Number(counts.live),
@@ -250,7 +250,7 @@ class SqliteStore implements SyncStore {
   }
 
   listQuarantine(limit: number): Promise<QuarantineRecord[]> {
-    const rows = this.#read("SELECT * FROM quarantine ORDER BY last_seen_at DESC, key LIMIT ?").all(limit) as Row[];
+    const rows = this.#read("SELECT * FROM quarantine WHERE resolved_at IS NULL ORDER BY last_seen_at DESC, key LIMIT ?").all(limit) as Row[];
     return Promise.resolve(
       rows.map((row) => ({
         key: row.key as string,

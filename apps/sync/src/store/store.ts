@@ -38,6 +38,7 @@ export interface SyncStore extends RetentionStore {
   lastSuccessfulRun(): Promise<RunRecord | undefined>;
   /** Counts for metrics and status. */
   stats(): Promise<StoreStats>;
+  /** Items in quarantine now (unresolved), most recently seen first. */
   listQuarantine(limit: number): Promise<QuarantineRecord[]>;
 
   /** Replaces the given reference collections (others are kept) in one transaction. */
@@ -203,6 +204,12 @@ export interface CycleBatch {
   /** In feed order; sequence numbers are allocated inside the transaction. */
   readonly changes: readonly { readonly type: ChangeType; readonly surveyId: number }[];
   readonly quarantine: readonly QuarantineInput[];
+  /**
+   * Quarantine keys whose item came back in good shape (a survey's qualifications or quotas
+   * fetched and valid): resolved. Besides these, a commit resolves every entry of the live list
+   * that this cycle did not see again, and the entries of surveys it closed.
+   */
+  readonly resolvedQuarantineKeys: readonly string[];
 }
 
 /** Everything one cycle writes, in one transaction. */
@@ -274,7 +281,9 @@ export interface SurveyPage {
 export interface StoreStats {
   readonly live: number;
   readonly closed: number;
+  /** Live surveys whose children must be fetched again (a closed survey is fetched afresh if it reopens). */
   readonly needsRefetch: number;
+  /** Items in quarantine now (resolved ones are history). */
   readonly quarantined: number;
   readonly latestSequence: number;
 }

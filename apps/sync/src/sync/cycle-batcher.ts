@@ -23,6 +23,7 @@ export class CycleBatcher {
   #quotas: ChildReplacement[] = [];
   #changes: { type: ChangeType; surveyId: number }[] = [];
   #quarantine: QuarantineInput[] = [];
+  #resolvedQuarantineKeys: string[] = [];
   #pending = 0;
   #writing: Promise<void> = Promise.resolve();
 
@@ -64,6 +65,11 @@ export class CycleBatcher {
     this.counts.quarantined += items.length;
   }
 
+  /** Quarantine keys whose item arrived in good shape this cycle. */
+  resolveQuarantine(keys: readonly string[]): void {
+    this.#resolvedQuarantineKeys.push(...keys);
+  }
+
   /** Writes what has been collected (after any write still in progress). */
   flush(): Promise<void> {
     const batch = {
@@ -73,6 +79,7 @@ export class CycleBatcher {
       quotas: this.#quotas,
       changes: this.#changes,
       quarantine: this.#quarantine,
+      resolvedQuarantineKeys: this.#resolvedQuarantineKeys,
     };
     this.#surveys = [];
     this.#closedSurveyIds = [];
@@ -80,8 +87,9 @@ export class CycleBatcher {
     this.#quotas = [];
     this.#changes = [];
     this.#quarantine = [];
+    this.#resolvedQuarantineKeys = [];
     this.#pending = 0;
-    const empty = batch.surveys.length + batch.closedSurveyIds.length + batch.qualifications.length + batch.quotas.length + batch.changes.length + batch.quarantine.length === 0;
+    const empty = batch.surveys.length + batch.closedSurveyIds.length + batch.qualifications.length + batch.quotas.length + batch.changes.length + batch.quarantine.length + batch.resolvedQuarantineKeys.length === 0;
     if (!empty) this.#writing = this.#writing.then(() => this.#transaction.write(batch));
     return this.#writing;
   }

@@ -8,7 +8,7 @@ import { CycleBatcher } from "./cycle-batcher.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { quarantineOfItem } from "./quarantine.ts";
-import { settleSurvey } from "./survey-outcome.ts";
+import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** What a cycle needs around it. */
@@ -196,7 +196,10 @@ class Cycle {
         const plan = planSurvey(survey, states.get(survey.SurveyId));
         if (plan === undefined) continue;
         if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => this.#fetchAndWrite(plan, writer));
-        else await writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
+        else {
+          writer.resolveQuarantine(resolvedChildKeys(plan, {}));
+          await writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
+        }
         if (this.#cause !== undefined) break;
       }
     } catch (error) {
@@ -218,6 +221,7 @@ class Cycle {
       if (fetched.quotas) this.#counts.quotasFetched += 1;
       this.#fetchFailures.push(...fetched.failures);
       writer.addQuarantine(fetched.quarantine);
+      writer.resolveQuarantine(resolvedChildKeys(plan, fetched));
       await writer.addSurvey(settleSurvey(plan, fetched), plan.survey.SurveyId);
     } catch (error) {
       this.halt(error);
@@ -339,6 +343,15 @@ class ListingTally {
     if (this.#duplicates > 0) logger.warn({ duplicates: this.#duplicates }, "the live list repeated survey ids; the first of each was kept");
     if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "malformed surveys quarantined");
   }
+}
+
+/** Quarantine keys of a survey's children that came back in good shape (or are no longer asked for). */
+function resolvedChildKeys(plan: SurveyPlan, fetched: FetchedRecords): string[] {
+  const id = plan.survey.SurveyId;
+  const keys: string[] = [];
+  if (plan.fetchQualifications && fetched.qualifications) keys.push(`qualifications:${id}`);
+  if ((plan.fetchQuotas && fetched.quotas) || plan.clearQuotas) keys.push(`quotas:${id}`);
+  return keys;
 }
 
 function failureKind(cause: Error): CycleFailureKind {
