@@ -19,7 +19,7 @@ export interface RequestEvent extends RequestEventBase {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** An attempt got a response (any status). */
+/** An attempt got a response (any status): its headers arrived (for an error status, its body too). */
 export interface ResponseEvent extends RequestEventBase {
   /** The HTTP status of this attempt's response. */
   readonly status: number;
@@ -59,7 +59,7 @@ export interface RequestErrorEvent extends RequestEventBase {
 export interface ClientHooks {
   /** Before each attempt is sent. */
   readonly onRequest?: ((event: RequestEvent) => void) | undefined;
-  /** When an attempt gets a response, whatever its status. */
+  /** When an attempt's response headers arrive, whatever its status (for an error status, once its body is read). */
   readonly onResponse?: ((event: ResponseEvent) => void) | undefined;
   /** When a failed attempt will be retried, before the delay. */
   readonly onRetry?: ((event: RetryEvent) => void) | undefined;

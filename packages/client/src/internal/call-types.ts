@@ -1,5 +1,6 @@
 import type { OperationId } from "@sds/schemas";
-import type { KyInstance } from "ky";
+import type { ResponsePromise } from "ky";
+import type { Clock } from "../clock.ts";
 import type { ValidationMode } from "../client-options.ts";
 import type { ApiError } from "../errors/api-error.ts";
 import type { RequestContext, SdsError } from "../errors/sds-error.ts";
@@ -38,24 +39,20 @@ export interface ListStreamCall<Item, Envelope> {
   readonly onStopped?: (request: RequestContext) => void;
 }
 
-/** A request sent and answered (headers at least), still holding its concurrency slot. */
-export interface SentAttempt {
-  readonly kind: "sent";
-  readonly response: Response;
-  /** ky's promise of the response, whose `text()` reads the body under the attempt timeout. */
-  readonly pending: ReturnType<KyInstance>;
-  /** Gives the concurrency slot back. */
-  readonly release: () => void;
-}
+/**
+ * What one attempt came to: a response the reader accepted, whose result `settle()` builds once
+ * the attempt has given its concurrency slot back (checking a whole body against its schema can
+ * throw `ResponseValidationError` there), or a failure.
+ */
+export type AttemptOutcome<Result> = { readonly kind: "accepted"; readonly settle: () => Result } | FailedAttempt;
 
-/** A response worth parsing: 2xx, JSON, no `hasError`. */
-export interface AcceptedResponse {
-  readonly kind: "accepted";
-  readonly status: number;
-  readonly headers: Headers;
-  readonly requestId: string | undefined;
-  readonly body: unknown;
-}
+/**
+ * How an attempt reads a 2xx response (error statuses never reach it: ky turns them into
+ * `HTTPError`s with their body read). Yields batches of items as they arrive (the whole-body
+ * reader yields none) and returns the attempt's outcome. `pending` is ky's promise of the
+ * response, whose `text()` reads the body under the attempt timeout.
+ */
+export type ResponseReader<Item, Result> = (response: Response, pending: ResponsePromise, state: CallState) => AsyncGenerator<readonly Item[], AttemptOutcome<Result>, undefined>;
 
 /** An attempt that failed, and whether another attempt could do better. */
 export interface FailedAttempt {
@@ -73,4 +70,7 @@ export interface CallState {
   readonly startedAt: number;
   /** Values to scrub from any outside text: the key and other credential headers of this call. */
   readonly secrets: readonly string[];
+  readonly clock: Clock;
+  /** Whether the current attempt handed anything to the consumer (after which no retry is possible). */
+  yielded: boolean;
 }
