@@ -28,6 +28,8 @@ describe("loadConfig", () => {
       logLevel: "info",
       retentionSeconds: 604_800,
       cycleTimeoutSeconds: 600,
+      maxRecordBytes: 1_048_576,
+      maxListBytes: 536_870_912,
     });
   });
 

@@ -43,6 +43,10 @@ export interface SyncConfig {
    * recorded as failed) and the next one runs on schedule. @default {@link defaultCycleTimeoutSeconds} of the interval
    */
   readonly cycleTimeoutSeconds: number;
+  /** `SYNC_MAX_RECORD_BYTES`: a survey, qualification or quota record larger than this is quarantined. @default 1048576 */
+  readonly maxRecordBytes: number;
+  /** `SYNC_MAX_LIST_BYTES`: a Get Surveys body larger than this fails the cycle. @default 536870912 */
+  readonly maxListBytes: number;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -71,6 +75,10 @@ export const configDefaults = {
   HOST: "127.0.0.1",
   LOG_LEVEL: "info",
   SYNC_RETENTION_SECONDS: 7 * 24 * 3600,
+  /** One survey, qualification or quota record: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
+  SYNC_MAX_RECORD_BYTES: 1_048_576,
+  /** The whole Get Surveys body: about 500,000 surveys. */
+  SYNC_MAX_LIST_BYTES: 536_870_912,
 } as const;
 
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
@@ -114,6 +122,8 @@ export function loadConfig(env: Environment): SyncConfig {
   const apiToken = parseApiToken(read("SYNC_API_TOKEN"), fail);
   const logLevel = parseLogLevel(read("LOG_LEVEL") ?? configDefaults.LOG_LEVEL, fail);
   const retentionSeconds = parseNumber("SYNC_RETENTION_SECONDS", read("SYNC_RETENTION_SECONDS"), configDefaults.SYNC_RETENTION_SECONDS, RETENTION_BOUNDS, fail);
+  const maxRecordBytes = parseNumber("SYNC_MAX_RECORD_BYTES", read("SYNC_MAX_RECORD_BYTES"), configDefaults.SYNC_MAX_RECORD_BYTES, { min: 1024, max: 268_435_456, integer: true }, fail);
+  const maxListBytes = parseNumber("SYNC_MAX_LIST_BYTES", read("SYNC_MAX_LIST_BYTES"), configDefaults.SYNC_MAX_LIST_BYTES, { min: 1024, max: 17_179_869_184, integer: true }, fail);
   const cycleTimeoutSeconds = parseNumber("SYNC_CYCLE_TIMEOUT", read("SYNC_CYCLE_TIMEOUT"), defaultCycleTimeoutSeconds(intervalSeconds ?? configDefaults.SYNC_INTERVAL), { min: 1, max: 86_400, integer: false }, fail);
 
   if (issues.length > 0 || baseUrl === null || apiKey === null || database === null) throw new ConfigError(issues);
@@ -129,6 +139,8 @@ export function loadConfig(env: Environment): SyncConfig {
     logLevel: logLevel ?? configDefaults.LOG_LEVEL,
     retentionSeconds: retentionSeconds ?? configDefaults.SYNC_RETENTION_SECONDS,
     cycleTimeoutSeconds: cycleTimeoutSeconds ?? defaultCycleTimeoutSeconds(configDefaults.SYNC_INTERVAL),
+    maxRecordBytes: maxRecordBytes ?? configDefaults.SYNC_MAX_RECORD_BYTES,
+    maxListBytes: maxListBytes ?? configDefaults.SYNC_MAX_LIST_BYTES,
   };
 }
 

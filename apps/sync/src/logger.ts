@@ -99,5 +99,7 @@ export function describeConfig(config: SyncConfig): Record<string, unknown> {
     logLevel: config.logLevel,
     retentionSeconds: config.retentionSeconds,
     cycleTimeoutSeconds: config.cycleTimeoutSeconds,
+    maxRecordBytes: config.maxRecordBytes,
+    maxListBytes: config.maxListBytes,
   };
 }

@@ -75,6 +75,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       fetch,
       // The engine bounds per-survey fetches itself; the client's own limit must not be the tighter one.
       maxConcurrency: config.concurrency + 1,
+      maxListBytes: config.maxListBytes,
       ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
   const notifier = new ChangeNotifier(() => store.latestSequence());
@@ -89,7 +90,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     metrics,
     notifier,
     requestCount: () => requests,
-    cycleTimeoutMs: config.cycleTimeoutSeconds * 1000,
+    cycle: { deadlineMs: config.cycleTimeoutSeconds * 1000, maxRecordBytes: config.maxRecordBytes },
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
   });
 

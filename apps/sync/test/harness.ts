@@ -13,7 +13,7 @@ import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
 import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
-import { runCycle, SurveyIndex, type CycleContext, type CycleResult } from "../src/sync/run-cycle.ts";
+import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "../src/sync/run-cycle.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
 export const silentLogger = pino({ level: "silent" });
@@ -45,7 +45,9 @@ export interface CycleHarnessOptions {
   /** Wraps the real `fetch` the client uses (to reshape or observe responses). */
   readonly wrapFetch?: (fetch: FetchFunction) => FetchFunction;
   /** Settings of the cycle beyond the harness's own (deadline, limits, closure guard). */
-  readonly cycle?: Partial<Pick<CycleContext, "deadlineMs">>;
+  readonly cycle?: CycleSettings;
+  /** `SYNC_MAX_LIST_BYTES` of the client upstream. @default the service's */
+  readonly maxListBytes?: number;
   /** Client retries per request. @default 0 */
   readonly retry?: number;
   /** Client attempt timeout in ms. @default the client's */
@@ -77,6 +79,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     maxConcurrency: (options.concurrency ?? 4) + 1,
     retry: options.retry ?? 0,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
   });
   const index = new SurveyIndex();
   let logged = 0;

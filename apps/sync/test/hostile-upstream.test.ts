@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../src/store/postgres-store.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
+import { outOfRangeSurveyIds } from "@sds/testing";
+import { isSurveyId } from "../src/sync/survey-id.ts";
 import { createCycleHarness, type CycleHarness, type CycleHarnessOptions } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -105,5 +107,46 @@ describe.each([
     await harness.cycle();
 
     expect(await harness.store.stats()).toMatchObject({ needsRefetch: 0, closed: 1 });
+  });
+
+  it.skipIf(!enabled)("quarantines an oversize record (stored as its size and head) and keeps the survey's last good version", async () => {
+    const harness = await start({ cycle: { maxRecordBytes: 16_384 } });
+    const [first] = harness.api.listSurveys(1001);
+    const id = first?.SurveyId ?? 0;
+    const stored = await harness.store.getSurvey(id);
+    harness.hostile.use({ kind: "oversize-field", bytes: 50_000 });
+
+    const result = await harness.cycle();
+
+    expect(result).toMatchObject({ status: "succeeded", counts: { quarantined: 1, closed: 0, updated: 0 } });
+    expect(await harness.store.getSurvey(id)).toEqual(stored);
+    const [entry] = await harness.store.listQuarantine(10);
+    expect(entry).toMatchObject({ key: `surveys:${id}`, item: { truncated: true }, issues: [{ code: "too_big" }] });
+    expect(JSON.stringify(entry?.item).length).toBeLessThan(2000);
+  });
+
+  it.skipIf(!enabled)("fails a cycle whose list passes SYNC_MAX_LIST_BYTES, keeping the last good data", async () => {
+    const harness = await start({ maxListBytes: 40_000 });
+    const before = await readable(harness.store);
+    harness.hostile.use({ kind: "oversize-field", bytes: 60_000 });
+
+    const result = await harness.cycle();
+
+    expect(result).toMatchObject({ status: "failed", error: expect.stringMatching(/SYNC_MAX_LIST_BYTES/) as unknown });
+    expect(await readable(harness.store)).toEqual(before);
+  });
+
+  it.skipIf(!enabled)("quarantines ids outside the positive safe integer rule and stores none of them", async () => {
+    const harness = await start();
+    harness.hostile.use({ kind: "out-of-range-ids" });
+
+    const result = await harness.cycle();
+
+    expect(result).toMatchObject({ status: "succeeded", counts: { quarantined: outOfRangeSurveyIds.length, opened: 0, closed: 0 } });
+    const { surveys } = await harness.store.listSurveys({ status: "all", limit: 1000 });
+    expect(surveys).toHaveLength(12);
+    expect(surveys.every((survey) => isSurveyId(survey.id))).toBe(true);
+    expect(await harness.store.getSurvey(-5)).toBeUndefined();
+    expect((await harness.store.listQuarantine(10)).every((entry) => entry.surveyId === null)).toBe(true);
   });
 });

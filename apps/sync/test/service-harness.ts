@@ -52,6 +52,8 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     logLevel: "silent",
     retentionSeconds: 7 * 24 * 3600,
     cycleTimeoutSeconds: 600,
+    maxRecordBytes: 1_048_576,
+    maxListBytes: 536_870_912,
     ...options.config,
   };
   const service = await startSyncService({

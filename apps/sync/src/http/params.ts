@@ -1,6 +1,7 @@
 import { devices, type Device } from "@sds/schemas";
 import { SyncError } from "../errors.ts";
 import type { SurveyQuery } from "../store/store.ts";
+import { SURVEY_ID_RANGE } from "../sync/survey-id.ts";
 
 /** A request parameter is missing or malformed: answered 400 with this message. */
 export class ParamError extends SyncError {
@@ -130,5 +131,5 @@ export function parseSurveyId(value: string): number {
   } catch {
     throw new ParamError("id", "is not valid percent-encoding");
   }
-  return integer("id", decoded, 0, Number.MAX_SAFE_INTEGER);
+  return integer("id", decoded, SURVEY_ID_RANGE.min, SURVEY_ID_RANGE.max);
 }

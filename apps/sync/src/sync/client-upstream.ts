@@ -1,4 +1,5 @@
 import { createClient, type ClientOptions } from "@sds/client";
+import { DEFAULT_MAX_LIST_BYTES, limitListBody } from "./size-limits.ts";
 import type { CollectionName, Upstream } from "./upstream.ts";
 
 /**
@@ -8,7 +9,10 @@ import type { CollectionName, Upstream } from "./upstream.ts";
 export const LIST_TIMEOUT_MS = 120_000;
 
 /** Options of {@link createClientUpstream}: the client's, of which sds-sync sets a few. */
-export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger">;
+export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger"> & {
+  /** Largest Get Surveys body in bytes (`SYNC_MAX_LIST_BYTES`): past it the list fails. @default {@link DEFAULT_MAX_LIST_BYTES} */
+  readonly maxListBytes?: number;
+};
 
 /**
  * The production {@link Upstream}: `@sds/client`, the live list read as a stream
@@ -17,7 +21,8 @@ export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "
  * while it streams: give the client one more than the cycle's fetch concurrency.
  */
 export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
-  const sds = createClient({ ...options, validation: "loose" });
+  const { maxListBytes = DEFAULT_MAX_LIST_BYTES, ...clientOptions } = options;
+  const sds = createClient({ ...clientOptions, fetch: limitListBody(options.fetch ?? globalThis.fetch, maxListBytes), validation: "loose" });
   const collections: Record<CollectionName, (signal: AbortSignal) => Promise<unknown>> = {
     languages: (signal) => sds.collections.languages({ signal }),
     industries: (signal) => sds.collections.industries({ signal }),

@@ -20,13 +20,14 @@ export interface SurveyPlan {
 }
 
 /**
- * Diffs one live survey against its stored state; `undefined` when it needs nothing this cycle.
+ * Diffs one live survey (`raw`: its JSON, when the caller has it already) against its stored
+ * state; `undefined` when it needs nothing this cycle.
  * Qualifications are fetched for new surveys and whenever `Qual_LastUpdatedOnUTC` differs from
  * the marker the stored ones were fetched at (which also retries a failed fetch, whose marker
  * was never advanced); quotas likewise, and only where `Has_Quotas`.
  */
-export function planSurvey(survey: Survey, state: StoredSurveyState | undefined): SurveyPlan | undefined {
-  const hash = rawHash(JSON.stringify(survey));
+export function planSurvey(survey: Survey, state: StoredSurveyState | undefined, raw = JSON.stringify(survey)): SurveyPlan | undefined {
+  const hash = rawHash(raw);
   if (!state) {
     return { survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false };
   }

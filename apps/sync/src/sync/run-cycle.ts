@@ -1,4 +1,4 @@
-import type { InvalidItem } from "@sds/schemas";
+import type { InvalidItem, Survey } from "@sds/schemas";
 import type { Logger } from "pino";
 import { StoreError, SyncError } from "../errors.ts";
 import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
@@ -7,12 +7,22 @@ import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
-import { quarantineOfItem } from "./quarantine.ts";
+import { invalidIdIssues, quarantineOfItem, quarantineOfListItem } from "./quarantine.ts";
+import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./size-limits.ts";
+import { isSurveyId } from "./survey-id.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
 import type { Upstream } from "./upstream.ts";
 
+/** The settings of a cycle that come from the configuration (deadline, limits). */
+export interface CycleSettings {
+  /** Whole-cycle deadline in ms (`SYNC_CYCLE_TIMEOUT`): past it the cycle fails and nothing of it is kept. @default none */
+  readonly deadlineMs?: number;
+  /** Largest survey, qualification or quota record in bytes (`SYNC_MAX_RECORD_BYTES`); larger ones are quarantined. @default {@link DEFAULT_MAX_RECORD_BYTES} */
+  readonly maxRecordBytes?: number;
+}
+
 /** What a cycle needs around it. */
-export interface CycleContext {
+export interface CycleContext extends CycleSettings {
   readonly store: SyncStore;
   readonly upstream: Upstream;
   readonly concurrency: number;
@@ -22,8 +32,6 @@ export interface CycleContext {
   readonly requestCount: () => number;
   /** @default () => new Date() */
   readonly now?: () => Date;
-  /** Whole-cycle deadline in ms (`SYNC_CYCLE_TIMEOUT`): past it the cycle fails and nothing of it is kept. @default none */
-  readonly deadlineMs?: number;
 }
 
 /**
@@ -138,6 +146,7 @@ class Cycle {
   readonly #outer: AbortSignal;
   readonly #onOuterAbort: () => void;
   readonly #deadline: NodeJS.Timeout | undefined;
+  readonly #maxRecordBytes: number;
   #states: Map<number, StoredSurveyState> | undefined;
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
@@ -148,6 +157,7 @@ class Cycle {
     this.#now = context.now ?? (() => new Date());
     this.#run = { replicaId: context.replicaId, trigger, startedAt: this.#now() };
     this.#requestsBefore = context.requestCount();
+    this.#maxRecordBytes = context.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     this.#outer = signal;
     this.#onOuterAbort = () => {
       this.halt(new CycleAbortedError(`aborted: ${errorMessage(signal.reason)}`, { cause: signal.reason }));
@@ -191,9 +201,15 @@ class Cycle {
           continue;
         }
         const survey = entry.survey;
+        const raw = JSON.stringify(survey);
+        const refused = this.#refusal(survey, raw);
+        if (refused) {
+          writer.addQuarantine([this.#listing.refuse(refused)]);
+          continue;
+        }
         if (!this.#listing.list(survey.SurveyId)) continue;
         this.#counts.listed += 1;
-        const plan = planSurvey(survey, states.get(survey.SurveyId));
+        const plan = planSurvey(survey, states.get(survey.SurveyId), raw);
         if (plan === undefined) continue;
         if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => this.#fetchAndWrite(plan, writer));
         else {
@@ -213,10 +229,18 @@ class Cycle {
     this.#listing.report(this.#context.logger);
   }
 
+  /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its size); undefined when it is fine. */
+  #refusal(survey: Survey, raw: string): QuarantineInput | undefined {
+    if (!isSurveyId(survey.SurveyId)) return quarantineOfListItem(survey, raw, invalidIdIssues(survey.SurveyId));
+    const limit = this.#maxRecordBytes;
+    const bytes = utf8Bytes(raw, limit);
+    return bytes > limit ? quarantineOfListItem(survey, raw, oversizeIssues(bytes, limit)) : undefined;
+  }
+
   /** One survey's fetches and its write; a failure halts the cycle instead of rejecting. */
   async #fetchAndWrite(plan: SurveyPlan, writer: CycleBatcher): Promise<void> {
     try {
-      const fetched = await fetchSurveyChildren(plan, this.#context.upstream, this.#stop.signal);
+      const fetched = limitChildRecords(await fetchSurveyChildren(plan, this.#context.upstream, this.#stop.signal), plan.survey.SurveyId, this.#maxRecordBytes);
       if (fetched.qualifications) this.#counts.qualificationsFetched += 1;
       if (fetched.quotas) this.#counts.quotasFetched += 1;
       this.#fetchFailures.push(...fetched.failures);
@@ -333,7 +357,11 @@ class ListingTally {
 
   /** The quarantine entry of a malformed item, remembering the survey it names. */
   quarantine(invalid: InvalidItem): QuarantineInput {
-    const item = quarantineOfItem(invalid);
+    return this.refuse(quarantineOfItem(invalid));
+  }
+
+  /** Counts a quarantined item of the list, remembering the survey it names (never closed for it). */
+  refuse(item: QuarantineInput): QuarantineInput {
     this.#quarantined += 1;
     if (item.surveyId !== null) this.present.add(item.surveyId);
     return item;

@@ -4,7 +4,7 @@ import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { RunInput, SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "./change-notifier.ts";
 import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "./collections.ts";
-import { runCycle, SurveyIndex, type CycleResult } from "./run-cycle.ts";
+import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "./run-cycle.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** `POST /v1/sync/run` reached a replica that does not lead. */
@@ -33,8 +33,8 @@ export interface SyncEngineOptions {
   readonly followerPollMs?: number;
   /** First delay after a failed cycle; doubled per further failure, capped at the interval. @default min(interval, 5 s) */
   readonly initialBackoffMs?: number;
-  /** Whole-cycle deadline (`SYNC_CYCLE_TIMEOUT`), in ms. @default none */
-  readonly cycleTimeoutMs?: number;
+  /** The cycle's deadline and limits, from the configuration. @default none: no deadline, default limits */
+  readonly cycle?: CycleSettings;
 }
 
 /** What `/v1/sync/status` shows of the engine. */
@@ -184,7 +184,7 @@ export class SyncEngine {
           replicaId: this.#options.replicaId,
           logger,
           requestCount: this.#options.requestCount,
-          ...(this.#options.cycleTimeoutMs === undefined ? {} : { deadlineMs: this.#options.cycleTimeoutMs }),
+          ...this.#options.cycle,
         },
         this.#index,
         trigger,
