@@ -1,7 +1,6 @@
 import { createClient, type ClientHooks, type SdsClient } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
-import { createStyles, shouldColor } from "./styles.ts";
 import { cliVersion } from "./version.ts";
 
 /** The client of `@sds/client`, re-exported so commands need not import the package themselves. */
@@ -48,7 +47,7 @@ export function createCliClient(context: CommandContext, baseUrl: string, apiKey
 }
 
 function traceHooks(context: CommandContext): ClientHooks {
-  const styles = createStyles(shouldColor(context.io.stderr, context.io.env, context.globals.color));
+  const styles = context.output.errorStyles;
   const trace = (line: string) => context.io.stderr.write(styles.dim(line) + "\n");
   return {
     onRequest: (event) => {

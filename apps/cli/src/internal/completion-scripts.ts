@@ -64,16 +64,16 @@ _sds_completion() {
   case "$prev" in
 ${valueCases.join("\n")}
   esac
-  local path="" i
+  local command_path="" i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in
       ${valueFlags(model).join("|")}) ((i++)) ;;
       -*) ;;
-      *) path="\${path:+$path }\${COMP_WORDS[i]}" ;;
+      *) command_path="\${command_path:+$command_path }\${COMP_WORDS[i]}" ;;
     esac
   done
   local candidates=""
-  case "$path" in
+  case "$command_path" in
 ${cases.join("\n")}
   esac
   COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
@@ -96,7 +96,8 @@ function renderZsh(model: CompletionModel): string {
   return `#compdef sds
 # zsh completion for sds. Load it with:  source <(sds completion zsh)   (after compinit)
 _sds() {
-  local prev="\${words[CURRENT-1]}" path="" i=2
+  # Not \`path\`: zsh ties that name to $PATH, which would become "surveys list" while this runs.
+  local prev="\${words[CURRENT-1]}" command_path="" i=2
   case "$prev" in
 ${valueCases.join("\n")}
   esac
@@ -104,12 +105,12 @@ ${valueCases.join("\n")}
     case "\${words[i]}" in
       ${valueFlags(model).join("|")}) (( i++ )) ;;
       -*) ;;
-      *) path="\${path:+$path }\${words[i]}" ;;
+      *) command_path="\${command_path:+$command_path }\${words[i]}" ;;
     esac
     (( i++ ))
   done
   local -a candidates
-  case "$path" in
+  case "$command_path" in
 ${cases.join("\n")}
   esac
   compadd -- "\${candidates[@]}"
@@ -135,7 +136,7 @@ function renderFish(model: CompletionModel): string {
 function __sds_path
     set -l tokens (commandline -opc)
     set -e tokens[1]
-    set -l path
+    set -l command_path
     set -l skip 0
     for token in $tokens
         if test $skip = 1
@@ -147,10 +148,10 @@ function __sds_path
                 set skip 1
             case '-*'
             case '*'
-                set path $path $token
+                set command_path $command_path $token
         end
     end
-    string join ' ' -- $path
+    string join ' ' -- $command_path
 end
 
 function __sds_candidates

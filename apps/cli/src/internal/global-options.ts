@@ -32,8 +32,6 @@ export interface GlobalOptions {
   readonly apiKeyStdin: boolean;
   /** The format asked for with `--output`; `undefined` picks by whether stdout is a terminal. */
   readonly output: OutputFormat | undefined;
-  /** `false` for `--no-color`, `true` for `--color`. */
-  readonly color: boolean | undefined;
   /** Per-request time limit in milliseconds. */
   readonly timeoutMs: number | undefined;
   readonly debug: boolean;
@@ -55,7 +53,6 @@ export function readGlobalOptions(values: Readonly<Record<string, unknown>>): Gl
     profile: values.profile as string | undefined,
     apiKeyStdin: values["api-key-stdin"] === true,
     output: values.output as OutputFormat | undefined,
-    color: values.color as boolean | undefined,
     timeoutMs,
     debug: values.debug === true,
   };

@@ -39,8 +39,7 @@ export function decideStyles(io: Pick<CliIo, "stdout" | "stderr" | "env">, color
   return { stdout: createStyles(shouldColor(io.stdout, io.env, colorFlag)), stderr: createStyles(shouldColor(io.stderr, io.env, colorFlag)) };
 }
 
-/** Whether to colour `stream`; use {@link decideStyles}, which decides both streams at once. */
-export function shouldColor(stream: OutputStream, env: NodeJS.ProcessEnv, colorFlag: boolean | undefined): boolean {
+function shouldColor(stream: OutputStream, env: NodeJS.ProcessEnv, colorFlag: boolean | undefined): boolean {
   if (colorFlag !== undefined) return colorFlag;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR.toLowerCase() !== "false";

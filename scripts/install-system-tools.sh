@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages whose programs the tests run, when the machine lacks them:
+# zsh and fish (the CLI's completion scripts are tested by running them). Needs root and
+# apt-get; elsewhere it says what is missing, and those tests skip outside CI and fail under CI.
+set -euo pipefail
+
+# program:package pairs; add a line here when a test starts running a new system program.
+tools=("zsh:zsh" "fish:fish")
+
+missing=()
+for tool in "${tools[@]}"; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing ${missing[*]} for the tests" >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "setup: ${missing[*]} missing and not installable here (needs root and apt-get); the tests that run them are skipped outside CI" >&2
+fi
