@@ -50,7 +50,7 @@ describe("sds --version and --help", () => {
       expect(viaHelp.stdout, name).toContain(`$ sds ${entry.path[0] ?? ""}`);
       expect(viaFlag.stdout, name).toBe(viaHelp.stdout);
     }
-  });
+  }, 60_000);
 
   it("shows a group's commands for `sds surveys` and `sds help account`", async () => {
     const surveys = await runSds(["surveys"], home);
@@ -125,6 +125,6 @@ describe("usage errors exit 2 with one line that says what to do", () => {
   it("rejects a base URL that is not an http URL", async () => {
     const result = await runSds(["account", "show", "--base-url", "ftp://example.com/api/v1"], home, { env: { SDS_API_KEY: "k" } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: --base-url must be an http or https URL/);
+    expect(result.stderr).toMatch(/^error: --base-url: Invalid base URL: "ftp:\/\/example\.com\/api\/v1" is not an http or https URL\./);
   });
 });

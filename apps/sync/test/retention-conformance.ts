@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SyncStore } from "../src/store/store.ts";
-import type { StoreHarness } from "./store-conformance.ts";
+import type { StoreHarness } from "./store-harness.ts";
 import { emptyCommit, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");

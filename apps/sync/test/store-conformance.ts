@@ -2,14 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SyncStore } from "../src/store/store.ts";
 import { describeRetentionConformance } from "./retention-conformance.ts";
 import { emptyCommit, qualificationsOf, quotasOf, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
+import type { StoreHarness } from "./store-harness.ts";
 
-/** A fresh, empty store location, opened as often as a test likes. */
-export interface StoreHarness {
-  /** Opens (migrating) a store on this location; a second open sees the first one's data. */
-  open(): Promise<SyncStore>;
-  /** Removes the location (file or schema). */
-  destroy(): Promise<void>;
-}
+export type { StoreHarness } from "./store-harness.ts";
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
