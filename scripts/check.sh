@@ -8,5 +8,6 @@ bash scripts/install-system-tools.sh || echo "setup: could not install the syste
 find packages apps -maxdepth 2 -name test-results.json -delete
 status=0
 pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
+node tooling/release/src/package-metadata.ts --check || status=$?
 node scripts/sum-test-results.mjs || status=$?
 exit "$status"

@@ -51,10 +51,50 @@ const ref = (schema: z.ZodType) => {
   return { $ref: `#/components/schemas/${name}` };
 };
 
-const errorResponse = (description: string) => ({
+const errorResponse = (description: string, headers?: Record<string, unknown>) => ({
   description,
+  ...(headers ? { headers } : {}),
   content: { "application/json": { schema: ref(Envelope) } },
 });
+
+const retryAfterHeader = {
+  "Retry-After": {
+    description: "When to retry: a delay in seconds or an HTTP date. The client honours it.",
+    schema: { type: "string" },
+  },
+};
+
+/**
+ * Every error status `@sds/client` tells apart (its `ApiError` subclasses), each with the error
+ * envelope as body, and `default` for any other status: under `components.responses`, referenced
+ * by every operation. The fake of `@sds/testing` answers each of them, and a test there validates
+ * that traffic against this document.
+ */
+const errorResponseComponents = {
+  BadRequest: errorResponse("Bad request: the body or a path parameter is invalid (`messages` lists the problems)"),
+  Unauthorized: errorResponse("The EQ-PARTNER-ACCESS-KEY header is missing or matches no supplier"),
+  Forbidden: errorResponse("Forbidden: for example a SupplierId that is not the caller's"),
+  NotFound: errorResponse("Not found: no such survey, language or qualification for this caller"),
+  MethodNotAllowed: errorResponse("The path exists with another method", {
+    Allow: { description: "The methods the path accepts", schema: { type: "string" } },
+  }),
+  TooManyRequests: errorResponse("Too many requests", retryAfterHeader),
+  ServerError: errorResponse("Server or gateway error; 503 may carry Retry-After", retryAfterHeader),
+  Error: errorResponse("Any other error, with the error envelope"),
+};
+
+const responseRef = (name: keyof typeof errorResponseComponents) => ({ $ref: `#/components/responses/${name}` });
+
+const errorResponses = {
+  "400": responseRef("BadRequest"),
+  "401": responseRef("Unauthorized"),
+  "403": responseRef("Forbidden"),
+  "404": responseRef("NotFound"),
+  "405": responseRef("MethodNotAllowed"),
+  "429": responseRef("TooManyRequests"),
+  "5XX": responseRef("ServerError"),
+  default: responseRef("Error"),
+};
 
 const pathParameterSchema = (name: string) => (name === "SupplierId" ? { type: "string" } : { type: "integer" });
 
@@ -77,9 +117,7 @@ function operationObject(id: string, operation: OperationDefinition) {
       : {}),
     responses: {
       "200": { description: "Success (check `hasError`: it can be true under 200)", content: { "application/json": { schema: ref(operation.response) } } },
-      "400": errorResponse("Bad request"),
-      "401": errorResponse("Missing or invalid API key"),
-      "500": errorResponse("Internal server error"),
+      ...errorResponses,
     },
   };
 }
@@ -124,6 +162,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths,
     components: {
       schemas,
+      responses: errorResponseComponents,
       securitySchemes: { partnerAccessKey: { type: "apiKey", in: "header", name: "EQ-PARTNER-ACCESS-KEY" } },
     },
   };

@@ -23,4 +23,6 @@ export const RedirectUrl = z
   .string()
   .max(MAX_REDIRECT_URL_LENGTH, `URL longer than ${MAX_REDIRECT_URL_LENGTH} characters`)
   .refine(isAbsoluteHttpUrl, "expected an absolute http or https URL")
-  .meta({ format: "uri", description: "Absolute http or https URL; placeholders such as [%RID%] or {rid} allowed in the query" });
+  // No `format: "uri"`: placeholders such as [%RID%] are not RFC 3986, and the OpenAPI document
+  // must accept every body this schema accepts.
+  .meta({ description: "Absolute http or https URL; placeholders such as [%RID%] or {rid} allowed in the query" });

@@ -31,8 +31,16 @@ export const isoDateTimeMillis = () =>
     .regex(millisecondPrecision, "expected an ISO 8601 date-time with milliseconds")
     .meta({ description: "ISO 8601 date-time with milliseconds, UTC (Z or no offset)" });
 
-/** An absolute URL of any scheme (the survey entry link). */
-export const absoluteUrl = () => z.string().refine((value) => URL.canParse(value), "expected a URL").meta({ format: "uri" });
+/**
+ * An absolute URL of any scheme (the survey entry link). Not `format: "uri"` in the OpenAPI
+ * document: survey links carry placeholders such as `[%RID%]` or `[#vq_tid#]`, which WHATWG
+ * URLs accept and RFC 3986 does not.
+ */
+export const absoluteUrl = () =>
+  z
+    .string()
+    .refine((value) => URL.canParse(value), "expected a URL")
+    .meta({ description: "Absolute URL (WHATWG); placeholders such as [%RID%] or [#vq_tid#] allowed" });
 
 /** A decimal number carried as a string (`Cpi`, `Ir`, `Loi`), such as `"1.50"` or `"12"`. */
 export const decimalString = () => z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, "expected a decimal number as a string");
