@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config.ts";
+import { allSettings, configSecrets, describeFallback, loadConfig } from "./config.ts";
+import { renderHelp } from "./help.ts";
 import { ConfigError } from "./errors.ts";
 
 const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
@@ -107,3 +110,36 @@ describe("loadConfig", () => {
     expect(load).not.toThrow(/tiny-secret|hunter2/);
   });
 });
+
+describe("the configuration table", () => {
+  const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+  /** The README's configuration table: variable -> default cell, without its markup. */
+  const documented = new Map(
+    [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1], (match[2] ?? "").trim().replace(/^\*\((.*)\)\*$/, "$1").replaceAll("`", "")]),
+  );
+
+  it("is what the README documents: every variable, with the same default, and nothing else", () => {
+    const table = new Map(allSettings().map(({ setting }) => [setting.variable, describeFallback(setting.fallback)]));
+    expect(documented).toEqual(table);
+  });
+
+  it("generates --help: every variable with its default and description", () => {
+    const help = renderHelp("1.2.3");
+    expect(help).toContain("sds-sync 1.2.3");
+    for (const { setting } of allSettings()) {
+      const entry = help.slice(help.indexOf(`  ${setting.variable}  (`));
+      expect(entry).toMatch(new RegExp(`^  ${setting.variable}  \\((required|default: ${escapeRegExp(describeFallback(setting.fallback))})`));
+      expect(entry.split("\n\n")[0]?.replace(/\s+/g, " ")).toContain(setting.description.replace(/\s+/g, " "));
+    }
+  });
+
+  it("lists the secrets of a configuration, including the database password, for the logger", () => {
+    const config = loadConfig({ ...minimal, SYNC_API_TOKEN: "0123456789abcdef0123", DATABASE_URL: "postgres://sync:pa%24%24word@db/x" });
+    expect(configSecrets(config).sort()).toEqual(["0123456789abcdef0123", "key-123", "pa$$word"]);
+    expect(configSecrets(loadConfig(minimal))).toEqual(["key-123"]);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,4 +1,15 @@
 import { ConfigError, type ConfigIssue } from "./errors.ts";
+import { SettingProblem, numberValue, oneOf } from "./config-parsers.ts";
+
+/*
+ * The configuration of sds-sync is one table, `settings`: each row names its environment
+ * variable, its parser, its default, its description and whether it is secret. The loader, the
+ * secrets the logger scrubs, the configuration the logger prints and `sds-sync --help` are all
+ * generated from it (a test checks the README's table against it too), so none can drift.
+ *
+ * To add a setting: a field in `SyncConfig`, a row in `settings` (TypeScript insists on both),
+ * and a row in the README's table.
+ */
 
 /** Where the service keeps its copy: an embedded SQLite file or a PostgreSQL schema. */
 export type DatabaseConfig =
@@ -16,7 +27,7 @@ export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "s
 /** One of {@link logLevels}. */
 export type LogLevel = (typeof logLevels)[number];
 
-/** The whole configuration of sds-sync, read once at start from the environment. */
+/** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
 export interface SyncConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
@@ -66,30 +77,158 @@ export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
   return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
-/** Defaults of every optional variable, as documented in the README's table. */
-export const configDefaults = {
-  DATABASE_URL: "sqlite:./data/sds.db",
-  SYNC_INTERVAL: 60,
-  SYNC_CONCURRENCY: 8,
-  PORT: 8787,
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "info",
-  SYNC_RETENTION_SECONDS: 7 * 24 * 3600,
-  /** One survey, qualification or quota record: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
-  SYNC_MAX_RECORD_BYTES: 1_048_576,
-  /** The whole Get Surveys body: about 500,000 surveys. */
-  SYNC_MAX_LIST_BYTES: 536_870_912,
-} as const;
-
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
 export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
+
+/** How a setting gets its value when its variable is unset (or empty). */
+export type SettingFallback<T> =
+  /** The start fails; `hint` says what the value is. */
+  | { readonly kind: "required"; readonly hint: string }
+  /** `raw` goes through the setting's parser, exactly like a value from the environment. */
+  | { readonly kind: "default"; readonly raw: string }
+  /** The value is `undefined` (the type of the setting allows it). */
+  | { readonly kind: "unset" }
+  /**
+   * Computed from the other settings once they are all read; `text` says how, for `--help`. A
+   * derived setting may read another derived setting only when that one comes earlier in the table.
+   */
+  | { readonly kind: "derived"; readonly text: string; readonly derive: (config: SyncConfig) => T };
+
+/** One row of the configuration table. */
+export interface Setting<T> {
+  /** The environment variable, such as `SYNC_INTERVAL`. */
+  readonly variable: string;
+  /** One or two sentences for `--help` and the README: what it is, its unit and bounds. */
+  readonly description: string;
+  /** Turns the (trimmed, non-empty) value into the setting; throws `SettingProblem` with a message. */
+  readonly parse: (raw: string) => T;
+  readonly fallback: SettingFallback<T>;
+  /** Never printed nor logged: its value is scrubbed from every log line, and problems never echo it. */
+  readonly secret?: boolean;
+  /** Secret parts of a value that is not secret as a whole (the password in `DATABASE_URL`). */
+  readonly secretsIn?: (value: T) => readonly string[];
+  /** The value as safe to log. @default the value itself (secrets: whether they are set) */
+  readonly describe?: (value: T) => unknown;
+}
 
 /** Upper bound of `SYNC_CONCURRENCY`: beyond it a supplier risks the upstream's unknown rate limits. */
 export const MAX_CONCURRENCY = 64;
 /** Shortest `SYNC_API_TOKEN` accepted: a guessable token is worse than none because it looks safe. */
 export const MIN_API_TOKEN_LENGTH = 16;
 
+/** Every setting of sds-sync, in the order `--help` lists them. */
+export const settings = {
+  baseUrl: {
+    variable: "SDS_BASE_URL",
+    description: "Base URL of the Supplier Data Service, ending in /api/v1 (http or https, no credentials in it).",
+    parse: parseBaseUrl,
+    fallback: { kind: "required", hint: "the service's base URL, ending in /api/v1" },
+  },
+  apiKey: {
+    variable: "SDS_API_KEY",
+    description: "API key, sent as EQ-PARTNER-ACCESS-KEY. Never logged.",
+    parse: (raw) => raw,
+    fallback: { kind: "required", hint: "the key sent as EQ-PARTNER-ACCESS-KEY" },
+    secret: true,
+  },
+  database: {
+    variable: "DATABASE_URL",
+    description:
+      "sqlite:PATH for the embedded store (the directory is created; sqlite::memory: for a throwaway store), or postgres://user:password@host:5432/db (also postgresql://). Add ?schema=NAME to keep the tables in a schema other than public (created when missing). The password is never logged.",
+    parse: parseDatabaseUrl,
+    fallback: { kind: "default", raw: "sqlite:./data/sds.db" },
+    secretsIn: databasePassword,
+    describe: describeDatabase,
+  },
+  intervalSeconds: {
+    variable: "SYNC_INTERVAL",
+    description: "Seconds between cycles (0.1 to 86400, decimals allowed).",
+    parse: numberValue({ min: 0.1, max: 86_400, integer: false }),
+    fallback: { kind: "default", raw: "60" },
+  },
+  concurrency: {
+    variable: "SYNC_CONCURRENCY",
+    description: `Per-survey upstream requests in flight at once (1 to ${MAX_CONCURRENCY}).`,
+    parse: numberValue({ min: 1, max: MAX_CONCURRENCY, integer: true }),
+    fallback: { kind: "default", raw: "8" },
+  },
+  port: {
+    variable: "PORT",
+    description: "Port of the HTTP API (0 picks a free one).",
+    parse: numberValue({ min: 0, max: 65_535, integer: true }),
+    fallback: { kind: "default", raw: "8787" },
+  },
+  host: {
+    variable: "HOST",
+    description: "Interface of the HTTP API; 0.0.0.0 to listen on every interface.",
+    parse: (raw) => raw,
+    fallback: { kind: "default", raw: "127.0.0.1" },
+  },
+  apiToken: {
+    variable: "SYNC_API_TOKEN",
+    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace), every /v1 route requires Authorization: Bearer <token>. /healthz, /readyz and /metrics stay open.`,
+    parse: parseApiToken,
+    fallback: { kind: "unset" },
+    secret: true,
+  },
+  logLevel: {
+    variable: "LOG_LEVEL",
+    description: `${logLevels.join(", ")}.`,
+    parse: (raw) => oneOf(logLevels, raw.toLowerCase(), raw),
+    fallback: { kind: "default", raw: "info" },
+  },
+  retentionSeconds: {
+    variable: "SYNC_RETENTION_SECONDS",
+    description: `Change-feed entries, run records and resolved quarantine older than this are pruned (${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}). See Retention in the README.`,
+    parse: numberValue(RETENTION_BOUNDS),
+    fallback: { kind: "default", raw: String(7 * 24 * 3600) },
+  },
+  cycleTimeoutSeconds: {
+    variable: "SYNC_CYCLE_TIMEOUT",
+    description:
+      "Seconds a whole cycle may take (1 to 86400, decimals allowed). Past it the cycle fails: nothing of it is committed, the run is recorded as failed with a deadline: error, and the next cycle follows the usual backoff. Size it above your slowest first sync.",
+    parse: numberValue({ min: 1, max: 86_400, integer: false }),
+    fallback: {
+      kind: "derived",
+      text: `10 × SYNC_INTERVAL, at least ${CYCLE_TIMEOUT_DEFAULT_BOUNDS.min}, at most ${CYCLE_TIMEOUT_DEFAULT_BOUNDS.max}`,
+      derive: (config) => defaultCycleTimeoutSeconds(config.intervalSeconds),
+    },
+  },
+  maxRecordBytes: {
+    variable: "SYNC_MAX_RECORD_BYTES",
+    description:
+      "Largest survey, qualification or quota record, in bytes of its JSON (1024 to 268435456; 1 MiB by default: a survey is about 1 KB, a long ZIP-code qualification some 100 KB). A larger survey is quarantined (stored as its size and its first kilobyte) and keeps its last good version; larger qualifications or quotas are quarantined and the survey is marked for refetch.",
+    parse: numberValue({ min: 1024, max: 268_435_456, integer: true }),
+    fallback: { kind: "default", raw: "1048576" },
+  },
+  maxListBytes: {
+    variable: "SYNC_MAX_LIST_BYTES",
+    description:
+      "Largest Get Surveys body, in bytes (1024 to 17179869184; 512 MiB by default, about 500,000 surveys): past it (by Content-Length, or as the bytes arrive) the cycle fails and nothing of it is kept.",
+    parse: numberValue({ min: 1024, max: 17_179_869_184, integer: true }),
+    fallback: { kind: "default", raw: "536870912" },
+  },
+} as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
+
+/** A rule across settings: returns a problem (naming one variable) or nothing. */
+type ConfigRule = (config: SyncConfig) => ConfigIssue | undefined;
+
+/** Rules that no single setting can check alone, applied once every setting is valid. */
+const configRules: readonly ConfigRule[] = [];
+
 type Environment = Readonly<Record<string, string | undefined>>;
+type SettingKey = keyof SyncConfig;
+const settingKeys = Object.keys(settings) as SettingKey[];
+
+/** A row of the table without its value type, for code that walks every row. */
+export function settingOf(key: SettingKey): Setting<unknown> {
+  return settings[key] as Setting<unknown>;
+}
+
+/** Every row of the table, in order. */
+export function allSettings(): { readonly key: SettingKey; readonly setting: Setting<unknown> }[] {
+  return settingKeys.map((key) => ({ key, setting: settingOf(key) }));
+}
 
 /**
  * Reads and validates the configuration. Every problem is collected, so one start reports them
@@ -103,66 +242,88 @@ type Environment = Readonly<Record<string, string | undefined>>;
  */
 export function loadConfig(env: Environment): SyncConfig {
   const issues: ConfigIssue[] = [];
-  const read = (variable: string): string | undefined => {
-    const value = env[variable]?.trim();
-    return value === undefined || value === "" ? undefined : value;
-  };
-  const fail = (variable: string, message: string): null => {
-    issues.push({ variable, message });
-    return null;
-  };
-
-  const baseUrl = parseBaseUrl(read("SDS_BASE_URL"), fail);
-  const apiKey = read("SDS_API_KEY") ?? fail("SDS_API_KEY", "is required (the key sent as EQ-PARTNER-ACCESS-KEY)");
-  const database = parseDatabaseUrl(read("DATABASE_URL") ?? configDefaults.DATABASE_URL, fail);
-  const intervalSeconds = parseNumber("SYNC_INTERVAL", read("SYNC_INTERVAL"), configDefaults.SYNC_INTERVAL, { min: 0.1, max: 86_400, integer: false }, fail);
-  const concurrency = parseNumber("SYNC_CONCURRENCY", read("SYNC_CONCURRENCY"), configDefaults.SYNC_CONCURRENCY, { min: 1, max: MAX_CONCURRENCY, integer: true }, fail);
-  const port = parseNumber("PORT", read("PORT"), configDefaults.PORT, { min: 0, max: 65_535, integer: true }, fail);
-  const host = read("HOST") ?? configDefaults.HOST;
-  const apiToken = parseApiToken(read("SYNC_API_TOKEN"), fail);
-  const logLevel = parseLogLevel(read("LOG_LEVEL") ?? configDefaults.LOG_LEVEL, fail);
-  const retentionSeconds = parseNumber("SYNC_RETENTION_SECONDS", read("SYNC_RETENTION_SECONDS"), configDefaults.SYNC_RETENTION_SECONDS, RETENTION_BOUNDS, fail);
-  const maxRecordBytes = parseNumber("SYNC_MAX_RECORD_BYTES", read("SYNC_MAX_RECORD_BYTES"), configDefaults.SYNC_MAX_RECORD_BYTES, { min: 1024, max: 268_435_456, integer: true }, fail);
-  const maxListBytes = parseNumber("SYNC_MAX_LIST_BYTES", read("SYNC_MAX_LIST_BYTES"), configDefaults.SYNC_MAX_LIST_BYTES, { min: 1024, max: 17_179_869_184, integer: true }, fail);
-  const cycleTimeoutSeconds = parseNumber("SYNC_CYCLE_TIMEOUT", read("SYNC_CYCLE_TIMEOUT"), defaultCycleTimeoutSeconds(intervalSeconds ?? configDefaults.SYNC_INTERVAL), { min: 1, max: 86_400, integer: false }, fail);
-
-  if (issues.length > 0 || baseUrl === null || apiKey === null || database === null) throw new ConfigError(issues);
-  return {
-    baseUrl,
-    apiKey,
-    database,
-    intervalSeconds: intervalSeconds ?? configDefaults.SYNC_INTERVAL,
-    concurrency: concurrency ?? configDefaults.SYNC_CONCURRENCY,
-    port: port ?? configDefaults.PORT,
-    host,
-    apiToken: apiToken ?? undefined,
-    logLevel: logLevel ?? configDefaults.LOG_LEVEL,
-    retentionSeconds: retentionSeconds ?? configDefaults.SYNC_RETENTION_SECONDS,
-    cycleTimeoutSeconds: cycleTimeoutSeconds ?? defaultCycleTimeoutSeconds(configDefaults.SYNC_INTERVAL),
-    maxRecordBytes: maxRecordBytes ?? configDefaults.SYNC_MAX_RECORD_BYTES,
-    maxListBytes: maxListBytes ?? configDefaults.SYNC_MAX_LIST_BYTES,
-  };
+  const values = new Map<SettingKey, unknown>();
+  const derived: SettingKey[] = [];
+  for (const { key, setting } of allSettings()) {
+    const raw = env[setting.variable]?.trim();
+    const fallback = setting.fallback;
+    if (raw === undefined || raw === "") {
+      if (fallback.kind === "required") issues.push({ variable: setting.variable, message: `is required (${fallback.hint})` });
+      else if (fallback.kind === "unset") values.set(key, undefined);
+      else if (fallback.kind === "derived") derived.push(key);
+      else values.set(key, setting.parse(fallback.raw));
+      continue;
+    }
+    try {
+      values.set(key, setting.parse(raw));
+    } catch (error) {
+      if (!(error instanceof SettingProblem)) throw error;
+      issues.push({ variable: setting.variable, message: error.message });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  const config = Object.fromEntries(values) as Record<SettingKey, unknown>;
+  for (const key of derived) {
+    const fallback = settingOf(key).fallback;
+    if (fallback.kind === "derived") config[key] = fallback.derive(config as unknown as SyncConfig);
+  }
+  const complete = config as unknown as SyncConfig;
+  const broken = configRules.map((rule) => rule(complete)).filter((issue) => issue !== undefined);
+  if (broken.length > 0) throw new ConfigError(broken);
+  return complete;
 }
 
-type Fail = (variable: string, message: string) => null;
+/** The secret values of a configuration (whole secret settings and secret parts), for the logger to scrub. */
+export function configSecrets(config: SyncConfig): string[] {
+  return allSettings().flatMap(({ key, setting }) => {
+    const value = config[key];
+    if (value === undefined) return [];
+    if (setting.secret) return typeof value === "string" ? [value] : [];
+    return setting.secretsIn ? [...setting.secretsIn(value)] : [];
+  });
+}
 
-function parseBaseUrl(value: string | undefined, fail: Fail): string | null {
-  if (value === undefined) return fail("SDS_BASE_URL", "is required (the service's base URL, ending in /api/v1)");
+/** The configuration as safe to log: secrets only as set or not, the database URL without its password. */
+export function describeConfig(config: SyncConfig): Record<string, unknown> {
+  return Object.fromEntries(
+    allSettings().map(({ key, setting }) => {
+      const value = config[key];
+      if (setting.secret) return [`${key}Set`, value !== undefined];
+      return [key, setting.describe ? setting.describe(value) : value];
+    }),
+  );
+}
+
+/** How a setting's default reads in `--help` and the README: `required`, `unset`, the raw default, or how it is derived. */
+export function describeFallback(fallback: SettingFallback<unknown>): string {
+  switch (fallback.kind) {
+    case "required":
+      return "required";
+    case "unset":
+      return "unset";
+    case "default":
+      return fallback.raw;
+    case "derived":
+      return fallback.text;
+  }
+}
+
+function parseBaseUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return fail("SDS_BASE_URL", `is not a URL: ${JSON.stringify(value)}`);
+    throw new SettingProblem(`is not a URL: ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return fail("SDS_BASE_URL", `must be http or https, got ${url.protocol}`);
-  if (url.username || url.password) return fail("SDS_BASE_URL", "must not carry credentials; put the key in SDS_API_KEY");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingProblem(`must be http or https, got ${url.protocol}`);
+  if (url.username || url.password) throw new SettingProblem("must not carry credentials; put the key in SDS_API_KEY");
   return value.replace(/\/+$/, "");
 }
 
-function parseDatabaseUrl(value: string, fail: Fail): DatabaseConfig | null {
+function parseDatabaseUrl(value: string): DatabaseConfig {
   if (value.startsWith("sqlite:")) {
     const path = value.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
-    if (path === "") return fail("DATABASE_URL", "sqlite: needs a file path, such as sqlite:./data/sds.db");
+    if (path === "") throw new SettingProblem("sqlite: needs a file path, such as sqlite:./data/sds.db");
     return { kind: "sqlite", path };
   }
   if (value.startsWith("postgres://") || value.startsWith("postgresql://")) {
@@ -170,45 +331,45 @@ function parseDatabaseUrl(value: string, fail: Fail): DatabaseConfig | null {
     try {
       url = new URL(value);
     } catch {
-      return fail("DATABASE_URL", "is not a valid postgres:// URL");
+      throw new SettingProblem("is not a valid postgres:// URL");
     }
     const schema = url.searchParams.get("schema") ?? "public";
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      return fail("DATABASE_URL", `schema parameter must be a plain SQL identifier, got ${JSON.stringify(schema)}`);
+      throw new SettingProblem(`schema parameter must be a plain SQL identifier, got ${JSON.stringify(schema)}`);
     }
     url.searchParams.delete("schema");
     return { kind: "postgres", connectionString: url.toString(), schema };
   }
   // Never echo the value: it may hold a password.
-  return fail("DATABASE_URL", "must start with sqlite: or postgres:// (or postgresql://)");
+  throw new SettingProblem("must start with sqlite: or postgres:// (or postgresql://)");
 }
 
-function parseNumber(
-  variable: string,
-  value: string | undefined,
-  fallback: number,
-  bounds: { readonly min: number; readonly max: number; readonly integer: boolean },
-  fail: Fail,
-): number | null {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  const kind = bounds.integer ? "an integer" : "a number";
-  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(number) || (bounds.integer && !Number.isInteger(number))) {
-    return fail(variable, `must be ${kind}, got ${JSON.stringify(value)}`);
+function databasePassword(database: DatabaseConfig): string[] {
+  if (database.kind !== "postgres") return [];
+  try {
+    const password = decodeURIComponent(new URL(database.connectionString).password);
+    return password ? [password] : [];
+  } catch {
+    // An unparseable URL has no password to find; pg will refuse it with its own message.
+    return [];
   }
-  if (number < bounds.min || number > bounds.max) return fail(variable, `must be between ${bounds.min} and ${bounds.max}, got ${value}`);
-  return number;
 }
 
-function parseApiToken(value: string | undefined, fail: Fail): string | undefined | null {
-  if (value === undefined) return undefined;
-  if (value.length < MIN_API_TOKEN_LENGTH) return fail("SYNC_API_TOKEN", `must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
-  if (/\s/.test(value)) return fail("SYNC_API_TOKEN", "must not contain whitespace (the value is not shown)");
+/** The database as safe to print: the file of SQLite, the URL of PostgreSQL with its password masked. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (database.kind === "sqlite") return `sqlite:${database.path}`;
+  try {
+    const url = new URL(database.connectionString);
+    if (url.password) url.password = "****";
+    url.searchParams.delete("password");
+    return `${url.toString()} (schema ${database.schema})`;
+  } catch {
+    return "postgres (unparseable URL)";
+  }
+}
+
+function parseApiToken(value: string): string {
+  if (value.length < MIN_API_TOKEN_LENGTH) throw new SettingProblem(`must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
+  if (/\s/.test(value)) throw new SettingProblem("must not contain whitespace (the value is not shown)");
   return value;
-}
-
-function parseLogLevel(value: string, fail: Fail): LogLevel | null {
-  const level = value.toLowerCase();
-  const known = logLevels.find((candidate) => candidate === level);
-  return known ?? fail("LOG_LEVEL", `must be one of ${logLevels.join(", ")}, got ${JSON.stringify(value)}`);
 }

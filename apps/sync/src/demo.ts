@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startSandbox, type Sandbox } from "@sds/testing";
-import { loadConfig } from "./config.ts";
+import { configSecrets, loadConfig } from "./config.ts";
 import { isConfigError } from "./errors.ts";
-import { configSecrets, createLogger } from "./logger.ts";
+import { createLogger } from "./logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { CycleResult } from "./sync/run-cycle.ts";
 

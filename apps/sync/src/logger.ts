@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino";
-import type { DatabaseConfig, LogLevel, SyncConfig } from "./config.ts";
+import type { LogLevel } from "./config.ts";
 
 /**
  * Paths pino censors wherever they appear in a log object: the upstream key and header, the
@@ -55,51 +55,4 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     },
   };
   return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
-}
-
-/** The secrets of a configuration, for {@link LoggerOptions.secrets}. */
-export function configSecrets(config: SyncConfig): string[] {
-  const secrets = [config.apiKey];
-  if (config.apiToken) secrets.push(config.apiToken);
-  if (config.database.kind === "postgres") {
-    try {
-      const password = decodeURIComponent(new URL(config.database.connectionString).password);
-      if (password) secrets.push(password);
-    } catch {
-      // An unparseable URL has no password to find; pg will refuse it with its own message.
-    }
-  }
-  return secrets;
-}
-
-/** The database as safe to print: the file of SQLite, the URL of PostgreSQL with its password masked. */
-export function describeDatabase(database: DatabaseConfig): string {
-  if (database.kind === "sqlite") return `sqlite:${database.path}`;
-  try {
-    const url = new URL(database.connectionString);
-    if (url.password) url.password = "****";
-    url.searchParams.delete("password");
-    return `${url.toString()} (schema ${database.schema})`;
-  } catch {
-    return "postgres (unparseable URL)";
-  }
-}
-
-/** The configuration as safe to log: secrets only as present or absent. */
-export function describeConfig(config: SyncConfig): Record<string, unknown> {
-  return {
-    baseUrl: config.baseUrl,
-    apiKeySet: config.apiKey.length > 0,
-    database: describeDatabase(config.database),
-    intervalSeconds: config.intervalSeconds,
-    concurrency: config.concurrency,
-    host: config.host,
-    port: config.port,
-    apiTokenSet: config.apiToken !== undefined,
-    logLevel: config.logLevel,
-    retentionSeconds: config.retentionSeconds,
-    cycleTimeoutSeconds: config.cycleTimeoutSeconds,
-    maxRecordBytes: config.maxRecordBytes,
-    maxListBytes: config.maxListBytes,
-  };
 }

@@ -1,68 +1,34 @@
-import { loadConfig } from "./config.ts";
-import { isConfigError } from "./errors.ts";
-import { configSecrets, createLogger } from "./logger.ts";
-import { startSyncService } from "./service.ts";
+import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./version.ts";
 
-/** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
-const EXIT_CONFIG = 78;
-/** How long shutdown may take before the process gives up waiting and exits non-zero. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
-
-/**
- * sds-sync's entry point: the one place where errors become log lines and exit codes.
- * Configuration from the environment (see README), JSON logs to stdout, exit 0 after a clean
- * SIGTERM or SIGINT.
+/*
+ * The entry of `sds-sync`. It imports nothing but version.ts, so that it runs on any Node.js:
+ * `--version` and `--help` answer without configuration, and an unsupported Node.js gets one
+ * line instead of ERR_UNKNOWN_BUILTIN_MODULE (node:sqlite) or a syntax error. Everything else is
+ * imported only once those checks pass. exitCode rather than process.exit(): stdout may still
+ * be draining into a pipe.
  */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    process.stderr.write(`sds-sync: ${error.message}\n`);
-    process.exitCode = EXIT_CONFIG;
-    return;
-  }
-  const logger = createLogger(config.logLevel, { secrets: configSecrets(config) });
-  let service;
-  try {
-    service = await startSyncService({ config, logger });
-  } catch (error) {
-    logger.fatal({ err: error }, "sds-sync could not start");
-    process.exitCode = 1;
-    return;
-  }
 
-  let signalled = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      logger.warn({ signal }, "second signal: exiting at once");
+/** Exit status for a bad command line (EX_USAGE of sysexits.h). */
+const EXIT_USAGE = 64;
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  process.stdout.write(`${VERSION}\n`);
+} else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
+  void import("./help.ts").then(({ renderHelp }) => {
+    process.stdout.write(renderHelp(VERSION));
+  });
+} else if (argv.length > 0) {
+  process.stderr.write(`sds-sync: unknown argument ${JSON.stringify(argv[0])}; sds-sync takes its configuration from the environment (see sds-sync --help)\n`);
+  process.exitCode = EXIT_USAGE;
+} else if (!isSupportedNode(process.versions.node)) {
+  process.stderr.write(`sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`);
+  process.exitCode = 1;
+} else {
+  import("./run-service.ts")
+    .then(({ runService }) => runService())
+    .catch((error: unknown) => {
+      process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
-    }
-    signalled = true;
-    logger.info({ signal }, "signal received: shutting down");
-    const deadline = setTimeout(() => {
-      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting");
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
-    deadline.unref();
-    service.stop().then(
-      () => {
-        clearTimeout(deadline);
-        // Idle keep-alive sockets of the HTTP client may linger; everything that matters is closed.
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
+    });
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});

@@ -1,9 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { SyncConfig } from "./config.ts";
+import { describeConfig, type SyncConfig } from "./config.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
-import { describeConfig } from "./logger.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";

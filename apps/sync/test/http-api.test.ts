@@ -156,8 +156,10 @@ describe("the HTTP API", () => {
     expect(text).toMatch(/^sds_sync_leader 1$/m);
   });
 
-  it("answers 404 for an unknown path and 405 for a wrong method, as JSON", async () => {
+  it("answers 404 for an unknown path (a trailing slash included, as in the fake) and 405 for a wrong method, as JSON", async () => {
     expect((await getJson<{ error: { code: string } }>("/v2/things", 404)).error.code).toBe("not_found");
+    expect((await getJson<{ error: { code: string } }>("/v1/surveys/", 404)).error.code).toBe("not_found");
+    expect((await getJson<{ error: { code: string } }>("//v1/surveys", 404)).error.code).toBe("not_found");
     const response = await harness.request("/v1/surveys", { method: "DELETE" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET");

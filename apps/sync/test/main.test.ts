@@ -1,12 +1,55 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_SUPPLIER_ID } from "@sds/testing";
 import { describe, expect, it } from "vitest";
+import { allSettings } from "../src/config.ts";
+import { isSupportedNode, VERSION } from "../src/version.ts";
 import { waitFor } from "./harness.ts";
 import { spawnService } from "./subprocess.ts";
 
+/** A Node.js older than sds-sync supports, when the machine has one (Debian's is 20). */
+const SYSTEM_NODE = "/usr/bin/node";
+const oldNode = ((): string | undefined => {
+  if (!existsSync(SYSTEM_NODE)) return undefined;
+  const version = spawnSync(SYSTEM_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
+  return version !== "" && !isSupportedNode(version) ? version : undefined;
+})();
+if (oldNode === undefined) console.warn(`skipping the old-Node test: ${SYSTEM_NODE} is missing or supported`);
+
 describe("the sds-sync process", () => {
+  it("answers --version and --help without any configuration, listing every setting", async () => {
+    const version = spawnService({}, ["--version"]);
+    expect((await version.exited).code).toBe(0);
+    expect(version.output).toEqual([VERSION]);
+    const help = spawnService({}, ["--help"]);
+    expect((await help.exited).code).toBe(0);
+    const text = help.output.join("\n");
+    for (const { setting } of allSettings()) expect(text).toContain(`  ${setting.variable}  (`);
+    expect(text).toContain("SYNC_INTERVAL  (default: 60)");
+  });
+
+  it.skipIf(oldNode === undefined)(`refuses to run on Node.js before 22.13 with one line, even configured for PostgreSQL (system ${oldNode ?? "node"})`, () => {
+    // The built entry, as an operator runs it: the version check must come before any import that Node 20 cannot load.
+    const result = spawnSync(SYSTEM_NODE, [fileURLToPath(new URL("../dist/main.js", import.meta.url))], {
+      env: { PATH: process.env.PATH ?? "", SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: "key", DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(`sds-sync: needs Node.js 22.13.0 or later, this is Node.js ${oldNode ?? ""}; install Node.js 24 (LTS) and start it again\n`);
+    const version = spawnSync(SYSTEM_NODE, [fileURLToPath(new URL("../dist/main.js", import.meta.url)), "--version"], { encoding: "utf8" });
+    expect(version.stdout).toBe(`${VERSION}\n`);
+  });
+
+  it("refuses an unknown argument with exit status 64, before reading any configuration", async () => {
+    const service = spawnService({}, ["--port", "9000"]);
+    expect((await service.exited).code).toBe(64);
+    expect(service.output.join("\n")).toMatch(/unknown argument "--port".*sds-sync --help/);
+  });
+
   it("refuses to start on invalid configuration, naming every variable at fault, with exit status 78", async () => {
     const service = spawnService({ SDS_BASE_URL: "ftp://sds.example.com", SYNC_CONCURRENCY: "0", DATABASE_URL: "mysql://root:hunter2@db/x" });
     const { code } = await service.exited;

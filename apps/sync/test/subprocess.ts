@@ -15,9 +15,9 @@ export interface ServiceProcess {
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node src/main.ts` with the given environment (added to a minimal one). */
-export function spawnService(env: Readonly<Record<string, string>>): ServiceProcess {
-  const child = spawn(process.execPath, ["--conditions=@sds/source", mainPath], {
+/** Starts `node src/main.ts [args]` with the given environment (added to a minimal one). */
+export function spawnService(env: Readonly<Record<string, string>>, args: readonly string[] = []): ServiceProcess {
+  const child = spawn(process.execPath, ["--conditions=@sds/source", mainPath, ...args], {
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -69,3 +69,4 @@ export {
 } from "./conversions.ts";
 export { MASKED_SECRET, maskAccountSecrets, maskSecret } from "./secrets.ts";
 export { buildOpenApiDocument } from "./openapi.ts";
+export { createRouter, type RouteDefinition, type RouteMatch, type Router } from "./router.ts";

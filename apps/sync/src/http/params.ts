@@ -125,11 +125,5 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
 
 /** Parses the `:id` of `/v1/surveys/:id`. @throws ParamError */
 export function parseSurveyId(value: string): number {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(value);
-  } catch {
-    throw new ParamError("id", "is not valid percent-encoding");
-  }
-  return integer("id", decoded, SURVEY_ID_RANGE.min, SURVEY_ID_RANGE.max);
+  return integer("id", value, SURVEY_ID_RANGE.min, SURVEY_ID_RANGE.max);
 }

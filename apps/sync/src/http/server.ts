@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createRouter, type RouteMatch } from "@sds/schemas";
 import type { Logger } from "pino";
 import { StoreError } from "../errors.ts";
 import { hasBearerToken } from "./auth.ts";
@@ -28,22 +29,27 @@ export interface ApiServer {
 
 interface Route {
   readonly method: "GET" | "POST";
-  readonly pattern: RegExp;
+  /** A path template of the shared router (`{param}` segments). */
+  readonly path: string;
   readonly handler: routes.Handler;
   readonly authenticated: boolean;
 }
 
-const table: readonly Route[] = [
-  { method: "GET", pattern: /^\/healthz$/, handler: routes.healthz, authenticated: false },
-  { method: "GET", pattern: /^\/readyz$/, handler: routes.readyz, authenticated: false },
-  { method: "GET", pattern: /^\/metrics$/, handler: routes.metrics, authenticated: false },
-  { method: "GET", pattern: /^\/v1\/surveys$/, handler: routes.listSurveys, authenticated: true },
-  { method: "GET", pattern: /^\/v1\/surveys\/(?<id>[^/]+)$/, handler: routes.getSurvey, authenticated: true },
-  { method: "GET", pattern: /^\/v1\/changes$/, handler: routes.listChanges, authenticated: true },
-  { method: "GET", pattern: /^\/v1\/collections$/, handler: routes.listCollections, authenticated: true },
-  { method: "GET", pattern: /^\/v1\/sync\/status$/, handler: routes.syncStatus, authenticated: true },
-  { method: "POST", pattern: /^\/v1\/sync\/run$/, handler: routes.runSync, authenticated: true },
-];
+/** Every route of the API, by name. */
+const table = {
+  healthz: { method: "GET", path: "/healthz", handler: routes.healthz, authenticated: false },
+  readyz: { method: "GET", path: "/readyz", handler: routes.readyz, authenticated: false },
+  metrics: { method: "GET", path: "/metrics", handler: routes.metrics, authenticated: false },
+  listSurveys: { method: "GET", path: "/v1/surveys", handler: routes.listSurveys, authenticated: true },
+  getSurvey: { method: "GET", path: "/v1/surveys/{id}", handler: routes.getSurvey, authenticated: true },
+  listChanges: { method: "GET", path: "/v1/changes", handler: routes.listChanges, authenticated: true },
+  listCollections: { method: "GET", path: "/v1/collections", handler: routes.listCollections, authenticated: true },
+  syncStatus: { method: "GET", path: "/v1/sync/status", handler: routes.syncStatus, authenticated: true },
+  runSync: { method: "POST", path: "/v1/sync/run", handler: routes.runSync, authenticated: true },
+} as const satisfies Record<string, Route>;
+type RouteId = keyof typeof table;
+
+const router = createRouter(Object.entries(table).map(([id, route]) => ({ id: id as RouteId, method: route.method, path: route.path })));
 
 /**
  * Starts the HTTP API on `node:http`. Every answer is JSON (except `/metrics`); a bad parameter
@@ -77,25 +83,22 @@ async function handle(options: ApiServerOptions, request: IncomingMessage, respo
   });
   let url: URL;
   try {
-    url = new URL(request.url ?? "/", "http://sds-sync.invalid");
+    // Concatenated, not resolved against a base: "//x/y" must stay a path, not name a host.
+    const target = request.url ?? "/";
+    url = new URL(target.startsWith("/") ? `http://sds-sync.invalid${target}` : target);
   } catch {
     send(response, errorReply(400, "bad_request", "malformed request target"));
     return;
   }
-  const path = url.pathname.replace(/\/+$/, "") || "/";
-  const matches = table.map((route) => ({ route, match: route.pattern.exec(path) })).filter((entry) => entry.match !== null);
-  const found = matches.find((entry) => entry.route.method === request.method || (request.method === "HEAD" && entry.route.method === "GET"));
-  if (!found) {
-    send(
-      response,
-      matches.length > 0
-        ? errorReply(405, "method_not_allowed", `${request.method ?? "?"} is not allowed on ${path}`, { allow: matches.map((entry) => entry.route.method).join(", ") })
-        : errorReply(404, "not_found", `no route ${path}`),
-    );
+  const path = url.pathname;
+  const match = router.match(request.method ?? "GET", path);
+  if (match.kind !== "matched") {
+    send(response, unmatchedReply(match, request.method ?? "?", path));
     request.resume();
     return;
   }
-  if (found.route.authenticated && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
+  const route: Route = table[match.id];
+  if (route.authenticated && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
     send(response, errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
     request.resume();
     return;
@@ -103,11 +106,22 @@ async function handle(options: ApiServerOptions, request: IncomingMessage, respo
   request.resume();
   let reply: Reply;
   try {
-    reply = await found.route.handler(options.context, { url, params: { ...found.match?.groups }, signal: abort.signal });
+    reply = await route.handler(options.context, { url, params: match.params, signal: abort.signal });
   } catch (error) {
     reply = errorToReply(error, options.logger, path);
   }
   send(response, reply);
+}
+
+function unmatchedReply(match: Exclude<RouteMatch<RouteId>, { kind: "matched" }>, method: string, path: string): Reply {
+  switch (match.kind) {
+    case "method-not-allowed":
+      return errorReply(405, "method_not_allowed", `${method} is not allowed on ${path}`, { allow: match.allow.join(", ") });
+    case "bad-encoding":
+      return errorReply(400, "bad_request", `${match.param}: is not valid percent-encoding`);
+    case "not-found":
+      return errorReply(404, "not_found", `no route ${path}`);
+  }
 }
 
 function errorToReply(error: unknown, logger: Logger, path: string): Reply {

@@ -1,18 +1,20 @@
 import type { DatabaseConfig } from "../config.ts";
-import { openPostgresStore } from "./postgres-store.ts";
-import { openSqliteStore } from "./sqlite-store.ts";
 import type { SyncStore } from "./store.ts";
 
 /**
- * Opens the store `DATABASE_URL` names, applying pending migrations.
+ * Opens the store `DATABASE_URL` names, applying pending migrations. Each store is imported only
+ * when used: a PostgreSQL deployment never loads node:sqlite, nor SQLite the pg driver.
  *
  * @example
  * ```ts
  * const store = await openStore({ kind: "sqlite", path: "./data/sds.db" });
  * ```
  */
-export function openStore(database: DatabaseConfig): Promise<SyncStore> {
-  return database.kind === "sqlite"
-    ? openSqliteStore({ path: database.path })
-    : openPostgresStore({ connectionString: database.connectionString, schema: database.schema });
+export async function openStore(database: DatabaseConfig): Promise<SyncStore> {
+  if (database.kind === "sqlite") {
+    const { openSqliteStore } = await import("./sqlite-store.ts");
+    return openSqliteStore({ path: database.path });
+  }
+  const { openPostgresStore } = await import("./postgres-store.ts");
+  return openPostgresStore({ connectionString: database.connectionString, schema: database.schema });
 }

@@ -2,11 +2,10 @@ import { z } from "zod";
 import { fakeErrorCodes } from "../fake/constants.ts";
 import type { FaultSpec } from "../fake/faults.ts";
 import type { FakeSupplierApi, QualificationInit, SurveyInit, SurveyPatch, SurveyStatusFilter } from "../fake/types.ts";
-import type { SurveyQuota } from "@sds/schemas";
+import { createRouter, type SurveyQuota } from "@sds/schemas";
 import { ControlError } from "./control-error.ts";
 import { errorResponse, jsonResponse, okBody } from "./envelope.ts";
 import { readJsonBody } from "./request-body.ts";
-import { createRouter } from "./router.ts";
 
 /*
  * The control API under /__sandbox: each route calls the same method of the fake a test would

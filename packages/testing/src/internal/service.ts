@@ -1,4 +1,4 @@
-import type { OperationId } from "@sds/schemas";
+import type { OperationId, RouteMatch } from "@sds/schemas";
 import { API_BASE_PATH, API_KEY_HEADER, CONTROL_PREFIX, fakeErrorCodes } from "../fake/constants.ts";
 import { formatMillis } from "./dates.ts";
 import { errorResponse } from "./envelope.ts";
@@ -6,7 +6,7 @@ import type { FaultEngine } from "./fault-engine.ts";
 import { corruptResponse, envelopeErrorResponse, statusFaultResponse } from "./fault-responses.ts";
 import { operationHandlers } from "./operation-handlers.ts";
 import type { RequestLog } from "./request-log.ts";
-import { operationRouter, type RouteMatch } from "./router.ts";
+import { operationRouter } from "./operation-router.ts";
 import { sleepUntil } from "./sleep.ts";
 import type { Store } from "./store.ts";
 

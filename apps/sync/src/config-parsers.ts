@@ -1,0 +1,46 @@
+/*
+ * Parsers for rows of the configuration table (config.ts). Each takes the trimmed, non-empty
+ * value of one environment variable and returns the setting, or throws a SettingProblem whose
+ * message follows the variable's name ("SYNC_INTERVAL: must be a number, got ...").
+ */
+
+/** What is wrong with one value; the loader adds the variable's name. Never put a secret in it. */
+export class SettingProblem extends Error {
+  override name = "SettingProblem" as const;
+}
+
+/** Bounds of {@link numberValue}. */
+export interface NumberBounds {
+  readonly min: number;
+  readonly max: number;
+  /** Whether decimals are refused. */
+  readonly integer: boolean;
+}
+
+/** A non-negative decimal number within bounds (no sign, no exponent, no hex). */
+export function numberValue(bounds: NumberBounds): (raw: string) => number {
+  return (raw) => {
+    const number = Number(raw);
+    const kind = bounds.integer ? "an integer" : "a number";
+    if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(number) || (bounds.integer && !Number.isInteger(number))) {
+      throw new SettingProblem(`must be ${kind}, got ${JSON.stringify(raw)}`);
+    }
+    if (number < bounds.min || number > bounds.max) throw new SettingProblem(`must be between ${bounds.min} and ${bounds.max}, got ${raw}`);
+    return number;
+  };
+}
+
+/** One of a fixed list of words; `shown` is echoed in the message. */
+export function oneOf<const Word extends string>(words: readonly Word[], value: string, shown: string = value): Word {
+  const known = words.find((word) => word === value);
+  if (known === undefined) throw new SettingProblem(`must be one of ${words.join(", ")}, got ${JSON.stringify(shown)}`);
+  return known;
+}
+
+/** `true`/`false` (also `1`/`0`, `yes`/`no`, any case). */
+export function booleanValue(raw: string): boolean {
+  const value = raw.toLowerCase();
+  if (value === "true" || value === "1" || value === "yes") return true;
+  if (value === "false" || value === "0" || value === "no") return false;
+  throw new SettingProblem(`must be true or false, got ${JSON.stringify(raw)}`);
+}

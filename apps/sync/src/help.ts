@@ -1,0 +1,47 @@
+import { allSettings, describeFallback } from "./config.ts";
+
+/** Width `--help` wraps descriptions at. */
+const WIDTH = 80;
+const INDENT = "      ";
+
+function wrap(text: string, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines.map((wrapped) => `${indent}${wrapped}`).join("\n");
+}
+
+/**
+ * The text of `sds-sync --help`: usage, then every setting of the configuration table with its
+ * default and description, so it cannot drift from what the loader reads.
+ */
+export function renderHelp(version: string): string {
+  const entries = allSettings().map(({ setting }) => {
+    const notes = [setting.fallback.kind === "required" ? "required" : `default: ${describeFallback(setting.fallback)}`];
+    if (setting.secret) notes.push("secret, never logged");
+    return `  ${setting.variable}  (${notes.join("; ")})\n${wrap(setting.description, INDENT)}`;
+  });
+  return `sds-sync ${version}: keeps a local, queryable copy of a supplier's live inventory
+
+Usage:
+  sds-sync              start the service (configured by the environment, below)
+  sds-sync --help       show this help
+  sds-sync --version    print the version
+
+Configuration (environment variables; empty values count as unset):
+
+${entries.join("\n\n")}
+
+Exit status: 0 after a clean shutdown (SIGTERM or SIGINT), 78 on invalid configuration,
+64 on an unknown argument, 1 when the store cannot be opened, on an unsupported Node.js
+or on an unexpected error.
+`;
+}
