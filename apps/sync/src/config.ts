@@ -77,6 +77,11 @@ export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
   return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
+/** Default `SYNC_MAX_RECORD_BYTES`: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
+export const DEFAULT_MAX_RECORD_BYTES = 1_048_576;
+/** Default `SYNC_MAX_LIST_BYTES`: about 500,000 surveys. */
+export const DEFAULT_MAX_LIST_BYTES = 536_870_912;
+
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
 export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
 
@@ -197,16 +202,16 @@ export const settings = {
   maxRecordBytes: {
     variable: "SYNC_MAX_RECORD_BYTES",
     description:
-      "Largest survey, qualification or quota record, in bytes of its JSON (1024 to 268435456; 1 MiB by default: a survey is about 1 KB, a long ZIP-code qualification some 100 KB). A larger survey is quarantined (stored as its size and its first kilobyte) and keeps its last good version; larger qualifications or quotas are quarantined and the survey is marked for refetch.",
+      "Largest survey, qualification or quota record, in bytes of its JSON (1024 to 268435456; 1 MiB by default). A larger survey is quarantined (stored as its size and its first kilobyte) and keeps its last good version; larger qualifications or quotas are quarantined and the survey is marked for refetch.",
     parse: numberValue({ min: 1024, max: 268_435_456, integer: true }),
-    fallback: { kind: "default", raw: "1048576" },
+    fallback: { kind: "default", raw: String(DEFAULT_MAX_RECORD_BYTES) },
   },
   maxListBytes: {
     variable: "SYNC_MAX_LIST_BYTES",
     description:
-      "Largest Get Surveys body, in bytes (1024 to 17179869184; 512 MiB by default, about 500,000 surveys): past it (by Content-Length, or as the bytes arrive) the cycle fails and nothing of it is kept.",
+      "Largest Get Surveys body, in bytes (1024 to 17179869184; 512 MiB by default): past it (by Content-Length, or as the bytes arrive) the cycle fails and nothing of it is kept.",
     parse: numberValue({ min: 1024, max: 17_179_869_184, integer: true }),
-    fallback: { kind: "default", raw: "536870912" },
+    fallback: { kind: "default", raw: String(DEFAULT_MAX_LIST_BYTES) },
   },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 

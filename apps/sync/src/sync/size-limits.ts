@@ -1,4 +1,4 @@
-import { configDefaults } from "../config.ts";
+import { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_RECORD_BYTES } from "../config.ts";
 import { SyncError } from "../errors.ts";
 import type { QuarantineInput } from "../store/store.ts";
 import type { FetchFunction as ClientFetch } from "@sds/client";
@@ -6,10 +6,7 @@ import { operationOf } from "./counting-fetch.ts";
 import type { FetchFailure, SurveyFetchResult } from "./fetch-children.ts";
 import { quarantineItemText } from "./quarantine.ts";
 
-/** Default `SYNC_MAX_RECORD_BYTES`. */
-export const DEFAULT_MAX_RECORD_BYTES = configDefaults.SYNC_MAX_RECORD_BYTES;
-/** Default `SYNC_MAX_LIST_BYTES`. */
-export const DEFAULT_MAX_LIST_BYTES = configDefaults.SYNC_MAX_LIST_BYTES;
+export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_RECORD_BYTES };
 
 /** The Get Surveys body grew past `SYNC_MAX_LIST_BYTES`: the cycle fails, nothing of it is kept. */
 export class ListTooLargeError extends SyncError {
