@@ -33,6 +33,8 @@ describe("loadConfig", () => {
       cycleTimeoutSeconds: 600,
       maxRecordBytes: 1_048_576,
       maxListBytes: 536_870_912,
+      maxClosureShare: 0.25,
+      closureConfirmCycles: 3,
     });
   });
 

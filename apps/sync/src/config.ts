@@ -58,6 +58,10 @@ export interface SyncConfig {
   readonly maxRecordBytes: number;
   /** `SYNC_MAX_LIST_BYTES`: a Get Surveys body larger than this fails the cycle. @default 536870912 */
   readonly maxListBytes: number;
+  /** `SYNC_MAX_CLOSURE_SHARE`: share of the live surveys one cycle may close before the guard holds the closures. @default 0.25 */
+  readonly maxClosureShare: number;
+  /** `SYNC_CLOSURE_CONFIRM_CYCLES`: consecutive cycles held surveys must stay absent before they close. @default 3 */
+  readonly closureConfirmCycles: number;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -212,6 +216,20 @@ export const settings = {
       "Largest Get Surveys body, in bytes (1024 to 17179869184; 512 MiB by default): past it (by Content-Length, or as the bytes arrive) the cycle fails and nothing of it is kept.",
     parse: numberValue({ min: 1024, max: 17_179_869_184, integer: true }),
     fallback: { kind: "default", raw: String(DEFAULT_MAX_LIST_BYTES) },
+  },
+  maxClosureShare: {
+    variable: "SYNC_MAX_CLOSURE_SHARE",
+    description:
+      "Mass-closure guard: the share (0 to 1) of the live surveys one cycle may close. A cycle whose list leaves more of them absent holds those closures (the surveys stay live) until they stay absent for SYNC_CLOSURE_CONFIRM_CYCLES cycles or an operator confirms; 1 turns the guard off.",
+    parse: numberValue({ min: 0, max: 1, integer: false }),
+    // A quarter of the inventory vanishing in one cycle looks like a glitch, not like churn.
+    fallback: { kind: "default", raw: "0.25" },
+  },
+  closureConfirmCycles: {
+    variable: "SYNC_CLOSURE_CONFIRM_CYCLES",
+    description: "Consecutive cycles (1 to 1000) that held surveys must stay absent before they close, unless an operator confirms sooner (POST /v1/sync/closures/confirm).",
+    parse: numberValue({ min: 1, max: 1000, integer: true }),
+    fallback: { kind: "default", raw: "3" },
   },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 

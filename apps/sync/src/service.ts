@@ -90,6 +90,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     notifier,
     requestCount: () => requests,
     cycle: { deadlineMs: config.cycleTimeoutSeconds * 1000, maxRecordBytes: config.maxRecordBytes },
+    closureGuard: { maxShare: config.maxClosureShare, confirmCycles: config.closureConfirmCycles },
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
   });
 

@@ -13,6 +13,7 @@ import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
 import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
+import { ClosureGuard, type ClosureGuardSettings } from "../src/sync/closure-guard.ts";
 import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "../src/sync/run-cycle.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
@@ -24,6 +25,8 @@ export interface CycleHarness {
   /** The hostile front the client talks to: honest until a test plays a scenario. */
   readonly hostile: HostileUpstream;
   readonly server: FakeServer;
+  /** The mass-closure guard, when the harness was given its settings. */
+  readonly guard: ClosureGuard | undefined;
   readonly store: SyncStore;
   /** Runs one cycle against the fake and returns its result. */
   cycle(): Promise<CycleResult>;
@@ -46,6 +49,8 @@ export interface CycleHarnessOptions {
   readonly wrapFetch?: (fetch: FetchFunction) => FetchFunction;
   /** Settings of the cycle beyond the harness's own (deadline, limits, closure guard). */
   readonly cycle?: CycleSettings;
+  /** The mass-closure guard's settings. @default none: every absent survey closes */
+  readonly closureGuard?: ClosureGuardSettings;
   /** `SYNC_MAX_LIST_BYTES` of the client upstream. @default the service's */
   readonly maxListBytes?: number;
   /** Client retries per request. @default 0 */
@@ -82,15 +87,17 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
   });
   const index = new SurveyIndex();
+  const guard = options.closureGuard ? new ClosureGuard(options.closureGuard) : undefined;
   let logged = 0;
   return {
     api,
     hostile,
     server,
+    guard,
     store,
     cycle: () =>
       runCycle(
-        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests, ...options.cycle },
+        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests, ...options.cycle, ...(guard ? { closureGuard: guard } : {}) },
         index,
         "manual",
         new AbortController().signal,

@@ -149,4 +149,41 @@ describe.each([
     expect(await harness.store.getSurvey(-5)).toBeUndefined();
     expect((await harness.store.listQuarantine(10)).every((entry) => entry.surveyId === null)).toBe(true);
   });
+
+  it.skipIf(!enabled)("holds the closures of an empty list, serves the last good data, and closes only after the same surveys stay absent", async () => {
+    const harness = await start({ closureGuard: { maxShare: 0.25, confirmCycles: 3 } });
+    const before = await readable(harness.store);
+    harness.hostile.use({ kind: "empty-list" });
+
+    const glitch = await harness.cycle();
+
+    expect(glitch).toMatchObject({ status: "succeeded", counts: { closed: 0, closuresHeld: 12, changes: 0 } });
+    expect((await readable(harness.store)).details).toEqual(before.details);
+    expect(harness.guard?.status()).toMatchObject({ count: 12, absentCycles: 1 });
+
+    // The list comes back: nothing closed, nothing reopened, nothing held.
+    harness.hostile.clear();
+    expect((await harness.cycle()).counts).toMatchObject({ changes: 0, closuresHeld: 0 });
+    expect(await harness.store.latestSequence()).toBe(before.sequence);
+
+    // Absent three cycles in a row: then they close.
+    harness.hostile.use({ kind: "empty-list" });
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 0, closuresHeld: 12 });
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 0, closuresHeld: 12 });
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 12, closuresHeld: 0 });
+    expect((await harness.store.stats()).live).toBe(0);
+  });
+
+  it.skipIf(!enabled)("closes held surveys at the next cycle once an operator confirms, and closes ordinary churn at once", async () => {
+    const harness = await start({ closureGuard: { maxShare: 0.25, confirmCycles: 5 } });
+    const [first, second] = harness.api.listSurveys(1001);
+    harness.api.closeSurvey(first?.SurveyId ?? 0);
+    harness.api.closeSurvey(second?.SurveyId ?? 0);
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 2, closuresHeld: 0 });
+
+    harness.hostile.use({ kind: "empty-list" });
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 0, closuresHeld: 10 });
+    expect(harness.guard?.confirm()).toBe(10);
+    expect((await harness.cycle()).counts).toMatchObject({ closed: 10, closuresHeld: 0 });
+  });
 });

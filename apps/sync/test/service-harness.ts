@@ -1,7 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi, type FakeSupplierInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  createHostileUpstream,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeServer,
+  type FakeSupplierApi,
+  type FakeSupplierInit,
+  type HostileUpstream,
+} from "@sds/testing";
 import type { DatabaseConfig, SyncConfig } from "../src/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
 import { silentLogger, waitFor } from "./harness.ts";
@@ -9,6 +18,8 @@ import { silentLogger, waitFor } from "./harness.ts";
 /** sds-sync running in-process against the fake over HTTP. */
 export interface ServiceHarness {
   readonly api: FakeSupplierApi;
+  /** The hostile front sds-sync talks to (honest until a test plays a scenario). */
+  readonly hostile: HostileUpstream;
   readonly fake: FakeServer;
   readonly service: SyncService;
   /** Calls the service's HTTP API. */
@@ -38,7 +49,8 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
   const api =
     options.api ??
     createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }], requestLogLimit: 1_000_000 });
-  const fake = await api.listen();
+  const hostile = createHostileUpstream(api);
+  const fake = await hostile.listen();
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-service-"));
   const config: SyncConfig = {
     baseUrl: fake.baseUrl,
@@ -54,6 +66,8 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     cycleTimeoutSeconds: 600,
     maxRecordBytes: 1_048_576,
     maxListBytes: 536_870_912,
+    maxClosureShare: 0.25,
+    closureConfirmCycles: 3,
     ...options.config,
   };
   const service = await startSyncService({
@@ -68,6 +82,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
   await waitFor(() => service.engine.status().lastCycle !== undefined || (!service.engine.status().leader && Date.now() - started > 500), 30_000);
   return {
     api,
+    hostile,
     fake,
     service,
     request: (path, init) => fetch(`${service.url}${path}`, init),

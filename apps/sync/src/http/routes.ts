@@ -42,7 +42,8 @@ export const readyz: Handler = async (context) => {
   if (!last) return json(503, { ready: false, reason: "no successful sync cycle yet" });
   const ageSeconds = (Date.now() - last.finishedAt.getTime()) / 1000;
   const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
-  const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds };
+  // Held closures keep the replica ready (it serves the last good data, which is the point) but are said out loud.
+  const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds, closuresHeld: last.counts.closuresHeld ?? 0 };
   if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body });
   return json(200, { ready: true, ...body });
 };
@@ -110,12 +111,19 @@ export const syncStatus: Handler = async (context) => {
   const engine = context.engine.status();
   return json(200, {
     replica: { id: engine.replicaId, leader: engine.leader, running: engine.running, consecutiveFailures: engine.consecutiveFailures, nextRunAt: engine.nextRunAt },
+    closures: engine.closures,
     store: { kind: context.store.kind, ...stats },
     intervalSeconds: context.intervalMs / 1000,
     runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
     collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),
     quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues })),
   });
+};
+
+/** `POST /v1/sync/closures/confirm`: an operator confirms the closures the mass-closure guard holds; the next cycle applies them. */
+export const confirmClosures: Handler = (context) => {
+  const confirmed = context.engine.confirmClosures();
+  return Promise.resolve(json(202, { confirmed, appliedAt: "the next cycle, for the surveys still absent then" }));
 };
 
 /** `GET /v1/collections`: the stored reference collections. */

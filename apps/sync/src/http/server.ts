@@ -46,6 +46,7 @@ const table = {
   listCollections: { method: "GET", path: "/v1/collections", handler: routes.listCollections, authenticated: true },
   syncStatus: { method: "GET", path: "/v1/sync/status", handler: routes.syncStatus, authenticated: true },
   runSync: { method: "POST", path: "/v1/sync/run", handler: routes.runSync, authenticated: true },
+  confirmClosures: { method: "POST", path: "/v1/sync/closures/confirm", handler: routes.confirmClosures, authenticated: true },
 } as const satisfies Record<string, Route>;
 type RouteId = keyof typeof table;
 

@@ -16,6 +16,7 @@ export interface SyncMetrics {
   readonly quarantineSize: Gauge;
   readonly latestSequence: Gauge;
   readonly leader: Gauge;
+  readonly closuresHeld: Gauge;
 }
 
 /**
@@ -39,6 +40,7 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
     quarantineSize: registry.gauge("sds_sync_quarantine_items", "Distinct items in quarantine."),
     latestSequence: registry.gauge("sds_sync_change_sequence", "Highest sequence number of the change feed."),
     leader: registry.gauge("sds_sync_leader", "1 when this replica leads (runs the cycles), else 0."),
+    closuresHeld: registry.gauge("sds_sync_closures_held", "Surveys absent from the live list whose closure the mass-closure guard holds (as of the last successful cycle)."),
   };
   registry.addCollector(async () => {
     const [stats, lastSuccess] = await Promise.all([store.stats(), store.lastSuccessfulRun()]);
@@ -48,6 +50,7 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
     metrics.quarantineSize.set(stats.quarantined);
     metrics.latestSequence.set(stats.latestSequence);
     if (lastSuccess) metrics.lastSuccess.set(lastSuccess.finishedAt.getTime() / 1000);
+    metrics.closuresHeld.set(lastSuccess?.counts.closuresHeld ?? 0);
   });
   return metrics;
 }

@@ -162,6 +162,8 @@ export interface RunCounts {
   readonly quarantined: number;
   readonly upstreamRequests: number;
   readonly changes: number;
+  /** Surveys absent from the list but held by the mass-closure guard (still served as live). Absent from runs stored before the guard existed. */
+  readonly closuresHeld?: number;
 }
 
 /** A run record before it is stored. */
@@ -330,5 +332,6 @@ export function emptyRunCounts(): RunCounts {
     quarantined: 0,
     upstreamRequests: 0,
     changes: 0,
+    closuresHeld: 0,
   };
 }

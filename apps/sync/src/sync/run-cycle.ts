@@ -5,6 +5,7 @@ import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunIn
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
+import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { invalidIdIssues, quarantineOfItem, quarantineOfListItem } from "./quarantine.ts";
@@ -32,6 +33,8 @@ export interface CycleContext extends CycleSettings {
   readonly requestCount: () => number;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /** The mass-closure guard of this leader, kept across cycles. @default none: every absent survey closes */
+  readonly closureGuard?: ClosureGuard;
 }
 
 /**
@@ -110,8 +113,8 @@ export async function runCycle(context: CycleContext, index: SurveyIndex, trigge
   try {
     await cycle.begin();
     await cycle.streamList();
-    const closedIds = await cycle.closeMissing();
-    return await cycle.commit(closedIds);
+    const closures = await cycle.closeMissing();
+    return await cycle.commit(closures);
   } catch (error) {
     return await cycle.fail(error);
   } finally {
@@ -252,18 +255,33 @@ class Cycle {
     }
   }
 
-  /** Phase 3: stored live surveys absent from the complete list are closed. Returns their ids. */
-  async closeMissing(): Promise<readonly number[]> {
-    const closedIds = closedSurveyIds(this.#requireStates(), this.#listing.listed, this.#listing.present);
+  /**
+   * Phase 3: stored live surveys absent from the complete list are closed, unless the
+   * mass-closure guard holds them (then they stay live and are counted as held).
+   */
+  async closeMissing(): Promise<ClosureDecision> {
+    const states = this.#requireStates();
+    const missing = closedSurveyIds(states, this.#listing.listed, this.#listing.present);
+    const guard = this.#context.closureGuard;
+    let live = 0;
+    if (guard) for (const state of states.values()) if (state.status === "live") live += 1;
+    const decision = guard ? guard.decide(missing, live) : { close: missing, held: [], next: new Map<number, number>() };
+    if (decision.held.length > 0) {
+      this.#context.logger.warn(
+        { held: decision.held.length, closing: decision.close.length, live, maxShare: guard?.settings.maxShare, confirmCycles: guard?.settings.confirmCycles, sample: decision.held.slice(0, 20) },
+        "mass closure held: too many live surveys are absent from the list; they are still served until they stay absent for SYNC_CLOSURE_CONFIRM_CYCLES cycles or POST /v1/sync/closures/confirm",
+      );
+    }
+    this.#counts.closuresHeld = decision.held.length;
     const { writer } = await this.#openTransaction();
-    writer.addClosed(closedIds);
+    writer.addClosed(decision.close);
     await writer.flush();
     this.#throwIfHalted();
-    return closedIds;
+    return decision;
   }
 
   /** Phase 4: records the run and commits; then (only then) the in-memory index learns the new states. */
-  async commit(closedIds: readonly number[]): Promise<CycleResult> {
+  async commit(closures: ClosureDecision): Promise<CycleResult> {
     const { transaction, writer } = await this.#openTransaction();
     const fetchFailures = this.#fetchFailures;
     this.#counts.fetchFailures = fetchFailures.length;
@@ -279,9 +297,10 @@ class Cycle {
     this.#counts.upstreamRequests = this.#context.requestCount() - this.#requestsBefore;
     const outcome: CommitOutcome = await transaction.commit({ ...this.#run, status: "succeeded", finishedAt, counts: this.#counts, error: null });
     this.#open = undefined;
+    this.#context.closureGuard?.accept(closures);
     const states = this.#requireStates();
     for (const state of writer.states) states.set(state.id, state);
-    for (const id of closedIds) {
+    for (const id of closures.close) {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }

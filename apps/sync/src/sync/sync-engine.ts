@@ -3,6 +3,7 @@ import { SyncError } from "../errors.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { RunInput, SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "./change-notifier.ts";
+import { ClosureGuard, type ClosureGuardSettings, type HeldClosures } from "./closure-guard.ts";
 import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "./collections.ts";
 import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "./run-cycle.ts";
 import type { Upstream } from "./upstream.ts";
@@ -35,6 +36,8 @@ export interface SyncEngineOptions {
   readonly initialBackoffMs?: number;
   /** The cycle's deadline and limits, from the configuration. @default none: no deadline, default limits */
   readonly cycle?: CycleSettings;
+  /** The mass-closure guard's settings. @default none: every absent survey closes at once */
+  readonly closureGuard?: ClosureGuardSettings;
 }
 
 /** What `/v1/sync/status` shows of the engine. */
@@ -46,6 +49,8 @@ export interface EngineStatus {
   readonly nextRunAt: string | null;
   readonly lastCycle: CycleResult | undefined;
   readonly collectionsRefreshedAt: string | null;
+  /** Closures the mass-closure guard holds (on the leader; a follower holds none). */
+  readonly closures: HeldClosures | null;
 }
 
 /**
@@ -57,6 +62,7 @@ export interface EngineStatus {
 export class SyncEngine {
   readonly #options: SyncEngineOptions;
   readonly #index = new SurveyIndex();
+  readonly #guard: ClosureGuard | undefined;
   #loop: Promise<void> | undefined;
   #stopping = false;
   #cycleAbort: AbortController | undefined;
@@ -73,6 +79,18 @@ export class SyncEngine {
 
   constructor(options: SyncEngineOptions) {
     this.#options = options;
+    this.#guard = options.closureGuard ? new ClosureGuard(options.closureGuard) : undefined;
+  }
+
+  /**
+   * An operator confirms the closures the mass-closure guard holds: they are applied by the next
+   * cycle if those surveys are still absent. Resolves how many were confirmed.
+   *
+   * @throws NotLeaderError on a replica that does not lead (only the leader holds closures).
+   */
+  confirmClosures(): number {
+    if (!this.#leader) throw new NotLeaderError("this replica does not lead; confirm on the leader");
+    return this.#guard?.confirm() ?? 0;
   }
 
   /** Starts the loop; the first cycle runs at once when this replica leads. */
@@ -122,6 +140,7 @@ export class SyncEngine {
       nextRunAt: this.#nextRunAt?.toISOString() ?? null,
       lastCycle: this.#lastCycle,
       collectionsRefreshedAt: this.#collectionsRefreshedAt?.toISOString() ?? null,
+      closures: this.#guard?.status() ?? null,
     };
   }
 
@@ -133,6 +152,7 @@ export class SyncEngine {
       if (leader !== this.#leader) {
         // Another replica may have written while this one followed: the in-memory index is stale.
         this.#index.invalidate();
+        this.#guard?.reset();
         this.#collectionsRefreshedAt = undefined;
         logger.info({ replicaId: this.#options.replicaId }, leader ? "leading: this replica runs the sync cycles" : "following: another replica leads");
       }
@@ -185,6 +205,7 @@ export class SyncEngine {
           logger,
           requestCount: this.#options.requestCount,
           ...this.#options.cycle,
+          ...(this.#guard ? { closureGuard: this.#guard } : {}),
         },
         this.#index,
         trigger,
