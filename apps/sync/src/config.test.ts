@@ -35,6 +35,7 @@ describe("loadConfig", () => {
       maxListBytes: 536_870_912,
       maxClosureShare: 0.25,
       closureConfirmCycles: 3,
+      manualRunSpacingSeconds: 5,
     });
   });
 

@@ -62,6 +62,8 @@ export interface SyncConfig {
   readonly maxClosureShare: number;
   /** `SYNC_CLOSURE_CONFIRM_CYCLES`: consecutive cycles held surveys must stay absent before they close. @default 3 */
   readonly closureConfirmCycles: number;
+  /** `SYNC_MANUAL_RUN_SPACING`: shortest time between the starts of two manual cycles, in seconds. @default 5 */
+  readonly manualRunSpacingSeconds: number;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -230,6 +232,13 @@ export const settings = {
     description: "Consecutive cycles (1 to 1000) that held surveys must stay absent before they close, unless an operator confirms sooner (POST /v1/sync/closures/confirm).",
     parse: numberValue({ min: 1, max: 1000, integer: true }),
     fallback: { kind: "default", raw: "3" },
+  },
+  manualRunSpacingSeconds: {
+    variable: "SYNC_MANUAL_RUN_SPACING",
+    description:
+      "Shortest time, in seconds (0 to 3600, decimals allowed), between the starts of two manual cycles (POST /v1/sync/run). Callers meanwhile join the cycle running or already asked for, or get 429 with Retry-After; none starts while an upstream 429 Retry-After is pending. 0 leaves only the coalescing (for tests).",
+    parse: numberValue({ min: 0, max: 3600, integer: false }),
+    fallback: { kind: "default", raw: "5" },
   },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 

@@ -91,6 +91,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     requestCount: () => requests,
     cycle: { deadlineMs: config.cycleTimeoutSeconds * 1000, maxRecordBytes: config.maxRecordBytes },
     closureGuard: { maxShare: config.maxClosureShare, confirmCycles: config.closureConfirmCycles },
+    manualRunSpacingMs: config.manualRunSpacingSeconds * 1000,
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
   });
 

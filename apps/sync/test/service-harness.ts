@@ -68,6 +68,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     maxListBytes: 536_870_912,
     maxClosureShare: 0.25,
     closureConfirmCycles: 3,
+    manualRunSpacingSeconds: 0,
     ...options.config,
   };
   const service = await startSyncService({

@@ -3,7 +3,7 @@ import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.ts";
 import type { SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "../sync/change-notifier.ts";
 import type { CycleResult } from "../sync/run-cycle.ts";
-import type { SyncEngine } from "../sync/sync-engine.ts";
+import { ManualRunRefusedError, type SyncEngine } from "../sync/sync-engine.ts";
 import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
 import { errorReply, json, type Reply } from "./respond.ts";
 
@@ -133,7 +133,13 @@ export const listCollections: Handler = async (context) => json(200, { collectio
 export const runSync: Handler = async (context, request) => {
   const wait = request.url.searchParams.get("wait");
   if (wait !== null && wait !== "true" && wait !== "false") return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
-  const cycle = context.engine.runNow();
+  let cycle: Promise<CycleResult>;
+  try {
+    cycle = context.engine.runNow();
+  } catch (error) {
+    if (!(error instanceof ManualRunRefusedError)) throw error;
+    return errorReply(429, "too_many_runs", error.message, { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
+  }
   if (wait === "false") {
     cycle.catch(() => undefined); // the outcome is logged and recorded by the engine
     return json(202, { accepted: true });

@@ -1,3 +1,4 @@
+import { isRateLimitError } from "@sds/client";
 import type { InvalidItem, Survey } from "@sds/schemas";
 import type { Logger } from "pino";
 import { StoreError, SyncError } from "../errors.ts";
@@ -70,6 +71,8 @@ export interface CycleResult {
   readonly error: string | null;
   /** Why it failed; null when it succeeded. */
   readonly failure: CycleFailureKind | null;
+  /** The longest wait an upstream 429 asked for during the cycle (`Retry-After`, in ms); null when none did. */
+  readonly retryAfterMs: number | null;
   readonly firstSequence: number | null;
   readonly lastSequence: number | null;
   readonly fetchFailures: readonly FetchFailure[];
@@ -304,7 +307,7 @@ class Cycle {
       const state = states.get(id);
       if (state) states.set(id, { ...state, status: "closed" });
     }
-    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, retryAfterMs: retryAfterOf(fetchFailures.map((failure) => failure.error)), firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
   }
 
   /** The failure path of every phase: roll back what was written, record the failed run, never throw. */
@@ -326,7 +329,7 @@ class Cycle {
     } catch (recordError) {
       this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
   }
 
   /** Lets go of the outer signal and the deadline. */
@@ -399,6 +402,15 @@ function resolvedChildKeys(plan: SurveyPlan, fetched: FetchedRecords): string[] 
   if (plan.fetchQualifications && fetched.qualifications) keys.push(`qualifications:${id}`);
   if ((plan.fetchQuotas && fetched.quotas) || plan.clearQuotas) keys.push(`quotas:${id}`);
   return keys;
+}
+
+/** The longest `Retry-After` among errors that are the upstream's 429s, in ms; null when there is none. */
+function retryAfterOf(errors: readonly unknown[]): number | null {
+  let longest: number | null = null;
+  for (const error of errors) {
+    if (isRateLimitError(error) && error.retryAfter !== undefined) longest = Math.max(longest ?? 0, error.retryAfter);
+  }
+  return longest;
 }
 
 function failureKind(cause: Error): CycleFailureKind {

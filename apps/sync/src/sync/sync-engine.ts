@@ -18,6 +18,20 @@ export class ShuttingDownError extends SyncError {
   override name = "ShuttingDownError" as const;
 }
 
+/** A manual run was refused: too soon after the last one, or the upstream asked to wait (429 Retry-After). Answered 429. */
+export class ManualRunRefusedError extends SyncError {
+  override name = "ManualRunRefusedError" as const;
+  /** How long until a manual run may start, in ms. */
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The longest upstream `Retry-After` the engine honours, in ms: an absurd value (a year) must not stop syncing for good. */
+export const MAX_HONOURED_RETRY_AFTER_MS = 3_600_000;
+
 /** Options of {@link SyncEngine}. */
 export interface SyncEngineOptions {
   readonly store: SyncStore;
@@ -38,6 +52,8 @@ export interface SyncEngineOptions {
   readonly cycle?: CycleSettings;
   /** The mass-closure guard's settings. @default none: every absent survey closes at once */
   readonly closureGuard?: ClosureGuardSettings;
+  /** Shortest time between the starts of two manual cycles (`SYNC_MANUAL_RUN_SPACING`), in ms. @default 5000 */
+  readonly manualRunSpacingMs?: number;
 }
 
 /** What `/v1/sync/status` shows of the engine. */
@@ -68,6 +84,13 @@ export class SyncEngine {
   #cycleAbort: AbortController | undefined;
   #wake: (() => void) | undefined;
   #manualWaiters: { resolve: (result: CycleResult) => void; reject: (error: unknown) => void }[] = [];
+  /** The manual cycle asked for and not started yet: every caller until it starts shares it. */
+  #queued: Promise<CycleResult> | undefined;
+  /** The cycle running now: a manual run asked for meanwhile joins it. */
+  #current: Promise<CycleResult> | undefined;
+  #lastManualStart = Number.NEGATIVE_INFINITY;
+  /** Epoch ms before which no cycle starts: the upstream's last 429 `Retry-After`. */
+  #notBefore = 0;
   #leader = false;
   #running = false;
   #consecutiveFailures = 0;
@@ -110,14 +133,33 @@ export class SyncEngine {
     await this.#options.store.leadership.release();
   }
 
-  /** Runs a cycle as soon as the current one (if any) ends, and resolves with its result. */
+  /**
+   * A cycle now, for `POST /v1/sync/run`, coalesced and spaced so that no number of callers can
+   * hammer the upstream: a caller joins the cycle running now, or the manual cycle already asked
+   * for; otherwise a manual cycle is started, at most one per `manualRunSpacingMs` and none while
+   * the upstream's 429 `Retry-After` is pending. Resolves with the cycle's result.
+   *
+   * @throws ManualRunRefusedError (with how long to wait) when a manual cycle may not start yet.
+   * @throws NotLeaderError, ShuttingDownError
+   */
   runNow(): Promise<CycleResult> {
-    if (this.#stopping) return Promise.reject(new ShuttingDownError("shutting down"));
-    if (!this.#leader) return Promise.reject(new NotLeaderError("this replica does not lead; the leader runs the cycles"));
-    return new Promise((resolve, reject) => {
+    if (this.#stopping) throw new ShuttingDownError("shutting down");
+    if (!this.#leader) throw new NotLeaderError("this replica does not lead; the leader runs the cycles");
+    if (this.#current) return this.#current;
+    if (this.#queued) return this.#queued;
+    const now = Date.now();
+    if (this.#notBefore > now) throw new ManualRunRefusedError("the upstream asked to wait (429 Retry-After); the next cycle runs after it", this.#notBefore - now);
+    const spacing = this.#options.manualRunSpacingMs ?? 5000;
+    const since = performance.now() - this.#lastManualStart;
+    if (since < spacing) throw new ManualRunRefusedError(`manual runs are spaced by at least ${spacing / 1000} s (SYNC_MANUAL_RUN_SPACING)`, spacing - since);
+    const queued = new Promise<CycleResult>((resolve, reject) => {
       this.#manualWaiters.push({ resolve, reject });
-      this.#wake?.();
     });
+    // A queued run that the engine rejects (shutdown, lost leadership) must not surface as unhandled when no caller waits.
+    queued.catch(() => undefined);
+    this.#queued = queued;
+    this.#wake?.();
+    return queued;
   }
 
   /** Resolves with the next cycle this replica completes, whatever its trigger. */
@@ -159,18 +201,28 @@ export class SyncEngine {
       this.#leader = leader;
       metrics.leader.set(leader ? 1 : 0);
       if (!leader) {
+        this.#queued = undefined;
         for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new NotLeaderError("this replica lost leadership"));
         await this.#sleep(followerPollMs);
         continue;
       }
 
       const manual = this.#manualWaiters.splice(0);
+      this.#queued = undefined;
       const trigger: RunInput["trigger"] = manual.length > 0 ? "manual" : this.#firstCycle ? "startup" : "schedule";
-      const result = await this.#cycle(trigger);
+      if (manual.length > 0) this.#lastManualStart = performance.now();
+      this.#current = this.#cycle(trigger);
+      const result = await this.#current;
+      this.#current = undefined;
       for (const waiter of manual) waiter.resolve(result);
       if (this.#isStopping()) break;
 
-      const delay = result.status === "succeeded" ? intervalMs : this.#backoff();
+      if (result.retryAfterMs !== null) {
+        const honoured = Math.min(result.retryAfterMs, MAX_HONOURED_RETRY_AFTER_MS);
+        this.#notBefore = Date.now() + honoured;
+        logger.warn({ retryAfterMs: result.retryAfterMs, honouredMs: honoured }, "the upstream answered 429: no cycle, manual or scheduled, starts before its Retry-After");
+      }
+      const delay = Math.max(result.status === "succeeded" ? intervalMs : this.#backoff(), this.#notBefore - Date.now());
       this.#nextRunAt = new Date(Date.now() + delay);
       if (this.#manualWaiters.length === 0) await this.#sleep(delay);
       this.#nextRunAt = null;
