@@ -1,3 +1,4 @@
+import stringWidth from "string-width";
 import type { Styles } from "./styles.ts";
 
 /** How to lay out one column of a table. */
@@ -57,17 +58,26 @@ function fitWidths(widths: number[], columns: readonly TableColumn[], maxWidth: 
 
 const graphemes = new Intl.Segmenter();
 
-/** The printed width of `text`, counting grapheme clusters (an emoji with modifiers is one). */
+/**
+ * The number of terminal columns `text` takes: East Asian wide and fullwidth characters
+ * (`調査` takes 4) and emoji (`👩🏽‍💻` takes 2) count two, combining marks none (string-width).
+ */
 export function textWidth(text: string): number {
-  let width = 0;
-  for (const _ of graphemes.segment(text)) width++;
-  return width;
+  return stringWidth(text);
 }
 
+/** `text` cut to at most `width` columns, ending in `…` when cut; never splits a character. */
 function truncate(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
-  const kept = Array.from(graphemes.segment(text), (part) => part.segment).slice(0, Math.max(0, width - 1));
-  return kept.join("") + "…";
+  let kept = "";
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const segmentWidth = textWidth(segment);
+    if (used + segmentWidth > width - 1) break;
+    kept += segment;
+    used += segmentWidth;
+  }
+  return kept + "…";
 }
 
 function singleLine(text: string): string {
@@ -80,5 +90,5 @@ function singleLine(text: string): string {
  */
 export function renderKeyValues(pairs: readonly (readonly [string, string])[], styles: Styles, indent = ""): string {
   const width = Math.max(0, ...pairs.map(([label]) => textWidth(label)));
-  return pairs.map(([label, value]) => `${indent}${styles.dim(label.padEnd(width))}  ${value}`).join("\n") + "\n";
+  return pairs.map(([label, value]) => `${indent}${styles.dim(label + " ".repeat(width - textWidth(label)))}  ${value}`).join("\n") + "\n";
 }
