@@ -51,6 +51,24 @@ describe("sds export", () => {
     expect((await run("export", "-o", "table")).code).toBe(2);
   });
 
+  it("defuses formulas in CSV cells unless --raw-csv is given", async () => {
+    const [first] = liveSurveys();
+    if (first === undefined) throw new Error("the fake has no live survey");
+    testbed.fake.api.updateSurvey(first.SurveyId, { Name: '=HYPERLINK("http://evil.example","open")' });
+    try {
+      const nameCell = (stdout: string) => stdout.split("\r\n").find((line) => line.startsWith(`${first.SurveyId},`))?.split(",")[1];
+      const defused = await run("export", "--format", "csv", "--quotas", "none");
+      expect(defused.code).toBe(0);
+      expect(nameCell(defused.stdout)).toBe(`"'=HYPERLINK(""http://evil.example""`);
+      const raw = await run("export", "--format", "csv", "--quotas", "none", "--raw-csv");
+      expect(nameCell(raw.stdout)).toBe(`"=HYPERLINK(""http://evil.example""`);
+      const listed = await run("surveys", "list", "-o", "csv", "--fields", "SurveyId,Name");
+      expect(listed.stdout).toContain(`${first.SurveyId},"'=HYPERLINK(""http://evil.example"",""open"")"\r\n`);
+    } finally {
+      testbed.fake.api.updateSurvey(first.SurveyId, { Name: first.Name });
+    }
+  });
+
   it("fetches quotas of every survey with --quotas all", async () => {
     await run("export", "--quotas", "all", "--out", join(testbed.home.path, "x.ndjson"));
     expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(liveSurveys().length);

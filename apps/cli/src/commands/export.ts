@@ -12,7 +12,7 @@ const quotaModes = ["flagged", "all", "none"] as const;
 /** `sds export`: every live survey with its qualifications and quotas, to a file or stdout. */
 export const command = defineCommand({
   description:
-    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency); a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all.",
+    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency); a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all. In CSV, cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR; numbers excepted) get a leading ' unless --raw-csv is given.",
   options: {
     out: { type: "string", valueName: "FILE", isPath: true, description: "write to FILE instead of standard output" },
     format: { type: "string", valueName: "FORMAT", choices: exportFormats, description: "ndjson, json or csv (default: from FILE's extension, else ndjson)" },
@@ -23,6 +23,7 @@ export const command = defineCommand({
     { command: "export --out surveys.ndjson", description: "Everything, one survey per line" },
     { command: "export --format csv --quotas none > surveys.csv", description: "CSV without quotas" },
     { command: "export --concurrency 8 --out surveys.json", description: "Faster, as one JSON array" },
+    { command: "export --format csv --raw-csv --out feed.csv", description: "CSV for a program: cells starting with = + - @ kept as they are" },
   ],
   async run(context) {
     const { options, output, io } = context;
@@ -47,7 +48,7 @@ export const command = defineCommand({
     }
 
     const records: ExportRecord[] = result.surveys.map((entry) => ({ survey: entry.survey, qualifications: entry.qualifications, quotas: entry.quotas ?? null }));
-    const chunks = serializeExport(records, format);
+    const chunks = serializeExport(records, format, { defuseFormulas: !context.globals.rawCsv });
     if (options.out === undefined) {
       await writeExportStream(io.stdout, chunks);
     } else {

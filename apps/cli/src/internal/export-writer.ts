@@ -5,7 +5,7 @@ import { basename, dirname, join } from "node:path";
 import type { SurveyWithDetails } from "@sds/client";
 import { Survey } from "@sds/schemas";
 import { csvCell } from "./cell.ts";
-import { csvLine } from "./csv.ts";
+import { csvLine, type CsvOptions } from "./csv.ts";
 import { writeText, type OutputStream } from "./io.ts";
 
 /** The formats of `sds export`. */
@@ -32,7 +32,7 @@ export function formatFromExtension(path: string): ExportFormat | undefined {
 const surveyColumns = Object.keys(Survey.shape);
 
 /** The records in `format`, as chunks of text to write one after another. */
-export function* serializeExport(records: readonly ExportRecord[], format: ExportFormat): Generator<string> {
+export function* serializeExport(records: readonly ExportRecord[], format: ExportFormat, csv: CsvOptions): Generator<string> {
   const batch = 500;
   switch (format) {
     case "ndjson":
@@ -50,7 +50,7 @@ export function* serializeExport(records: readonly ExportRecord[], format: Expor
       return;
     case "csv":
       // One row per survey: its fields, then its qualifications and quotas as JSON cells.
-      yield csvLine([...surveyColumns, "Qualifications", "Quotas"]);
+      yield csvLine([...surveyColumns, "Qualifications", "Quotas"], csv);
       for (let start = 0; start < records.length; start += batch) {
         yield records
           .slice(start, start + batch)
@@ -59,7 +59,7 @@ export function* serializeExport(records: readonly ExportRecord[], format: Expor
               ...surveyColumns.map((column) => csvCell((record.survey as Record<string, unknown>)[column])),
               JSON.stringify(record.qualifications),
               record.quotas === null ? "" : JSON.stringify(record.quotas),
-            ]),
+            ], csv),
           )
           .join("");
       }

@@ -12,6 +12,7 @@ export const globalOptionSpecs = {
   profile: { type: "string", valueName: "NAME", description: 'saved profile to use (env SDS_PROFILE; default "default")' },
   "api-key-stdin": { type: "boolean", description: "read the API key from standard input (else SDS_API_KEY, else the profile)" },
   output: { type: "string", short: "o", valueName: "FORMAT", choices: outputFormats, description: "table, json, ndjson or csv (default: table on a terminal, json otherwise)" },
+  "raw-csv": { type: "boolean", description: "write CSV cells as they are: no ' before cells starting with = + - @ (for programs, not spreadsheets)" },
   color: { type: "boolean", negatable: true, description: "--color forces colours, --no-color turns them off (else NO_COLOR, FORCE_COLOR, the terminal)" },
   timeout: { type: "string", valueName: "SECONDS", description: "time limit per HTTP request (default 30)" },
   debug: { type: "boolean", description: "print the request trace and error details to stderr (key redacted)" },
@@ -32,6 +33,8 @@ export interface GlobalOptions {
   readonly apiKeyStdin: boolean;
   /** The format asked for with `--output`; `undefined` picks by whether stdout is a terminal. */
   readonly output: OutputFormat | undefined;
+  /** `--raw-csv`: CSV cells exactly as the data has them, formulas not defused. */
+  readonly rawCsv: boolean;
   /** Per-request time limit in milliseconds. */
   readonly timeoutMs: number | undefined;
   readonly debug: boolean;
@@ -53,6 +56,7 @@ export function readGlobalOptions(values: Readonly<Record<string, unknown>>): Gl
     profile: values.profile as string | undefined,
     apiKeyStdin: values["api-key-stdin"] === true,
     output: values.output as OutputFormat | undefined,
+    rawCsv: values["raw-csv"] === true,
     timeoutMs,
     debug: values.debug === true,
   };

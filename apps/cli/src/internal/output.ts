@@ -50,9 +50,10 @@ export interface Output {
  * The {@link Output} for this run: table on a terminal, JSON otherwise, unless `--output` says;
  * coloured as decided once for the run (`decideStyles`).
  */
-export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output">, streamStyles: StreamStyles): Output {
+export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | "rawCsv">, streamStyles: StreamStyles): Output {
   const format: OutputFormat = globals.output ?? (io.stdout.isTTY === true ? "table" : "json");
   const { stdout: styles, stderr: errorStyles } = streamStyles;
+  const csv = { defuseFormulas: !globals.rawCsv };
   const write = (text: string) => writeText(io.stdout, text);
   const maxWidth = io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0 ? io.stdout.columns : undefined;
 
@@ -71,7 +72,7 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output">, 
           return writeLines(rows.map((row) => JSON.stringify(row) + "\n"), write);
         case "csv":
           return writeLines(
-            [csvLine(options.columns.map((column) => column.header)), ...rows.map((row) => csvLine(options.columns.map((column) => csvCell(cellValue(row, column)))))],
+            [csvLine(options.columns.map((column) => column.header), csv), ...rows.map((row) => csvLine(options.columns.map((column) => csvCell(cellValue(row, column))), csv))],
             write,
           );
         case "table":
@@ -89,7 +90,7 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output">, 
         case "ndjson":
           return write(JSON.stringify(value) + "\n");
         case "csv":
-          return writeLines([csvLine(["field", "value"]), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)]))], write);
+          return writeLines([csvLine(["field", "value"], csv), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)], csv))], write);
         case "table":
           return write(
             renderText === undefined

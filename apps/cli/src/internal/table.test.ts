@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { csvLine } from "./csv.ts";
 import { createStyles } from "./styles.ts";
 import { renderKeyValues, renderTable } from "./table.ts";
 
@@ -43,11 +42,5 @@ describe("renderTable", () => {
 describe("renderKeyValues", () => {
   it("aligns values after labels of wide characters", () => {
     expect(renderKeyValues([["名前", "a"], ["Id", "b"]], plain)).toBe("名前  a\nId    b\n");
-  });
-});
-
-describe("csvLine", () => {
-  it("quotes fields with commas, quotes, line breaks and edge spaces, and ends in CRLF", () => {
-    expect(csvLine(["plain", "a,b", 'say "hi"', "two\nlines", " padded", ""])).toBe('plain,"a,b","say ""hi""","two\nlines"," padded",\r\n');
   });
 });
