@@ -36,7 +36,19 @@ describe("loadConfig", () => {
       maxClosureShare: 0.25,
       closureConfirmCycles: 3,
       manualRunSpacingSeconds: 5,
+      outcomesHost: "127.0.0.1",
+      outcomesTokenParameter: "vq_token",
     });
+  });
+
+  it("reads the outcome receiver's settings and refuses unusable ones", () => {
+    const config = loadConfig({ ...minimal, SYNC_OUTCOMES_PORT: "9090", SYNC_OUTCOMES_HOST: "0.0.0.0", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/sds/", SYNC_OUTCOMES_TOKEN_PARAM: "tid" });
+    expect(config).toMatchObject({ outcomesPort: 9090, outcomesHost: "0.0.0.0", outcomesPublicUrl: "https://panel.example/sds", outcomesTokenParameter: "tid" });
+    expect(issuesOf({ ...minimal, SYNC_OUTCOMES_PORT: "x", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/?a=1", SYNC_OUTCOMES_TOKEN_PARAM: "a&b" }).map((issue) => issue.variable)).toEqual([
+      "SYNC_OUTCOMES_PORT",
+      "SYNC_OUTCOMES_PUBLIC_URL",
+      "SYNC_OUTCOMES_TOKEN_PARAM",
+    ]);
   });
 
   it("derives the cycle deadline from the interval unless SYNC_CYCLE_TIMEOUT is set", () => {

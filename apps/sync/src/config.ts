@@ -64,6 +64,14 @@ export interface SyncConfig {
   readonly closureConfirmCycles: number;
   /** `SYNC_MANUAL_RUN_SPACING`: shortest time between the starts of two manual cycles, in seconds. @default 5 */
   readonly manualRunSpacingSeconds: number;
+  /** `SYNC_OUTCOMES_PORT`: the S2S outcome receiver listens on its own port, apart from the private API; served on the main listener when unset. */
+  readonly outcomesPort?: number | undefined;
+  /** `SYNC_OUTCOMES_HOST`: interface of the receiver's own listener. @default HOST */
+  readonly outcomesHost?: string | undefined;
+  /** `SYNC_OUTCOMES_PUBLIC_URL`: the origin (and path prefix) the marketplace calls the receiver at, as in the account's S2S URLs; signatures are verified over it. @default "http://" + the Host header */
+  readonly outcomesPublicUrl?: string | undefined;
+  /** `SYNC_OUTCOMES_TOKEN_PARAM`: the query parameter carrying the transaction token on S2S calls. @default "vq_token" */
+  readonly outcomesTokenParameter?: string | undefined;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -240,6 +248,35 @@ export const settings = {
     parse: numberValue({ min: 0, max: 3600, integer: false }),
     fallback: { kind: "default", raw: "5" },
   },
+  outcomesPort: {
+    variable: "SYNC_OUTCOMES_PORT",
+    description:
+      "Port of the S2S outcome receiver's own listener (0 picks a free one). Unset: the receiver's routes are served on the main listener. Set: only there, and the main listener no longer serves them.",
+    parse: numberValue({ min: 0, max: 65_535, integer: true }),
+    fallback: { kind: "unset" },
+  },
+  outcomesHost: {
+    variable: "SYNC_OUTCOMES_HOST",
+    description: "Interface of the receiver's own listener.",
+    parse: (raw) => raw,
+    fallback: { kind: "derived", text: "HOST", derive: (config) => config.host },
+  },
+  outcomesPublicUrl: {
+    variable: "SYNC_OUTCOMES_PUBLIC_URL",
+    description:
+      "The origin, and any path prefix, the marketplace calls the receiver at, exactly as in the account's S2S URLs (https://panel.example/sds): signatures are verified over this followed by the request target as received. Unset: http:// and the request's Host header.",
+    parse: parseOutcomesPublicUrl,
+    fallback: { kind: "unset" },
+  },
+  outcomesTokenParameter: {
+    variable: "SYNC_OUTCOMES_TOKEN_PARAM",
+    description: "The query parameter that carries the transaction token on S2S calls.",
+    parse: (raw) => {
+      if (!/^[A-Za-z0-9_.~-]+$/.test(raw)) throw new SettingProblem(`must be a plain query parameter name, got ${JSON.stringify(raw)}`);
+      return raw;
+    },
+    fallback: { kind: "default", raw: "vq_token" },
+  },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 
 /** A rule across settings: returns a problem (naming one variable) or nothing. */
@@ -404,4 +441,18 @@ function parseApiToken(value: string): string {
   if (value.length < MIN_API_TOKEN_LENGTH) throw new SettingProblem(`must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
   if (/\s/.test(value)) throw new SettingProblem("must not contain whitespace (the value is not shown)");
   return value;
+}
+
+function parseOutcomesPublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingProblem(`is not a URL: ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingProblem(`must be http or https, got ${url.protocol}`);
+  if (url.search !== "" || url.hash !== "" || url.username || url.password) {
+    throw new SettingProblem("must be an origin with an optional path prefix, without credentials, query or fragment");
+  }
+  return value.replace(/\/+$/, "");
 }

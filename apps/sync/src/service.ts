@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, type SyncConfig } from "./config.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
+import type { LoopContext } from "./loop/loop-context.ts";
+import { startLoop, type Loop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
@@ -35,7 +37,11 @@ export interface SyncServiceOptions {
 export interface SyncService {
   /** Base URL of the HTTP API, such as `http://127.0.0.1:8787`. */
   readonly url: string;
+  /** Base URL of the S2S outcome receiver's own listener (`SYNC_OUTCOMES_PORT`), else the API's. */
+  readonly outcomesUrl: string;
   readonly store: SyncStore;
+  /** The respondent loop: matcher, account settings, outcome store. */
+  readonly loop: LoopContext;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
   /** Prunes what is older than `SYNC_RETENTION_SECONDS`, on the leader. */
@@ -96,16 +102,29 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   });
 
   let stopping = false;
-  let server: ApiServer;
+  let loop: Loop;
   try {
-    server = await startApiServer({
-      context: { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping },
-      host: config.host,
-      port: config.port,
-      apiToken: config.apiToken,
-      logger,
-    });
+    loop = await startLoop({ config, logger, store, engine, metrics, fetch });
   } catch (error) {
+    await store.close();
+    throw error;
+  }
+  let server: ApiServer;
+  let outcomesServer: ApiServer | undefined;
+  try {
+    const context = { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context };
+    const separate = config.outcomesPort !== undefined;
+    server = await startApiServer({ context, host: config.host, port: config.port, apiToken: config.apiToken, logger, serve: separate ? "api" : "both" });
+    if (config.outcomesPort !== undefined) {
+      outcomesServer = await startApiServer({ context, host: config.outcomesHost ?? config.host, port: config.outcomesPort, apiToken: config.apiToken, logger, serve: "outcomes" }).catch(
+        async (error: unknown) => {
+          await server.close();
+          throw error;
+        },
+      );
+    }
+  } catch (error) {
+    await loop.stop();
     await store.close();
     throw error;
   }
@@ -117,12 +136,14 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   });
   engine.start();
   pruner.start();
-  logger.info({ url: server.url, store: store.kind }, "sds-sync listening");
+  logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
 
   let stopped: Promise<void> | undefined;
   return {
     url: server.url,
+    outcomesUrl: outcomesServer?.url ?? server.url,
     store,
+    loop: loop.context,
     engine,
     metrics,
     pruner,
@@ -132,8 +153,8 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
         stopping = true;
         logger.info("stopping: no new cycles, closing the API and the store");
         notifier.close();
-        await Promise.all([engine.stop(), pruner.stop(), server.close()]);
-        await store.close();
+        await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
+        await Promise.all([loop.stop(), store.close()]);
         logger.info("stopped");
       })();
       return stopped;

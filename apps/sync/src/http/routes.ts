@@ -1,3 +1,6 @@
+import type { IncomingMessage } from "node:http";
+import type { LoopContext } from "../loop/loop-context.ts";
+import { loopStatus } from "../loop/loop-status.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.ts";
 import type { SyncStore } from "../store/store.ts";
@@ -16,6 +19,8 @@ export interface RouteContext {
   readonly intervalMs: number;
   /** True once shutdown began: readiness fails so load balancers drain this replica. */
   readonly isStopping: () => boolean;
+  /** The respondent loop: matcher, account settings, outcome store. */
+  readonly loop: LoopContext;
 }
 
 /** One request as the routes see it. */
@@ -24,6 +29,8 @@ export interface RouteRequest {
   readonly params: Readonly<Record<string, string>>;
   /** Aborts when the client goes away (ends a long-poll early). */
   readonly signal: AbortSignal;
+  /** The request as received: its body, and its target unaltered (signatures are over it). */
+  readonly incoming: IncomingMessage;
 }
 
 /** A route handler. */
@@ -102,11 +109,12 @@ async function feedExpired(context: RouteContext, after: number): Promise<Reply 
 
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 export const syncStatus: Handler = async (context) => {
-  const [runs, stats, collections, quarantine] = await Promise.all([
+  const [runs, stats, collections, quarantine, loop] = await Promise.all([
     context.store.listRuns(20),
     context.store.stats(),
     context.store.listCollections(),
     context.store.listQuarantine(20),
+    loopStatus(context.loop),
   ]);
   const engine = context.engine.status();
   return json(200, {
@@ -117,6 +125,7 @@ export const syncStatus: Handler = async (context) => {
     runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
     collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),
     quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues })),
+    loop,
   });
 };
 

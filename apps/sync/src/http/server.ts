@@ -7,6 +7,8 @@ import { hasBearerToken } from "./auth.ts";
 import { ParamError } from "./params.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import * as routes from "./routes.ts";
+import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
+import { listOutcomes, receiveOutcome } from "../loop/outcome-routes.ts";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -16,6 +18,11 @@ export interface ApiServerOptions {
   /** Bearer token every `/v1` route requires; none when undefined. */
   readonly apiToken: string | undefined;
   readonly logger: Logger;
+  /**
+   * Which routes this listener serves: the private API, the S2S outcome receiver (its own
+   * host/port when `SYNC_OUTCOMES_PORT` is set), or both. @default "both"
+   */
+  readonly serve?: "api" | "outcomes" | "both";
 }
 
 /** A listening API server. */
@@ -33,6 +40,8 @@ interface Route {
   readonly path: string;
   readonly handler: routes.Handler;
   readonly authenticated: boolean;
+  /** A route of the S2S outcome receiver: authenticated by signature, reachable by the marketplace. */
+  readonly receiver?: boolean;
 }
 
 /** Every route of the API, by name. */
@@ -47,10 +56,23 @@ const table = {
   syncStatus: { method: "GET", path: "/v1/sync/status", handler: routes.syncStatus, authenticated: true },
   runSync: { method: "POST", path: "/v1/sync/run", handler: routes.runSync, authenticated: true },
   confirmClosures: { method: "POST", path: "/v1/sync/closures/confirm", handler: routes.confirmClosures, authenticated: true },
+  match: { method: "POST", path: "/v1/match", handler: matchRespondent, authenticated: true },
+  issueEntryLink: { method: "POST", path: "/v1/entry-links", handler: issueEntryLink, authenticated: true },
+  listOutcomes: { method: "GET", path: "/v1/outcomes", handler: listOutcomes, authenticated: true },
+  receiveOutcome: { method: "GET", path: "/v1/outcomes/{outcome}", handler: receiveOutcome, authenticated: false, receiver: true },
+  receiveOutcomeByPost: { method: "POST", path: "/v1/outcomes/{outcome}", handler: receiveOutcome, authenticated: false, receiver: true },
 } as const satisfies Record<string, Route>;
 type RouteId = keyof typeof table;
 
-const router = createRouter(Object.entries(table).map(([id, route]) => ({ id: id as RouteId, method: route.method, path: route.path })));
+type Served = NonNullable<ApiServerOptions["serve"]>;
+
+/** One router per listener kind: the private API, the outcome receiver, or both on one listener. */
+function routerFor(serve: Served) {
+  const entries = Object.entries(table) as [RouteId, Route][];
+  const served = entries.filter(([, route]) => (route.receiver === true ? serve !== "api" : serve !== "outcomes"));
+  return createRouter(served.map(([id, route]) => ({ id, method: route.method, path: route.path })));
+}
+const routers = { api: routerFor("api"), outcomes: routerFor("outcomes"), both: routerFor("both") } as const;
 
 /**
  * Starts the HTTP API on `node:http`. Every answer is JSON (except `/metrics`); a bad parameter
@@ -92,7 +114,7 @@ async function handle(options: ApiServerOptions, request: IncomingMessage, respo
     return;
   }
   const path = url.pathname;
-  const match = router.match(request.method ?? "GET", path);
+  const match = routers[options.serve ?? "both"].match(request.method ?? "GET", path);
   if (match.kind !== "matched") {
     send(response, unmatchedReply(match, request.method ?? "?", path));
     request.resume();
@@ -104,13 +126,14 @@ async function handle(options: ApiServerOptions, request: IncomingMessage, respo
     request.resume();
     return;
   }
-  request.resume();
   let reply: Reply;
   try {
-    reply = await route.handler(options.context, { url, params: match.params, signal: abort.signal });
+    reply = await route.handler(options.context, { url, params: match.params, signal: abort.signal, incoming: request });
   } catch (error) {
     reply = errorToReply(error, options.logger, path);
   }
+  // Drains whatever body the handler did not read, so the connection can be reused.
+  request.resume();
   send(response, reply);
 }
 

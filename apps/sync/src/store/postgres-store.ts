@@ -202,6 +202,38 @@ class PostgresStore implements SyncStore {
     return { ...toSummary(row), qualifications: qualifications.rows.map((r) => r.raw), quotas: quotas.rows.map((r) => r.raw) };
   }
 
+  async getSurveys(ids: readonly number[]): Promise<SurveyDetail[]> {
+    if (ids.length === 0) return [];
+    const list = [...ids];
+    const [surveys, qualifications, quotas] = await Promise.all([
+      this.#pool.query<SummaryRow>(`SELECT ${summaryColumns} FROM surveys WHERE id = ANY($1::bigint[])`, [list]),
+      this.#pool.query<{ survey_id: string; raw: unknown }>("SELECT survey_id, raw FROM qualifications WHERE survey_id = ANY($1::bigint[]) ORDER BY survey_id, position", [list]),
+      this.#pool.query<{ survey_id: string; raw: unknown }>("SELECT survey_id, raw FROM quotas WHERE survey_id = ANY($1::bigint[]) ORDER BY survey_id, position", [list]),
+    ]);
+    const group = (rows: readonly { survey_id: string; raw: unknown }[]) => {
+      const bySurvey = new Map<number, unknown[]>();
+      for (const row of rows) {
+        const id = Number(row.survey_id);
+        const records = bySurvey.get(id) ?? [];
+        records.push(row.raw);
+        bySurvey.set(id, records);
+      }
+      return bySurvey;
+    };
+    const qualificationsBySurvey = group(qualifications.rows);
+    const quotasBySurvey = group(quotas.rows);
+    const byId = new Map(surveys.rows.map((row) => [Number(row.id), row]));
+    return list.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [{ ...toSummary(row), qualifications: qualificationsBySurvey.get(id) ?? [], quotas: quotasBySurvey.get(id) ?? [] }] : [];
+    });
+  }
+
+  async refetchPendingIds(): Promise<number[]> {
+    const result = await this.#pool.query<{ id: string }>("SELECT id FROM surveys WHERE status = 'live' AND needs_refetch ORDER BY id");
+    return result.rows.map((row) => Number(row.id));
+  }
+
   async listChanges(after: number, limit: number): Promise<ChangeRecord[]> {
     const result = await this.#pool.query<{ sequence: string; type: ChangeRecord["type"]; survey_id: string; run_id: string; occurred_at: Date }>(
       "SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > $1 ORDER BY sequence LIMIT $2",

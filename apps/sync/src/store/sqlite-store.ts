@@ -206,6 +206,20 @@ class SqliteStore implements SyncStore {
     return Promise.resolve({ ...toSummary(row), qualifications: children("qualifications"), quotas: children("quotas") });
   }
 
+  async getSurveys(ids: readonly number[]): Promise<SurveyDetail[]> {
+    const details: SurveyDetail[] = [];
+    for (const id of ids) {
+      const detail = await this.getSurvey(id);
+      if (detail) details.push(detail);
+    }
+    return details;
+  }
+
+  refetchPendingIds(): Promise<number[]> {
+    const rows = this.#read("SELECT id FROM surveys WHERE status = 'live' AND needs_refetch = 1 ORDER BY id").all() as Row[];
+    return Promise.resolve(rows.map((row) => Number(row.id)));
+  }
+
   listChanges(after: number, limit: number): Promise<ChangeRecord[]> {
     const rows = this.#read("SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?").all(after, limit) as Row[];
     return Promise.resolve(

@@ -29,6 +29,10 @@ export interface SyncStore extends RetentionStore {
 
   listSurveys(query: SurveyQuery): Promise<SurveyPage>;
   getSurvey(id: number): Promise<SurveyDetail | undefined>;
+  /** Several surveys with their qualifications and quotas, in `ids` order; ids not stored are left out. */
+  getSurveys(ids: readonly number[]): Promise<SurveyDetail[]>;
+  /** Ids of the live surveys awaiting a refetch of their qualifications or quotas, ascending. */
+  refetchPendingIds(): Promise<number[]>;
   /** Changes with a sequence number above `after`, oldest first. */
   listChanges(after: number, limit: number): Promise<ChangeRecord[]>;
   /** The highest sequence number handed out, 0 before the first change. */

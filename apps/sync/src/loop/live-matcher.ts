@@ -1,0 +1,173 @@
+import { SurveyMatcher, type MatchQualification } from "@sds/routing";
+import type { Survey, SurveyQuota } from "@sds/schemas";
+import type { Logger } from "pino";
+import type { SurveyDetail, SyncStore } from "../store/store.ts";
+
+/** Options of {@link LiveMatcher}. */
+export interface LiveMatcherOptions {
+  readonly store: SyncStore;
+  readonly logger: Logger;
+  /** How often the store is checked for committed cycles (every replica, leader or not), in ms. @default 1000 */
+  readonly pollMs?: number;
+}
+
+const PAGE = 1000;
+
+/**
+ * The matcher of `@sds/routing`, kept current from the store rather than from this replica's
+ * cycle: it loads the live inventory once at start, then **follows the change feed** (and, after
+ * each successful run, the set of surveys awaiting a refetch), applying only the surveys that
+ * changed. Following the store instead of hooking the cycle means every replica matches, not
+ * only the leader, and a replica that starts mid-way catches up from where its load left off.
+ * Nothing is rebuilt per request or per cycle; a full reload happens only when the feed was
+ * pruned past this replica's position (`SYNC_RETENTION_SECONDS`).
+ *
+ * A survey awaiting a refetch is held without targeting (the matcher then never routes to it):
+ * its stored qualifications or quotas may be stale. That state can change without a feed entry
+ * (a failed fetch of a marker that moved), hence the refetch set is compared after each run.
+ */
+export class LiveMatcher {
+  #matcher = new SurveyMatcher();
+  readonly #store: SyncStore;
+  readonly #logger: Logger;
+  readonly #pollMs: number;
+  #sequence = 0;
+  #runId: number | undefined;
+  #awaitingRefetch = new Set<number>();
+  #refreshing: Promise<void> | undefined;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #loaded = false;
+
+  constructor(options: LiveMatcherOptions) {
+    this.#store = options.store;
+    this.#logger = options.logger;
+    this.#pollMs = options.pollMs ?? 1000;
+  }
+
+  /** The matcher: read it per request, never keep it (a reload replaces it). */
+  get matcher(): SurveyMatcher {
+    return this.#matcher;
+  }
+
+  /** The change-feed sequence the matcher reflects at least. */
+  get sequence(): number {
+    return this.#sequence;
+  }
+
+  /** Whether the initial load completed. */
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  /** Loads the live inventory, then checks the store every `pollMs`. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.#timer = setInterval(() => {
+      this.refresh().catch((error: unknown) => {
+        this.#logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
+      });
+    }, this.#pollMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Applies what was committed since the last refresh. Calls made while one runs are coalesced
+   * into one more pass after it, so a caller that awaits sees every commit made before its call.
+   */
+  refresh(): Promise<void> {
+    if (this.#refreshing) {
+      this.#again = true;
+      return this.#refreshing;
+    }
+    this.#refreshing = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await (this.#loaded ? this.#follow() : this.#load());
+        } while (this.#repeatAsked());
+      } finally {
+        this.#refreshing = undefined;
+      }
+    })();
+    return this.#refreshing;
+  }
+
+  /** Read through a method: the loop condition narrows the field, but `refresh()` sets it while a pass awaits. */
+  #repeatAsked(): boolean {
+    return this.#again;
+  }
+
+  async #load(): Promise<void> {
+    // Positions first: whatever commits during the load is then replayed, which is harmless.
+    const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
+    const matcher = new SurveyMatcher();
+    const awaiting = new Set<number>();
+    let afterId: number | undefined;
+    for (;;) {
+      const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
+      const ids = page.surveys.map((survey) => survey.id);
+      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
+      if (!page.hasMore || page.lastId === null) break;
+      afterId = page.lastId;
+    }
+    this.#matcher = matcher;
+    this.#awaitingRefetch = awaiting;
+    this.#sequence = sequence;
+    this.#runId = run?.id;
+    this.#loaded = true;
+    this.#logger.info({ surveys: matcher.size, sequence }, "matcher loaded from the store");
+  }
+
+  async #follow(): Promise<void> {
+    const [latest, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
+    if (latest > this.#sequence) {
+      if ((await this.#store.feedHorizon()) > this.#sequence) {
+        this.#logger.warn({ sequence: this.#sequence }, "the change feed was pruned past the matcher's position: reloading");
+        await this.#load();
+        return;
+      }
+      for (;;) {
+        const changes = await this.#store.listChanges(this.#sequence, PAGE);
+        if (changes.length === 0) break;
+        const ids = [...new Set(changes.map((change) => change.surveyId))];
+        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids));
+        this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
+        if (changes.length < PAGE) break;
+      }
+    }
+    if (run !== undefined && run.id !== this.#runId) {
+      const awaiting = new Set(await this.#store.refetchPendingIds());
+      const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
+      for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
+      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved));
+      this.#runId = run.id;
+    }
+  }
+}
+
+/** Brings the matcher in line with the stored state of `ids` (those absent from `details` are gone). */
+function applyDetails(matcher: SurveyMatcher, awaiting: Set<number>, ids: readonly number[], details: readonly SurveyDetail[]): void {
+  const byId = new Map(details.map((detail) => [detail.id, detail]));
+  for (const id of ids) {
+    const detail = byId.get(id);
+    if (detail?.status !== "live") {
+      matcher.remove(id);
+      awaiting.delete(id);
+      continue;
+    }
+    const survey = detail.survey as Survey;
+    if (detail.needsRefetch) {
+      awaiting.add(id);
+      matcher.upsert(survey, { qualifications: null, quotas: null });
+    } else {
+      awaiting.delete(id);
+      matcher.upsert(survey, { qualifications: detail.qualifications as MatchQualification[], quotas: detail.quotas as SurveyQuota[] });
+    }
+  }
+}

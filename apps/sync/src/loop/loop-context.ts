@@ -1,0 +1,20 @@
+import type { OutcomeKind, OutcomeStore } from "../store/outcome-store.ts";
+import type { AccountSettings } from "./account-settings.ts";
+import type { LiveMatcher } from "./live-matcher.ts";
+
+/** What the respondent loop's routes read from and write to. */
+export interface LoopContext {
+  readonly liveMatcher: LiveMatcher;
+  readonly account: AccountSettings;
+  readonly outcomes: OutcomeStore;
+  /** Counts an outcome this replica recorded (`sds_sync_outcomes_total{outcome}`). */
+  readonly countOutcome: (outcome: OutcomeKind) => void;
+  /** The query parameter carrying the transaction token on S2S calls. @default "vq_token" */
+  readonly tokenParameter: string;
+  /**
+   * The absolute URL the marketplace calls the receiver at, up to the path the receiver sees
+   * (`SYNC_OUTCOMES_PUBLIC_URL`, such as `https://panel.example/sds`); when unset, `http://` and
+   * the request's `Host` header.
+   */
+  readonly publicUrl: string | undefined;
+}

@@ -1,0 +1,79 @@
+import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest } from "@sds/routing";
+import { z } from "zod";
+import type { Handler } from "../http/routes.ts";
+import { errorReply, json } from "../http/respond.ts";
+import { readJsonBody } from "./request-body.ts";
+
+/** Body of `POST /v1/match`. */
+export const MatchBody = z.strictObject({
+  /** `QualificationId` (as a string) → the option codes the respondent gave. */
+  answers: z.record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), z.array(z.string().max(200)).max(1000)),
+  languageId: z.number().int().optional(),
+  device: z.enum(["desktop", "mobile", "tablet"]).optional(),
+  limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
+  /** A SurveyId: say why that survey is in or out for this respondent. */
+  explain: z.number().int().positive().optional(),
+});
+export type MatchBody = z.infer<typeof MatchBody>;
+
+/**
+ * `POST /v1/match`: the live surveys the respondent qualifies for, best first (`Cpi × Ir / 100`
+ * descending, then `SurveyId`), from the in-memory matcher. `eligible` counts them all,
+ * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
+ */
+export const match: Handler = async (context, request) => {
+  const body = await readJsonBody(request.incoming, MatchBody);
+  if (!body.ok) return body.reply;
+  const { answers, languageId, device, limit, explain } = body.value;
+  const respondent: MatchRequest = {
+    answers,
+    ...(languageId === undefined ? {} : { languageId }),
+    ...(device === undefined ? {} : { device }),
+    ...(limit === undefined ? {} : { limit }),
+  };
+  const live = context.loop.liveMatcher;
+  const { matcher } = live;
+  const result = matcher.match(respondent);
+  return json(200, {
+    surveys: result.surveys,
+    eligible: result.eligible,
+    sequence: live.sequence,
+    ...(explain === undefined ? {} : { explanation: matcher.explain(explain, respondent) }),
+  });
+};
+
+/** Body of `POST /v1/entry-links`. */
+export const EntryLinkBody = z.strictObject({
+  surveyId: z.number().int().positive(),
+  /** The transaction token of this entry (echoed by the marketplace in the outcome). */
+  token: z.string().min(1).max(200),
+  /** The respondent's id in the supplier's system. */
+  uid: z.string().max(200).default(""),
+});
+
+/**
+ * `POST /v1/entry-links`: the entry link of a live survey for one respondent (placeholders
+ * filled, signed with `IncomingEncryption` when enabled), recorded so conversion has a
+ * denominator. 201 for a new entry, 200 for a repeat of the same token (same link), 409 when the
+ * token belongs to another entry, 404 when the survey is not live, 503 before the account's
+ * encryption settings were read.
+ */
+export const issueEntryLink: Handler = async (context, request) => {
+  const body = await readJsonBody(request.incoming, EntryLinkBody);
+  if (!body.ok) return body.reply;
+  const { surveyId, token, uid } = body.value;
+  const survey = context.loop.liveMatcher.matcher.get(surveyId);
+  if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
+  const settings = context.loop.account.current;
+  if (!settings) return errorReply(503, "account_unavailable", "the account's encryption settings have not been read yet; retry shortly", { "retry-after": "5" });
+  let link: string;
+  try {
+    link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption });
+  } catch (error) {
+    if (isRoutingError(error)) return errorReply(422, "unusable_survey_url", error.message);
+    throw error;
+  }
+  const result = await context.loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
+  if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
+  return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt });
+};

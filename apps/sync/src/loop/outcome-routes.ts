@@ -1,0 +1,50 @@
+import { encryptionSigning, verifySignedUrl } from "@sds/routing";
+import type { Handler, RouteRequest } from "../http/routes.ts";
+import { ParamError, parseChangesQuery } from "../http/params.ts";
+import { errorReply, json } from "../http/respond.ts";
+import { isOutcomeKind, outcomeKinds } from "../store/outcome-store.ts";
+
+/**
+ * The absolute URL the marketplace signed: the configured public URL (or `http://` + `Host`)
+ * followed by the request target exactly as received, never decoded nor re-encoded (a signature
+ * is over bytes).
+ */
+export function receivedUrl(request: RouteRequest, publicUrl: string | undefined): string {
+  const target = request.incoming.url ?? "/";
+  if (publicUrl !== undefined) return `${publicUrl}${target}`;
+  return `http://${request.incoming.headers.host ?? "localhost"}${target}`;
+}
+
+/**
+ * `GET` or `POST /v1/outcomes/{complete|terminate|overquota|security}?vq_token=…`: the
+ * marketplace's server-to-server call at the end of a respondent's session. Authenticated by
+ * signature, not bearer token: when the account's `OutgoingEncryption` is enabled, a missing or
+ * invalid signature is a 403 and nothing is recorded. One record per (token, outcome): a repeat
+ * answers 200 with `recorded: false`; another outcome for the same token is recorded as a
+ * transition. 200 only once the record is committed.
+ */
+export const receiveOutcome: Handler = async (context, request) => {
+  const outcome = request.params.outcome ?? "";
+  if (!isOutcomeKind(outcome)) return errorReply(404, "not_found", `no outcome ${JSON.stringify(outcome)}: one of ${outcomeKinds.join(", ")}`);
+  const { loop } = context;
+  const token = request.url.searchParams.get(loop.tokenParameter);
+  if (token === null || token === "") return errorReply(400, "bad_request", `${loop.tokenParameter}: the transaction token is required`);
+  const settings = loop.account.current;
+  if (!settings) return errorReply(503, "account_unavailable", "the account's encryption settings have not been read yet; retry shortly", { "retry-after": "5" });
+  const signing = encryptionSigning(settings.OutgoingEncryption);
+  if (signing) {
+    const verdict = verifySignedUrl(receivedUrl(request, loop.publicUrl), signing.key, signing.scheme);
+    if (!verdict.valid) return errorReply(403, `signature_${verdict.reason}`, verdict.message);
+  }
+  const result = await loop.outcomes.recordOutcome({ token, outcome, at: new Date() });
+  if (result.recorded) loop.countOutcome(outcome);
+  return json(200, { recorded: result.recorded, outcome: result.record });
+};
+
+/** `GET /v1/outcomes?after=N&limit=M`: recorded outcomes in order, like the change feed. */
+export const listOutcomes: Handler = async (context, request) => {
+  const query = parseChangesQuery(request.url.searchParams);
+  if (query.waitSeconds > 0) throw new ParamError("wait", "not supported on /v1/outcomes; poll with after");
+  const outcomes = await context.loop.outcomes.listOutcomes(query.after, query.limit);
+  return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit });
+};

@@ -1,0 +1,87 @@
+import { createClient } from "@sds/client";
+import type { Logger } from "pino";
+import type { SyncConfig } from "../config.ts";
+import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import { openOutcomeStore } from "../store/open-outcome-store.ts";
+import type { SyncStore } from "../store/store.ts";
+import type { FetchFunction } from "../sync/counting-fetch.ts";
+import type { SyncEngine } from "../sync/sync-engine.ts";
+import { AccountSettings } from "./account-settings.ts";
+import { LiveMatcher } from "./live-matcher.ts";
+import type { LoopContext } from "./loop-context.ts";
+
+/** Options of {@link startLoop}. */
+export interface LoopOptions {
+  readonly config: SyncConfig;
+  readonly logger: Logger;
+  readonly store: SyncStore;
+  readonly engine: SyncEngine;
+  readonly metrics: SyncMetrics;
+  /** The `fetch` the account is read with (the service's counting one). */
+  readonly fetch: FetchFunction;
+  /** How often the matcher checks the store for commits, in ms. @default 1000 */
+  readonly matcherPollMs?: number;
+}
+
+/** The respondent loop of one replica. */
+export interface Loop {
+  readonly context: LoopContext;
+  /** Stops following the store and the account, closes the outcome store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the respondent loop: opens the outcome store, loads the matcher from the store, reads
+ * the account's encryption settings; afterwards both are refreshed after every cycle this
+ * replica runs and on timers (every replica: followers run no cycle).
+ */
+export async function startLoop(options: LoopOptions): Promise<Loop> {
+  const { config, logger, store, engine, metrics } = options;
+  const outcomes = await openOutcomeStore(config.database);
+  const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
+  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger });
+  const liveMatcher = new LiveMatcher({ store, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
+  const outcomesTotal = metrics.registry.counter("sds_sync_outcomes_total", "S2S outcomes recorded by this replica (repeats excluded), by outcome.");
+  try {
+    await liveMatcher.start();
+    await account.start(config.intervalSeconds * 1000);
+  } catch (error) {
+    liveMatcher.stop();
+    account.stop();
+    await outcomes.close();
+    throw error;
+  }
+  const state = { stopped: false };
+  const isStopped = (): boolean => state.stopped;
+  const followCycles = async (): Promise<void> => {
+    while (!isStopped()) {
+      await engine.nextCycle();
+      if (isStopped()) return;
+      await Promise.all([
+        liveMatcher.refresh().catch((error: unknown) => {
+          logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
+        }),
+        account.refresh(),
+      ]);
+    }
+  };
+  void followCycles();
+  return {
+    context: {
+      liveMatcher,
+      account,
+      outcomes,
+      countOutcome: (outcome) => {
+        outcomesTotal.inc({ outcome });
+      },
+      tokenParameter: config.outcomesTokenParameter ?? "vq_token",
+      publicUrl: config.outcomesPublicUrl,
+    },
+    async stop() {
+      state.stopped = true;
+      liveMatcher.stop();
+      account.stop();
+      await outcomes.close();
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import pg from "pg";
+import { StoreError } from "../errors.ts";
+import { migrationStatements } from "./migrations.ts";
+import { outcomeMigrations } from "./outcome-migrations.ts";
+import {
+  outcomeKinds,
+  type EntryInput,
+  type EntryRecord,
+  type OutcomeInput,
+  type OutcomeKind,
+  type OutcomeRecord,
+  type OutcomeStore,
+  type RecordEntryResult,
+  type RecordOutcomeResult,
+  type SurveyConversionCounts,
+} from "./outcome-store.ts";
+import { advisoryLockKey } from "./postgres-leadership.ts";
+import { conversionSql } from "./outcome-sql.ts";
+
+/** Options of {@link openPostgresOutcomeStore}. */
+export interface PostgresOutcomeStoreOptions {
+  readonly connectionString: string;
+  /** Schema of the tables (the sync store's). @default "public" */
+  readonly schema?: string;
+  /** @default 3 */
+  readonly poolSize?: number;
+}
+
+/**
+ * Opens the PostgreSQL outcome store in the sync store's schema, applying its migrations under
+ * an advisory transaction lock so replicas starting together migrate once. Every replica writes
+ * it: the receiver runs on each.
+ */
+export async function openPostgresOutcomeStore(options: PostgresOutcomeStoreOptions): Promise<OutcomeStore> {
+  const schema = options.schema ?? "public";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3, options: `-c search_path="${schema}"`, application_name: "sds-sync" });
+  pool.on("error", () => undefined);
+  try {
+    await migrate(pool, schema);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(`cannot open the PostgreSQL outcome store (schema ${schema}): ${(error as Error).message}`, { cause: error });
+  }
+  return new PostgresOutcomeStore(pool);
+}
+
+async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const key = advisoryLockKey(`${schema}:loop-migrations`);
+    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [key.classId, key.objectId]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query("CREATE TABLE IF NOT EXISTS loop_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)");
+    const applied = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::int AS version FROM loop_schema_migrations");
+    const current = applied.rows[0]?.version ?? 0;
+    for (const migration of outcomeMigrations.filter((candidate) => candidate.version > current)) {
+      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
+      await client.query("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+interface EntryRow {
+  token: string;
+  survey_id: string;
+  uid: string;
+  cpi: string;
+  issued_at: Date;
+  outcome: OutcomeKind | null;
+}
+
+interface OutcomeRow {
+  sequence: string;
+  token: string;
+  outcome: OutcomeKind;
+  survey_id: string | null;
+  previous_outcome: OutcomeKind | null;
+  received_at: Date;
+}
+
+class PostgresOutcomeStore implements OutcomeStore {
+  readonly kind = "postgres" as const;
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.#pool.connect();
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client?.query("ROLLBACK").catch(() => undefined);
+      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      client?.release();
+    }
+  }
+
+  recordEntry(entry: EntryInput): Promise<RecordEntryResult> {
+    return this.#transaction("recording an entry", async (client) => {
+      const inserted = await client.query<EntryRow>(
+        "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (token) DO NOTHING RETURNING *",
+        [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at],
+      );
+      const row = inserted.rows[0];
+      if (row) return { kind: "recorded", entry: toEntry(row) };
+      const existing = toEntry((await client.query<EntryRow>("SELECT * FROM loop_entries WHERE token = $1", [entry.token])).rows[0] as EntryRow);
+      return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
+    });
+  }
+
+  recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult> {
+    return this.#transaction("recording an outcome", async (client) => {
+      // The counter row's lock serialises recorders until commit: sequences stay in commit order,
+      // and a concurrent duplicate sees the first one's row once it gets the lock.
+      const counter = await client.query<{ value: string }>("SELECT value FROM loop_counters WHERE name = 'outcomes' FOR UPDATE");
+      const repeat = await client.query<OutcomeRow>("SELECT * FROM loop_outcomes WHERE token = $1 AND outcome = $2", [outcome.token, outcome.outcome]);
+      if (repeat.rows[0]) return { recorded: false, record: toOutcome(repeat.rows[0]) };
+      const entry = await client.query<{ survey_id: string }>("SELECT survey_id FROM loop_entries WHERE token = $1", [outcome.token]);
+      const previous = await client.query<{ outcome: OutcomeKind }>("SELECT outcome FROM loop_outcomes WHERE token = $1 ORDER BY sequence DESC LIMIT 1", [outcome.token]);
+      const sequence = Number(counter.rows[0]?.value ?? 0) + 1;
+      await client.query("UPDATE loop_counters SET value = $1 WHERE name = 'outcomes'", [sequence]);
+      const inserted = await client.query<OutcomeRow>(
+        "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
+        [sequence, outcome.token, outcome.outcome, entry.rows[0]?.survey_id ?? null, previous.rows[0]?.outcome ?? null, outcome.at],
+      );
+      if (entry.rows[0]) await client.query("UPDATE loop_entries SET outcome = $1, outcome_at = $2 WHERE token = $3", [outcome.outcome, outcome.at, outcome.token]);
+      return { recorded: true, record: toOutcome(inserted.rows[0] as OutcomeRow) };
+    });
+  }
+
+  async listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]> {
+    const result = await this.#pool.query<OutcomeRow>("SELECT * FROM loop_outcomes WHERE sequence > $1 ORDER BY sequence LIMIT $2", [after, limit]);
+    return result.rows.map(toOutcome);
+  }
+
+  async conversion(): Promise<SurveyConversionCounts[]> {
+    const result = await this.#pool.query<Record<string, string>>(conversionSql);
+    return result.rows.map((row) => ({
+      surveyId: Number(row.survey_id),
+      entries: Number(row.entries),
+      completes: Number(row.completes),
+      terminates: Number(row.terminates),
+      overquotas: Number(row.overquotas),
+      securityTerminates: Number(row.security_terminates),
+      earnings: Number(row.earnings),
+    }));
+  }
+
+  async outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>> {
+    const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
+    const result = await this.#pool.query<{ outcome: string; count: string }>("SELECT outcome, COUNT(*) AS count FROM loop_outcomes GROUP BY outcome");
+    for (const row of result.rows) {
+      const kind = outcomeKinds.find((candidate) => candidate === row.outcome);
+      if (kind) counts[kind] = Number(row.count);
+    }
+    return counts;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+}
+
+function toEntry(row: EntryRow): EntryRecord {
+  return {
+    token: row.token,
+    surveyId: Number(row.survey_id),
+    uid: row.uid,
+    cpi: Number(row.cpi),
+    issuedAt: row.issued_at.toISOString(),
+    outcome: row.outcome ?? null,
+  };
+}
+
+function toOutcome(row: OutcomeRow): OutcomeRecord {
+  return {
+    sequence: Number(row.sequence),
+    token: row.token,
+    outcome: row.outcome,
+    surveyId: row.survey_id === null ? null : Number(row.survey_id),
+    previousOutcome: row.previous_outcome ?? null,
+    receivedAt: row.received_at.toISOString(),
+  };
+}

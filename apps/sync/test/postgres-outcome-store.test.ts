@@ -1,0 +1,16 @@
+import { describe } from "vitest";
+import { openPostgresOutcomeStore } from "../src/store/postgres-outcome-store.ts";
+import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+
+const available = await postgresAvailable();
+
+describe.skipIf(!available)("PostgreSQL", () => {
+  describeOutcomeStoreConformance("PostgreSQL", () => {
+    const schema = freshSchemaName("sds_loop_test");
+    return Promise.resolve({
+      open: () => openPostgresOutcomeStore({ connectionString: testDatabaseUrl, schema, poolSize: 4 }),
+      destroy: () => dropSchema(schema),
+    });
+  });
+});
