@@ -1,6 +1,6 @@
 /**
  * Fixed-width bitsets over survey slots, all grown together by their pool so that every set has
- * the same number of 32-bit words and loops need no bounds checks.
+ * the same number of 32-bit words.
  */
 export class BitsetPool {
   #wordCount: number;
@@ -15,8 +15,8 @@ export class BitsetPool {
   }
 
   /** A new empty bitset, grown with the pool until {@link release}d. */
-  create(): Bitset {
-    const bitset = new Bitset(this.#wordCount);
+  create(options: { readonly trackWords?: boolean } = {}): Bitset {
+    const bitset = new Bitset(this.#wordCount, options.trackWords ?? false);
     this.#members.add(bitset);
     return bitset;
   }
@@ -32,13 +32,21 @@ export class BitsetPool {
   }
 }
 
-/** A set of slots. `words` is exposed for the matcher's word-wise loops. */
+/**
+ * A set of slots. `words` is exposed for the matcher's word-wise loops. With `trackWords`, it
+ * also keeps the indexes of its non-zero words (`nonzeroWords`, unordered), so that a loop over
+ * a rarely used qualification touches a few words rather than all of them.
+ */
 export class Bitset {
   words: Uint32Array;
+  /** Indexes of the non-zero words; maintained only when tracking. */
+  readonly nonzeroWords: number[] = [];
+  #positions: Int32Array | undefined;
   #size = 0;
 
-  constructor(wordCount: number) {
+  constructor(wordCount: number, trackWords: boolean) {
     this.words = new Uint32Array(wordCount);
+    this.#positions = trackWords ? new Int32Array(wordCount).fill(-1) : undefined;
   }
 
   /** How many slots are in the set. */
@@ -50,15 +58,23 @@ export class Bitset {
     const words = new Uint32Array(wordCount);
     words.set(this.words.subarray(0, Math.min(wordCount, this.words.length)));
     this.words = words;
+    if (this.#positions !== undefined) {
+      const positions = new Int32Array(wordCount).fill(-1);
+      positions.set(this.#positions.subarray(0, Math.min(wordCount, this.#positions.length)));
+      this.#positions = positions;
+    }
   }
 
   add(slot: number): void {
     const index = slot >>> 5;
     const mask = 1 << (slot & 31);
     const word = this.words[index] ?? 0;
-    if ((word & mask) === 0) {
-      this.words[index] = word | mask;
-      this.#size++;
+    if ((word & mask) !== 0) return;
+    this.words[index] = word | mask;
+    this.#size++;
+    if (word === 0 && this.#positions !== undefined) {
+      this.#positions[index] = this.nonzeroWords.length;
+      this.nonzeroWords.push(index);
     }
   }
 
@@ -66,9 +82,19 @@ export class Bitset {
     const index = slot >>> 5;
     const mask = 1 << (slot & 31);
     const word = this.words[index] ?? 0;
-    if ((word & mask) !== 0) {
-      this.words[index] = word & ~mask;
-      this.#size--;
+    if ((word & mask) === 0) return;
+    const updated = word & ~mask;
+    this.words[index] = updated;
+    this.#size--;
+    if (updated === 0 && this.#positions !== undefined) {
+      // Swap-remove from the unordered list of non-zero words.
+      const position = this.#positions[index] ?? -1;
+      const last = this.nonzeroWords.pop() ?? index;
+      if (last !== index) {
+        this.nonzeroWords[position] = last;
+        this.#positions[last] = position;
+      }
+      this.#positions[index] = -1;
     }
   }
 

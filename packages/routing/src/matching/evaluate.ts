@@ -4,7 +4,7 @@ import type { CompiledQuota, CompiledSurvey } from "./compiled-survey.ts";
 import type { ExclusionReason, MatchableSurvey } from "./match-types.ts";
 
 /** The answers of a request, read through a `Map` (user-controlled keys never index an object). */
-export type AnswerLookup = ReadonlyMap<string, readonly string[]>;
+export type AnswerLookup = Pick<ReadonlyMap<string, readonly string[]>, "get">;
 
 /** Whether the respondent falls into the quota: meets every condition (one without conditions holds everyone). */
 export function fallsInto(quota: CompiledQuota, answers: AnswerLookup): boolean {

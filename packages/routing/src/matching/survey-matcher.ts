@@ -1,5 +1,6 @@
 import type { Device, Survey, SurveyQuota } from "@sds/schemas";
 import { BitsetPool, type Bitset } from "../internal/bitset.ts";
+import { Posting } from "../internal/posting.ts";
 import { answerNumber } from "./answer-rule.ts";
 import { compileSurvey, type CompiledSurvey } from "./compiled-survey.ts";
 import { closedQuotaFor, exclusionReasons, type AnswerLookup } from "./evaluate.ts";
@@ -24,13 +25,18 @@ export interface SurveyTargeting {
 
 interface QualificationIndex {
   readonly key: string;
-  /** Surveys that screen on this qualification. */
+  /** Surveys that screen on this qualification (tracking its non-zero words). */
   readonly required: Bitset;
   /** Code → surveys that accept it. */
-  readonly byCode: Map<string, Bitset>;
+  readonly byCode: Map<string, Posting>;
   /** Surveys with range codes → their flattened bounds. */
   readonly ranges: Map<number, readonly number[]>;
+  /** Numeric answer → the slots whose ranges hold it; cleared whenever `ranges` changes. */
+  readonly rangeHits: Map<number, Int32Array>;
 }
+
+/** Most distinct numeric answers remembered per qualification (answers are user input: bounded). */
+const RANGE_HITS_KEPT = 512;
 
 const INITIAL_WORDS = 32;
 
@@ -134,11 +140,15 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     candidates.set(this.#routable.words);
     if (request.languageId !== undefined) this.#intersect(this.#byLanguage.get(request.languageId)?.words ?? this.#zero);
     if (request.device !== undefined) this.#intersect(this.#byDevice[request.device].words);
+    const met = this.#met;
     for (const index of this.#qualifications.values()) {
+      // Only the words where some survey screens on this qualification can change.
+      const words = index.required.nonzeroWords;
       const required = index.required.words;
-      const met = this.#metBy(index, answers.get(index.key));
-      for (let word = 0; word < candidates.length; word++) {
+      this.#markMet(index, answers.get(index.key), words);
+      for (const word of words) {
         candidates[word] = (candidates[word] ?? 0) & (~(required[word] ?? 0) | (met[word] ?? 0));
+        met[word] = 0;
       }
     }
     return this.#collect(answers, limit);
@@ -160,25 +170,17 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & (words[word] ?? 0);
   }
 
-  /** The surveys of the index whose qualification the answers meet. */
-  #metBy(index: QualificationIndex, given: readonly string[] | undefined): Uint32Array {
-    if (given === undefined || given.length === 0) return this.#zero;
-    if (given.length === 1 && index.ranges.size === 0) return index.byCode.get(given[0] ?? "")?.words ?? this.#zero;
+  /** Sets in `#met` (zero on `words` before) the surveys of the index whose qualification the answers meet. */
+  #markMet(index: QualificationIndex, given: readonly string[] | undefined, words: readonly number[]): void {
+    if (given === undefined || given.length === 0) return;
     const met = this.#met;
-    met.fill(0);
+    for (const answer of given) index.byCode.get(answer)?.orInto(met, words);
+    if (index.ranges.size === 0) return;
     for (const answer of given) {
-      const words = index.byCode.get(answer)?.words;
-      if (words !== undefined) for (let word = 0; word < met.length; word++) met[word] = (met[word] ?? 0) | (words[word] ?? 0);
+      const value = answerNumber(answer);
+      if (value === undefined) continue;
+      for (const slot of rangeHits(index, value)) met[slot >>> 5] = (met[slot >>> 5] ?? 0) | (1 << (slot & 31));
     }
-    if (index.ranges.size > 0) {
-      const values = given.map(answerNumber).filter((value) => value !== undefined);
-      if (values.length > 0) {
-        for (const [slot, bounds] of index.ranges) {
-          if (inAnyRange(bounds, values)) met[slot >>> 5] = (met[slot >>> 5] ?? 0) | (1 << (slot & 31));
-        }
-      }
-    }
-    return met;
   }
 
   #collect(answers: AnswerLookup, limit: number): MatchResult<S> {
@@ -245,19 +247,22 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
       seen.add(rule.qualificationId);
       let index = this.#qualifications.get(rule.qualificationId);
       if (index === undefined) {
-        index = { key: rule.key, required: this.#pool.create(), byCode: new Map(), ranges: new Map() };
+        index = { key: rule.key, required: this.#pool.create({ trackWords: true }), byCode: new Map(), ranges: new Map(), rangeHits: new Map() };
         this.#qualifications.set(rule.qualificationId, index);
       }
       index.required.add(slot);
       for (const code of rule.codes) {
-        let bitset = index.byCode.get(code);
-        if (bitset === undefined) {
-          bitset = this.#pool.create();
-          index.byCode.set(code, bitset);
+        let posting = index.byCode.get(code);
+        if (posting === undefined) {
+          posting = new Posting(this.#pool);
+          index.byCode.set(code, posting);
         }
-        bitset.add(slot);
+        posting.add(slot);
       }
-      if (rule.ranges.length > 0) index.ranges.set(slot, rule.ranges);
+      if (rule.ranges.length > 0) {
+        index.ranges.set(slot, rule.ranges);
+        index.rangeHits.clear();
+      }
     }
   }
 
@@ -274,14 +279,17 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     }
     for (const rule of compiled.qualifications ?? []) {
       const index = this.#qualifications.get(rule.qualificationId);
+      // The first record of a repeated qualification id is the one indexed.
       if (index === undefined || !index.required.has(slot)) continue;
       index.required.delete(slot);
-      index.ranges.delete(slot);
-      for (const [code, bitset] of index.byCode) {
-        bitset.delete(slot);
-        if (bitset.size === 0) {
+      if (index.ranges.delete(slot)) index.rangeHits.clear();
+      for (const code of rule.codes) {
+        const posting = index.byCode.get(code);
+        if (posting === undefined) continue;
+        posting.delete(slot);
+        if (posting.size === 0) {
           index.byCode.delete(code);
-          this.#pool.release(bitset);
+          posting.release();
         }
       }
       if (index.required.size === 0) {
@@ -311,16 +319,39 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
   }
 }
 
-function inAnyRange(bounds: readonly number[], values: readonly number[]): boolean {
-  for (let index = 0; index < bounds.length; index += 2) {
-    const low = bounds[index] ?? Number.NaN;
-    const high = bounds[index + 1] ?? Number.NaN;
-    for (const value of values) if (value >= low && value <= high) return true;
-  }
-  return false;
+/** The slots of the index whose range codes hold `value`, remembered until the ranges change. */
+function rangeHits(index: QualificationIndex, value: number): Int32Array {
+  const known = index.rangeHits.get(value);
+  if (known !== undefined) return known;
+  const slots: number[] = [];
+  index.ranges.forEach((bounds, slot) => {
+    for (let bound = 0; bound < bounds.length; bound += 2) {
+      if (value >= (bounds[bound] ?? Number.NaN) && value <= (bounds[bound + 1] ?? Number.NaN)) {
+        slots.push(slot);
+        return;
+      }
+    }
+  });
+  const hits = Int32Array.from(slots);
+  if (index.rangeHits.size >= RANGE_HITS_KEPT) index.rangeHits.clear();
+  index.rangeHits.set(value, hits);
+  return hits;
 }
 
 function toLookup(answers: MatchRequest["answers"]): AnswerLookup {
   if (answers instanceof Map) return answers as AnswerLookup;
-  return new Map(Object.entries(answers as Readonly<Record<string, readonly string[]>>));
+  return new ObjectAnswers(answers as Readonly<Record<string, readonly string[]>>);
+}
+
+/** A plain answers object read as a lookup, by own keys only (`__proto__` or `constructor` are just names). */
+class ObjectAnswers implements Pick<AnswerLookup, "get"> {
+  readonly #answers: Readonly<Record<string, readonly string[]>>;
+
+  constructor(answers: Readonly<Record<string, readonly string[]>>) {
+    this.#answers = answers;
+  }
+
+  get(key: string): readonly string[] | undefined {
+    return Object.hasOwn(this.#answers, key) ? this.#answers[key] : undefined;
+  }
 }
