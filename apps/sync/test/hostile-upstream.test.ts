@@ -186,4 +186,35 @@ describe.each([
     expect(harness.guard?.confirm()).toBe(10);
     expect((await harness.cycle()).counts).toMatchObject({ closed: 10, closuresHeld: 0 });
   });
+
+  it.skipIf(!enabled)("keeps the stored version of a survey listed twice, quarantines its id, and does not flap between cycles", async () => {
+    const harness = await start();
+    const repeated = harness.api.listSurveys(1001).slice(0, 2).map((survey) => survey.SurveyId);
+    const before = await readable(harness.store);
+    harness.takeRequests();
+    harness.hostile.use({ kind: "duplicate-ids", count: 2 });
+
+    const first = await harness.cycle();
+
+    expect(first).toMatchObject({ status: "succeeded", counts: { quarantined: 2, changes: 0, listed: 10 } });
+    // The first copies were met before the repeats: the cycle read the list once more, with those ids set aside.
+    expect(harness.takeRequests().filter((request) => request.operationId === "listSurveys")).toHaveLength(2);
+    expect(await readable(harness.store)).toEqual(before);
+    const quarantine = await harness.store.listQuarantine(10);
+    expect(quarantine.map((entry) => entry.surveyId).sort()).toEqual([...repeated].sort());
+    expect(quarantine[0]?.issues).toMatchObject([{ code: "duplicate_id" }]);
+
+    for (let round = 0; round < 2; round += 1) {
+      const again = await harness.cycle();
+      expect(again.counts).toMatchObject({ quarantined: 2, changes: 0 });
+      expect(harness.takeRequests().filter((request) => request.operationId === "listSurveys")).toHaveLength(1);
+    }
+    expect(await readable(harness.store)).toEqual(before);
+
+    harness.hostile.clear();
+    const healed = await harness.cycle();
+    expect(healed.counts).toMatchObject({ listed: 12, changes: 0 });
+    expect((await harness.store.stats()).quarantined).toBe(0);
+    expect(await harness.store.latestSequence()).toBe(before.sequence);
+  });
 });

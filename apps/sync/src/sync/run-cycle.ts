@@ -1,5 +1,5 @@
 import { isRateLimitError } from "@sds/client";
-import type { InvalidItem, Survey } from "@sds/schemas";
+import type { Survey } from "@sds/schemas";
 import type { Logger } from "pino";
 import { StoreError, SyncError } from "../errors.ts";
 import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
@@ -9,7 +9,8 @@ import { CycleBatcher } from "./cycle-batcher.ts";
 import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
-import { invalidIdIssues, quarantineOfItem, quarantineOfListItem } from "./quarantine.ts";
+import { ListingTally, type ListedSurvey } from "./listing-tally.ts";
+import { invalidIdIssues, quarantineOfListItem } from "./quarantine.ts";
 import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./size-limits.ts";
 import { isSurveyId } from "./survey-id.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
@@ -50,6 +51,16 @@ export class CycleAbortedError extends SyncError {
   override name = "CycleAbortedError" as const;
 }
 
+/** The list repeated ids that were not set aside: the cycle starts over with them set aside (never recorded as such). */
+export class RepeatedIdsError extends SyncError {
+  override name = "RepeatedIdsError" as const;
+  readonly ids: readonly number[];
+  constructor(ids: readonly number[]) {
+    super(`the live list repeated survey ids ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ", …" : ""}`);
+    this.ids = ids;
+  }
+}
+
 /** The cycle ran past its deadline (`SYNC_CYCLE_TIMEOUT`). */
 export class CycleDeadlineError extends SyncError {
   override name = "CycleDeadlineError" as const;
@@ -85,6 +96,8 @@ export interface CycleResult {
  */
 export class SurveyIndex {
   #states: Map<number, StoredSurveyState> | undefined;
+  /** Ids the last committed list repeated: the next cycle sets their copies aside from the start (see {@link ListingTally}). */
+  repeatedIds: ReadonlySet<number> = new Set();
 
   async load(store: SyncStore): Promise<Map<number, StoredSurveyState>> {
     if (!this.#states) this.#states = new Map((await store.loadSurveyStates()).map((state) => [state.id, state]));
@@ -112,17 +125,39 @@ export class SurveyIndex {
  * close the missing, then commit, or fail (roll back and record).
  */
 export async function runCycle(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal): Promise<CycleResult> {
-  const cycle = new Cycle(context, index, trigger, signal);
-  try {
-    await cycle.begin();
-    await cycle.streamList();
-    const closures = await cycle.closeMissing();
-    return await cycle.commit(closures);
-  } catch (error) {
-    return await cycle.fail(error);
-  } finally {
-    cycle.dispose();
+  const now = context.now ?? (() => new Date());
+  const origin: CycleOrigin = { startedAt: now(), requestsBefore: context.requestCount(), deadlineAt: context.deadlineMs === undefined ? undefined : performance.now() + context.deadlineMs };
+  for (let attempt = 0; ; attempt += 1) {
+    const cycle = new Cycle(context, index, trigger, signal, origin);
+    try {
+      await cycle.begin();
+      await cycle.streamList();
+      const closures = await cycle.closeMissing();
+      return await cycle.commit(closures);
+    } catch (error) {
+      if (error instanceof RepeatedIdsError && attempt < MAX_RESTARTS) {
+        // The first copy of a repeated id may be written already: start over with those ids set aside.
+        await cycle.abandon();
+        index.repeatedIds = new Set([...index.repeatedIds, ...error.ids]);
+        context.logger.warn({ surveyIds: error.ids.slice(0, 20), repeated: error.ids.length }, "the live list repeated survey ids; the cycle starts over with them set aside");
+        continue;
+      }
+      return await cycle.fail(error);
+    } finally {
+      cycle.dispose();
+    }
   }
+}
+
+/** Times a cycle starts over after finding repeated ids (each start over reads the list again). */
+const MAX_RESTARTS = 2;
+
+/** What all attempts of one cycle share: its start, its request count, its deadline. */
+interface CycleOrigin {
+  readonly startedAt: Date;
+  readonly requestsBefore: number;
+  /** `performance.now()` at which the deadline passes. */
+  readonly deadlineAt: number | undefined;
 }
 
 type Tally = { -readonly [K in keyof RunCounts]: RunCounts[K] };
@@ -147,7 +182,7 @@ class Cycle {
   readonly #requestsBefore: number;
   readonly #counts: Tally = { ...emptyRunCounts() };
   readonly #fetchFailures: FetchFailure[] = [];
-  readonly #listing = new ListingTally();
+  readonly #listing: ListingTally;
   readonly #stop = new AbortController();
   readonly #outer: AbortSignal;
   readonly #onOuterAbort: () => void;
@@ -157,12 +192,13 @@ class Cycle {
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
 
-  constructor(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal) {
+  constructor(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal, origin: CycleOrigin) {
     this.#context = context;
     this.#index = index;
+    this.#listing = new ListingTally(index.repeatedIds);
     this.#now = context.now ?? (() => new Date());
-    this.#run = { replicaId: context.replicaId, trigger, startedAt: this.#now() };
-    this.#requestsBefore = context.requestCount();
+    this.#run = { replicaId: context.replicaId, trigger, startedAt: origin.startedAt };
+    this.#requestsBefore = origin.requestsBefore;
     this.#maxRecordBytes = context.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     this.#outer = signal;
     this.#onOuterAbort = () => {
@@ -171,10 +207,10 @@ class Cycle {
     if (signal.aborted) this.#onOuterAbort();
     else signal.addEventListener("abort", this.#onOuterAbort, { once: true });
     const { deadlineMs } = context;
-    if (deadlineMs !== undefined) {
+    if (deadlineMs !== undefined && origin.deadlineAt !== undefined) {
       this.#deadline = setTimeout(() => {
         this.halt(new CycleDeadlineError(deadlineMs));
-      }, deadlineMs);
+      }, Math.max(0, origin.deadlineAt - performance.now()));
     }
   }
 
@@ -213,16 +249,19 @@ class Cycle {
           writer.addQuarantine([this.#listing.refuse(refused)]);
           continue;
         }
-        if (!this.#listing.list(survey.SurveyId)) continue;
-        this.#counts.listed += 1;
-        const plan = planSurvey(survey, states.get(survey.SurveyId), raw);
-        if (plan === undefined) continue;
-        if (plan.fetchQualifications || plan.fetchQuotas) await pool.run(() => this.#fetchAndWrite(plan, writer));
-        else {
-          writer.resolveQuarantine(resolvedChildKeys(plan, {}));
-          await writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
-        }
+        // Once an id is found repeated the cycle will start over: the rest of the list is only read, to find every repeated id at once.
+        if (!this.#listing.list({ survey, raw }) || this.#listing.repeated.size > 0) continue;
+        await this.#take({ survey, raw }, states, writer, pool);
         if (this.#cause !== undefined) break;
+      }
+      if (this.#cause === undefined && this.#listing.repeated.size === 0) {
+        const { writer } = await this.#openTransaction();
+        const { once, quarantine } = this.#listing.settleSetAside();
+        writer.addQuarantine(quarantine);
+        for (const listed of once) {
+          await this.#take(listed, states, writer, pool);
+          if (this.#halted()) break;
+        }
       }
     } catch (error) {
       this.halt(error);
@@ -232,7 +271,22 @@ class Cycle {
       this.halt(error);
     });
     this.#throwIfHalted();
+    if (this.#listing.repeated.size > 0) throw new RepeatedIdsError([...this.#listing.repeated].sort((a, b) => a - b));
     this.#listing.report(this.#context.logger);
+  }
+
+  /** One listed survey: diffed, and fetched (in the pool) or written as the diff says. */
+  async #take(listed: ListedSurvey, states: ReadonlyMap<number, StoredSurveyState>, writer: CycleBatcher, pool: TaskPool): Promise<void> {
+    const { survey, raw } = listed;
+    this.#counts.listed += 1;
+    const plan = planSurvey(survey, states.get(survey.SurveyId), raw);
+    if (plan === undefined) return;
+    if (plan.fetchQualifications || plan.fetchQuotas) {
+      await pool.run(() => this.#fetchAndWrite(plan, writer));
+      return;
+    }
+    writer.resolveQuarantine(resolvedChildKeys(plan, {}));
+    await writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
   }
 
   /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its size); undefined when it is fine. */
@@ -301,6 +355,7 @@ class Cycle {
     const outcome: CommitOutcome = await transaction.commit({ ...this.#run, status: "succeeded", finishedAt, counts: this.#counts, error: null });
     this.#open = undefined;
     this.#context.closureGuard?.accept(closures);
+    this.#index.repeatedIds = this.#listing.repeatedIds();
     const states = this.#requireStates();
     for (const state of writer.states) states.set(state.id, state);
     for (const id of closures.close) {
@@ -308,6 +363,13 @@ class Cycle {
       if (state) states.set(id, { ...state, status: "closed" });
     }
     return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, retryAfterMs: retryAfterOf(fetchFailures.map((failure) => failure.error)), firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+  }
+
+  /** Drops this attempt without a trace (no run recorded): the cycle starts over. */
+  async abandon(): Promise<void> {
+    this.halt(new Error("the cycle starts over"));
+    await this.#open?.transaction.rollback().catch(() => undefined);
+    this.#open = undefined;
   }
 
   /** The failure path of every phase: roll back what was written, record the failed run, never throw. */
@@ -351,47 +413,13 @@ class Cycle {
     return this.#states;
   }
 
+  /** Read through a method: a check of the field narrows it, but a fetch or a timer may halt the cycle during any await. */
+  #halted(): boolean {
+    return this.#cause !== undefined;
+  }
+
   #throwIfHalted(): void {
     if (this.#cause !== undefined) throw this.#cause;
-  }
-}
-
-/**
- * What the cycle keeps of the live list as it streams past: the ids listed (to find the surveys
- * that closed, and to skip a repeated id), the ids of malformed items that still name their
- * survey (never closed for it), and what to log about both.
- */
-class ListingTally {
-  readonly listed = new Set<number>();
-  readonly present = new Set<number>();
-  #duplicates = 0;
-  #quarantined = 0;
-
-  /** Records a listed survey; false when its id was listed already (the first of each is kept). */
-  list(id: number): boolean {
-    if (this.listed.has(id)) {
-      this.#duplicates += 1;
-      return false;
-    }
-    this.listed.add(id);
-    return true;
-  }
-
-  /** The quarantine entry of a malformed item, remembering the survey it names. */
-  quarantine(invalid: InvalidItem): QuarantineInput {
-    return this.refuse(quarantineOfItem(invalid));
-  }
-
-  /** Counts a quarantined item of the list, remembering the survey it names (never closed for it). */
-  refuse(item: QuarantineInput): QuarantineInput {
-    this.#quarantined += 1;
-    if (item.surveyId !== null) this.present.add(item.surveyId);
-    return item;
-  }
-
-  report(logger: Logger): void {
-    if (this.#duplicates > 0) logger.warn({ duplicates: this.#duplicates }, "the live list repeated survey ids; the first of each was kept");
-    if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "malformed surveys quarantined");
   }
 }
 
