@@ -94,6 +94,36 @@ describe("sds login and profiles", () => {
     expect(bad.stderr).toMatch(/^error: "..\/etc" is not a valid profile name/);
   });
 
+  it("treats names of Object.prototype members as plain profile names, by flag and by SDS_PROFILE", async () => {
+    for (const name of ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"]) {
+      for (const how of [{ args: ["--profile", name], env: {} }, { args: [], env: { SDS_PROFILE: name } }]) {
+        const label = `${name} ${how.args.length > 0 ? "by flag" : "by SDS_PROFILE"}`;
+        const show = await runSds(["account", "show", ...how.args], testbed.home, { env: { ...how.env, SDS_API_KEY: "unused" } });
+        expect(show.code, label).toBe(2);
+        expect(show.stderr.trimEnd().split("\n"), label).toHaveLength(1);
+        expect(show.stderr, label).toMatch(name === "__proto__" ? /^error: "__proto__" is not a valid profile name/ : new RegExp(`^error: no profile named "${name}"`));
+        const logout = await runSds(["logout", ...how.args], testbed.home, { env: how.env });
+        expect(logout.code, label).toBe(2);
+      }
+    }
+    // Saved under such a name, it is an ordinary profile.
+    const login = await runSds(["login", "--profile", "constructor", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    expect(login.code).toBe(0);
+    const show = await runSds(["account", "show", "-o", "json"], testbed.home, { env: { SDS_PROFILE: "constructor" } });
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({ Id: "1001" });
+    expect(Object.keys(readProfiles().profiles)).toEqual(["constructor"]);
+    expect((await runSds(["logout", "--profile", "constructor", "-o", "json"], testbed.home)).stdout).toContain('"removed": [\n    "constructor"\n  ]');
+  });
+
+  it("answers a command word named like an Object.prototype member as an unknown command", async () => {
+    for (const word of ["constructor", "toString", "__proto__"]) {
+      const result = await runSds([word], testbed.home);
+      expect(result, word).toMatchObject({ code: 2, stdout: "" });
+      expect(result.stderr, word).toMatch(new RegExp(`^error: unknown command "${word}"`));
+    }
+  });
+
   it("reports a corrupt profiles file in one line (exit 1) instead of a stack", async () => {
     mkdirSync(join(testbed.home.configPath, "sds"), { recursive: true });
     writeFileSync(profilesFile(), "{ not json");
@@ -102,16 +132,19 @@ describe("sds login and profiles", () => {
     expect(result.stderr).toBe(`error: the profiles file ${profilesFile()} is not valid JSON. Fix it, or delete it and run \`sds login\` again.\n`);
   });
 
-  it("logs out of one profile or all, and logging out twice is not an error", async () => {
+  it("logs out of one profile or all; a named profile must exist, an unsaved default is not an error", async () => {
     await runSds(["login", "--profile", "a", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
     await runSds(["login", "--profile", "b", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
     const first = await runSds(["logout", "--profile", "a"], testbed.home);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ removed: ["a"] });
     expect(Object.keys(readProfiles().profiles)).toEqual(["b"]);
-    const again = await runSdsOnTerminal(["logout", "--profile", "a"], testbed.home);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('No profile "a" saved; nothing to do.');
+    const again = await runSds(["logout", "--profile", "a"], testbed.home);
+    expect(again).toMatchObject({ code: 2, stdout: "" });
+    expect(again.stderr).toMatch(/^error: no profile named "a" in /);
+    const unsavedDefault = await runSdsOnTerminal(["logout"], testbed.home);
+    expect(unsavedDefault.code).toBe(0);
+    expect(unsavedDefault.stdout).toContain('No profile "default" saved; nothing to do.');
     await runSds(["logout", "--all"], testbed.home);
     expect(readProfiles().profiles).toEqual({});
     expect(statSync(profilesFile()).mode & 0o777).toBe(0o600);

@@ -11,18 +11,18 @@ interface CollectionSource {
 }
 
 /** The eight list collections, by the name the command takes. */
-const collections: Readonly<Record<string, CollectionSource>> = {
-  languages: { fetch: (client, signal) => client.collections.languages({ signal }), listField: "Languages" },
-  industries: { fetch: (client, signal) => client.collections.industries({ signal }), listField: "Industries" },
-  "study-types": { fetch: (client, signal) => client.collections.studyTypes({ signal }), listField: "StudyTypes" },
-  "survey-statuses": { fetch: (client, signal) => client.collections.surveyStatuses({ signal }), listField: "SurveyStatuses" },
-  "qualification-categories": { fetch: (client, signal) => client.collections.qualificationCategories({ signal }), listField: "QualificationCategories" },
-  "qualification-category-types": { fetch: (client, signal) => client.collections.qualificationCategoryTypes({ signal }), listField: "QualificationCategoryTypes" },
-  "qualification-types": { fetch: (client, signal) => client.collections.qualificationTypes({ signal }), listField: "QualificationTypes" },
-  qualifications: { fetch: (client, signal) => client.collections.qualifications({ signal }), listField: "Qualifications" },
-};
+const collections: ReadonlyMap<string, CollectionSource> = new Map<string, CollectionSource>([
+  ["languages", { fetch: (client, signal) => client.collections.languages({ signal }), listField: "Languages" }],
+  ["industries", { fetch: (client, signal) => client.collections.industries({ signal }), listField: "Industries" }],
+  ["study-types", { fetch: (client, signal) => client.collections.studyTypes({ signal }), listField: "StudyTypes" }],
+  ["survey-statuses", { fetch: (client, signal) => client.collections.surveyStatuses({ signal }), listField: "SurveyStatuses" }],
+  ["qualification-categories", { fetch: (client, signal) => client.collections.qualificationCategories({ signal }), listField: "QualificationCategories" }],
+  ["qualification-category-types", { fetch: (client, signal) => client.collections.qualificationCategoryTypes({ signal }), listField: "QualificationCategoryTypes" }],
+  ["qualification-types", { fetch: (client, signal) => client.collections.qualificationTypes({ signal }), listField: "QualificationTypes" }],
+  ["qualifications", { fetch: (client, signal) => client.collections.qualifications({ signal }), listField: "Qualifications" }],
+]);
 
-const collectionNames = Object.keys(collections);
+const collectionNames = [...collections.keys()];
 
 /**
  * The collection a typed name means: the command's kebab-case names, or the spec's names in any
@@ -46,7 +46,7 @@ export const command = defineCommand({
   async run(context) {
     const typed = context.positionals[0] as string;
     const name = findCollection(typed);
-    const source = name === undefined ? undefined : collections[name];
+    const source = name === undefined ? undefined : collections.get(name);
     if (source === undefined) throw new UsageError(`no collection "${typed}"`, { hint: `Collections: ${collectionNames.join(", ")}.` });
     const { client } = await connect(context);
     const response = (await source.fetch(client, context.signal)) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { createCliClient } from "../internal/client.ts";
 import { defineCommand, type CommandContext } from "../internal/command.ts";
 import { normalizeBaseUrl } from "../internal/config.ts";
 import { UsageError } from "../internal/errors.ts";
-import { checkProfileName, defaultProfileName, profilesPath, readProfiles, writeProfiles, type Profile } from "../internal/profiles.ts";
+import { profilesPath, readProfiles, selectProfile, writeProfiles, type Profile } from "../internal/profiles.ts";
 import { promptHidden, readStdinText } from "../internal/stdin.ts";
 
 /** `sds login`: checks a base URL and key, then saves them as a profile. */
@@ -20,10 +20,10 @@ export const command = defineCommand({
   ],
   async run(context) {
     const { globals, io, output } = context;
-    const profileName = checkProfileName(globals.profile ?? io.env.SDS_PROFILE ?? defaultProfileName);
+    const profileName = selectProfile(globals.profile, io.env).name;
     const path = profilesPath(io.env);
     const file = await readProfiles(path);
-    const existing = file.profiles[profileName];
+    const existing = file.profiles.get(profileName);
 
     const typedBaseUrl = globals.baseUrl ?? io.env.SDS_BASE_URL ?? existing?.baseUrl;
     if (typedBaseUrl === undefined || typedBaseUrl.trim() === "") {
@@ -40,7 +40,7 @@ export const command = defineCommand({
       supplier = { supplierId: account.Id, supplierName: account.Name };
     }
     const profile: Profile = { baseUrl, apiKey, ...supplier, savedAt: new Date().toISOString() };
-    await writeProfiles(path, { version: 1, profiles: { ...file.profiles, [profileName]: profile } });
+    await writeProfiles(path, { version: 1, profiles: new Map([...file.profiles, [profileName, profile]]) });
 
     const summary = { profile: profileName, profilesPath: path, baseUrl, verified: context.options.verify !== false, ...supplier };
     if (output.format !== "table") return output.document(summary);

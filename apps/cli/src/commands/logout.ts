@@ -1,10 +1,12 @@
 import { defineCommand } from "../internal/command.ts";
-import { checkProfileName, defaultProfileName, profilesPath, readProfiles, writeProfiles } from "../internal/profiles.ts";
+import { ConfigError } from "../internal/errors.ts";
+import { ExitCode } from "../internal/exit-codes.ts";
+import { profilesPath, readProfiles, selectProfile, writeProfiles } from "../internal/profiles.ts";
 
 /** `sds logout`: deletes a saved profile (its base URL and key). */
 export const command = defineCommand({
   description:
-    "Deletes a profile saved by `sds login`: its base URL and API key are removed from the profiles file. Logging out of a profile that does not exist is not an error, so scripts can run it unconditionally.",
+    "Deletes a profile saved by `sds login`: its base URL and API key are removed from the profiles file. Logging out of the default profile when it is not saved is not an error, so scripts can run `sds logout` unconditionally; a profile named with --profile or SDS_PROFILE must exist (exit 2 otherwise), as in every other command.",
   options: {
     all: { type: "boolean", description: "delete every saved profile" },
   },
@@ -17,10 +19,14 @@ export const command = defineCommand({
   async run(context) {
     const path = profilesPath(context.io.env);
     const file = await readProfiles(path);
-    const names = context.options.all === true ? Object.keys(file.profiles) : [checkProfileName(context.globals.profile ?? context.io.env.SDS_PROFILE ?? defaultProfileName)];
-    const removed = names.filter((name) => name in file.profiles);
+    const selection = context.options.all === true ? undefined : selectProfile(context.globals.profile, context.io.env);
+    if (selection?.namedExplicitly === true && !file.profiles.has(selection.name)) {
+      throw new ConfigError(`no profile named "${selection.name}" in ${path}`, ExitCode.Usage, { hint: "`sds logout --all` forgets every profile." });
+    }
+    const names = selection === undefined ? [...file.profiles.keys()] : [selection.name];
+    const removed = names.filter((name) => file.profiles.has(name));
     if (removed.length > 0) {
-      const remaining = Object.fromEntries(Object.entries(file.profiles).filter(([name]) => !removed.includes(name)));
+      const remaining = new Map([...file.profiles].filter(([name]) => !removed.includes(name)));
       await writeProfiles(path, { version: 1, profiles: remaining });
     }
     if (context.output.format !== "table") {

@@ -2,7 +2,7 @@ import { isConfigurationError, parseBaseUrl } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
-import { checkProfileName, defaultProfileName, profilesPath, readProfiles, type Profile } from "./profiles.ts";
+import { profilesPath, readProfiles, selectProfile, type Profile } from "./profiles.ts";
 import { readStdinText } from "./stdin.ts";
 
 /** A setting and where it came from (`--base-url`, `SDS_API_KEY`, `profile "default"`). */
@@ -46,10 +46,9 @@ export function inspectConfig(context: CommandContext): Promise<ConfigInspection
 async function readConfig(context: CommandContext): Promise<ConfigInspection> {
   const { globals, io } = context;
   const env = io.env;
-  const profileNamedExplicitly = globals.profile !== undefined || nonEmpty(env.SDS_PROFILE) !== undefined;
-  const profileName = checkProfileName(globals.profile ?? nonEmpty(env.SDS_PROFILE) ?? defaultProfileName);
+  const { name: profileName, namedExplicitly: profileNamedExplicitly } = selectProfile(globals.profile, env);
   const path = profilesPath(env);
-  const profile = (await readProfiles(path)).profiles[profileName];
+  const profile = (await readProfiles(path)).profiles.get(profileName);
   const profileSource = `profile "${profileName}"`;
 
   let baseUrl: SourcedValue | undefined;

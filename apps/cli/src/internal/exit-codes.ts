@@ -41,7 +41,7 @@ export const exitCodeDescriptions: readonly (readonly [ExitCode, string])[] = [
  * client just to classify an error (start-up speed), and `name` also survives duplicated copies
  * of the client package.
  */
-const exitCodeByErrorName: Readonly<Record<string, ExitCode>> = {
+const exitCodeByErrorName: ReadonlyMap<string, ExitCode> = new Map(Object.entries({
   AuthenticationError: ExitCode.Authentication,
   PermissionDeniedError: ExitCode.Authentication,
   NotFoundError: ExitCode.NotFound,
@@ -52,8 +52,7 @@ const exitCodeByErrorName: Readonly<Record<string, ExitCode>> = {
   RequestValidationError: ExitCode.Usage,
   AbortError: ExitCode.Interrupted,
   RequestAbortedError: ExitCode.Interrupted,
-};
-
+}));
 /**
  * The exit code for an error thrown by a command: its own `exitCode` when it is a CLI error,
  * else the code its class name maps to, else {@link ExitCode.Failure}.
@@ -62,7 +61,7 @@ export function exitCodeForError(error: unknown): ExitCode {
   if (typeof error !== "object" || error === null) return ExitCode.Failure;
   const { exitCode, name } = error as { exitCode?: unknown; name?: unknown };
   if (isExitCode(exitCode)) return exitCode;
-  if (typeof name === "string") return exitCodeByErrorName[name] ?? ExitCode.Failure;
+  if (typeof name === "string") return exitCodeByErrorName.get(name) ?? ExitCode.Failure;
   return ExitCode.Failure;
 }
 

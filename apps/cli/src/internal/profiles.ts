@@ -15,10 +15,14 @@ export interface Profile {
   readonly savedAt: string;
 }
 
-/** The contents of the profiles file. */
+/**
+ * The contents of the profiles file. Profiles are a `Map`: a profile name is typed by the user
+ * (`--profile constructor`), and as a key of a plain object it would find `Object.prototype`'s
+ * members; in a Map it is only ever a name.
+ */
 export interface ProfilesFile {
   readonly version: 1;
-  readonly profiles: Readonly<Record<string, Profile>>;
+  readonly profiles: ReadonlyMap<string, Profile>;
 }
 
 /** The profile used when neither `--profile` nor `SDS_PROFILE` names one. */
@@ -36,6 +40,24 @@ export function configDirectory(env: NodeJS.ProcessEnv): string {
 /** The path of the profiles file. */
 export function profilesPath(env: NodeJS.ProcessEnv): string {
   return join(configDirectory(env), "profiles.json");
+}
+
+/** The profile a command uses, and whether the user named it (then it must exist where it is read). */
+export interface ProfileSelection {
+  readonly name: string;
+  /** Named by `--profile` or a non-empty `SDS_PROFILE`, rather than the default. */
+  readonly namedExplicitly: boolean;
+}
+
+/**
+ * The profile named by `--profile`, else a non-empty `SDS_PROFILE`, else `default`.
+ *
+ * @throws UsageError when the name could not be a profile name.
+ */
+export function selectProfile(flag: string | undefined, env: NodeJS.ProcessEnv): ProfileSelection {
+  const fromEnv = env.SDS_PROFILE === undefined || env.SDS_PROFILE.trim() === "" ? undefined : env.SDS_PROFILE;
+  const named = flag ?? fromEnv;
+  return { name: checkProfileName(named ?? defaultProfileName), namedExplicitly: named !== undefined };
 }
 
 /** @throws UsageError when `name` could not be a profile name (it becomes a JSON key and a word in messages). */
@@ -56,7 +78,7 @@ export async function readProfiles(path: string): Promise<ProfilesFile> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, profiles: {} };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, profiles: new Map() };
     throw new CliError(`cannot read the profiles file ${path}: ${(error as Error).message}`, ExitCode.Failure, { cause: error });
   }
   let parsed: unknown;
@@ -65,13 +87,20 @@ export async function readProfiles(path: string): Promise<ProfilesFile> {
   } catch (error) {
     throw new CliError(`the profiles file ${path} is not valid JSON`, ExitCode.Failure, { hint: "Fix it, or delete it and run `sds login` again.", cause: error });
   }
-  if (!isProfilesFile(parsed)) {
+  if (!isStoredProfilesFile(parsed)) {
     throw new CliError(`the profiles file ${path} is not in the expected format`, ExitCode.Failure, { hint: "Delete it and run `sds login` again." });
   }
-  return parsed;
+  // Own entries only: JSON.parse never gives inherited ones, and Object.entries never reads them.
+  return { version: 1, profiles: new Map(Object.entries(parsed.profiles)) };
 }
 
-function isProfilesFile(value: unknown): value is ProfilesFile {
+/** The profiles file as JSON holds it. */
+interface StoredProfilesFile {
+  readonly version: 1;
+  readonly profiles: Readonly<Record<string, Profile>>;
+}
+
+function isStoredProfilesFile(value: unknown): value is StoredProfilesFile {
   if (typeof value !== "object" || value === null) return false;
   const { version, profiles } = value as { version?: unknown; profiles?: unknown };
   if (version !== 1 || typeof profiles !== "object" || profiles === null) return false;
@@ -89,7 +118,8 @@ export async function writeProfiles(path: string, file: ProfilesFile): Promise<v
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, JSON.stringify(file, null, 2) + "\n", { mode: 0o600 });
+    const stored: StoredProfilesFile = { version: file.version, profiles: Object.fromEntries(file.profiles) };
+    await writeFile(temporary, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600 });
     // The mode given to writeFile is filtered by the umask and ignored for an existing file.
     await chmod(temporary, 0o600);
     await rename(temporary, path);

@@ -6,7 +6,7 @@ import type { RecordColumn } from "./output.ts";
  * ones first. Numeric columns are right-aligned.
  */
 export function inferColumns(rows: readonly object[], preferred: readonly string[] = []): RecordColumn<object>[] {
-  const names = new Set<string>(preferred.filter((name) => rows.some((row) => name in row)));
+  const names = new Set<string>(preferred.filter((name) => rows.some((row) => Object.hasOwn(row, name))));
   for (const row of rows) for (const name of Object.keys(row)) names.add(name);
   return [...names].map((name) => {
     const values = rows.map((row) => (row as Record<string, unknown>)[name]).filter((value) => value !== undefined && value !== null);

@@ -135,7 +135,7 @@ function validateSettings(settings: Record<string, unknown>, requested: Readonly
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const field = String(issue.path[0] ?? "body");
-    const origin = field in requested ? "" : " (the current value; pass a new one to fix it)";
+    const origin = Object.hasOwn(requested, field) ? "" : " (the current value; pass a new one to fix it)";
     return `${field} ${JSON.stringify(settings[field])}: ${issue.message}${origin}`;
   });
   throw new UsageError(`invalid ${problems.join("; ")}`, { hint: "Nothing was sent." });
