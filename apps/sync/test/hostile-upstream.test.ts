@@ -217,4 +217,47 @@ describe.each([
     expect((await harness.store.stats()).quarantined).toBe(0);
     expect(await harness.store.latestSequence()).toBe(before.sequence);
   });
+
+  it.skipIf(!enabled).each([
+    [{ kind: "hang" }, /SYNC_CYCLE_TIMEOUT/],
+    [{ kind: "hang", afterBytes: 300 }, /SYNC_CYCLE_TIMEOUT/],
+    [{ kind: "truncated-body", keep: 0.7 }, /ended before its JSON was complete|JSON/],
+    [{ kind: "html-body" }, /JSON|content type|html/i],
+    [{ kind: "error-at-end" }, /hasError: true/],
+  ] as const)("fails the cycle on %o with nothing applied, and syncs once the upstream is honest", async (scenario, error) => {
+    const harness = await start({ cycle: { deadlineMs: 1500 } });
+    harness.api.closeSurvey(harness.api.listSurveys(1001)[0]?.SurveyId ?? 0);
+    harness.api.addSurvey(1001);
+    const before = await readable(harness.store);
+    harness.hostile.use(scenario);
+
+    const result = await harness.cycle();
+
+    expect(result).toMatchObject({ status: "failed", error: expect.stringMatching(error) as unknown });
+    expect(await readable(harness.store)).toEqual(before);
+    expect(await harness.store.listRuns(1)).toMatchObject([{ status: "failed" }]);
+    harness.hostile.clear();
+    expect((await harness.cycle()).counts).toMatchObject({ opened: 1, closed: 1 });
+  });
+
+  it.skipIf(!enabled)("keeps going when the key is revoked mid-run: per-survey failures are marked for refetch, a refused list fails the cycle, and it heals", async () => {
+    const harness = await start();
+    const added = [harness.api.addSurvey(1001), harness.api.addSurvey(1001)].map((survey) => survey.SurveyId);
+    harness.hostile.use({ kind: "unauthorized-mid-run", after: 1 });
+
+    const partial = await harness.cycle();
+    expect(partial).toMatchObject({ status: "succeeded", counts: { opened: 2 } });
+    // Every per-survey request of the two new surveys was refused (their qualifications, and quotas where they have some).
+    expect(partial.counts.fetchFailures).toBeGreaterThanOrEqual(2);
+    expect((await harness.store.stats()).needsRefetch).toBe(2);
+
+    const refused = await harness.cycle();
+    expect(refused).toMatchObject({ status: "failed", error: expect.stringMatching(/401/) as unknown });
+
+    harness.hostile.clear();
+    const healed = await harness.cycle();
+    expect(healed.counts).toMatchObject({ qualificationsChanged: 2, fetchFailures: 0 });
+    expect((await harness.store.stats()).needsRefetch).toBe(0);
+    for (const id of added) expect((await harness.store.getSurvey(id))?.qualifications).toEqual(harness.api.getSurvey(id)?.qualifications);
+  });
 });
