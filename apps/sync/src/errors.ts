@@ -1,9 +1,26 @@
+/** What an error means to an HTTP client that ran into it. */
+export interface HttpMeaning {
+  readonly status: number;
+  /** Stable code of the error body, such as `store_unavailable`. */
+  readonly code: string;
+  /** What the client is told; the error's own message (which may hold internals) goes to the log only. */
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether the service log gets the error: true for faults of the service, false for the caller's. */
+  readonly logged: boolean;
+}
+
 /**
  * The error family of sds-sync. Every error the service raises on purpose is a {@link SyncError};
- * the entry point turns them into a log line and an exit code in one place.
+ * the entry point turns them into a log line and an exit code in one place, and the HTTP server
+ * turns those that carry an {@link HttpMeaning} into their answer (by `instanceof`, never by name).
  */
 export class SyncError extends Error {
   override name: string = "SyncError";
+  /** The answer to a request that ran into this error; `undefined` means an unexpected error (500). */
+  get http(): HttpMeaning | undefined {
+    return undefined;
+  }
 }
 
 /** One problem with one environment variable. */
@@ -23,9 +40,16 @@ export class ConfigError extends SyncError {
   }
 }
 
-/** The store could not be opened, migrated or written. */
+/**
+ * The store could not be opened, migrated, read or written. Driver errors (pg, node:sqlite) are
+ * turned into this where the store meets them (store/store-errors.ts), so nothing above the
+ * store classifies driver errors.
+ */
 export class StoreError extends SyncError {
   override name = "StoreError" as const;
+  override get http(): HttpMeaning {
+    return { status: 503, code: "store_unavailable", message: "the store cannot be read right now; retry shortly", headers: { "retry-after": "5" }, logged: true };
+  }
 }
 
 

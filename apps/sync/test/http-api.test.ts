@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/store/store.ts";
 import { waitFor } from "./harness.ts";
+import { checkMetrics, requirePromtool } from "./promtool.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+
+const promtool = requirePromtool();
+if (promtool.path === undefined) console.warn(`skipping the promtool check of /metrics: ${promtool.reason}`);
 
 interface SurveyList {
   surveys: SurveySummary[];
@@ -154,6 +158,16 @@ describe("the HTTP API", () => {
     expect(text).toMatch(/^sds_sync_changes_total\{type="opened"\} 60$/m);
     expect(text).toMatch(/^sds_sync_last_success_timestamp_seconds \d+(\.\d+)?$/m);
     expect(text).toMatch(/^sds_sync_leader 1$/m);
+    expect(text).toMatch(/^sds_sync_quarantined_items_total 0$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it.skipIf(promtool.path === undefined)(`serves /metrics that promtool check metrics accepts${promtool.reason ? ` (skipped: ${promtool.reason})` : ""}`, async () => {
+    const text = await (await harness.request("/metrics")).text();
+    const check = checkMetrics(promtool.path ?? "promtool", text);
+    expect(check.output).toBe("");
+    expect(check.status).toBe(0);
   });
 
   it("answers 404 for an unknown path (a trailing slash included, as in the fake) and 405 for a wrong method, as JSON", async () => {
@@ -213,5 +227,22 @@ describe("readiness during an upstream outage", () => {
 
     harness.api.faults.clear();
     await waitFor(async () => (await harness.request("/readyz")).status === 200, 15_000);
+  });
+});
+
+describe("the HTTP API when the store fails", () => {
+  it("answers 503 store_unavailable with Retry-After, never the driver's message, and 500 only for bugs", async () => {
+    const harness = await startServiceHarness({ surveys: 5 });
+    try {
+      await harness.service.store.close();
+      const response = await harness.request("/v1/surveys");
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("5");
+      expect(await response.json()).toEqual({ error: { code: "store_unavailable", message: "the store cannot be read right now; retry shortly" } });
+      expect((await harness.request("/v1/surveys/1")).status).toBe(503);
+      expect((await harness.request("/healthz")).status).toBe(200);
+    } finally {
+      await harness.close().catch(() => undefined);
+    }
   });
 });

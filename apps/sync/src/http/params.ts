@@ -1,5 +1,5 @@
 import { devices, type Device } from "@sds/schemas";
-import { SyncError } from "../errors.ts";
+import { SyncError, type HttpMeaning } from "../errors.ts";
 import type { SurveyQuery } from "../store/store.ts";
 import { SURVEY_ID_RANGE } from "../sync/survey-id.ts";
 
@@ -11,6 +11,9 @@ export class ParamError extends SyncError {
   constructor(param: string, message: string) {
     super(`${param}: ${message}`);
     this.param = param;
+  }
+  override get http(): HttpMeaning {
+    return { status: 400, code: "bad_request", message: this.message, logged: false };
   }
 }
 
@@ -44,8 +47,39 @@ function integer(name: string, value: string, min: number, max: number): number 
 }
 
 function decimal(name: string, value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value)) throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
-  return Number(value);
+  const number = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(number)) throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** Longest comma list (`language`, `device`) one query may carry. */
+export const MAX_LIST_ITEMS = 100;
+
+function list(name: string, value: string): string[] {
+  const items = value.split(",").map((item) => item.trim());
+  if (items.length > MAX_LIST_ITEMS) throw new ParamError(name, `takes at most ${MAX_LIST_ITEMS} values, got ${items.length}`);
+  return items;
+}
+
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
+
+/**
+ * An ISO 8601 date (`2024-02-29`, midnight UTC) or date-time (`2024-02-29T10:30:00Z`, with an
+ * offset or without one, then local time), refusing impossible ones (`2024-02-30`, `T25:00`)
+ * rather than letting Date roll them over into the next month or day.
+ */
+function parseTimestamp(name: string, value: string): Date {
+  const refuse = (why: string) => new ParamError(name, `must be an ISO 8601 date or date-time${why}, got ${JSON.stringify(value)}`);
+  const match = ISO_TIMESTAMP.exec(value);
+  if (!match) throw refuse("");
+  const field = (index: number): number => Number(match[index] ?? 0);
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 8, 9].map(field) as [number, number, number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) throw refuse(" (no such day)");
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) throw refuse(" (no such time)");
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw refuse("");
+  return time;
 }
 
 /** The opaque cursor of a page: the last survey id, base64url-encoded so clients do not build it themselves. */
@@ -72,7 +106,7 @@ export function parseSurveyQuery(params: URLSearchParams): SurveyQuery {
 
   const query: { -readonly [K in keyof SurveyQuery]: SurveyQuery[K] } = { status, limit: SURVEY_PAGE.default };
   const language = single(params, "language");
-  if (language !== undefined) query.languageIds = language.split(",").map((id) => integer("language", id.trim(), 0, Number.MAX_SAFE_INTEGER));
+  if (language !== undefined) query.languageIds = list("language", language).map((id) => integer("language", id, 0, Number.MAX_SAFE_INTEGER));
   const minCpi = single(params, "minCpi");
   if (minCpi !== undefined) query.minCpi = decimal("minCpi", minCpi);
   const maxCpi = single(params, "maxCpi");
@@ -82,20 +116,14 @@ export function parseSurveyQuery(params: URLSearchParams): SurveyQuery {
   if (maxLoi !== undefined) query.maxLoi = decimal("maxLoi", maxLoi);
   const device = single(params, "device");
   if (device !== undefined) {
-    query.devices = device.split(",").map((name) => {
-      const known = devices.find((candidate) => candidate === name.trim());
+    query.devices = list("device", device).map((name) => {
+      const known = devices.find((candidate) => candidate === name);
       if (!known) throw new ParamError("device", `must be ${devices.join(", ")} (or a comma list), got ${JSON.stringify(name)}`);
       return known satisfies Device;
     });
   }
   const updatedSince = single(params, "updatedSince");
-  if (updatedSince !== undefined) {
-    const time = new Date(updatedSince);
-    if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(updatedSince) || Number.isNaN(time.getTime())) {
-      throw new ParamError("updatedSince", `must be an ISO 8601 date or date-time, got ${JSON.stringify(updatedSince)}`);
-    }
-    query.updatedSince = time;
-  }
+  if (updatedSince !== undefined) query.updatedSince = parseTimestamp("updatedSince", updatedSince);
   const cursor = single(params, "cursor");
   if (cursor !== undefined) query.afterId = decodeCursor(cursor);
   const limit = single(params, "limit");

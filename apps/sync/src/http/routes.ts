@@ -2,7 +2,6 @@ import type { IncomingMessage } from "node:http";
 import type { LoopContext } from "../loop/loop-context.ts";
 import { loopStatus } from "../loop/loop-status.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
-import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.ts";
 import type { SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "../sync/change-notifier.ts";
 import type { CycleResult } from "../sync/run-cycle.ts";
@@ -56,7 +55,7 @@ export const readyz: Handler = async (context) => {
 };
 
 /** `GET /metrics`: Prometheus text exposition. */
-export const metrics: Handler = async (context) => ({ status: 200, body: await context.metrics.registry.render(), contentType: PROMETHEUS_CONTENT_TYPE });
+export const metrics: Handler = async (context) => ({ status: 200, body: await context.metrics.render(), contentType: context.metrics.registry.contentType });
 
 /**
  * `GET /v1/surveys`: filtered, cursor-paginated surveys. `sequence` is the change feed's sequence

@@ -2,9 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createRouter, type RouteMatch } from "@sds/schemas";
 import type { Logger } from "pino";
-import { StoreError } from "../errors.ts";
+import { SyncError } from "../errors.ts";
 import { hasBearerToken } from "./auth.ts";
-import { ParamError } from "./params.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import * as routes from "./routes.ts";
 import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
@@ -148,24 +147,15 @@ function unmatchedReply(match: Exclude<RouteMatch<RouteId>, { kind: "matched" }>
   }
 }
 
+/** The answer to a handler's error: its own HTTP meaning when it has one, else 500 (and the log). */
 function errorToReply(error: unknown, logger: Logger, path: string): Reply {
-  if (error instanceof ParamError) return errorReply(400, "bad_request", error.message);
-  const name = error instanceof Error ? error.name : "";
-  if (name === "NotLeaderError") return errorReply(409, "not_leader", (error as Error).message);
-  if (name === "ShuttingDownError") return errorReply(503, "shutting_down", "the service is shutting down");
-  if (error instanceof StoreError || isDatabaseError(error)) {
-    logger.error({ err: error, path }, "store unavailable while serving a request");
-    return errorReply(503, "store_unavailable", "the store cannot be read right now; retry shortly");
+  const meaning = error instanceof SyncError ? error.http : undefined;
+  if (meaning) {
+    if (meaning.logged) logger.error({ err: error, path }, `${meaning.code} while serving a request`);
+    return errorReply(meaning.status, meaning.code, meaning.message, meaning.headers);
   }
   logger.error({ err: error, path }, "unexpected error while serving a request");
   return errorReply(500, "internal_error", "unexpected error; see the service log");
-}
-
-/** Errors of the database drivers (connection refused, pool closed, SQLite busy) are availability problems, not bugs. */
-function isDatabaseError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === "string" && (/^(ECONN|ETIMEDOUT|57P|08|53)/.test(code) || code.startsWith("ERR_SQLITE"))) || /pool|database|connection/i.test(error.message);
 }
 
 async function closeServer(server: Server, graceMs: number): Promise<void> {

@@ -41,7 +41,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
   const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger });
   const liveMatcher = new LiveMatcher({ store, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
-  const outcomesTotal = metrics.registry.counter("sds_sync_outcomes_total", "S2S outcomes recorded by this replica (repeats excluded), by outcome.");
+  const outcomesTotal = metrics.outcomes;
   try {
     await liveMatcher.start();
     await account.start(config.intervalSeconds * 1000);

@@ -1,9 +1,11 @@
 import type { DatabaseConfig } from "../config.ts";
 import type { SyncStore } from "./store.ts";
+import { withStoreErrors } from "./store-errors.ts";
 
 /**
  * Opens the store `DATABASE_URL` names, applying pending migrations. Each store is imported only
- * when used: a PostgreSQL deployment never loads node:sqlite, nor SQLite the pg driver.
+ * when used: a PostgreSQL deployment never loads node:sqlite, nor SQLite the pg driver. Every
+ * driver error it throws afterwards arrives as a StoreError (see store-errors.ts).
  *
  * @example
  * ```ts
@@ -13,8 +15,8 @@ import type { SyncStore } from "./store.ts";
 export async function openStore(database: DatabaseConfig): Promise<SyncStore> {
   if (database.kind === "sqlite") {
     const { openSqliteStore } = await import("./sqlite-store.ts");
-    return openSqliteStore({ path: database.path });
+    return withStoreErrors(await openSqliteStore({ path: database.path }));
   }
   const { openPostgresStore } = await import("./postgres-store.ts");
-  return openPostgresStore({ connectionString: database.connectionString, schema: database.schema });
+  return withStoreErrors(await openPostgresStore({ connectionString: database.connectionString, schema: database.schema }));
 }

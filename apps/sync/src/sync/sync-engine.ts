@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { SyncError } from "../errors.ts";
+import { SyncError, type HttpMeaning } from "../errors.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { RunInput, SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "./change-notifier.ts";
@@ -11,11 +11,17 @@ import type { Upstream } from "./upstream.ts";
 /** `POST /v1/sync/run` reached a replica that does not lead. */
 export class NotLeaderError extends SyncError {
   override name = "NotLeaderError" as const;
+  override get http(): HttpMeaning {
+    return { status: 409, code: "not_leader", message: this.message, logged: false };
+  }
 }
 
 /** The engine is shutting down and takes no more work. */
 export class ShuttingDownError extends SyncError {
   override name = "ShuttingDownError" as const;
+  override get http(): HttpMeaning {
+    return { status: 503, code: "shutting_down", message: "the service is shutting down", logged: false };
+  }
 }
 
 /** A manual run was refused: too soon after the last one, or the upstream asked to wait (429 Retry-After). Answered 429. */
@@ -281,11 +287,11 @@ export class SyncEngine {
     // A cycle abandoned for a shutdown is no failure of the service: alerts on failed cycles must not fire on every deploy.
     const status = result.failure === "shutdown" ? "aborted" : result.status;
     metrics.cycles.inc({ status });
-    metrics.cycleDuration.observe(seconds, { status });
+    metrics.cycleDuration.observe({ status }, seconds);
     const { counts } = result;
     const byType = { opened: counts.opened, updated: counts.updated, qualifications_changed: counts.qualificationsChanged, quotas_changed: counts.quotasChanged, closed: counts.closed, reopened: counts.reopened };
     for (const [type, amount] of Object.entries(byType)) if (amount > 0) metrics.changes.inc({ type }, amount);
-    if (counts.quarantined > 0) metrics.quarantinedItems.inc({}, counts.quarantined);
+    if (counts.quarantined > 0) metrics.quarantinedItems.inc(counts.quarantined);
     for (const failure of result.fetchFailures) metrics.fetchFailures.inc({ operation: failure.kind === "qualifications" ? "getSurveyQualifications" : "getSurveyQuotas" });
     if (result.status === "succeeded") {
       this.#consecutiveFailures = 0;
