@@ -7,7 +7,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const missing = [];
-for (const group of ["packages", "apps"]) {
+for (const group of ["packages", "apps", "tooling"]) {
   for (const name of readdirSync(group)) {
     const dir = join(group, name);
     if (!existsSync(join(dir, "package.json"))) continue;
