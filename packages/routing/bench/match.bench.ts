@@ -5,7 +5,9 @@
 // screens are range codes ("25-34", "55+"). Timings are noisy on a shared machine: run it alone.
 import { availableParallelism, loadavg } from "node:os";
 import type { Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
-import { buildQualifications, buildQuotas, buildSurveys, createSeededRandom, qualificationCatalogue, type SeededRandom } from "@sds/testing";
+// From source, not as a dependency: @sds/testing depends on @sds/routing (its fake marketplace
+// signs and verifies links), so @sds/routing cannot list it without a cycle in the package graph.
+import { buildQualifications, buildQuotas, buildSurveys, createSeededRandom, qualificationCatalogue, type SeededRandom } from "../../testing/src/index.ts";
 import { SurveyMatcher, type MatchRequest } from "@sds/routing";
 
 const SURVEYS = 10_000;

@@ -77,6 +77,17 @@ export type {
   WrongTypesScenario,
 } from "./hostile/scenarios.ts";
 
+// The marketplace side of the respondent loop.
+export { createFakeMarketplace } from "./marketplace/create-fake-marketplace.ts";
+export type {
+  EntryResult,
+  FakeMarketplace,
+  FakeMarketplaceOptions,
+  RespondentOutcome,
+  S2sAttempt,
+  S2sDelivery,
+} from "./marketplace/types.ts";
+
 // The sandbox server.
 export { startSandbox } from "./sandbox.ts";
 export type { Sandbox, SandboxOptions } from "./sandbox.ts";

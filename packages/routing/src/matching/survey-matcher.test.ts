@@ -1,5 +1,5 @@
 import type { SurveyQuota } from "@sds/schemas";
-import { buildSurvey } from "@sds/testing";
+import type { Survey } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
 import type { MatchableSurvey } from "./match-types.ts";
 import { SurveyMatcher } from "./survey-matcher.ts";
@@ -133,7 +133,28 @@ describe("SurveyMatcher", () => {
 
   it("holds full surveys of @sds/schemas and returns them as given", () => {
     const matcher = new SurveyMatcher();
-    const full = buildSurvey({ SurveyId: 77 });
+    const full: Survey = {
+      ...survey(77),
+      Name: "Full",
+      Loi: "10",
+      StudyTypeId: 1,
+      Completes: 0,
+      SurveyUrl: "https://s.example/77",
+      LastUpdatedOnUTC: "2026-11-23T00:00:00.000Z",
+      Has_Qualifications: false,
+      Has_Quotas: false,
+      Has_Survey_Groups: false,
+      IndustryId: 1,
+      CollectPii: false,
+      BuyerId: 1,
+      StartDate: "2026-11-23T00:00:00Z",
+      EndDate: "2026-12-23T00:00:00Z",
+      Qual_LastUpdatedOnUTC: "2026-11-23T00:00:00Z",
+      Quota_LastUpdatedOnUTC: "2026-11-23T00:00:00Z",
+      Revenue: 1,
+      IncidentRate: 50,
+      LengthOfInterview: 10,
+    };
     matcher.upsert(full, { qualifications: [], quotas: [] });
     expect(matcher.match({ answers: {} }).surveys[0]).toBe(full);
     expect(matcher.get(77)).toBe(full);

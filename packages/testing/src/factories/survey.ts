@@ -69,6 +69,23 @@ function pickLanguage(random: SeededRandom): (typeof languages)[number] {
  * Generates one survey from `(seed, surveyId)` alone, so survey N is the same whether it was
  * built alone or as part of 10,000.
  */
+/**
+ * The entry link of a generated survey. One in three carries the marketplace's `[#vq_tid#]` /
+ * `[#vq_tuid#]` placeholders, in the variants public integrations show (upper case, a stray
+ * trailing quote); the rest carry `[%RID%]`. Chosen by id, so no random draw moves.
+ */
+function surveyUrl(surveyId: number): string {
+  const base = `https://survey.example.com/s/${surveyId}`;
+  switch (surveyId % 6) {
+    case 0:
+      return `${base}?tid=[#vq_tid#]&uid=[#vq_tuid#]`;
+    case 3:
+      return `${base}?lang=en&TID=[#VQ_TID#]"&uid=[#Vq_Tuid#]`;
+    default:
+      return `${base}?rid=[%RID%]`;
+  }
+}
+
 function generateSurvey(seed: number, surveyId: number, referenceTime: number): Survey {
   const random = createSeededRandom(deriveSeed(seed, surveyId, 1));
   const language = pickLanguage(random);
@@ -103,7 +120,7 @@ function generateSurvey(seed: number, surveyId: number, referenceTime: number): 
     StudyTypeId: random.chance(0.8) ? 1 : random.pick(studyTypes).Id,
     Completes: random.int(0, 400),
     LanguageId: language.Id,
-    SurveyUrl: `https://survey.example.com/s/${surveyId}?rid=[%RID%]`,
+    SurveyUrl: surveyUrl(surveyId),
     DesktopAllowed: desktop,
     MobileAllowed: mobile,
     TabletAllowed: tablet,
