@@ -38,6 +38,7 @@ describe("loadConfig", () => {
       manualRunSpacingSeconds: 5,
       outcomesHost: "127.0.0.1",
       outcomesTokenParameter: "vq_token",
+      allowUnauthenticated: false,
     });
   });
 
@@ -123,6 +124,27 @@ describe("loadConfig", () => {
     expect(issuesOf(env).map((issue) => issue.variable)).toEqual(["DATABASE_URL", "PORT", "SYNC_API_TOKEN"]);
     expect(load).toThrow(/SYNC_API_TOKEN:/);
     expect(load).not.toThrow(/tiny-secret|hunter2/);
+  });
+});
+
+describe("protected mode", () => {
+  it("refuses a non-loopback HOST without SYNC_API_TOKEN unless SYNC_ALLOW_UNAUTHENTICATED=true", () => {
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "sync.internal"]) {
+      const [issue] = issuesOf({ ...minimal, HOST: host });
+      expect(issue?.variable).toBe("HOST");
+      expect(issue?.message).toMatch(/SYNC_API_TOKEN.*SYNC_ALLOW_UNAUTHENTICATED=true/);
+    }
+    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_API_TOKEN: "0123456789abcdef0123" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_ALLOW_UNAUTHENTICATED: "true" }).allowUnauthenticated).toBe(true);
+    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1"]) expect(loadConfig({ ...minimal, HOST: host }).host).toBe(host);
+  });
+
+  it("reads the allowed hosts and origins, * for any host", () => {
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "sync.internal, Sync.Example.COM." }).allowedHosts).toEqual(["sync.internal", "sync.example.com"]);
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "*" }).allowedHosts).toBe("any");
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com,http://localhost:3000" }).allowedOrigins).toEqual(["https://panel.example.com", "http://localhost:3000"]);
+    expect(issuesOf({ ...minimal, SYNC_ALLOWED_HOSTS: "http://x.example" })[0]?.variable).toBe("SYNC_ALLOWED_HOSTS");
+    expect(issuesOf({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com/path" })[0]?.variable).toBe("SYNC_ALLOWED_ORIGINS");
   });
 });
 

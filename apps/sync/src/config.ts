@@ -1,5 +1,5 @@
 import { ConfigError, type ConfigIssue } from "./errors.ts";
-import { SettingProblem, numberValue, oneOf } from "./config-parsers.ts";
+import { SettingProblem, booleanValue, numberValue, oneOf } from "./config-parsers.ts";
 
 /*
  * The configuration of sds-sync is one table, `settings`: each row names its environment
@@ -72,6 +72,12 @@ export interface SyncConfig {
   readonly outcomesPublicUrl?: string | undefined;
   /** `SYNC_OUTCOMES_TOKEN_PARAM`: the query parameter carrying the transaction token on S2S calls. @default "vq_token" */
   readonly outcomesTokenParameter?: string | undefined;
+  /** `SYNC_ALLOWED_HOSTS`: Host names the API answers besides loopback names and `HOST`; `"any"` turns the check off. @default [] */
+  readonly allowedHosts?: readonly string[] | "any" | undefined;
+  /** `SYNC_ALLOWED_ORIGINS`: browser origins allowed to call mutating routes besides the service's own. @default [] */
+  readonly allowedOrigins?: readonly string[] | undefined;
+  /** `SYNC_ALLOW_UNAUTHENTICATED`: start on a non-loopback `HOST` without `SYNC_API_TOKEN`. @default false */
+  readonly allowUnauthenticated?: boolean | undefined;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -277,13 +283,68 @@ export const settings = {
     },
     fallback: { kind: "default", raw: "vq_token" },
   },
+  allowedHosts: {
+    variable: "SYNC_ALLOWED_HOSTS",
+    description:
+      "Comma list of host names the API answers to (the Host header, port ignored) besides loopback names and HOST, such as the name a proxy or a Kubernetes Service reaches it by; * answers any (only behind something that checks Host). Other hosts get 403 on the /v1 routes: a web page cannot read the API through DNS rebinding.",
+    parse: (raw) => (raw === "*" ? "any" : parseHostList(raw)),
+    fallback: { kind: "unset" },
+  },
+  allowedOrigins: {
+    variable: "SYNC_ALLOWED_ORIGINS",
+    description:
+      "Comma list of browser origins (scheme://host[:port]) allowed to call the mutating routes (POST) besides the service's own; a request from any other Origin is refused with 403, so a web page cannot trigger runs.",
+    parse: parseOriginList,
+    fallback: { kind: "unset" },
+  },
+  allowUnauthenticated: {
+    variable: "SYNC_ALLOW_UNAUTHENTICATED",
+    description:
+      "true to start on a non-loopback HOST (0.0.0.0, a LAN address) without SYNC_API_TOKEN, serving the API to anyone who can reach it. Without it sds-sync refuses to start that way.",
+    parse: booleanValue,
+    fallback: { kind: "default", raw: "false" },
+  },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 
 /** A rule across settings: returns a problem (naming one variable) or nothing. */
 type ConfigRule = (config: SyncConfig) => ConfigIssue | undefined;
 
 /** Rules that no single setting can check alone, applied once every setting is valid. */
-const configRules: readonly ConfigRule[] = [];
+const configRules: readonly ConfigRule[] = [
+  (config) =>
+    isLoopbackHost(config.host) || config.apiToken !== undefined || config.allowUnauthenticated === true
+      ? undefined
+      : {
+          variable: "HOST",
+          message: `${config.host} is reachable from other machines and SYNC_API_TOKEN is not set: set SYNC_API_TOKEN (every /v1 route then needs it), or SYNC_ALLOW_UNAUTHENTICATED=true to serve the API to anyone who can reach it`,
+        },
+];
+
+/** Whether a host name or address only ever reaches this machine (`localhost`, 127.0.0.0/8, `::1`). */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name) || name === "::1" || name === "0:0:0:0:0:0:0:1";
+}
+
+function parseHostList(raw: string): string[] {
+  const hosts = raw.split(",").map((host) => host.trim().toLowerCase().replace(/\.$/, "")).filter((host) => host !== "");
+  for (const host of hosts) if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+|[0-9a-f:]+)$/.test(host)) throw new SettingProblem(`must be a comma list of host names (no scheme, no port), got ${JSON.stringify(host)}`);
+  return hosts;
+}
+
+function parseOriginList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "")
+    .map((origin) => {
+      const url = URL.canParse(origin) ? new URL(origin) : undefined;
+      if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== origin.replace(/\/$/, "").toLowerCase()) {
+        throw new SettingProblem(`must be a comma list of origins such as https://panel.example.com (scheme, host, optional port; nothing else), got ${JSON.stringify(origin)}`);
+      }
+      return url.origin;
+    });
+}
 
 type Environment = Readonly<Record<string, string | undefined>>;
 type SettingKey = keyof SyncConfig;

@@ -114,7 +114,16 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   try {
     const context = { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context };
     const separate = config.outcomesPort !== undefined;
-    server = await startApiServer({ context, host: config.host, port: config.port, apiToken: config.apiToken, logger, serve: separate ? "api" : "both" });
+    server = await startApiServer({
+      context,
+      host: config.host,
+      port: config.port,
+      apiToken: config.apiToken,
+      logger,
+      serve: separate ? "api" : "both",
+      allowedHosts: config.allowedHosts,
+      allowedOrigins: config.allowedOrigins,
+    });
     if (config.outcomesPort !== undefined) {
       outcomesServer = await startApiServer({ context, host: config.outcomesHost ?? config.host, port: config.outcomesPort, apiToken: config.apiToken, logger, serve: "outcomes" }).catch(
         async (error: unknown) => {

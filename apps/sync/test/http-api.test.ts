@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/store/store.ts";
 import { waitFor } from "./harness.ts";
@@ -243,6 +244,53 @@ describe("the HTTP API when the store fails", () => {
       expect((await harness.request("/healthz")).status).toBe(200);
     } finally {
       await harness.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("the HTTP API's protected mode", () => {
+  let harness: ServiceHarness;
+  beforeAll(async () => {
+    harness = await startServiceHarness({ surveys: 5, config: { allowedHosts: ["sync.internal"], allowedOrigins: ["https://panel.example.com"] } });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** A raw request, so the Host header can be anything (fetch sets it from the URL). */
+  function rawRequest(path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; body: string }> {
+    const url = new URL(harness.service.url);
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+        response.on("end", () => {
+          resolve({ status: response.statusCode ?? 0, body });
+        });
+      });
+      outgoing.on("error", reject);
+      outgoing.end();
+    });
+  }
+
+  it("refuses a Host that names neither this machine nor an allowed host (DNS rebinding), and answers the others", async () => {
+    const refused = await rawRequest("/v1/surveys", { host: "attacker.example" });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "host_not_allowed" } });
+    expect((await rawRequest("/v1/sync/status", { host: "attacker.example:80" })).status).toBe(403);
+    expect((await rawRequest("/v1/surveys", { host: "localhost" })).status).toBe(200);
+    expect((await rawRequest("/v1/surveys", { host: "sync.internal:8080" })).status).toBe(200);
+    expect((await rawRequest("/healthz", { host: "10.1.2.3:8787" })).status).toBe(200);
+  });
+
+  it("refuses a mutating request from a foreign Origin, and takes its own and the allowed ones", async () => {
+    const port = new URL(harness.service.url).port;
+    const foreign = await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "http://attacker.example" }, "POST");
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body)).toMatchObject({ error: { code: "origin_not_allowed" } });
+    expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "null" }, "POST")).status).toBe(403);
+    for (const origin of [`http://127.0.0.1:${port}`, "https://panel.example.com"]) {
+      expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin }, "POST")).status, origin).not.toBe(403);
     }
   });
 });

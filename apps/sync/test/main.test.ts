@@ -83,3 +83,51 @@ describe("the sds-sync process", () => {
     }
   }, 30_000);
 });
+
+describe("sds-sync's secrets (canary test)", () => {
+  it("never shows the API key or the token in any log level, error, metric or status route", async () => {
+    const apiKey = "CANARY-sds-key-5e1f9a7c";
+    const token = "CANARY-sync-token-0c4b8d2e";
+    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey, surveys: 5 }] });
+    const fake = await api.listen();
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-canary-"));
+    try {
+      const service = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: apiKey, SYNC_API_TOKEN: token, DATABASE_URL: `sqlite:${join(directory, "sds.db")}`, LOG_LEVEL: "trace" });
+      const url = await service.url;
+      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 20_000);
+      // An upstream failure (the key is revoked), so the error paths log and count too.
+      api.faults.add({ kind: "status", status: 401, operation: "listSurveys" });
+      const authorized = { authorization: `Bearer ${token}` };
+      expect((await fetch(`${url}/v1/sync/run`, { method: "POST", headers: authorized })).status).toBe(502);
+      const seen: string[] = [...service.output];
+      for (const [path, headers] of [
+        ["/healthz", {}],
+        ["/readyz", {}],
+        ["/metrics", {}],
+        ["/v1/sync/status", authorized],
+        ["/v1/surveys?limit=5", authorized],
+        ["/v1/changes", authorized],
+        ["/v1/collections", authorized],
+        ["/v1/surveys?limit=0", authorized],
+        ["/v1/surveys", {}],
+        ["/v1/surveys", { authorization: `Bearer ${apiKey}` }],
+        ["/nowhere", authorized],
+      ] as const) {
+        const response = await fetch(`${url}${path}`, { headers });
+        seen.push(`${path} ${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`);
+      }
+      service.child.kill("SIGTERM");
+      expect((await service.exited).code).toBe(0);
+      seen.push(...service.output);
+      const everything = seen.join("\n");
+      // LOG_LEVEL=trace lets every line through; the revoked key produced error lines too.
+      expect(everything).toContain('"level":50');
+      expect(everything).toMatch(/sds_sync_upstream_requests_total\{operation="listSurveys",status="401"\} 1/);
+      for (const secret of [apiKey, token, "CANARY"]) expect(everything).not.toContain(secret);
+    } finally {
+      await fake.close();
+      await api.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 40_000);
+});

@@ -4,6 +4,7 @@ import { createRouter, type RouteMatch } from "@sds/schemas";
 import type { Logger } from "pino";
 import { SyncError } from "../errors.ts";
 import { hasBearerToken } from "./auth.ts";
+import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import * as routes from "./routes.ts";
 import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
@@ -22,6 +23,10 @@ export interface ApiServerOptions {
    * host/port when `SYNC_OUTCOMES_PORT` is set), or both. @default "both"
    */
   readonly serve?: "api" | "outcomes" | "both";
+  /** `SYNC_ALLOWED_HOSTS` (see request-guard.ts). @default [] */
+  readonly allowedHosts?: readonly string[] | "any" | undefined;
+  /** `SYNC_ALLOWED_ORIGINS`. @default [] */
+  readonly allowedOrigins?: readonly string[] | undefined;
 }
 
 /** A listening API server. */
@@ -80,9 +85,8 @@ const routers = { api: routerFor("api"), outcomes: routerFor("outcomes"), both: 
  * `/metrics` stay open for orchestrators and scrapers.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  const server = createServer((request, response) => {
-    void handle(options, request, response);
-  });
+  // The request listener is attached once listening: the guard needs the port (0 picks one).
+  const server = createServer();
   // Long-polls may legitimately idle for up to a minute.
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;
@@ -94,11 +98,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     });
   });
   const address = server.address() as AddressInfo;
+  const guard = createRequestGuard({ bindHost: options.host, port: address.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    void handle(options, guard, request, response);
+  });
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return { url: `http://${host}:${address.port}`, port: address.port, close: (graceMs) => closeServer(server, graceMs ?? 3000) };
 }
 
-async function handle(options: ApiServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(options: ApiServerOptions, guard: RequestGuard, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const abort = new AbortController();
   response.on("close", () => {
     abort.abort();
@@ -120,6 +128,13 @@ async function handle(options: ApiServerOptions, request: IncomingMessage, respo
     return;
   }
   const route: Route = table[match.id];
+  // The outcome receiver is called by the marketplace under its public name and checks signatures instead.
+  const refusal = route.receiver === true ? undefined : ((route.authenticated ? guard.checkHost(request) : undefined) ?? (route.method === "GET" ? undefined : guard.checkOrigin(request)));
+  if (refusal) {
+    send(response, refusal);
+    request.resume();
+    return;
+  }
   if (route.authenticated && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
     send(response, errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
     request.resume();
