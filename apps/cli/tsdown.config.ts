@@ -5,12 +5,16 @@ import packageJson from "./package.json" with { type: "json" };
  * One entry, sds.js, bundling everything (`sds --version` must not walk node_modules). The
  * entry answers `--version` itself and imports the rest on demand, in three layers:
  * - `help-text`: the command table and help texts, all that `sds --help` reads;
- * - `cli-core`: the argument parser, output formats and error reporting, for every command;
- * - one chunk per command, so zod, ky and the client load only for the commands using them.
+ * - `cli-core`: the argument parser, output formats, error reporting and the small helpers
+ *   commands share (configuration, profiles, the lazy client), for every command;
+ * - `table`: text tables and string-width (slow to load), only when a table is drawn;
+ * - one chunk per command, so zod, ky and the client load only for the commands using them:
+ *   a command imports those inside `run` (test/startup.test.ts checks that help loads none).
  * Measure with `pnpm --filter @sds/cli bench`.
  */
-const helpModules = /src[\\/](commands[\\/]registry|internal[\\/](help|global-options|exit-codes|errors|styles|version))\.ts$/;
-const cliCoreModules = /src[\\/]internal[\\/](argv|cell|command|csv|io|output|report-error|run-cli|suggest|table)\.ts$/;
+const helpModules = /src[\\/](commands[\\/]registry|internal[\\/](help|command-catalog|global-options|exit-codes|errors|styles|version))\.ts$/;
+const cliCoreModules = /src[\\/]internal[\\/](argv|cell|client|command|config|csv|invalid-surveys|io|option-values|output|profiles|record-columns|report-error|run-cli|stdin|suggest|survey-records)\.ts$/;
+const tableModules = /src[\\/]internal[\\/]table\.ts$|node_modules[\\/](string-width|strip-ansi|ansi-regex|get-east-asian-width)[\\/]/;
 
 export default defineConfig({
   entry: { sds: "src/main.ts" },
@@ -28,6 +32,7 @@ export default defineConfig({
       groups: [
         { name: "help-text", test: helpModules, priority: 2 },
         { name: "cli-core", test: cliCoreModules, priority: 1 },
+        { name: "table", test: tableModules, priority: 1 },
       ],
     },
   },

@@ -1,6 +1,7 @@
 /**
- * Start-up benchmark of the built CLI: medians of `sds --version` and `sds --help` against
- * bare `node -e 0`, measured in the same run (timings are noisy; compare the ratios).
+ * Start-up benchmark of the built CLI: medians of `sds --version`, `sds --help` and the help of
+ * commands against bare `node -e 0`, measured in the same run (timings are noisy; compare the
+ * ratios). The goal: a command's help costs at most 1.5× `sds --version`.
  *
  * Run with `pnpm --filter @sds/cli bench` after a build.
  */
@@ -20,6 +21,8 @@ const cases: readonly { readonly name: string; readonly args: readonly string[] 
   { name: "node -e 0", args: ["-e", "0"] },
   { name: "sds --version", args: [binary, "--version"] },
   { name: "sds --help", args: [binary, "--help"] },
+  { name: "sds help surveys list", args: [binary, "help", "surveys", "list"] },
+  { name: "sds export --help", args: [binary, "export", "--help"] },
 ];
 
 function timeOnce(args: readonly string[]): number {
@@ -42,8 +45,9 @@ const samples = new Map(cases.map((benchCase) => [benchCase.name, [] as number[]
 for (let run = 0; run < runs; run++) for (const benchCase of cases) samples.get(benchCase.name)?.push(timeOnce(benchCase.args));
 
 const baseline = median(samples.get("node -e 0") ?? []);
+const version = median(samples.get("sds --version") ?? []);
 console.log(`start-up, median of ${runs} runs (Node ${process.version}):`);
 for (const benchCase of cases) {
   const value = median(samples.get(benchCase.name) ?? []);
-  console.log(`  ${benchCase.name.padEnd(14)} ${value.toFixed(1).padStart(7)} ms   ${(value / baseline).toFixed(2)}× node -e 0`);
+  console.log(`  ${benchCase.name.padEnd(22)} ${value.toFixed(1).padStart(7)} ms   ${(value / baseline).toFixed(2)}× node -e 0   ${(value / version).toFixed(2)}× sds --version`);
 }

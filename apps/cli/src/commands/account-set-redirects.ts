@@ -1,5 +1,5 @@
 import { defineCommand } from "../internal/command.ts";
-import { runUrlSettingsUpdate, urlSettingsOptions } from "../internal/url-settings-update.ts";
+import { urlSettingsOptions } from "../internal/url-settings-options.ts";
 
 /** `sds account set-redirects`: updates the redirect URLs. */
 export const command = defineCommand({
@@ -12,6 +12,7 @@ export const command = defineCommand({
     { command: "account set-redirects --disable", description: "Turn redirects off, URLs unchanged" },
   ],
   async run(context) {
+    const { runUrlSettingsUpdate } = await import("../internal/url-settings-update.ts");
     await runUrlSettingsUpdate(context, { accountField: "RedirectUrls", label: "redirect URLs" });
   },
 });

@@ -1,5 +1,5 @@
 import { defineCommand } from "../internal/command.ts";
-import { runUrlSettingsUpdate, urlSettingsOptions } from "../internal/url-settings-update.ts";
+import { urlSettingsOptions } from "../internal/url-settings-options.ts";
 
 /** `sds account set-s2s`: updates the server-to-server redirect URLs. */
 export const command = defineCommand({
@@ -11,6 +11,7 @@ export const command = defineCommand({
     { command: "account set-s2s --enable --dry-run", description: "Preview turning S2S notifications on" },
   ],
   async run(context) {
+    const { runUrlSettingsUpdate } = await import("../internal/url-settings-update.ts");
     await runUrlSettingsUpdate(context, { accountField: "S2SUrls", label: "S2S URLs" });
   },
 });

@@ -1,4 +1,3 @@
-import { maskAccountSecrets } from "@sds/schemas";
 import { renderAccount } from "../internal/account-view.ts";
 import { connect } from "../internal/client.ts";
 import { defineCommand } from "../internal/command.ts";
@@ -23,7 +22,8 @@ export const command = defineCommand({
       // Masked means masked everywhere, error reports included.
       for (const key of [account.IncomingEncryption.EncryptionKey, account.OutgoingEncryption.EncryptionKey]) if (key !== null) context.registerSecret(key);
     }
+    const { maskAccountSecrets } = await import("@sds/schemas");
     const shown = reveal ? account : maskAccountSecrets(account);
-    await context.output.document(shown, (styles) => renderAccount(shown, styles));
+    await context.output.document(shown, (styles, tables) => renderAccount(shown, styles, tables));
   },
 });

@@ -3,7 +3,6 @@ import { connect } from "../internal/client.ts";
 import { defineCommand } from "../internal/command.ts";
 import { parseIdArgument } from "../internal/option-values.ts";
 import { inferColumns } from "../internal/record-columns.ts";
-import { renderKeyValues, renderTable } from "../internal/table.ts";
 
 /** `sds collections qualification LANGUAGE_ID QUALIFICATION_ID`: one question with its options. */
 export const command = defineCommand({
@@ -23,7 +22,7 @@ export const command = defineCommand({
     const qualificationId = parseIdArgument("QUALIFICATION_ID", context.positionals[1] as string);
     const { client } = await connect(context);
     const { Qualification: qualification } = await client.collections.qualificationDetail(languageId, qualificationId, { signal: context.signal });
-    await context.output.document(qualification, (styles) => {
+    await context.output.document(qualification, (styles, { renderKeyValues, renderTable }) => {
       const { Options: options = [], ...fields } = qualification;
       const header = renderKeyValues(
         Object.entries(fields).map(([key, value]) => [key, tableCell(value)] as const),

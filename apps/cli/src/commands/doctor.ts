@@ -57,7 +57,7 @@ async function runChecks(context: CommandContext): Promise<Check[]> {
   checks.push({ name: "API key", status: "ok", detail: `set (from ${config.apiKey.source})` });
 
   // No retries: the doctor reports what the first attempt meets.
-  const client = createCliClient(context, config.baseUrl.value, config.apiKey.value, { retry: false });
+  const client = await createCliClient(context, config.baseUrl.value, config.apiKey.value, { retry: false });
   const samples: WithResponse<SupplierAccountResponse>[] = [];
   const requestTimes: { sent: number; received: number }[] = [];
   for (let index = 0; index < latencySamples; index++) {

@@ -3,7 +3,8 @@ import { connect } from "../internal/client.ts";
 import { defineCommand } from "../internal/command.ts";
 import { CliError, PartialFailureError, UsageError } from "../internal/errors.ts";
 import { ExitCode, exitCodeForError } from "../internal/exit-codes.ts";
-import { exportFormats, formatFromExtension, serializeExport, writeExportFile, writeExportStream, type ExportFormat, type ExportRecord } from "../internal/export-writer.ts";
+import { exportFormats, formatFromExtension, type ExportFormat } from "../internal/export-format.ts";
+import type { ExportRecord } from "../internal/export-writer.ts";
 import { parseNumberOption } from "../internal/option-values.ts";
 import { createProgressBar } from "../internal/progress.ts";
 
@@ -48,6 +49,7 @@ export const command = defineCommand({
     }
 
     const records: ExportRecord[] = result.surveys.map((entry) => ({ survey: entry.survey, qualifications: entry.qualifications, quotas: entry.quotas ?? null }));
+    const { serializeExport, writeExportFile, writeExportStream } = await import("../internal/export-writer.ts");
     const chunks = serializeExport(records, format, { defuseFormulas: !context.globals.rawCsv });
     if (options.out === undefined) {
       await writeExportStream(io.stdout, chunks);

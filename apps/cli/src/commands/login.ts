@@ -29,13 +29,13 @@ export const command = defineCommand({
     if (typedBaseUrl === undefined || typedBaseUrl.trim() === "") {
       throw new UsageError("`sds login` needs the base URL", { hint: "Pass --base-url (such as https://api.example.com/api/v1) or set SDS_BASE_URL." });
     }
-    const baseUrl = normalizeBaseUrl(typedBaseUrl, globals.baseUrl === undefined ? "SDS_BASE_URL" : "--base-url");
+    const baseUrl = await normalizeBaseUrl(typedBaseUrl, globals.baseUrl === undefined ? "SDS_BASE_URL" : "--base-url");
     const apiKey = await readKey(context);
     context.registerSecret(apiKey);
 
     let supplier: Pick<Profile, "supplierId" | "supplierName"> = {};
     if (context.options.verify !== false) {
-      const client = createCliClient(context, baseUrl, apiKey);
+      const client = await createCliClient(context, baseUrl, apiKey);
       const { data: account } = await client.account.get({ signal: context.signal });
       supplier = { supplierId: account.Id, supplierName: account.Name };
     }

@@ -1,10 +1,9 @@
 import { once } from "node:events";
-import { startSandbox, type Sandbox } from "@sds/testing";
+import type { Sandbox } from "@sds/testing";
 import { defineCommand } from "../internal/command.ts";
 import { CliError, UsageError } from "../internal/errors.ts";
 import { ExitCode } from "../internal/exit-codes.ts";
 import { parseNumberOption } from "../internal/option-values.ts";
-import { renderKeyValues } from "../internal/table.ts";
 
 /** `sds sandbox`: runs the fake service locally until Ctrl-C. */
 export const command = defineCommand({
@@ -40,6 +39,7 @@ export const command = defineCommand({
     };
     let sandbox: Sandbox;
     try {
+      const { startSandbox } = await import("@sds/testing");
       sandbox = await startSandbox(settings);
     } catch (error) {
       throw listenError(error, options.host ?? "127.0.0.1", options.port ?? "0");
@@ -47,6 +47,7 @@ export const command = defineCommand({
     try {
       const summary = { baseUrl: sandbox.baseUrl, controlUrl: sandbox.controlUrl, keys: sandbox.keys };
       if (output.format === "table") {
+        const { renderKeyValues } = await import("../internal/table.ts");
         const first = sandbox.keys[0];
         await output.write(
           `${output.styles.bold("Sandbox running")} (Ctrl-C to stop)\n` +

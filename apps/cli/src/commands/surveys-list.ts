@@ -5,19 +5,10 @@ import { UsageError } from "../internal/errors.ts";
 import { reportInvalidSurveys } from "../internal/invalid-surveys.ts";
 import { parseIdList, parseNumberOption, splitList } from "../internal/option-values.ts";
 import type { RecordColumn } from "../internal/output.ts";
-import {
-  devicesField,
-  filterSurveys,
-  parseSortKeys,
-  pickSurveyFields,
-  resolveSurveyField,
-  sortSurveys,
-  surveyField,
-  type SurveyFilters,
-} from "../internal/survey-query.ts";
+import type { SurveyFilters } from "../internal/survey-query.ts";
 
 const deviceNames = ["desktop", "mobile", "tablet"] as const;
-const defaultTableFields = ["SurveyId", "Name", "Cpi", "Loi", "Ir", "LanguageId", "StudyTypeId", "Completes", devicesField, "EndDate"];
+const defaultTableFields = ["SurveyId", "Name", "Cpi", "Loi", "Ir", "LanguageId", "StudyTypeId", "Completes", "Devices" /* survey-query's devicesField */, "EndDate"];
 const numericFields = new Set(["SurveyId", "Cpi", "Loi", "Ir", "LanguageId", "StudyTypeId", "IndustryId", "BuyerId", "Completes", "Revenue", "IncidentRate", "LengthOfInterview"]);
 
 const listOptions = {
@@ -47,6 +38,8 @@ export const command = defineCommand({
   ],
   async run(context) {
     const { options, output } = context;
+    // Loaded here: the field rules read the survey schema, which `sds help` must not load.
+    const { filterSurveys, parseSortKeys, pickSurveyFields, resolveSurveyField, sortSurveys, surveyField } = await import("../internal/survey-query.ts");
     const fields = options.fields === undefined ? undefined : splitList([options.fields]).map((field) => resolveSurveyField(field, "--fields"));
     if (fields?.length === 0) throw new UsageError("--fields needs at least one field");
     const sortKeys = options.sort === undefined ? [] : parseSortKeys(options.sort);

@@ -1,4 +1,4 @@
-import { allowedDevices, type Survey, type SurveyQualification, type SurveyQuota } from "@sds/schemas";
+import type { Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
 import { tableCell } from "../internal/cell.ts";
 import { connect } from "../internal/client.ts";
 import { defineCommand } from "../internal/command.ts";
@@ -7,7 +7,7 @@ import { ExitCode } from "../internal/exit-codes.ts";
 import { parseIdArgument } from "../internal/option-values.ts";
 import { readQualificationTexts, resolveOptions, summarizeOptions, type QualificationText, type ResolvedOption } from "../internal/qualification-text.ts";
 import type { Styles } from "../internal/styles.ts";
-import { renderKeyValues, renderTable } from "../internal/table.ts";
+import type { TableRenderer } from "../internal/table.ts";
 
 /** A qualification record with what the catalogue says about it. */
 interface DescribedQualification extends SurveyQualification {
@@ -82,16 +82,20 @@ export const command = defineCommand({
       return { ...rest, Conditions: described };
     });
     const document = { survey, qualifications, quotas: describedQuotas };
-    await context.output.document(document, (styles) => renderSurveyDetails(survey, qualifications, describedQuotas, texts, styles, context.output.maxWidth));
+    const { allowedDevices } = await import("@sds/schemas");
+    const devices = [...allowedDevices(survey)].join(", ") || "none";
+    await context.output.document(document, (styles, tables) => renderSurveyDetails(survey, devices, qualifications, describedQuotas, texts, styles, tables, context.output.maxWidth));
   },
 });
 
 function renderSurveyDetails(
   survey: Survey,
+  devices: string,
   qualifications: readonly DescribedQualification[],
   quotas: readonly DescribedQuota[],
   texts: ReadonlyMap<number, QualificationText>,
   styles: Styles,
+  { renderKeyValues, renderTable }: TableRenderer,
   width: number | undefined,
 ): string {
   const yesNo = (value: boolean) => (value ? "yes" : "no");
@@ -107,7 +111,7 @@ function renderSurveyDetails(
       ["StudyTypeId", String(survey.StudyTypeId)],
       ["IndustryId", String(survey.IndustryId)],
       ["BuyerId", String(survey.BuyerId)],
-      ["Devices", [...allowedDevices(survey)].join(", ") || "none"],
+      ["Devices", devices],
       ["CollectPii", yesNo(survey.CollectPii)],
       ["Dates", `${survey.StartDate} → ${survey.EndDate}`],
       ["LastUpdated", survey.LastUpdatedOnUTC],

@@ -2,7 +2,6 @@ import { connect } from "../internal/client.ts";
 import { tableCell } from "../internal/cell.ts";
 import { defineCommand } from "../internal/command.ts";
 import { parseIdArgument } from "../internal/option-values.ts";
-import { renderKeyValues } from "../internal/table.ts";
 
 const envelopeFields = new Set(["status", "hasError", "messages", "error"]);
 
@@ -26,6 +25,6 @@ export const command = defineCommand({
       typeof body.Stats === "object" && body.Stats !== null && !Array.isArray(body.Stats)
         ? { SurveyId: body.SurveyId ?? surveyId, ...(body.Stats as Record<string, unknown>) }
         : Object.fromEntries(Object.entries(body).filter(([key]) => !envelopeFields.has(key)));
-    await context.output.document(stats, (styles) => renderKeyValues(Object.entries(stats).map(([key, value]) => [key, tableCell(value)] as const), styles));
+    await context.output.document(stats, (styles, { renderKeyValues }) => renderKeyValues(Object.entries(stats).map(([key, value]) => [key, tableCell(value)] as const), styles));
   },
 });

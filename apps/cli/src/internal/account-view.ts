@@ -1,11 +1,11 @@
 import type { SupplierAccount, UrlSettings } from "@sds/schemas";
 import type { Styles } from "./styles.ts";
-import { renderKeyValues } from "./table.ts";
+import type { TableRenderer } from "./table.ts";
 
 type EncryptionSettings = SupplierAccount["IncomingEncryption"];
 
 /** The account as a terminal shows it: identity, both encryption settings, both URL sets. */
-export function renderAccount(account: SupplierAccount, styles: Styles): string {
+export function renderAccount(account: SupplierAccount, styles: Styles, { renderKeyValues }: TableRenderer): string {
   const yesNo = (value: boolean) => (value ? styles.green("yes") : styles.yellow("no"));
   const section = (title: string) => `\n${styles.bold(title)}\n`;
   const encryption = (settings: EncryptionSettings) =>
@@ -33,14 +33,14 @@ export function renderAccount(account: SupplierAccount, styles: Styles): string 
     section("Outgoing encryption"),
     encryption(account.OutgoingEncryption),
     section("Redirect URLs"),
-    renderUrlSettings(account.RedirectUrls, styles),
+    renderUrlSettings(account.RedirectUrls, styles, { renderKeyValues }),
     section("S2S URLs"),
-    renderUrlSettings(account.S2SUrls, styles),
+    renderUrlSettings(account.S2SUrls, styles, { renderKeyValues }),
   ].join("");
 }
 
 /** A set of redirect or S2S URLs as aligned lines. */
-export function renderUrlSettings(settings: UrlSettings, styles: Styles): string {
+export function renderUrlSettings(settings: UrlSettings, styles: Styles, { renderKeyValues }: Pick<TableRenderer, "renderKeyValues">): string {
   return renderKeyValues(
     [
       ["Enabled", settings.Enabled ? styles.green("yes") : styles.yellow("no")],

@@ -1,4 +1,4 @@
-import { createClient, type ClientHooks, type SdsClient } from "@sds/client";
+import type { ClientHooks, SdsClient } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
 import { cliVersion } from "./version.ts";
@@ -21,7 +21,7 @@ export interface Connection {
  */
 export async function connect(context: CommandContext, overrides: ClientOverrides = {}): Promise<Connection> {
   const config = await resolveConfig(context);
-  return { client: createCliClient(context, config.baseUrl.value, config.apiKey.value, overrides), config };
+  return { client: await createCliClient(context, config.baseUrl.value, config.apiKey.value, overrides), config };
 }
 
 /** Client options a command may set beyond the configuration. */
@@ -34,7 +34,9 @@ export interface ClientOverrides {
  * A client for an explicit base URL and key (`sds login` checks a key before saving it). The key
  * was registered as a secret where it entered (configuration or `sds login`), not again here.
  */
-export function createCliClient(context: CommandContext, baseUrl: string, apiKey: string, overrides: ClientOverrides = {}): SdsClient {
+export async function createCliClient(context: CommandContext, baseUrl: string, apiKey: string, overrides: ClientOverrides = {}): Promise<SdsClient> {
+  // Loaded here, not at the top: `sds help` and `--version` must not pay for the client (and zod).
+  const { createClient } = await import("@sds/client");
   return createClient({
     baseUrl,
     apiKey,

@@ -1,4 +1,3 @@
-import { isConfigurationError, parseBaseUrl } from "@sds/client";
 import type { CommandContext } from "./command.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
@@ -52,8 +51,8 @@ async function readConfig(context: CommandContext): Promise<ConfigInspection> {
   const profileSource = `profile "${profileName}"`;
 
   let baseUrl: SourcedValue | undefined;
-  if (globals.baseUrl !== undefined) baseUrl = { value: normalizeBaseUrl(globals.baseUrl, "--base-url"), source: "--base-url" };
-  else if (nonEmpty(env.SDS_BASE_URL) !== undefined) baseUrl = { value: normalizeBaseUrl(env.SDS_BASE_URL as string, "SDS_BASE_URL"), source: "SDS_BASE_URL" };
+  if (globals.baseUrl !== undefined) baseUrl = { value: await normalizeBaseUrl(globals.baseUrl, "--base-url"), source: "--base-url" };
+  else if (nonEmpty(env.SDS_BASE_URL) !== undefined) baseUrl = { value: await normalizeBaseUrl(env.SDS_BASE_URL as string, "SDS_BASE_URL"), source: "SDS_BASE_URL" };
   else if (profile !== undefined) baseUrl = { value: profile.baseUrl, source: profileSource };
 
   let apiKey: SourcedValue | undefined;
@@ -99,7 +98,9 @@ export async function resolveConfig(context: CommandContext): Promise<ResolvedCo
  *
  * @throws UsageError naming where the bad value came from.
  */
-export function normalizeBaseUrl(value: string, source: string): string {
+export async function normalizeBaseUrl(value: string, source: string): Promise<string> {
+  // Loaded on demand, like the client itself (see client.ts).
+  const { isConfigurationError, parseBaseUrl } = await import("@sds/client");
   try {
     return parseBaseUrl(value).href.replace(/\/+$/, "");
   } catch (error) {

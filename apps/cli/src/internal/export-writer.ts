@@ -6,27 +6,14 @@ import type { SurveyWithDetails } from "@sds/client";
 import { Survey } from "@sds/schemas";
 import { csvCell } from "./cell.ts";
 import { csvLine, type CsvOptions } from "./csv.ts";
+import type { ExportFormat } from "./export-format.ts";
 import { writeText, type OutputStream } from "./io.ts";
-
-/** The formats of `sds export`. */
-export const exportFormats = ["ndjson", "json", "csv"] as const;
-/** One of {@link exportFormats}. */
-export type ExportFormat = (typeof exportFormats)[number];
 
 /** One exported survey: the survey, its qualifications and its quotas (when fetched). */
 export interface ExportRecord {
   readonly survey: SurveyWithDetails["survey"];
   readonly qualifications: SurveyWithDetails["qualifications"];
   readonly quotas: NonNullable<SurveyWithDetails["quotas"]> | null;
-}
-
-/** The format an `--out` file's extension implies, if any. */
-export function formatFromExtension(path: string): ExportFormat | undefined {
-  const extension = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
-  if (extension === "json") return "json";
-  if (extension === "csv") return "csv";
-  if (extension === "ndjson" || extension === "jsonl") return "ndjson";
-  return undefined;
 }
 
 const surveyColumns = Object.keys(Survey.shape);

@@ -3,7 +3,7 @@ import { csvLine } from "./csv.ts";
 import type { GlobalOptions, OutputFormat } from "./global-options.ts";
 import { writeText, type CliIo } from "./io.ts";
 import type { StreamStyles, Styles } from "./styles.ts";
-import { renderKeyValues, renderTable, type TableColumn } from "./table.ts";
+import type { TableColumn, TableRenderer } from "./table.ts";
 
 /** One column of a list of records: the field it shows and how. */
 export interface RecordColumn<Row> extends TableColumn {
@@ -35,9 +35,10 @@ export interface Output {
   records<Row extends object>(rows: readonly Row[], options: RecordsOptions<Row>): Promise<void>;
   /**
    * Prints one value: as JSON (pretty) or one NDJSON line; as `field,value` CSV rows; on a
-   * table, as what `renderText` makes of it, else as aligned `field value` lines.
+   * table, as what `renderText` makes of it (given the table functions, loaded on demand), else
+   * as aligned `field value` lines.
    */
-  document(value: unknown, renderText?: (styles: Styles) => string): Promise<void>;
+  document(value: unknown, renderText?: (styles: Styles, tables: TableRenderer) => string): Promise<void>;
   /** Writes raw text to stdout. */
   write(text: string): Promise<void>;
   /** A line for people, on stderr: progress, summaries, what was (not) done. */
@@ -75,12 +76,14 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
             [csvLine(options.columns.map((column) => column.header), csv), ...rows.map((row) => csvLine(options.columns.map((column) => csvCell(cellValue(row, column))), csv))],
             write,
           );
-        case "table":
+        case "table": {
           if (rows.length === 0) {
             this.note(options.emptyMessage ?? "Nothing to show.");
             return;
           }
+          const { renderTable } = await import("./table.ts");
           return write(renderTable(options.columns, rows.map((row) => options.columns.map((column) => tableCell(cellValue(row, column)))), { styles, maxWidth }));
+        }
       }
     },
     async document(value, renderText) {
@@ -91,15 +94,17 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
           return write(JSON.stringify(value) + "\n");
         case "csv":
           return writeLines([csvLine(["field", "value"], csv), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)], csv))], write);
-        case "table":
+        case "table": {
+          const tables = await import("./table.ts");
           return write(
             renderText === undefined
-              ? renderKeyValues(
+              ? tables.renderKeyValues(
                   flattenDocument(value).map(([field, item]) => [field, tableCell(item)] as const),
                   styles,
                 )
-              : renderText(styles),
+              : renderText(styles, tables),
           );
+        }
       }
     },
     write,

@@ -14,6 +14,16 @@ export interface TableOptions {
   readonly maxWidth?: number | undefined;
 }
 
+/**
+ * The table functions, as `Output.document` hands them to a command's text renderer. The table
+ * module is loaded only when a table is drawn: measuring terminal columns (string-width) costs
+ * tens of milliseconds at load, which JSON output and `sds help` must not pay.
+ */
+export interface TableRenderer {
+  readonly renderTable: typeof renderTable;
+  readonly renderKeyValues: typeof renderKeyValues;
+}
+
 const gap = "  ";
 const minimumColumnWidth = 6;
 

@@ -1,31 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { UrlSettingsBody, type UrlSettings } from "@sds/schemas";
 import { connect } from "./client.ts";
-import type { CommandContext, OptionSpecs } from "./command.ts";
+import type { CommandContext } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { readStdinText } from "./stdin.ts";
 import { diffUrlSettings, renderUrlSettingsDiff, urlSettingsFields, type UrlSettingsField } from "./url-settings-diff.ts";
-
-/** The options of `sds account set-redirects` and `sds account set-s2s`. */
-export const urlSettingsOptions = {
-  complete: { type: "string", valueName: "URL", description: "CompleteUrl: where a completed respondent goes" },
-  terminate: { type: "string", valueName: "URL", description: "TerminateUrl: where a terminated respondent goes" },
-  "over-quota": { type: "string", valueName: "URL", description: "OverQuotaUrl: where an over-quota respondent goes" },
-  "security-terminate": { type: "string", valueName: "URL", description: "SecurityTerminateUrl: where a security-terminated respondent goes" },
-  enable: { type: "boolean", description: "set Enabled to true" },
-  disable: { type: "boolean", description: "set Enabled to false" },
-  "from-file": { type: "string", valueName: "FILE", isPath: true, description: "read any of the five fields from a JSON file (- for stdin); flags win over the file" },
-  "dry-run": { type: "boolean", description: "print what would change, send nothing" },
-} as const satisfies OptionSpecs;
-
-/** Which settings a command updates. */
-export interface UrlSettingsTarget {
-  /** The field of the account, `RedirectUrls` or `S2SUrls`. */
-  readonly accountField: "RedirectUrls" | "S2SUrls";
-  /** How messages name it: `redirect URLs`, `S2S URLs`. */
-  readonly label: string;
-}
+import type { urlSettingsOptions, UrlSettingsTarget } from "./url-settings-options.ts";
 
 const urlFlagFields: Readonly<Record<string, UrlSettingsField>> = {
   complete: "CompleteUrl",
