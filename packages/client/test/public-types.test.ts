@@ -8,9 +8,22 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * Types of @sds/schemas that no call takes or returns, so @sds/client leaves them to
- * @sds/schemas: its parsing helpers' own types and the operations table's.
+ * @sds/schemas: its parsing helpers' own types, the operations table's and the shared HTTP
+ * router's (used by servers: the fake and sds-sync).
  */
-const notPartOfAnyCall = new Set(["Device", "ItemwiseOptions", "ItemwiseResult", "OperationDefinition", "OperationEvidence", "SurveyDates", "SurveyNumbers", "UrlSettingsUrlField"]);
+const notPartOfAnyCall = new Set([
+  "Device",
+  "ItemwiseOptions",
+  "ItemwiseResult",
+  "OperationDefinition",
+  "OperationEvidence",
+  "RouteDefinition",
+  "RouteMatch",
+  "Router",
+  "SurveyDates",
+  "SurveyNumbers",
+  "UrlSettingsUrlField",
+]);
 
 /** The exports of `file` that name a type, each with the declaration it resolves to. */
 function typeExports(program: ts.Program, file: string): Map<string, ts.Symbol> {
