@@ -28,6 +28,8 @@ const PAGE = 1000;
  */
 export class LiveMatcher {
   #matcher = new SurveyMatcher();
+  /** Each held survey's record as JSON, serialised once per change rather than once per match. */
+  #json = new Map<number, string>();
   readonly #store: SyncStore;
   readonly #logger: Logger;
   readonly #pollMs: number;
@@ -48,6 +50,16 @@ export class LiveMatcher {
   /** The matcher: read it per request, never keep it (a reload replaces it). */
   get matcher(): SurveyMatcher {
     return this.#matcher;
+  }
+
+  /** The survey's record as JSON, for answers that list it. */
+  surveyJson(survey: Survey): string {
+    let text = this.#json.get(survey.SurveyId);
+    if (text === undefined) {
+      text = JSON.stringify(survey);
+      this.#json.set(survey.SurveyId, text);
+    }
+    return text;
   }
 
   /** The change-feed sequence the matcher reflects at least. */
@@ -107,16 +119,18 @@ export class LiveMatcher {
     // Positions first: whatever commits during the load is then replayed, which is harmless.
     const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
     const matcher = new SurveyMatcher();
+    const json = new Map<number, string>();
     const awaiting = new Set<number>();
     let afterId: number | undefined;
     for (;;) {
       const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
       const ids = page.surveys.map((survey) => survey.id);
-      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
+      applyDetails(matcher, awaiting, json, ids, await this.#store.getSurveys(ids));
       if (!page.hasMore || page.lastId === null) break;
       afterId = page.lastId;
     }
     this.#matcher = matcher;
+    this.#json = json;
     this.#awaitingRefetch = awaiting;
     this.#sequence = sequence;
     this.#runId = run?.id;
@@ -136,7 +150,7 @@ export class LiveMatcher {
         const changes = await this.#store.listChanges(this.#sequence, PAGE);
         if (changes.length === 0) break;
         const ids = [...new Set(changes.map((change) => change.surveyId))];
-        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids));
+        applyDetails(this.#matcher, this.#awaitingRefetch, this.#json, ids, await this.#store.getSurveys(ids));
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
       }
@@ -145,17 +159,24 @@ export class LiveMatcher {
       const awaiting = new Set(await this.#store.refetchPendingIds());
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
-      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved));
+      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, this.#json, moved, await this.#store.getSurveys(moved));
       this.#runId = run.id;
     }
   }
 }
 
 /** Brings the matcher in line with the stored state of `ids` (those absent from `details` are gone). */
-function applyDetails(matcher: SurveyMatcher, awaiting: Set<number>, ids: readonly number[], details: readonly SurveyDetail[]): void {
+function applyDetails(
+  matcher: SurveyMatcher,
+  awaiting: Set<number>,
+  json: Map<number, string>,
+  ids: readonly number[],
+  details: readonly SurveyDetail[],
+): void {
   const byId = new Map(details.map((detail) => [detail.id, detail]));
   for (const id of ids) {
     const detail = byId.get(id);
+    json.delete(id);
     if (detail?.status !== "live") {
       matcher.remove(id);
       awaiting.delete(id);

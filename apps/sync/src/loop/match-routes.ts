@@ -16,6 +16,17 @@ export const MatchBody = z.strictObject({
 });
 export type MatchBody = z.infer<typeof MatchBody>;
 
+/** The matcher's request for a validated body. */
+export function toMatchRequest(body: MatchBody): MatchRequest {
+  const { answers, languageId, device, limit } = body;
+  return {
+    answers,
+    ...(languageId === undefined ? {} : { languageId }),
+    ...(device === undefined ? {} : { device }),
+    ...(limit === undefined ? {} : { limit }),
+  };
+}
+
 /**
  * `POST /v1/match`: the live surveys the respondent qualifies for, best first (`Cpi × Ir / 100`
  * descending, then `SurveyId`), from the in-memory matcher. `eligible` counts them all,
@@ -24,22 +35,15 @@ export type MatchBody = z.infer<typeof MatchBody>;
 export const match: Handler = async (context, request) => {
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
-  const { answers, languageId, device, limit, explain } = body.value;
-  const respondent: MatchRequest = {
-    answers,
-    ...(languageId === undefined ? {} : { languageId }),
-    ...(device === undefined ? {} : { device }),
-    ...(limit === undefined ? {} : { limit }),
-  };
+  const { explain } = body.value;
+  const respondent = toMatchRequest(body.value);
   const live = context.loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);
-  return json(200, {
-    surveys: result.surveys,
-    eligible: result.eligible,
-    sequence: live.sequence,
-    ...(explain === undefined ? {} : { explanation: matcher.explain(explain, respondent) }),
-  });
+  // Survey records are serialised once per change (LiveMatcher.surveyJson), not once per answer.
+  const surveys = result.surveys.map((survey) => live.surveyJson(survey)).join(",");
+  const rest = JSON.stringify({ eligible: result.eligible, sequence: live.sequence, ...(explain === undefined ? {} : { explanation: matcher.explain(explain, respondent) }) });
+  return { status: 200, body: `{"surveys":[${surveys}],${rest.slice(1)}`, contentType: "application/json; charset=utf-8" };
 };
 
 /** Body of `POST /v1/entry-links`. */

@@ -1,0 +1,123 @@
+/**
+ * `POST /v1/match` over HTTP (`pnpm --filter @sds/sync bench:match`): sds-sync in this process
+ * (SQLite store, bearer token on) after syncing SYNC_BENCH_SURVEYS (10,000) live surveys from the
+ * fake, every one with qualifications from the fake's catalogue and quotas with remaining counts
+ * (some closed); autocannon in a child process (SYNC_BENCH_CONNECTIONS, 50, for
+ * SYNC_BENCH_SECONDS, 10), cycling through 500 respondents drawn from the same catalogue, each
+ * with a language and a device. Target: at least 2,000 requests per second. The figures are
+ * written to SYNC_BENCH_JSON when set.
+ */
+import { fork } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue } from "@sds/testing";
+import { pino } from "pino";
+import { loadConfig } from "../src/config.ts";
+import { MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
+import { startSyncService } from "../src/service.ts";
+import type { LoadCommand, LoadReport } from "./match-load.ts";
+
+const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
+const connections = Number(process.env.SYNC_BENCH_CONNECTIONS ?? 50);
+const seconds = Number(process.env.SYNC_BENCH_SECONDS ?? 10);
+const token = "bench-token-0123456789abcdef";
+const firstId = 200_001;
+
+const api = createFakeSupplierApi({
+  seed: 7,
+  suppliers: [
+    {
+      supplierId: DEFAULT_SUPPLIER_ID,
+      apiKey: DEFAULT_API_KEY,
+      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true } })),
+    },
+  ],
+  requestLogLimit: 10,
+});
+const fake = await api.listen();
+const directory = mkdtempSync(join(tmpdir(), "sds-sync-match-bench-"));
+const service = await startSyncService({
+  config: loadConfig({
+    SDS_BASE_URL: fake.baseUrl,
+    SDS_API_KEY: DEFAULT_API_KEY,
+    DATABASE_URL: `sqlite:${join(directory, "sds.db")}`,
+    SYNC_INTERVAL: "3600",
+    SYNC_CONCURRENCY: "32",
+    PORT: "0",
+    SYNC_API_TOKEN: token,
+    LOG_LEVEL: "silent",
+  }),
+  logger: pino({ level: "silent" }),
+});
+
+try {
+  const started = performance.now();
+  while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+  await service.loop.liveMatcher.refresh();
+  console.log(`synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  // Respondents from the catalogue: one answer per question with options (ages as numbers, so range codes apply).
+  let seed = 12_345;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const devices = ["desktop", "mobile", "tablet"] as const;
+  const bodies = Array.from({ length: 500 }, () => {
+    const answers: Record<string, string[]> = {};
+    for (const question of qualificationCatalogue) {
+      if (question.Options.length === 0) continue;
+      answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
+    }
+    return JSON.stringify({ answers, languageId: pick(languages).Id, device: pick(devices) });
+  });
+  // In-process cost of one request's work, by step, without HTTP: what the server's CPU spends per request.
+  const rounds = 5000;
+  const step = { parseMs: 0, matchMs: 0, serialiseMs: 0, eligible: 0 };
+  for (let index = 0; index < rounds; index++) {
+    const body = bodies[index % bodies.length] ?? "{}";
+    const t0 = performance.now();
+    const request = toMatchRequest(MatchBody.parse(JSON.parse(body)));
+    const t1 = performance.now();
+    const result = service.loop.liveMatcher.matcher.match(request);
+    const t2 = performance.now();
+    const text = `{"surveys":[${result.surveys.map((survey) => service.loop.liveMatcher.surveyJson(survey)).join(",")}],"eligible":${result.eligible}}`;
+    if (text.length === 0) throw new Error("unreachable: keeps the serialisation from being optimised away");
+    const t3 = performance.now();
+    step.parseMs += t1 - t0;
+    step.matchMs += t2 - t1;
+    step.serialiseMs += t3 - t2;
+    step.eligible += result.eligible;
+  }
+  const inProcess = { parseMs: step.parseMs / rounds, matchMs: step.matchMs / rounds, serialiseMs: step.serialiseMs / rounds, meanEligible: step.eligible / rounds };
+  console.log(
+    `in process, per respondent: parse+validate ${inProcess.parseMs.toFixed(3)} ms, match ${inProcess.matchMs.toFixed(3)} ms, serialise ${inProcess.serialiseMs.toFixed(3)} ms; ` +
+      `${inProcess.meanEligible.toFixed(1)} eligible surveys on average`,
+  );
+
+  const cpuBefore = process.cpuUsage();
+  const child = fork(fileURLToPath(new URL("./match-load.ts", import.meta.url)), [], { execArgv: ["--conditions=@sds/source"] });
+  const report = await new Promise<LoadReport>((resolve, reject) => {
+    child.once("message", (message: LoadReport) => {
+      resolve(message);
+    });
+    child.once("error", reject);
+    const command: LoadCommand = { url: `${service.url}/v1/match`, token, bodies, connections, seconds };
+    child.send(command);
+  });
+  const cpu = process.cpuUsage(cpuBefore);
+  // Under a shared, loaded machine req/s understates capacity: the service's own CPU per request does not.
+  const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / report.requests;
+  const figures = { surveys: service.loop.liveMatcher.matcher.size, connections, seconds, node: process.version, inProcess, cpuMsPerRequest, requestsPerCpuSecond: 1000 / cpuMsPerRequest, ...report };
+  console.log(
+    `POST /v1/match, ${connections} connections, ${seconds} s: ${Math.round(report.requestsPerSecond)} req/s (target >= 2000), ` +
+      `latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms; ${report.requests} requests, ${report.non2xx} non-2xx, ${report.errors} errors; ` +
+      `the service spent ${cpuMsPerRequest.toFixed(3)} ms of CPU per request (${Math.round(1000 / cpuMsPerRequest)} requests per CPU-second)`,
+  );
+  if (process.env.SYNC_BENCH_JSON) writeFileSync(process.env.SYNC_BENCH_JSON, `${JSON.stringify(figures, null, 2)}\n`);
+} finally {
+  await service.stop();
+  await fake.close();
+  await api.close();
+  rmSync(directory, { recursive: true, force: true });
+}
