@@ -5,10 +5,13 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 bash scripts/install-system-tools.sh || echo "setup: could not install the system tools; tests that need them fail under CI" >&2
 
-find packages apps tooling -maxdepth 2 -name test-results.json -delete
+find packages apps tooling -maxdepth 2 -name '*test-results.json' -delete
 status=0
 pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
 node tooling/release/src/package-metadata.ts --check || status=$?
 node tooling/release/src/api-report.ts --check || status=$?
+# The end-to-end release test: a temporary copy is versioned, built and published to a private
+# registry, then installed and used from outside the workspace (tooling/release/src/release-test).
+pnpm --filter @sds/release-tooling test:release || status=$?
 node scripts/sum-test-results.mjs || status=$?
 exit "$status"

@@ -12,17 +12,24 @@ for (const group of ["packages", "apps", "tooling"]) {
     const dir = join(group, name);
     if (!existsSync(join(dir, "package.json"))) continue;
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    if (!pkg.scripts?.test) continue;
-    const reportPath = join(dir, "test-results.json");
-    if (!existsSync(reportPath)) {
-      missing.push(dir);
-      continue;
+    // `test` writes test-results.json; `test:release` (the end-to-end release test) its own.
+    const runs = [
+      ["test", "test-results.json"],
+      ["test:release", "release-test-results.json"],
+    ].filter(([script]) => pkg.scripts?.[script]);
+    for (const [script, file] of runs) {
+      const label = script === "test" ? dir : `${dir} (${script})`;
+      const reportPath = join(dir, file);
+      if (!existsSync(reportPath)) {
+        missing.push(label);
+        continue;
+      }
+      const report = JSON.parse(readFileSync(reportPath, "utf8"));
+      passed += report.numPassedTests;
+      failed += report.numFailedTests;
+      skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+      console.log(`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
     }
-    const report = JSON.parse(readFileSync(reportPath, "utf8"));
-    passed += report.numPassedTests;
-    failed += report.numFailedTests;
-    skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-    console.log(`${dir}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
   }
 }
 for (const dir of missing) console.log(`${dir}: no test report (its tests did not run)`);

@@ -1,3 +1,6 @@
+import { defineConfig, mergeConfig } from "vitest/config";
 import { sharedVitestConfig } from "../../vitest.shared.ts";
 
-export default sharedVitestConfig;
+// The end-to-end release test has its own config (vitest.release.config.ts): it needs every
+// package built, so scripts/check.sh runs it after the build, not with the unit tests.
+export default mergeConfig(sharedVitestConfig, defineConfig({ test: { exclude: ["**/node_modules/**", "**/*.e2e.test.ts"] } }));
