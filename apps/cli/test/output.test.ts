@@ -19,6 +19,18 @@ describe("output formats and terminals", () => {
     expect(forcedTable.stdout).not.toContain("\u001b[");
   });
 
+  it("takes --json as -o json, as gh users type it, and refuses it beside another format", async () => {
+    const viaFlag = await runSdsOnTerminal(["collections", "industries", "--json"], testbed.home, { env: testbed.fake.env });
+    const viaOutput = await runSds(["collections", "industries", "-o", "json"], testbed.home, { env: testbed.fake.env });
+    expect(viaFlag.code).toBe(0);
+    expect(JSON.parse(viaFlag.stdout)).toEqual(JSON.parse(viaOutput.stdout));
+    const conflicting = await runSds(["collections", "industries", "--json", "-o", "csv"], testbed.home, { env: testbed.fake.env });
+    expect(conflicting).toMatchObject({ code: 2, stdout: "", stderr: "error: --json and --output csv ask for different formats; pass one\n" });
+    const withFields = await runSds(["surveys", "list", "--json=SurveyId"], testbed.home, { env: testbed.fake.env });
+    expect(withFields.code).toBe(2);
+    expect(withFields.stderr).toMatch(/^error: --json takes no value/);
+  });
+
   it("colours a terminal table unless NO_COLOR or --no-color, and never colours piped data", async () => {
     const coloured = await runSdsOnTerminal(["collections", "industries"], testbed.home, { env: testbed.fake.env });
     expect(coloured.stdout).toContain("\u001b[1mId");

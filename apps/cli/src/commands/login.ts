@@ -12,7 +12,7 @@ export const command = defineCommand({
   options: {
     verify: { type: "boolean", negatable: true, description: "check the key against the service before saving (default); --no-verify saves it unchecked" },
   },
-  globalOptions: ["base-url", "profile", "api-key-stdin", "output", "color", "timeout", "debug", "help"],
+  globalOptions: ["base-url", "profile", "api-key-stdin", "output", "json", "color", "timeout", "debug", "help"],
   examples: [
     { command: "login --base-url https://api.example.com/api/v1", description: "Prompts for the key, checks it, saves profile \"default\"" },
     { command: "login --profile sandbox --base-url http://127.0.0.1:4010/api/v1 < key.txt", description: "Reads the key from a file" },

@@ -10,7 +10,7 @@ export const command = defineCommand({
   options: {
     all: { type: "boolean", description: "delete every saved profile" },
   },
-  globalOptions: ["profile", "output", "color", "debug", "help"],
+  globalOptions: ["profile", "output", "json", "color", "debug", "help"],
   examples: [
     { command: "logout", description: "Forget the default profile" },
     { command: "logout --profile sandbox", description: "Forget the profile named sandbox" },

@@ -17,7 +17,7 @@ export const command = defineCommand({
     suppliers: { type: "string", valueName: "N", description: "number of suppliers, each with its own key (default 1)" },
     "api-key": { type: "string", valueName: "KEY", description: "API key of the first supplier (default: derived from the seed)" },
   },
-  globalOptions: ["output", "color", "debug", "help"],
+  globalOptions: ["output", "json", "color", "debug", "help"],
   examples: [
     { command: "sandbox --port 4010 --seed 1 --surveys 500 --api-key dev-key", description: "A sandbox on a fixed port with 500 surveys" },
     { command: "sandbox --port 4010 --api-key dev-key & SDS_BASE_URL=http://127.0.0.1:4010/api/v1 SDS_API_KEY=dev-key sds surveys list", description: "Try the CLI against it" },

@@ -12,6 +12,7 @@ export const globalOptionSpecs = {
   profile: { type: "string", valueName: "NAME", description: 'saved profile to use (env SDS_PROFILE; default "default")' },
   "api-key-stdin": { type: "boolean", description: "read the API key from standard input (else SDS_API_KEY, else the profile)" },
   output: { type: "string", short: "o", valueName: "FORMAT", choices: outputFormats, description: "table, json, ndjson or csv (default: table on a terminal, json otherwise)" },
+  json: { type: "boolean", description: "same as --output json" },
   "raw-csv": { type: "boolean", description: "write CSV cells as they are: no ' before cells starting with = + - @ (for programs, not spreadsheets)" },
   color: { type: "boolean", negatable: true, description: "--color forces colours, --no-color turns them off (else NO_COLOR, FORCE_COLOR, the terminal)" },
   timeout: { type: "string", valueName: "SECONDS", description: "time limit per HTTP request (default 30)" },
@@ -24,7 +25,7 @@ export const globalOptionSpecs = {
 export type GlobalOptionName = keyof typeof globalOptionSpecs;
 
 /** The global options of commands that never call the service. */
-export const localGlobalOptions: readonly GlobalOptionName[] = ["output", "color", "debug", "help"];
+export const localGlobalOptions: readonly GlobalOptionName[] = ["output", "json", "color", "debug", "help"];
 
 /** The global options after parsing and checking. */
 export interface GlobalOptions {
@@ -51,11 +52,15 @@ export function readGlobalOptions(values: Readonly<Record<string, unknown>>): Gl
     }
     timeoutMs = Math.round(seconds * 1000);
   }
+  const output = values.output as OutputFormat | undefined;
+  if (values.json === true && output !== undefined && output !== "json") {
+    throw new UsageError(`--json and --output ${output} ask for different formats; pass one`);
+  }
   return {
     baseUrl: values["base-url"] as string | undefined,
     profile: values.profile as string | undefined,
     apiKeyStdin: values["api-key-stdin"] === true,
-    output: values.output as OutputFormat | undefined,
+    output: values.json === true ? "json" : output,
     rawCsv: values["raw-csv"] === true,
     timeoutMs,
     debug: values.debug === true,
