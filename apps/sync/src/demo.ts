@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startSandbox, type Sandbox } from "@sds/testing";
 import { configSecrets, loadConfig } from "./config.ts";
-import { isConfigError } from "./errors.ts";
+import { PortInUseError, SyncError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { CycleResult } from "./sync/run-cycle.ts";
@@ -166,7 +166,8 @@ async function main(): Promise<number> {
       return first.status === "succeeded" ? 0 : 1;
     }
   } catch (error) {
-    process.stderr.write(`demo: ${isConfigError(error) ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (error instanceof PortInUseError) process.stderr.write(`demo: port ${error.port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`);
+    else process.stderr.write(`demo: ${error instanceof SyncError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await cleanUp().catch(() => undefined);
     return 1;
   }

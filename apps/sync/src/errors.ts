@@ -57,3 +57,15 @@ export class StoreError extends SyncError {
 export function isConfigError(value: unknown): value is ConfigError {
   return value instanceof Error && value.name === "ConfigError" && "issues" in value;
 }
+
+/** The API's port is taken by another process. */
+export class PortInUseError extends SyncError {
+  override name = "PortInUseError" as const;
+  readonly host: string;
+  readonly port: number;
+  constructor(host: string, port: number, options?: ErrorOptions) {
+    super(`port ${port} on ${host} is already in use by another process: stop it, or choose another port (0 picks a free one)`, options);
+    this.host = host;
+    this.port = port;
+  }
+}

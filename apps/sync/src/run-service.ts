@@ -1,5 +1,5 @@
 import { configSecrets, loadConfig } from "./config.ts";
-import { isConfigError } from "./errors.ts";
+import { isConfigError, SyncError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 import { startSyncService } from "./service.ts";
 
@@ -28,7 +28,9 @@ export async function runService(): Promise<void> {
   try {
     service = await startSyncService({ config, logger });
   } catch (error) {
-    logger.fatal({ err: error }, "sds-sync could not start");
+    // Our own errors say what to do in their message; a stack would only bury it.
+    if (error instanceof SyncError) logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);
+    else logger.fatal({ err: error }, "sds-sync could not start");
     process.exitCode = 1;
     return;
   }

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -27,6 +29,19 @@ describe("the demo (the README's main job)", () => {
     expect(stdout).toMatch(/curl 'http:\/\/127\.0\.0\.1:\d+\/v1\/surveys\?limit=5'/);
     expect(stdout).toMatch(/\/v1\/changes\?after=120&wait=30/);
   }, 60_000);
+
+  it("says in one line how to fix a port that is taken, without a stack trace", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const { code, stderr } = await runDemo(["--once", "--port", String(port), "--surveys", "5"]);
+      expect(code).toBe(1);
+      expect(stderr).toBe(`demo: port ${port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`);
+    } finally {
+      blocker.close();
+    }
+  }, 30_000);
 
   it("refuses a malformed option with its usage and exit status 64", async () => {
     const { code, stderr } = await runDemo(["--surveys", "many"]);

@@ -1,4 +1,4 @@
-import { request as httpRequest } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/store/store.ts";
 import { waitFor } from "./harness.ts";
@@ -291,6 +291,42 @@ describe("the HTTP API's protected mode", () => {
     expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "null" }, "POST")).status).toBe(403);
     for (const origin of [`http://127.0.0.1:${port}`, "https://panel.example.com"]) {
       expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin }, "POST")).status, origin).not.toBe(403);
+    }
+  });
+});
+
+describe("the HTTP API at shutdown", () => {
+  it("closes fast although clients hold keep-alive connections, idle and busy", async () => {
+    const harness = await startServiceHarness({ surveys: 5 });
+    const agent = new Agent({ keepAlive: true, keepAliveMsecs: 60_000 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const url = new URL(`${harness.service.url}${path}`);
+        httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, agent }, (response) => {
+          response.resume();
+          response.on("end", () => {
+            resolve({ status: response.statusCode ?? 0, connection: response.headers.connection });
+          });
+        })
+          .on("error", reject)
+          .end();
+      });
+    try {
+      // Idle keep-alive sockets, and one busy with a long-poll when shutdown starts.
+      await Promise.all([get("/v1/surveys"), get("/v1/changes"), get("/healthz")]);
+      const longPoll = get("/v1/changes?after=1000000&wait=30");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = performance.now();
+      await harness.service.stop();
+      const elapsed = performance.now() - started;
+      const answer = await longPoll;
+      console.info(`shutdown with keep-alive clients took ${elapsed.toFixed(0)} ms`);
+      expect(answer.connection).toBe("close");
+      // Loose: the grace period for busy connections is 3 s and keep-alive idles for 5 s; a fast shutdown takes milliseconds.
+      expect(elapsed).toBeLessThan(1000);
+    } finally {
+      agent.destroy();
+      await harness.close().catch(() => undefined);
     }
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createRouter, type RouteMatch } from "@sds/schemas";
 import type { Logger } from "pino";
-import { SyncError } from "../errors.ts";
+import { PortInUseError, SyncError } from "../errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
@@ -91,22 +91,29 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      reject(error.code === "EADDRINUSE" ? new PortInUseError(options.host, options.port, { cause: error }) : error);
+    });
     server.listen(options.port, options.host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
+  const state: ServerState = { closing: false };
   const guard = createRequestGuard({ bindHost: options.host, port: address.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    void handle(options, guard, request, response);
+    void handle(options, guard, request, response, (reply) => {
+      // While closing, every answer ends its connection, so a keep-alive client does not hold shutdown.
+      if (state.closing) response.setHeader("connection", "close");
+      send(response, reply);
+    });
   });
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return { url: `http://${host}:${address.port}`, port: address.port, close: (graceMs) => closeServer(server, graceMs ?? 3000) };
+  return { url: `http://${host}:${address.port}`, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
 }
 
-async function handle(options: ApiServerOptions, guard: RequestGuard, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(options: ApiServerOptions, guard: RequestGuard, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
   const abort = new AbortController();
   response.on("close", () => {
     abort.abort();
@@ -117,13 +124,13 @@ async function handle(options: ApiServerOptions, guard: RequestGuard, request: I
     const target = request.url ?? "/";
     url = new URL(target.startsWith("/") ? `http://sds-sync.invalid${target}` : target);
   } catch {
-    send(response, errorReply(400, "bad_request", "malformed request target"));
+    answer(errorReply(400, "bad_request", "malformed request target"));
     return;
   }
   const path = url.pathname;
   const match = routers[options.serve ?? "both"].match(request.method ?? "GET", path);
   if (match.kind !== "matched") {
-    send(response, unmatchedReply(match, request.method ?? "?", path));
+    answer(unmatchedReply(match, request.method ?? "?", path));
     request.resume();
     return;
   }
@@ -131,12 +138,12 @@ async function handle(options: ApiServerOptions, guard: RequestGuard, request: I
   // The outcome receiver is called by the marketplace under its public name and checks signatures instead.
   const refusal = route.receiver === true ? undefined : ((route.authenticated ? guard.checkHost(request) : undefined) ?? (route.method === "GET" ? undefined : guard.checkOrigin(request)));
   if (refusal) {
-    send(response, refusal);
+    answer(refusal);
     request.resume();
     return;
   }
   if (route.authenticated && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
-    send(response, errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
+    answer(errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
     request.resume();
     return;
   }
@@ -148,7 +155,7 @@ async function handle(options: ApiServerOptions, guard: RequestGuard, request: I
   }
   // Drains whatever body the handler did not read, so the connection can be reused.
   request.resume();
-  send(response, reply);
+  answer(reply);
 }
 
 function unmatchedReply(match: Exclude<RouteMatch<RouteId>, { kind: "matched" }>, method: string, path: string): Reply {
@@ -173,7 +180,16 @@ function errorToReply(error: unknown, logger: Logger, path: string): Reply {
   return errorReply(500, "internal_error", "unexpected error; see the service log");
 }
 
-async function closeServer(server: Server, graceMs: number): Promise<void> {
+interface ServerState {
+  closing: boolean;
+}
+
+/**
+ * Stops listening and closes every connection as soon as it is idle: idle keep-alive sockets at
+ * once, busy ones right after their answer (which says `Connection: close`), the rest after `graceMs`.
+ */
+async function closeServer(server: Server, state: ServerState, graceMs: number): Promise<void> {
+  state.closing = true;
   const closed = new Promise<void>((resolve) => {
     server.close(() => {
       resolve();
