@@ -53,7 +53,8 @@ async function readConfig(context: CommandContext): Promise<ConfigInspection> {
   let baseUrl: SourcedValue | undefined;
   if (globals.baseUrl !== undefined) baseUrl = { value: await normalizeBaseUrl(globals.baseUrl, "--base-url"), source: "--base-url" };
   else if (nonEmpty(env.SDS_BASE_URL) !== undefined) baseUrl = { value: await normalizeBaseUrl(env.SDS_BASE_URL as string, "SDS_BASE_URL"), source: "SDS_BASE_URL" };
-  else if (profile !== undefined) baseUrl = { value: profile.baseUrl, source: profileSource };
+  // A profile is a file anyone may edit: its URL passes the same check as a typed one.
+  else if (profile !== undefined) baseUrl = { value: await normalizeBaseUrl(profile.baseUrl, profileSource), source: profileSource };
 
   let apiKey: SourcedValue | undefined;
   if (globals.apiKeyStdin) {
