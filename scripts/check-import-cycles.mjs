@@ -30,7 +30,7 @@ const cycles = parseCircular(tree, false);
 
 if (cycles.length > 0) {
   console.error(`${cycles.length} import cycle${cycles.length === 1 ? "" : "s"} in ${relative(process.cwd(), root) || "."}:`);
-  for (const cycle of cycles) console.error(`  ${[...cycle, cycle[0]].map((file) => relative(root, file)).join(" -> ")}`);
+  for (const cycle of cycles) console.error(`  ${[...cycle, cycle[0]].map((file) => relative(root, resolve(root, file))).join(" -> ")}`);
   console.error("Move what both sides need into a module that imports neither (a leaf), or pass it in.");
   process.exit(1);
 }
