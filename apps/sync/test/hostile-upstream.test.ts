@@ -260,4 +260,19 @@ describe.each([
     expect((await harness.store.stats()).needsRefetch).toBe(0);
     for (const id of added) expect((await harness.store.getSurvey(id))?.qualifications).toEqual(harness.api.getSurvey(id)?.qualifications);
   });
+
+  it.skipIf(!enabled)("quarantines an oversize qualification record, keeps the stored ones, and marks the survey for refetch", async () => {
+    const harness = await start({ cycle: { maxRecordBytes: 16_384 } });
+    const [target] = harness.api.listSurveys(1001);
+    const id = target?.SurveyId ?? 0;
+    const stored = (await harness.store.getSurvey(id))?.qualifications;
+    const codes = Array.from({ length: 4000 }, (_, index) => String(10_000 + index));
+    harness.api.replaceQualifications(id, [{ QualificationId: 45, QualificationTypeId: 2, OptionIds: codes.map(Number), OptionCodes: codes }]);
+
+    const result = await harness.cycle();
+
+    expect(result).toMatchObject({ status: "succeeded", counts: { quarantined: 1, fetchFailures: 1 } });
+    expect(await harness.store.getSurvey(id)).toMatchObject({ needsRefetch: true, qualifications: stored });
+    expect(await harness.store.listQuarantine(10)).toMatchObject([{ key: `qualifications:${id}`, item: { truncated: true }, issues: [{ code: "too_big" }] }]);
+  });
 });
