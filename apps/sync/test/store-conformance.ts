@@ -66,6 +66,24 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(await store.getSurvey(43)).toBeUndefined();
     });
 
+    it("reads several surveys with their children in the order asked, and lists the live ones awaiting a refetch", async () => {
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: [surveyWrite(sampleSurvey(1)), surveyWrite(sampleSurvey(2), { needsRefetch: true }), surveyWrite(sampleSurvey(3), { needsRefetch: true })],
+          qualifications: [qualificationsOf(1, 2), qualificationsOf(2, 1)],
+          changes: [],
+        }),
+      );
+      await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [3], changes: [] }));
+      const details = await store.getSurveys([2, 99, 1]);
+      expect(details.map((detail) => [detail.id, detail.needsRefetch, detail.qualifications.length])).toEqual([
+        [2, true, 1],
+        [1, false, 2],
+      ]);
+      expect(await store.getSurveys([])).toEqual([]);
+      expect(await store.refetchPendingIds()).toEqual([2]);
+    });
+
     it("replaces child records instead of appending to them", async () => {
       await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 4)] }));
       await store.commitCycle(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 1)] }));

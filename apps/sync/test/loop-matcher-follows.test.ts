@@ -1,0 +1,73 @@
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "./harness.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+
+const available = await postgresAvailable();
+
+function survey(id: number, codes: readonly string[]): SurveyInit {
+  return {
+    survey: { SurveyId: id, Cpi: "2.00", Ir: "50", LanguageId: 1, DesktopAllowed: true, MobileAllowed: true, TabletAllowed: true, Has_Quotas: false, Has_Qualifications: true },
+    qualifications: [{ QualificationId: 43, QualificationTypeId: 1, OptionIds: codes.map(Number), OptionCodes: [...codes] }],
+  };
+}
+
+async function matchedIds(service: ServiceHarness, answers: Record<string, string[]>): Promise<number[]> {
+  const response = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers }) });
+  return ((await response.json()) as { surveys: { SurveyId: number }[] }).surveys.map((each) => each.SurveyId);
+}
+
+describe("the matcher follows the store", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const fake = (): FakeSupplierApi => {
+    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: [survey(8001, ["1"]), survey(8002, ["2"])] }] });
+    cleanups.push(() => api.close());
+    return api;
+  };
+
+  it("never routes to a survey awaiting a refetch, though no feed entry says so, and routes to it again once refetched", async () => {
+    const api = fake();
+    const service = await startServiceHarness({ api });
+    cleanups.push(() => service.close());
+    expect(await matchedIds(service, { "43": ["1"] })).toEqual([8001]);
+
+    // New qualifications whose fetch fails: the survey awaits a refetch with its old ones still stored.
+    api.replaceQualifications(8001, [{ QualificationId: 43, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] }]);
+    api.faults.add({ kind: "status", status: 500, path: "/survey-qualifications/8001", count: 1 });
+    await service.request("/v1/sync/run", { method: "POST" });
+    await waitFor(async () => (await matchedIds(service, { "43": ["1"] })).length === 0);
+    const explained = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { "43": ["1"] }, explain: 8001 }) });
+    expect(((await explained.json()) as { explanation: { reasons: { kind: string }[] } }).explanation.reasons.map((reason) => reason.kind)).toEqual(["not-stored"]);
+
+    await service.request("/v1/sync/run", { method: "POST" });
+    await waitFor(async () => (await matchedIds(service, { "43": ["2"] })).join() === "8001,8002");
+  });
+
+  describe.skipIf(!available)("on PostgreSQL", () => {
+    it("keeps a follower replica's matcher current with the leader's cycles, and both see the outcomes either records", async () => {
+      const schema = freshSchemaName("sds_loop_replicas");
+      cleanups.push(() => dropSchema(schema));
+      const api = fake();
+      const database = { kind: "postgres", connectionString: testDatabaseUrl, schema } as const;
+      const leader = await startServiceHarness({ api, database, replicaId: "leader" });
+      cleanups.push(() => leader.close());
+      const follower = await startServiceHarness({ api, database, replicaId: "follower" });
+      cleanups.push(() => follower.close());
+      expect(follower.service.engine.status().leader).toBe(false);
+      expect(await matchedIds(follower, { "43": ["2"] })).toEqual([8002]);
+
+      api.addSurvey(DEFAULT_SUPPLIER_ID, survey(8003, ["2"]));
+      await leader.request("/v1/sync/run", { method: "POST" });
+      await waitFor(async () => (await matchedIds(follower, { "43": ["2"] })).join() === "8002,8003");
+
+      expect((await follower.request("/v1/outcomes/complete?vq_token=replica-token")).status).toBe(200);
+      expect((await leader.request("/v1/outcomes/complete?vq_token=replica-token")).status).toBe(200);
+      const listed = (await (await leader.request("/v1/outcomes")).json()) as { outcomes: unknown[] };
+      expect(listed.outcomes).toHaveLength(1);
+    });
+  });
+});
