@@ -13,6 +13,7 @@ const groups = {
   account: "Read and update the supplier account",
   surveys: "List live surveys and read their details",
   recontacts: "Re-contact respondents of a survey",
+  link: "Sign, verify and build respondent links",
   collections: "Reference collections (languages, industries, …)",
 };
 
@@ -27,6 +28,10 @@ const entries: readonly CommandEntry[] = [
   { path: ["surveys", "quotas"], summary: "List a survey's quotas", load: async () => (await import("./surveys-quotas.ts")).command },
   { path: ["surveys", "stats"], summary: "Show a survey's stats", load: async () => (await import("./surveys-stats.ts")).command },
   { path: ["surveys", "groups"], summary: "List a survey's groups", load: async () => (await import("./surveys-groups.ts")).command },
+  { path: ["link", "sign"], summary: "Sign a URL (the key from SDS_ENCRYPTION_KEY, --key-stdin or the account)", load: async () => (await import("./link-sign.ts")).command },
+  { path: ["link", "verify"], summary: "Check a signed URL: exit 0 when valid, 1 when not", load: async () => (await import("./link-verify.ts")).command },
+  { path: ["link", "calibrate"], summary: "Find the scheme a known-good signed URL was signed with", load: async () => (await import("./link-calibrate.ts")).command },
+  { path: ["link", "entry"], summary: "Print a survey's entry link, placeholders filled and signed", load: async () => (await import("./link-entry.ts")).command },
   { path: ["recontacts", "list"], summary: "List the re-contact respondents of a survey", load: async () => (await import("./recontacts-list.ts")).command },
   { path: ["collections"], summary: "List a reference collection (languages, industries, …)", load: async () => (await import("./collections.ts")).command },
   { path: ["collections", "qualification"], summary: "Show one qualification question with its options", load: async () => (await import("./collections-qualification.ts")).command },

@@ -1,4 +1,5 @@
 import type { OptionSpecs } from "./command.ts";
+import type { UrlSettingsField } from "./url-settings-diff.ts";
 
 // What `sds account set-redirects` and `set-s2s` declare, apart from what they do: their help
 // needs this, and the update reads the schemas (zod), which help must not load.
@@ -21,4 +22,6 @@ export interface UrlSettingsTarget {
   readonly accountField: "RedirectUrls" | "S2SUrls";
   /** How messages name it: `redirect URLs`, `S2S URLs`. */
   readonly label: string;
+  /** Fields a command sets itself (`set-s2s --receiver`); the file and the flags go on top. */
+  readonly preset?: Readonly<Partial<Record<UrlSettingsField, string | boolean>>>;
 }

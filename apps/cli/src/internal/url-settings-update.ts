@@ -26,7 +26,7 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
   if (options["from-file"] === "-" && context.globals.apiKeyStdin) {
     throw new UsageError("--from-file - and --api-key-stdin both read standard input; put the settings in a file or the key in SDS_API_KEY");
   }
-  const requested = { ...(options["from-file"] === undefined ? {} : await readSettingsFile(options["from-file"], context)), ...settingsFromFlags(options) };
+  const requested = { ...target.preset, ...(options["from-file"] === undefined ? {} : await readSettingsFile(options["from-file"], context)), ...settingsFromFlags(options) };
   if (Object.keys(requested).length === 0) {
     throw new UsageError(`nothing to change: pass --complete, --terminate, --over-quota, --security-terminate, --enable/--disable or --from-file`, {
       hint: `Run \`sds help ${context.commandPath.join(" ")}\` for examples.`,

@@ -1,0 +1,21 @@
+import { defineCommand } from "../internal/command.ts";
+import { linkSchemeOptions, resolveLinkKey, printLinkResult, schemeFromFlags, usageOnBadScheme } from "../internal/link-signing.ts";
+
+/** `sds link sign URL`: prints the URL signed. */
+export const command = defineCommand({
+  description:
+    "Signs a URL the way the marketplace checks entry links: HMAC with the algorithm over the URL up to and including the ? or & before the digest parameter, appended as hash=DIGEST (base64url) by default. The key comes from --key-stdin, else SDS_ENCRYPTION_KEY, else the account's IncomingEncryption (fetched, with its Algorithm and QueryParameter); it is never printed.",
+  arguments: [{ name: "URL", description: "the URL to sign" }],
+  options: linkSchemeOptions,
+  examples: [
+    { command: "link sign 'https://survey.example/s/1?tid=abc'", description: "Sign with the account's IncomingEncryption" },
+    { command: "link sign 'https://survey.example/s/1?tid=abc' --algorithm SHA256 --encoding hex", description: "With SDS_ENCRYPTION_KEY set: SHA256, hex digest" },
+  ],
+  async run(context) {
+    const url = context.positionals[0] as string;
+    const { key, fromAccount } = await resolveLinkKey(context, "IncomingEncryption");
+    const { signUrl } = await import("@sds/routing");
+    const signed = await usageOnBadScheme(() => signUrl(url, key, schemeFromFlags(context.options, fromAccount)));
+    await printLinkResult(context, signed, { url: signed });
+  },
+});

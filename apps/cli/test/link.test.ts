@@ -1,0 +1,140 @@
+import { verifySignedUrl } from "@sds/routing";
+import { createFakeMarketplace } from "@sds/testing";
+import { describe, expect, it } from "vitest";
+import { runSds } from "./support/run-sds.ts";
+import { useCliTestbed } from "./support/testbed.ts";
+
+const incomingKey = "incoming-LINK-SECRET-5e1a";
+const outgoingKey = "outgoing-LINK-SECRET-77b0";
+const lucidKey = "ZZ6VkORqV25iSWOVb5cwZ03zpns";
+const lucidUrl = "https://www.abc.com/ex.aspx?abc=def&vid=123";
+const lucidSigned = `${lucidUrl}&hash=dYQuf4tCr1l07nDRpzO-PLSBNTQ`;
+
+const testbed = useCliTestbed({
+  fake: {
+    suppliers: [
+      {
+        supplierId: 1001,
+        apiKey: "link-test-key",
+        surveys: 12,
+        account: {
+          IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: incomingKey },
+          OutgoingEncryption: { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: outgoingKey },
+        },
+      },
+    ],
+  },
+});
+
+const run = (args: readonly string[], options: { readonly key?: string; readonly input?: string } = {}) =>
+  runSds(args, testbed.home, {
+    env: { ...testbed.fake.env, ...(options.key === undefined ? {} : { SDS_ENCRYPTION_KEY: options.key }) },
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+
+describe("sds link sign", () => {
+  it("prints Lucid's published vector with the key from SDS_ENCRYPTION_KEY, or from --key-stdin", async () => {
+    const fromEnvironment = await run(["link", "sign", lucidUrl], { key: lucidKey });
+    expect(fromEnvironment).toMatchObject({ code: 0, stdout: `${lucidSigned}\n` });
+    const fromStdin = await run(["link", "sign", lucidUrl, "--key-stdin", "--algorithm", "hmac-sha1"], { input: `${lucidKey}\n` });
+    expect(fromStdin).toMatchObject({ code: 0, stdout: `${lucidSigned}\n` });
+  });
+
+  it("signs with the account's IncomingEncryption when no key is given, and honours --param and --encoding", async () => {
+    const signed = await run(["link", "sign", "https://survey.example/s/1?tid=abc"]);
+    expect(signed.code).toBe(0);
+    expect(verifySignedUrl(signed.stdout.trim(), incomingKey, { algorithm: "SHA256" })).toEqual({ valid: true });
+    const hex = await run(["link", "sign", "https://survey.example/s/1", "--param", "sig", "--encoding", "hex"]);
+    expect(hex.stdout.trim()).toMatch(/^https:\/\/survey\.example\/s\/1\?sig=[0-9a-f]{64}$/);
+  });
+
+  it("refuses an unknown algorithm with exit 2", async () => {
+    const result = await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key: lucidKey });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown hash algorithm");
+  });
+});
+
+describe("sds link verify", () => {
+  it("exits 0 for a valid signature and 1 with the reason on stderr otherwise", async () => {
+    expect(await run(["link", "verify", lucidSigned], { key: lucidKey })).toMatchObject({ code: 0 });
+    const tampered = await run(["link", "verify", lucidSigned.replace("vid=123", "vid=124")], { key: lucidKey });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toContain("mismatch");
+    const missing = await run(["link", "verify", lucidUrl], { key: lucidKey });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("missing");
+  });
+
+  it("checks against the account's OutgoingEncryption when no key is given", async () => {
+    const { signUrl } = await import("@sds/routing");
+    const callback = signUrl("https://panel.example/v1/outcomes/complete?vq_token=t1", outgoingKey, { algorithm: "SHA1", parameter: "sig" });
+    expect(await run(["link", "verify", callback])).toMatchObject({ code: 0 });
+    expect(await run(["link", "verify", callback.replace("t1", "t2")])).toMatchObject({ code: 1 });
+  });
+});
+
+describe("sds link calibrate", () => {
+  it("names the scheme of a known-good URL, and exits 1 when nothing matches", async () => {
+    const found = await run(["link", "calibrate", lucidSigned, "-o", "json"], { key: lucidKey });
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject({ matches: [{ algorithm: "sha1", encoding: "base64url", includeSeparator: true, method: "hmac", parameter: "hash" }] });
+    expect(await run(["link", "calibrate", lucidSigned], { key: "not-the-key" })).toMatchObject({ code: 1 });
+  });
+});
+
+describe("sds link entry", () => {
+  it("prints an entry link that the marketplace admits, placeholders filled and signed", async () => {
+    const survey = testbed.fake.api.listSurveys(1001).find((candidate) => /\[#vq_tid#\]/i.test(candidate.SurveyUrl));
+    if (survey === undefined) throw new Error("the fake has no survey with [#vq_tid#]");
+    const result = await run(["link", "entry", String(survey.SurveyId), "--token", "tok 1", "--uid", "r-9"]);
+    expect(result.code).toBe(0);
+    const link = result.stdout.trim();
+    expect(link).not.toMatch(/\[#/);
+    const marketplace = createFakeMarketplace({ api: testbed.fake.api });
+    expect(await marketplace.enter(link, { outcome: "complete" })).toMatchObject({ status: 302, token: "tok 1", uid: "r-9" });
+    await marketplace.close();
+  });
+
+  it("requires --token and answers 4 for a survey that is not live", async () => {
+    expect(await run(["link", "entry", "1"])).toMatchObject({ code: 2 });
+    expect(await run(["link", "entry", "999999999", "--token", "t"])).toMatchObject({ code: 4 });
+  });
+});
+
+describe("the EncryptionKey", () => {
+  it("never appears in any output of the link commands, --debug included", async () => {
+    const callback = `https://panel.example/v1/outcomes/complete?vq_token=t1&sig=AAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+    const survey = testbed.fake.api.listSurveys(1001)[0];
+    if (survey === undefined) throw new Error("the fake has no survey");
+    const results = await Promise.all([
+      run(["link", "sign", "https://survey.example/s/1", "--debug"]),
+      run(["link", "sign", "https://survey.example/s/1", "--debug", "-o", "json"], { key: "env-KEY-SECRET-0f9" }),
+      run(["link", "sign", "https://survey.example/s/1", "--debug", "--key-stdin"], { input: "stdin-KEY-SECRET-4d2" }),
+      run(["link", "verify", callback, "--debug"]),
+      run(["link", "calibrate", callback, "--debug", "-o", "json"]),
+      run(["link", "entry", String(survey.SurveyId), "--token", "t", "--debug", "-o", "json"]),
+      run(["link", "sign", "https://survey.example/s/1", "--algorithm", "nope", "--debug"], { key: "env-KEY-SECRET-0f9" }),
+    ]);
+    for (const result of results) {
+      const everything = result.stdout + result.stderr;
+      for (const secret of [incomingKey, outgoingKey, "env-KEY-SECRET-0f9", "stdin-KEY-SECRET-4d2"]) expect(everything).not.toContain(secret);
+    }
+    expect(results.map((result) => result.stderr).join("")).toContain("debug:");
+  });
+});
+
+describe("sds account set-s2s --receiver", () => {
+  it("points all four S2S URLs at the receiver's outcome routes with the token placeholder, and enables them", async () => {
+    const result = await run(["account", "set-s2s", "--receiver", "https://outcomes.panel.example/"]);
+    expect(result.code).toBe(0);
+    expect(testbed.fake.api.getAccount(1001).S2SUrls).toEqual({
+      Enabled: true,
+      CompleteUrl: "https://outcomes.panel.example/v1/outcomes/complete?vq_token=[#vq_tid#]",
+      TerminateUrl: "https://outcomes.panel.example/v1/outcomes/terminate?vq_token=[#vq_tid#]",
+      OverQuotaUrl: "https://outcomes.panel.example/v1/outcomes/overquota?vq_token=[#vq_tid#]",
+      SecurityTerminateUrl: "https://outcomes.panel.example/v1/outcomes/security?vq_token=[#vq_tid#]",
+    });
+    expect(await run(["account", "set-s2s", "--receiver", "https://x.example", "--complete", "https://y.example/c"])).toMatchObject({ code: 2 });
+  });
+});
