@@ -10,6 +10,8 @@ status=0
 pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
 node tooling/release/src/package-metadata.ts --check || status=$?
 node tooling/release/src/api-report.ts --check || status=$?
+# The API reference (TypeDoc, warnings as errors) into docs/api/.
+pnpm -s docs || status=$?
 # The end-to-end release test: a temporary copy is versioned, built and published to a private
 # registry, then installed and used from outside the workspace (tooling/release/src/release-test).
 pnpm --filter @sds/release-tooling test:release || status=$?

@@ -5,8 +5,9 @@ import { absoluteUrl, decimalString, integer, isoDateTime, isoDateTimeMillis } f
 /**
  * A live survey, as one element of the `Surveys` array of Get Surveys. All 26 fields of the
  * spec, with their wire types: `Cpi`, `Ir` and `Loi` are decimal strings, dates are ISO 8601
- * strings. Unknown fields are kept. Use {@link surveyNumbers} and {@link surveyDates} for
- * numbers and `Date`s.
+ * strings. Unknown fields are kept. Use {@link @sds/schemas!surveyNumbers | surveyNumbers} and
+ * {@link @sds/schemas!surveyDates | surveyDates} for numbers and `Date`s (package-qualified links,
+ * so they resolve where `@sds/client` re-exports this type too).
  */
 export const Survey = z.looseObject({
   SurveyId: integer(),
