@@ -10,6 +10,9 @@ import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";
 
+/** How long the start waits for the first read of the account, in ms. */
+const ACCOUNT_START_WAIT_MS = 5000;
+
 /** Options of {@link startLoop}. */
 export interface LoopOptions {
   readonly config: SyncConfig;
@@ -44,7 +47,14 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const outcomesTotal = metrics.outcomes;
   try {
     await liveMatcher.start();
-    await account.start(config.intervalSeconds * 1000);
+    // The first read is awaited briefly so the receiver is usable at once, but an upstream that
+    // hangs must not hold the start: until a read succeeds the receiver answers 503 and senders retry.
+    await Promise.race([
+      account.start(config.intervalSeconds * 1000),
+      new Promise((resolve) => {
+        setTimeout(resolve, ACCOUNT_START_WAIT_MS).unref();
+      }),
+    ]);
   } catch (error) {
     liveMatcher.stop();
     account.stop();
