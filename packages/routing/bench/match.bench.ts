@@ -83,6 +83,9 @@ function run(label: string, wide: boolean): void {
   const requests = Array.from({ length: RESPONDENTS + WARM_UP }, () => respondent(random, inventory.surveys, wide));
   for (let index = 0; index < WARM_UP; index++) matcher.match(requests[index] as MatchRequest);
   const samples = new Float64Array(RESPONDENTS);
+  // The best of three runs per respondent: a run that another process pre-empted is discarded,
+  // so these percentiles show what a match costs, not what the shared machine did meanwhile.
+  const bestOfThree = new Float64Array(RESPONDENTS);
   let eligible = 0;
   let returned = 0;
   const cpuBefore = process.threadCpuUsage();
@@ -95,7 +98,18 @@ function run(label: string, wide: boolean): void {
     returned += result.surveys.length;
   }
   const cpu = process.threadCpuUsage(cpuBefore);
+  for (let index = 0; index < RESPONDENTS; index++) {
+    const request = requests[WARM_UP + index] as MatchRequest;
+    let best = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      matcher.match(request);
+      best = Math.min(best, performance.now() - started);
+    }
+    bestOfThree[index] = best;
+  }
   samples.sort();
+  bestOfThree.sort();
 
   // One cycle's worth of changes: 500 surveys upserted again (Remaining moved), 100 removed and re-added.
   const updateStarted = performance.now();
@@ -112,7 +126,8 @@ function run(label: string, wide: boolean): void {
   console.log(label);
   console.log(`  load 10,000 surveys (upsert each)  ${ms(loadMs)}`);
   console.log(`  match, ${RESPONDENTS} respondents       p50 ${ms(percentile(samples, 0.5))}   p99 ${ms(percentile(samples, 0.99))}   max ${ms(samples[samples.length - 1] ?? 0)}`);
-  console.log(`  main-thread CPU per match (mean)   ${ms((cpu.user + cpu.system) / 1000 / RESPONDENTS)}   (immune to other processes on the machine)`);
+  console.log(`  match, best of 3 per respondent     p50 ${ms(percentile(bestOfThree, 0.5))}   p99 ${ms(percentile(bestOfThree, 0.99))}`);
+  console.log(`  main-thread CPU per match (mean)   ${ms((cpu.user + cpu.system) / 1000 / RESPONDENTS)}`);
   console.log(`  eligible per respondent (mean)     ${(eligible / RESPONDENTS).toFixed(1)} surveys, ${(returned / RESPONDENTS).toFixed(1)} returned (limit 20)`);
   console.log(`  600 incremental updates            ${ms(updateMs)} (${ms(updateMs / 600)} each)`);
 }
