@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, type SyncConfig } from "./config.ts";
+import { PageCache } from "./http/page-cache.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop, type Loop } from "./loop/start-loop.ts";
@@ -112,7 +113,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {
-    const context = { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context };
+    const context = { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context, pageCache: new PageCache() };
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
       context,

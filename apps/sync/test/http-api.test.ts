@@ -330,3 +330,32 @@ describe("the HTTP API at shutdown", () => {
     }
   });
 });
+
+describe("the polled survey list", () => {
+  let polled: ServiceHarness;
+  beforeAll(async () => {
+    polled = await startServiceHarness({ surveys: 60 });
+  });
+  afterAll(async () => {
+    await polled.close();
+  });
+
+  it("answers a polled list with an ETag: 304 while nothing changed, the new page once a cycle committed; gzip or br when asked", async () => {
+    const path = "/v1/surveys?limit=50";
+    const first = await polled.request(path);
+    const etag = first.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^W\/".+"$/);
+    expect(first.headers.get("sds-sequence")).toBe(String(((await first.json()) as { sequence: number }).sequence));
+    expect((await polled.request(path, { headers: { "if-none-match": etag } })).status).toBe(304);
+    const compressed = await polled.request(path, { headers: { "accept-encoding": "br" } });
+    expect(compressed.headers.get("content-encoding")).toBe("br");
+    expect(((await compressed.json()) as SurveyList).surveys).toHaveLength(50);
+    const id = polled.api.listSurveys(1001)[0]?.SurveyId ?? 0;
+    polled.api.updateSurvey(id, { Cpi: "9.99" });
+    await polled.request("/v1/sync/run", { method: "POST" });
+    const changed = await polled.request(path, { headers: { "if-none-match": etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(((await changed.json()) as SurveyList).surveys.find((survey) => survey.id === id)?.survey).toMatchObject({ Cpi: "9.99" });
+  });
+});

@@ -7,6 +7,8 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
   /** Send `body` as it is, with this content type, instead of JSON. */
   readonly contentType?: string;
+  /** Bytes already serialised (and perhaps compressed: say so in `headers`), sent as they are. */
+  readonly bytes?: Buffer;
 }
 
 /** A JSON reply. */
@@ -19,12 +21,12 @@ export const errorReply = (status: number, code: string, message: string, header
 /** Writes a reply, unless the client has already gone. */
 export function send(response: ServerResponse, reply: Reply): void {
   if (response.writableEnded || response.destroyed) return;
-  const text = reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
+  const payload = reply.bytes ?? (reply.status === 304 ? "" : reply.contentType ? String(reply.body) : JSON.stringify(reply.body));
   response.writeHead(reply.status, {
     "content-type": reply.contentType ?? "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
+    ...(reply.status === 304 ? {} : { "content-length": typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength }),
     "cache-control": "no-store",
     ...reply.headers,
   });
-  response.end(text);
+  response.end(payload);
 }

@@ -7,6 +7,7 @@ import type { ChangeNotifier } from "../sync/change-notifier.ts";
 import type { CycleResult } from "../sync/run-cycle.ts";
 import { ManualRunRefusedError, type SyncEngine } from "../sync/sync-engine.ts";
 import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
+import type { PageCache } from "./page-cache.ts";
 import { errorReply, json, type Reply } from "./respond.ts";
 
 /** What the routes read from. */
@@ -20,6 +21,8 @@ export interface RouteContext {
   readonly isStopping: () => boolean;
   /** The respondent loop: matcher, account settings, outcome store. */
   readonly loop: LoopContext;
+  /** Serialised pages of `GET /v1/surveys` for the current data version. */
+  readonly pageCache: PageCache;
 }
 
 /** One request as the routes see it. */
@@ -64,9 +67,17 @@ export const metrics: Handler = async (context) => ({ status: 200, body: await c
  */
 export const listSurveys: Handler = async (context, request) => {
   const query = parseSurveyQuery(request.url.searchParams);
-  const sequence = await context.store.latestSequence();
-  const page = await context.store.listSurveys(query);
-  return json(200, { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null, sequence });
+  // The data version (see page-cache.ts), read before the page: the page is at least this recent.
+  const [sequence, lastRun] = await Promise.all([context.store.latestSequence(), context.store.lastSuccessfulRun()]);
+  const headers = request.incoming.headers;
+  const reply = await context.pageCache.reply(
+    { version: `${sequence}.${lastRun?.id ?? 0}`, query: request.url.search, ifNoneMatch: headers["if-none-match"], acceptEncoding: headers["accept-encoding"] },
+    async () => {
+      const page = await context.store.listSurveys(query);
+      return { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null, sequence };
+    },
+  );
+  return { ...reply, headers: { ...reply.headers, "sds-sequence": String(sequence) } };
 };
 
 /** `GET /v1/surveys/:id`: one survey with its qualifications and quotas. */
