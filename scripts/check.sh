@@ -15,5 +15,7 @@ pnpm -s docs || status=$?
 # The end-to-end release test: a temporary copy is versioned, built and published to a private
 # registry, then installed and used from outside the workspace (tooling/release/src/release-test).
 pnpm --filter @sds/release-tooling test:release || status=$?
+# The client and testing suites again, on the lowest Node the packages declare (engines).
+bash scripts/test-node-floor.sh || status=$?
 node scripts/sum-test-results.mjs || status=$?
 exit "$status"

@@ -17,6 +17,8 @@ for (const group of ["packages", "apps", "tooling"]) {
       ["test", "test-results.json"],
       ["test:release", "release-test-results.json"],
     ].filter(([script]) => pkg.scripts?.[script]);
+    // The same suite again on the lowest supported Node (scripts/test-node-floor.sh), when it ran.
+    if (existsSync(join(dir, "node-floor-test-results.json"))) runs.push(["test on the Node floor", "node-floor-test-results.json"]);
     for (const [script, file] of runs) {
       const label = script === "test" ? dir : `${dir} (${script})`;
       const reportPath = join(dir, file);
