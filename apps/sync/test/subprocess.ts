@@ -15,11 +15,21 @@ export interface ServiceProcess {
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node src/main.ts [args]` with the given environment (added to a minimal one). */
-export function spawnService(env: Readonly<Record<string, string>>, args: readonly string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, ["--conditions=@sds/source", mainPath, ...args], {
+/** Options of {@link spawnService}. */
+export interface SpawnServiceOptions {
+  /** The program (and its first arguments) to run instead of node src/main.ts from source, such as an installed bin. */
+  readonly command?: readonly [string, ...string[]];
+  /** Working directory. @default this process's */
+  readonly cwd?: string;
+}
+
+/** Starts `node src/main.ts [args]` (or `command [args]`) with the given environment (added to a minimal one). */
+export function spawnService(env: Readonly<Record<string, string>>, args: readonly string[] = [], options: SpawnServiceOptions = {}): ServiceProcess {
+  const [program, ...leading] = options.command ?? [process.execPath, "--conditions=@sds/source", mainPath];
+  const child = spawn(program, [...leading, ...args], {
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const output: string[] = [];
   let resolveUrl: (url: string) => void = () => undefined;

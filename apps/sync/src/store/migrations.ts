@@ -149,3 +149,17 @@ export function migrationStatements(migration: Migration, dialect: Dialect): str
 
 /** The newest schema version this build knows. */
 export const latestSchemaVersion = Math.max(...migrations.map((migration) => migration.version));
+
+/**
+ * Refuses a store whose schema is newer than this build knows: an older sds-sync (a rollback, or
+ * a replica not yet upgraded that restarts) must not write to tables whose meaning it does not
+ * know. The remedy is in the message: run the newer version, or restore the backup taken before
+ * the upgrade (docs/runbook.md).
+ */
+export function assertSchemaKnown(appliedVersion: number): void {
+  if (appliedVersion <= latestSchemaVersion) return;
+  throw new Error(
+    `the store's schema is at version ${appliedVersion}, newer than this sds-sync knows (${latestSchemaVersion}): ` +
+      "run the sds-sync version that migrated it, or restore the backup taken before that upgrade (see the runbook)",
+  );
+}

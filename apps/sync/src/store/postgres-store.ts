@@ -1,6 +1,6 @@
 import pg from "pg";
 import { StoreError } from "../errors.ts";
-import { migrationStatements, migrations } from "./migrations.ts";
+import { assertSchemaKnown, migrationStatements, migrations } from "./migrations.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership, advisoryLockKey } from "./postgres-leadership.ts";
 import { POSTGRES_FEED_HORIZON, prunePostgresBatch } from "./postgres-retention.ts";
@@ -74,6 +74,7 @@ async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)");
     const applied = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::int AS version FROM schema_migrations");
     const current = applied.rows[0]?.version ?? 0;
+    assertSchemaKnown(current);
     for (const migration of migrations.filter((candidate) => candidate.version > current)) {
       for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
       await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name]);

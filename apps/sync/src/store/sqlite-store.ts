@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../errors.ts";
-import { migrationStatements, migrations } from "./migrations.ts";
+import { assertSchemaKnown, migrationStatements, migrations } from "./migrations.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
 import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "./sqlite-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
@@ -78,6 +78,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
 function migrate(db: DatabaseSync): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
   const applied = db.prepare("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations").get() as { version: number };
+  assertSchemaKnown(applied.version);
   for (const migration of migrations.filter((candidate) => candidate.version > applied.version)) {
     inTransaction(db, () => {
       for (const statement of migrationStatements(migration, "sqlite")) db.exec(statement);
