@@ -79,11 +79,16 @@ export function describeRetentionConformance(name: string, createHarness: () => 
       expect((await store.listRuns(10)).map((run) => run.status)).toEqual(["succeeded"]);
     });
 
-    it("prunes quarantined items not seen since the horizon and keeps those still seen", async () => {
-      const item = (key: string) => ({ key, surveyId: null, source: "surveys" as const, item: "{}", issues: "[]" });
-      await store.commitCycle(emptyCommit(t0, { quarantine: [item("item:resolved"), item("item:current")] }));
-      await store.commitCycle(emptyCommit(later(120), { quarantine: [item("item:current")] }));
+    it("prunes quarantine entries resolved before the horizon and keeps unresolved ones however old", async () => {
+      const item = (key: string) => ({ key, surveyId: null, source: "qualifications" as const, item: "{}", issues: "[]" });
+      await store.commitCycle(emptyCommit(t0, { quarantine: [item("item:resolved-early"), item("item:resolved-late"), item("item:current")] }));
+      await store.commitCycle(emptyCommit(later(30), { resolvedQuarantineKeys: ["item:resolved-early"] }));
+      await store.commitCycle(emptyCommit(later(120), { resolvedQuarantineKeys: ["item:resolved-late"] }));
       expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({ deleted: 1, more: false, deferred: false });
+      expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({ deleted: 0, more: false, deferred: false });
+      expect((await store.listQuarantine(10)).map((entry) => entry.key)).toEqual(["item:current"]);
+      // The entry resolved after the horizon is still history; it goes once it is older too.
+      expect(await store.pruneBatch("quarantine", later(200), 100)).toEqual({ deleted: 1, more: false, deferred: false });
       expect((await store.listQuarantine(10)).map((entry) => entry.key)).toEqual(["item:current"]);
       expect((await store.stats()).quarantined).toBe(1);
     });

@@ -7,7 +7,8 @@ export const POSTGRES_FEED_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM
 /**
  * One pruning batch in its own short transaction on a pooled connection. Readers are never
  * blocked (MVCC); the rows it deletes are old, so the running cycle's transaction does not touch
- * them, save a quarantined item seen again at that moment, which waits for one small batch.
+ * them, save a resolved quarantine entry that turns up again at that moment, which waits for one
+ * small batch.
  */
 export async function prunePostgresBatch(pool: pg.Pool, target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
   const client = await pool.connect();
@@ -44,7 +45,7 @@ async function pruneTarget(client: pg.ClientBase, target: PruneTarget, before: D
     }
     case "quarantine": {
       const result = await client.query(
-        "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE last_seen_at < $1 ORDER BY last_seen_at LIMIT $2)",
+        "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < $1 ORDER BY resolved_at LIMIT $2)",
         [before, limit],
       );
       const deleted = result.rowCount ?? 0;

@@ -12,8 +12,8 @@ export interface RetentionStore {
    *   oldest sequence numbers, stopping at the first younger entry), so the feed never has a hole;
    * - `runs`: run records that finished before `before`, except the most recent successful run
    *   (readiness reads it);
-   * - `quarantine`: quarantined items not seen since `before`: whatever was still wrong would have
-   *   been seen again by every cycle since.
+   * - `quarantine`: entries resolved before `before` (history); entries still unresolved are the
+   *   present and are kept however old.
    */
   pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome>;
   /**

@@ -46,7 +46,7 @@ function pruneTarget(prepare: Prepare, target: PruneTarget, before: Date, limit:
     }
     case "quarantine": {
       const deleted = Number(
-        prepare("DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE last_seen_at < ? ORDER BY last_seen_at LIMIT ?)").run(before.toISOString(), limit)
+        prepare("DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)").run(before.toISOString(), limit)
           .changes,
       );
       return { deleted, more: deleted === limit, deferred: false };
