@@ -43,7 +43,7 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
   const bin = join(app, "node_modules", ".bin", "sds-sync");
 
   beforeAll(async () => {
-    for (const built of ["packages/schemas/dist", "packages/client/dist", "apps/sync/dist/main.js"]) {
+    for (const built of ["packages/schemas/dist", "packages/client/dist", "packages/routing/dist", "apps/sync/dist/main.js"]) {
       if (!existsSync(join(root, built))) throw new Error(`${built} is missing: build first (pnpm exec turbo run build --filter=@sds/sync...)`);
     }
     await run(join(deploy, "pack-tarballs.sh"), [join(directory, "tarballs")], { cwd: root });
