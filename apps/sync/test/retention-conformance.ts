@@ -93,6 +93,15 @@ export function describeRetentionConformance(name: string, createHarness: () => 
       expect((await store.stats()).quarantined).toBe(1);
     });
 
+    it("counts live and closed surveys by language for the status page", async () => {
+      await store.commitCycle(emptyCommit(t0, { surveys: [1, 2, 3].map((id) => surveyWrite(sampleSurvey(id, { LanguageId: id === 3 ? 9 : 3 }))) }));
+      await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [2] }));
+      expect(await store.countByLanguage()).toEqual([
+        { languageId: 3, live: 1, closed: 1 },
+        { languageId: 9, live: 1, closed: 0 },
+      ]);
+    });
+
     it("leaves an open cycle's transaction whole: its writes all commit, and none of them are pruned", async () => {
       await store.commitCycle(emptyCommit(t0, { changes: opened(1, 2) }));
       const transaction = await store.beginCycle(later(10));

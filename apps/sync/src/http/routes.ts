@@ -119,18 +119,20 @@ async function feedExpired(context: RouteContext, after: number): Promise<Reply 
 
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 export const syncStatus: Handler = async (context) => {
-  const [runs, stats, collections, quarantine, loop] = await Promise.all([
+  const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
     context.store.listRuns(20),
     context.store.stats(),
     context.store.listCollections(),
     context.store.listQuarantine(20),
     loopStatus(context.loop),
+    context.store.countByLanguage(),
   ]);
   const engine = context.engine.status();
   return json(200, {
     replica: { id: engine.replicaId, leader: engine.leader, running: engine.running, consecutiveFailures: engine.consecutiveFailures, nextRunAt: engine.nextRunAt },
     closures: engine.closures,
     store: { kind: context.store.kind, ...stats },
+    languages,
     intervalSeconds: context.intervalMs / 1000,
     runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
     collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),

@@ -9,6 +9,7 @@ import { errorReply, send, type Reply } from "./respond.ts";
 import * as routes from "./routes.ts";
 import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
 import { listOutcomes, receiveOutcome } from "../loop/outcome-routes.ts";
+import { statusPage, statusScript, statusStyle } from "../status-page/status-page.ts";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -50,6 +51,9 @@ interface Route {
 
 /** Every route of the API, by name. */
 const table = {
+  statusPage: { method: "GET", path: "/", handler: statusPage, authenticated: false },
+  statusScript: { method: "GET", path: "/status.js", handler: statusScript, authenticated: false },
+  statusStyle: { method: "GET", path: "/status.css", handler: statusStyle, authenticated: false },
   healthz: { method: "GET", path: "/healthz", handler: routes.healthz, authenticated: false },
   readyz: { method: "GET", path: "/readyz", handler: routes.readyz, authenticated: false },
   metrics: { method: "GET", path: "/metrics", handler: routes.metrics, authenticated: false },

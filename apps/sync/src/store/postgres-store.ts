@@ -16,6 +16,7 @@ import type {
   QuarantineRecord,
   RunInput,
   RunRecord,
+  LanguageCount,
   StoreStats,
   StoredSurveyState,
   SurveyDetail,
@@ -311,6 +312,13 @@ class PostgresStore implements SyncStore {
     } catch (error) {
       throw new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  async countByLanguage(): Promise<LanguageCount[]> {
+    const result = await this.#pool.query<{ language_id: number; live: number; closed: number }>(
+      "SELECT language_id, count(*) FILTER (WHERE status = 'live')::int AS live, count(*) FILTER (WHERE status = 'closed')::int AS closed FROM surveys GROUP BY language_id ORDER BY language_id",
+    );
+    return result.rows.map((row) => ({ languageId: row.language_id, live: row.live, closed: row.closed }));
   }
 
   async feedHorizon(): Promise<number> {

@@ -18,6 +18,7 @@ import type {
   QuarantineRecord,
   RunInput,
   RunRecord,
+  LanguageCount,
   StoreStats,
   StoredSurveyState,
   SurveyDetail,
@@ -288,6 +289,13 @@ class SqliteStore implements SyncStore {
     } catch (error) {
       return Promise.reject(new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error }));
     }
+  }
+
+  countByLanguage(): Promise<LanguageCount[]> {
+    const rows = this.#read(
+      "SELECT language_id, SUM(status = 'live') AS live, SUM(status = 'closed') AS closed FROM surveys GROUP BY language_id ORDER BY language_id",
+    ).all() as { language_id: number; live: number; closed: number }[];
+    return Promise.resolve(rows.map((row) => ({ languageId: row.language_id, live: row.live, closed: row.closed })));
   }
 
   feedHorizon(): Promise<number> {

@@ -42,6 +42,8 @@ export interface SyncStore extends RetentionStore {
   lastSuccessfulRun(): Promise<RunRecord | undefined>;
   /** Counts for metrics and status. */
   stats(): Promise<StoreStats>;
+  /** Live and closed surveys per `LanguageId`, by language id. For the status page. */
+  countByLanguage(): Promise<LanguageCount[]>;
   /** Items in quarantine now (unresolved), most recently seen first. */
   listQuarantine(limit: number): Promise<QuarantineRecord[]>;
 
@@ -292,6 +294,13 @@ export interface StoreStats {
   /** Items in quarantine now (resolved ones are history). */
   readonly quarantined: number;
   readonly latestSequence: number;
+}
+
+/** Surveys of one language. */
+export interface LanguageCount {
+  readonly languageId: number;
+  readonly live: number;
+  readonly closed: number;
 }
 
 /** A quarantined item. */
