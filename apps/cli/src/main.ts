@@ -4,8 +4,8 @@ import module from "node:module";
 declare const __SDS_CLI_VERSION__: string;
 
 // Node's on-disk compile cache (as npm enables it): the chunks a run loads are compiled once,
-// not at every start. Node >= 22.1; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-module.enableCompileCache?.();
+// not at every start (Node >= 22.1, below our floor); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+module.enableCompileCache();
 
 // `sds surveys list | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
