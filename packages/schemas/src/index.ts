@@ -68,5 +68,5 @@ export {
   type SurveyNumbers,
 } from "./conversions.ts";
 export { MASKED_SECRET, maskAccountSecrets, maskSecret } from "./secrets.ts";
-export { buildOpenApiDocument } from "./openapi.ts";
+export { buildOpenApiDocument, toComponentSchemas } from "./openapi.ts";
 export { createRouter, type RouteDefinition, type RouteMatch, type Router } from "./router.ts";

@@ -123,6 +123,34 @@ function operationObject(id: string, operation: OperationDefinition) {
 }
 
 /**
+ * JSON Schemas (draft 2020-12, as OpenAPI 3.1 takes them) of named zod schemas, for an OpenAPI
+ * document's `components.schemas`: a schema used inside another becomes a `$ref` to its name.
+ * `io: "input"` describes what a parser accepts (request bodies: defaults optional), `"output"`
+ * what it produces (responses). The one way sds-kit turns zod into OpenAPI.
+ *
+ * @example
+ * ```ts
+ * const schemas = toComponentSchemas({ Survey, SurveyListResponse });
+ * ```
+ */
+export function toComponentSchemas(named: Readonly<Record<string, z.ZodType>>, options: { readonly io?: "input" | "output" } = {}): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const generated = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    io: options.io ?? "output",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const schemas: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries(generated.schemas)) {
+    const { $schema: _schema, id: _id, $id: _dollarId, ...rest } = schema as Record<string, unknown>;
+    schemas[id] = rest;
+  }
+  return schemas;
+}
+
+/**
  * The OpenAPI 3.1 document of the whole service, generated from the zod schemas and the
  * {@link operations} table. Undocumented operations carry `x-sds-unverified: true`.
  *
@@ -132,18 +160,7 @@ function operationObject(id: string, operation: OperationDefinition) {
  * ```
  */
 export function buildOpenApiDocument(): Record<string, unknown> {
-  const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(componentSchemas)) registry.add(schema, { id });
-  const generated = z.toJSONSchema(registry, {
-    target: "draft-2020-12",
-    unrepresentable: "any",
-    uri: (id) => `#/components/schemas/${id}`,
-  });
-  const schemas: Record<string, unknown> = {};
-  for (const [id, schema] of Object.entries(generated.schemas)) {
-    const { $schema: _schema, id: _id, $id: _dollarId, ...rest } = schema as Record<string, unknown>;
-    schemas[id] = rest;
-  }
+  const schemas = toComponentSchemas(componentSchemas);
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, operation] of Object.entries(operations) as [string, OperationDefinition][]) {

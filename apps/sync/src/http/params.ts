@@ -1,4 +1,5 @@
 import { devices, type Device } from "@sds/schemas";
+import { z } from "zod";
 import { SyncError, type HttpMeaning } from "../errors.ts";
 import type { SurveyQuery } from "../store/store.ts";
 import { SURVEY_ID_RANGE } from "../sync/survey-id.ts";
@@ -24,8 +25,45 @@ export const CHANGES_PAGE = { default: 100, max: 1000 } as const;
 /** Longest `wait` of `/v1/changes`, in seconds: beyond it proxies tend to cut idle requests. */
 export const MAX_WAIT_SECONDS = 60;
 
-const surveyParams = new Set(["status", "language", "minCpi", "maxCpi", "maxLoi", "device", "updatedSince", "cursor", "limit"]);
-const changeParams = new Set(["after", "limit", "wait"]);
+/** Longest comma list (`language`, `device`) one query may carry. */
+export const MAX_LIST_ITEMS = 100;
+
+/**
+ * A query parameter as `/openapi.json` describes it. The parsers below are hand-written (they
+ * name the parameter at fault and refuse impossible dates, which a zod schema of the query would
+ * not say as well), so these declarations sit beside them: the parsers take their list of known
+ * names from here, and the OpenAPI test sends real requests that a drift in either would fail.
+ * A comma list (`explode: false`) is an array.
+ */
+export interface QueryParameter {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: z.ZodType;
+  readonly explode?: false;
+}
+
+/** The query parameters of `GET /v1/surveys`, parsed by {@link parseSurveyQuery}. */
+export const surveyQueryParameters = [
+  { name: "status", description: "Which surveys: live, closed or all.", schema: z.enum(["live", "closed", "all"]).default("live") },
+  { name: "language", description: "LanguageIds, comma-separated: surveys in any of them.", schema: z.array(z.int().min(0)).max(MAX_LIST_ITEMS), explode: false },
+  { name: "minCpi", description: "Lowest Cpi (a non-negative decimal).", schema: z.number().min(0) },
+  { name: "maxCpi", description: "Highest Cpi; not below minCpi.", schema: z.number().min(0) },
+  { name: "maxLoi", description: "Longest length of interview, in minutes.", schema: z.number().min(0) },
+  { name: "device", description: "Devices, comma-separated: a survey must allow every one named.", schema: z.array(z.enum(devices as readonly [Device, ...Device[]])).max(MAX_LIST_ITEMS), explode: false },
+  { name: "updatedSince", description: "Only surveys whose stored copy changed at or after this ISO 8601 date or date-time.", schema: z.string() },
+  { name: "cursor", description: "The nextCursor of the previous page (opaque).", schema: z.string() },
+  { name: "limit", description: "Page size.", schema: z.int().min(1).max(SURVEY_PAGE.max).default(SURVEY_PAGE.default) },
+] as const satisfies readonly QueryParameter[];
+
+/** The query parameters of `GET /v1/changes` (and, without `wait`, `GET /v1/outcomes`), parsed by {@link parseChangesQuery}. */
+export const changesQueryParameters = [
+  { name: "after", description: "Sequence number: the entries after it.", schema: z.int().min(0).default(0) },
+  { name: "limit", description: "Page size.", schema: z.int().min(1).max(CHANGES_PAGE.max).default(CHANGES_PAGE.default) },
+  { name: "wait", description: "Seconds to long-poll when nothing follows `after`.", schema: z.int().min(0).max(MAX_WAIT_SECONDS).default(0) },
+] as const satisfies readonly QueryParameter[];
+
+const surveyParams: ReadonlySet<string> = new Set(surveyQueryParameters.map((parameter) => parameter.name));
+const changeParams: ReadonlySet<string> = new Set(changesQueryParameters.map((parameter) => parameter.name));
 
 function rejectUnknown(params: URLSearchParams, known: ReadonlySet<string>): void {
   for (const name of params.keys()) {
@@ -51,9 +89,6 @@ function decimal(name: string, value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(number)) throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
   return number;
 }
-
-/** Longest comma list (`language`, `device`) one query may carry. */
-export const MAX_LIST_ITEMS = 100;
 
 function list(name: string, value: string): string[] {
   const items = value.split(",").map((item) => item.trim());

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
+import { buildSyncOpenApiDocument, routeDocs } from "./openapi-document.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import * as routes from "./routes.ts";
 import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
@@ -49,11 +50,19 @@ interface Route {
   readonly receiver?: boolean;
 }
 
+let openApiJson: string | undefined;
+/** `GET /openapi.json`: open like `/metrics` (it holds no data, only the contract, and tools fetch it without credentials). */
+const openApi: routes.Handler = () => {
+  openApiJson ??= JSON.stringify(buildSyncOpenApiDocument(table, routeDocs));
+  return Promise.resolve({ status: 200, body: openApiJson, contentType: "application/json; charset=utf-8" });
+};
+
 /** Every route of the API, by name. */
 const table = {
   statusPage: { method: "GET", path: "/", handler: statusPage, authenticated: false },
   statusScript: { method: "GET", path: "/status.js", handler: statusScript, authenticated: false },
   statusStyle: { method: "GET", path: "/status.css", handler: statusStyle, authenticated: false },
+  openApi: { method: "GET", path: "/openapi.json", handler: openApi, authenticated: false },
   healthz: { method: "GET", path: "/healthz", handler: routes.healthz, authenticated: false },
   readyz: { method: "GET", path: "/readyz", handler: routes.readyz, authenticated: false },
   metrics: { method: "GET", path: "/metrics", handler: routes.metrics, authenticated: false },

@@ -1,0 +1,220 @@
+/*
+ * sds-sync's `/openapi.json`, fetched from a running service, validated as OpenAPI 3.1, then used
+ * to check real answers of every route: each status must be documented for its operation (no
+ * `default` fallback) and each JSON body must match the documented schema (Ajv, draft 2020-12,
+ * with formats). An undocumented status or a body that drifted from the zod schemas fails.
+ */
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+
+const TOKEN = "openapi-test-token";
+const DOCUMENT_ID = "sds-sync-openapi.json";
+const METHODS = ["get", "post"] as const;
+
+interface OperationObject {
+  readonly operationId: string;
+  readonly security: readonly unknown[];
+  readonly responses: Readonly<Record<string, { $ref?: string; content?: Record<string, unknown> }>>;
+}
+interface OpenApiDocument {
+  readonly paths: Readonly<Record<string, Partial<Record<(typeof METHODS)[number], OperationObject>>>>;
+  readonly components: { readonly responses: Readonly<Record<string, { content?: Record<string, unknown> }>> };
+}
+
+const pointerEscape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
+
+describe("the OpenAPI document of sds-sync", () => {
+  let harness: ServiceHarness;
+  let document: OpenApiDocument;
+  let ajv: Ajv2020;
+  /** operationId → statuses seen, to show every route was exercised. */
+  const seen = new Map<string, Set<number>>();
+
+  beforeAll(async () => {
+    harness = await startServiceHarness({ surveys: 8, config: { apiToken: TOKEN, retentionSeconds: 1, maxClosureShare: 1 } });
+    const response = await harness.request("/openapi.json");
+    expect(response.status).toBe(200);
+    document = (await response.json()) as OpenApiDocument;
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(document, DOCUMENT_ID);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** The operation serving `method path`, by matching the document's path templates. */
+  function operationFor(method: string, path: string): { operation: OperationObject; template: string } {
+    const pathname = new URL(path, "http://x").pathname;
+    for (const [template, item] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+      const operation = item[method.toLowerCase() as (typeof METHODS)[number]];
+      if (pattern.test(pathname) && operation) return { operation, template };
+    }
+    throw new Error(`${method} ${pathname} is not in the document`);
+  }
+
+  /** Sends a request and asserts the document describes its answer; returns the body. */
+  async function call(method: string, path: string, expectedStatus: number, init: { token?: string | null; body?: string; headers?: Record<string, string>; documentedAs?: string } = {}): Promise<unknown> {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
+    if (init.body !== undefined) headers["content-type"] ??= "application/json";
+    const response = await harness.request(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+    const text = await response.text();
+    expect(response.status, `${method} ${path}: ${text.slice(0, 300)}`).toBe(expectedStatus);
+    const { operation, template } = operationFor(init.documentedAs ?? method, path);
+    const statuses = seen.get(operation.operationId) ?? new Set<number>();
+    statuses.add(response.status);
+    seen.set(operation.operationId, statuses);
+    const key = String(response.status);
+    const documented = operation.responses[key];
+    expect(documented, `${method} ${path}: HTTP ${key} is not documented for ${operation.operationId}`).toBeDefined();
+    const pointer = documented?.$ref ? documented.$ref.slice(1) : `/paths/${pointerEscape(template)}/${(init.documentedAs ?? method).toLowerCase()}/responses/${key}`;
+    const content = documented?.$ref ? document.components.responses[documented.$ref.split("/").at(-1) ?? ""]?.content : documented?.content;
+    if (content === undefined) {
+      expect(text, `${method} ${path}: HTTP ${key} is documented without a body`).toBe("");
+      return undefined;
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    const [mediaType] = Object.keys(content);
+    expect(contentType.startsWith(mediaType ?? "?"), `${method} ${path}: content type ${contentType}, documented ${mediaType}`).toBe(true);
+    if (mediaType !== "application/json") return text;
+    const body: unknown = JSON.parse(text);
+    const schemaPointer = `${pointer}/content/application~1json/schema`;
+    const validate = ajv.getSchema(`${DOCUMENT_ID}#${schemaPointer}`);
+    if (!validate) throw new Error(`no schema at ${schemaPointer}`);
+    const errors = validate(body) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
+    expect(errors, `${method} ${path}: HTTP ${key} body ${text.slice(0, 300)}`).toEqual([]);
+    return body;
+  }
+
+  it("is a valid OpenAPI 3.1 document with one operation per route", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        "/",
+        "/status.js",
+        "/status.css",
+        "/openapi.json",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/v1/surveys",
+        "/v1/surveys/{id}",
+        "/v1/changes",
+        "/v1/collections",
+        "/v1/sync/status",
+        "/v1/sync/run",
+        "/v1/sync/closures/confirm",
+        "/v1/match",
+        "/v1/entry-links",
+        "/v1/outcomes",
+        "/v1/outcomes/{outcome}",
+      ].sort(),
+    );
+  });
+
+  it("describes the answers of the open routes, and 405 on every path", async () => {
+    for (const path of ["/", "/status.js", "/status.css", "/openapi.json", "/healthz", "/readyz", "/metrics"]) await call("GET", path, 200, { token: null });
+    for (const template of Object.keys(document.paths)) {
+      const path = template.replace("{id}", "1").replace("{outcome}", "complete");
+      const [method] = Object.keys(document.paths[template] ?? {});
+      await call("PUT", path, 405, { documentedAs: method ?? "get" });
+    }
+  });
+
+  it("describes 401 for every route behind the token", async () => {
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const method of METHODS) {
+        if (item[method]?.security.length !== 1) continue;
+        await call(method.toUpperCase(), template.replace("{id}", "1"), 401, { token: null, ...(method === "post" ? { body: "{}" } : {}) });
+      }
+    }
+  });
+
+  it("describes the read routes' answers and their 400, 404 and 304", async () => {
+    const page = (await call("GET", "/v1/surveys?limit=3&status=all&device=mobile,desktop&language=1,2,3&minCpi=0", 200)) as { surveys: { id: number }[] };
+    const firstPage = (await call("GET", "/v1/surveys", 200)) as { surveys: { id: number }[] };
+    const etag = (await harness.request("/v1/surveys", { headers: { authorization: `Bearer ${TOKEN}` } })).headers.get("etag");
+    expect(etag).not.toBeNull();
+    await call("GET", "/v1/surveys", 304, { headers: { "if-none-match": etag ?? "" } });
+    await call("GET", "/v1/surveys?limit=0", 400);
+    await call("GET", "/v1/surveys?color=red", 400);
+    await call("GET", `/v1/surveys/${firstPage.surveys[0]?.id ?? 0}`, 200);
+    await call("GET", "/v1/surveys/999999999", 404);
+    await call("GET", "/v1/surveys/abc", 400);
+    await call("GET", "/v1/surveys/%zz", 400);
+    await call("GET", "/v1/changes?after=0&limit=5", 200);
+    await call("GET", "/v1/changes?wait=61", 400);
+    await call("GET", "/v1/collections", 200);
+    await call("GET", "/v1/sync/status", 200);
+    expect(page.surveys.length).toBeGreaterThan(0);
+  });
+
+  it("describes the respondent loop's answers and refusals", async () => {
+    const [survey] = harness.api.listSurveys(1001);
+    const surveyId = survey?.SurveyId ?? 0;
+    await call("POST", "/v1/match", 200, { body: JSON.stringify({ answers: {}, explain: surveyId }) });
+    await call("POST", "/v1/match", 400, { body: "{not json" });
+    await call("POST", "/v1/match", 415, { body: "answers", headers: { "content-type": "text/plain" } });
+    await call("POST", "/v1/match", 413, { body: JSON.stringify({ answers: {} }).padEnd(70_000, " ") });
+    const entry = JSON.stringify({ surveyId, token: "openapi-1", uid: "r1" });
+    await call("POST", "/v1/entry-links", 201, { body: entry });
+    await call("POST", "/v1/entry-links", 200, { body: entry });
+    const [, other] = harness.api.listSurveys(1001);
+    await call("POST", "/v1/entry-links", 409, { body: JSON.stringify({ surveyId: other?.SurveyId ?? 0, token: "openapi-1" }) });
+    await call("POST", "/v1/entry-links", 404, { body: JSON.stringify({ surveyId: 999_999_999, token: "openapi-2" }) });
+    await call("POST", "/v1/entry-links", 400, { body: JSON.stringify({ surveyId }) });
+    await call("GET", "/v1/outcomes/complete?vq_token=openapi-1", 200, { token: null });
+    await call("POST", "/v1/outcomes/terminate?vq_token=openapi-1", 200, { token: null });
+    await call("GET", "/v1/outcomes/finished?vq_token=openapi-1", 404, { token: null });
+    await call("GET", "/v1/outcomes/complete", 400, { token: null });
+    await call("GET", "/v1/outcomes?after=0", 200);
+    await call("GET", "/v1/outcomes?wait=5", 400);
+  });
+
+  it("describes the operator routes: runs, refusals, closures and a foreign Origin", async () => {
+    await call("POST", "/v1/sync/run", 200);
+    await call("POST", "/v1/sync/run?wait=false", 202);
+    await call("POST", "/v1/sync/run?wait=maybe", 400);
+    await call("POST", "/v1/sync/closures/confirm", 202);
+    await call("POST", "/v1/sync/closures/confirm", 403, { headers: { origin: "https://elsewhere.example" } });
+    // An upstream 429 fails the cycle (502 with the run) and holds manual runs back (429).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const fault = harness.api.faults.add({ kind: "status", status: 429, operation: "listSurveys", retryAfter: 60 });
+    try {
+      await call("POST", "/v1/sync/run", 502);
+      await call("POST", "/v1/sync/run", 429);
+    } finally {
+      harness.api.faults.remove(fault.id);
+    }
+  });
+
+  it("describes 410 behind the feed's horizon", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const pass = await harness.service.pruner.pruneOnce();
+    expect(pass.ran).toBe(true);
+    expect(await harness.service.store.feedHorizon()).toBeGreaterThan(0);
+    await call("GET", "/v1/changes?after=0", 410);
+  });
+
+  it("describes 503 on every route that reads the store, once it is gone", async () => {
+    await harness.service.store.close();
+    for (const path of ["/readyz", "/v1/surveys", "/v1/surveys/1", "/v1/changes", "/v1/collections", "/v1/sync/status"]) {
+      await call("GET", path, 503, path === "/readyz" ? { token: null } : {});
+    }
+  });
+
+  it("exercised every operation of the document", () => {
+    const operationIds = Object.values(document.paths).flatMap((item) => METHODS.flatMap((method) => item[method]?.operationId ?? []));
+    const untried = operationIds.filter((id) => ![...(seen.get(id) ?? [])].some((status) => status < 400));
+    expect(untried).toEqual([]);
+  });
+});
