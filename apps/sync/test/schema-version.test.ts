@@ -6,6 +6,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "../src/store/migrations.ts";
 import { openPostgresStore } from "../src/store/postgres-store.ts";
+import { openSqliteOutcomeStore, loopDatabasePath } from "../src/store/sqlite-outcome-store.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -26,6 +27,21 @@ describe("a store migrated by a newer sds-sync", () => {
       const check = new DatabaseSync(path);
       expect(check.prepare("SELECT MAX(version) AS version FROM schema_migrations").get()).toEqual({ version: newer });
       check.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("is refused for the respondent loop's tables too (they have versions of their own)", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-schema-"));
+    const path = join(directory, "sds.db");
+    try {
+      await (await openSqliteOutcomeStore(path)).close();
+      const raw = new DatabaseSync(loopDatabasePath(path));
+      const known = (raw.prepare("SELECT MAX(version) AS version FROM loop_schema_migrations").get() as { version: number }).version;
+      raw.prepare("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)").run(known + 1, new Date().toISOString());
+      raw.close();
+      await expect(openSqliteOutcomeStore(path)).rejects.toThrow(`schema is at version ${known + 1}, newer than this sds-sync knows (${known})`);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

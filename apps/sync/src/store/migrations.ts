@@ -15,7 +15,8 @@ export interface Migration {
   readonly postgres: string;
 }
 
-type Dialect = "sqlite" | "postgres";
+/** The two SQL dialects the stores speak. */
+export type Dialect = "sqlite" | "postgres";
 
 const types = {
   sqlite: { time: "TEXT", bool: "INTEGER", decimal: "REAL", json: "TEXT", bigint: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT" },
@@ -151,15 +152,32 @@ export function migrationStatements(migration: Migration, dialect: Dialect): str
 export const latestSchemaVersion = Math.max(...migrations.map((migration) => migration.version));
 
 /**
+ * A list of migrations with the table that records which of them a store applied and the name
+ * of the advisory lock that serialises replicas migrating together (PostgreSQL). The sync tables
+ * and the respondent loop's tables each have one; both stores apply them with the same runner
+ * (`sqlite-migrate.ts`, `postgres-migrate.ts`).
+ */
+export interface MigrationLedger {
+  readonly table: string;
+  /** Part of the advisory lock key; never change it, or replicas of two versions could migrate at once. */
+  readonly lockName: string;
+  readonly migrations: readonly Migration[];
+}
+
+/** The sync store's ledger. */
+export const syncLedger: MigrationLedger = { table: "schema_migrations", lockName: "migrations", migrations };
+
+/**
  * Refuses a store whose schema is newer than this build knows: an older sds-sync (a rollback, or
  * a replica not yet upgraded that restarts) must not write to tables whose meaning it does not
  * know. The remedy is in the message: run the newer version, or restore the backup taken before
  * the upgrade (docs/runbook.md).
  */
-export function assertSchemaKnown(appliedVersion: number): void {
-  if (appliedVersion <= latestSchemaVersion) return;
+export function assertSchemaKnown(appliedVersion: number, known: readonly Migration[] = migrations): void {
+  const latest = Math.max(0, ...known.map((migration) => migration.version));
+  if (appliedVersion <= latest) return;
   throw new Error(
-    `the store's schema is at version ${appliedVersion}, newer than this sds-sync knows (${latestSchemaVersion}): ` +
+    `the store's schema is at version ${appliedVersion}, newer than this sds-sync knows (${latest}): ` +
       "run the sds-sync version that migrated it, or restore the backup taken before that upgrade (see the runbook)",
   );
 }

@@ -1,4 +1,4 @@
-import type { Migration } from "./migrations.ts";
+import type { Migration, MigrationLedger } from "./migrations.ts";
 
 type Dialect = "sqlite" | "postgres";
 
@@ -47,3 +47,6 @@ INSERT INTO loop_counters (name, value) VALUES ('outcomes', 0);
  * their own file (see `openSqliteOutcomeStore`). Append new versions; never edit an applied one.
  */
 export const outcomeMigrations: readonly Migration[] = [{ version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") }];
+
+/** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */
+export const outcomeLedger: MigrationLedger = { table: "loop_schema_migrations", lockName: "loop-migrations", migrations: outcomeMigrations };

@@ -1,7 +1,7 @@
-import pg from "pg";
+import type pg from "pg";
 import { StoreError } from "../errors.ts";
-import { migrationStatements } from "./migrations.ts";
-import { outcomeMigrations } from "./outcome-migrations.ts";
+import { outcomeLedger } from "./outcome-migrations.ts";
+import { migratePostgres, openSchemaPool } from "./postgres-migrate.ts";
 import {
   outcomeKinds,
   type EntryInput,
@@ -14,7 +14,6 @@ import {
   type RecordOutcomeResult,
   type SurveyConversionCounts,
 } from "./outcome-store.ts";
-import { advisoryLockKey } from "./postgres-leadership.ts";
 import { conversionSql } from "./outcome-sql.ts";
 
 /** Options of {@link openPostgresOutcomeStore}. */
@@ -32,40 +31,14 @@ export interface PostgresOutcomeStoreOptions {
  * it: the receiver runs on each.
  */
 export async function openPostgresOutcomeStore(options: PostgresOutcomeStoreOptions): Promise<OutcomeStore> {
-  const schema = options.schema ?? "public";
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3, options: `-c search_path="${schema}"`, application_name: "sds-sync" });
-  pool.on("error", () => undefined);
+  const { pool, schema } = openSchemaPool(options, 3);
   try {
-    await migrate(pool, schema);
+    await migratePostgres(pool, schema, outcomeLedger);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw new StoreError(`cannot open the PostgreSQL outcome store (schema ${schema}): ${(error as Error).message}`, { cause: error });
   }
   return new PostgresOutcomeStore(pool);
-}
-
-async function migrate(pool: pg.Pool, schema: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const key = advisoryLockKey(`${schema}:loop-migrations`);
-    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [key.classId, key.objectId]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await client.query("CREATE TABLE IF NOT EXISTS loop_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)");
-    const applied = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::int AS version FROM loop_schema_migrations");
-    const current = applied.rows[0]?.version ?? 0;
-    for (const migration of outcomeMigrations.filter((candidate) => candidate.version > current)) {
-      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
-      await client.query("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name]);
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
 
 interface EntryRow {

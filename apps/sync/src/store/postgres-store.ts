@@ -1,8 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import { StoreError } from "../errors.ts";
-import { assertSchemaKnown, migrationStatements, migrations } from "./migrations.ts";
+import { syncLedger } from "./migrations.ts";
+import { migratePostgres, openSchemaPool } from "./postgres-migrate.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
-import { PostgresLeadership, advisoryLockKey } from "./postgres-leadership.ts";
+import { PostgresLeadership } from "./postgres-leadership.ts";
 import { POSTGRES_FEED_HORIZON, prunePostgresBatch } from "./postgres-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
@@ -46,49 +47,15 @@ export interface PostgresStoreOptions {
  * ```
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<SyncStore> {
-  const schema = options.schema ?? "public";
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize ?? 5,
-    options: `-c search_path="${schema}"`,
-    application_name: "sds-sync",
-  });
-  // An idle connection dropped by the server must not crash the process; the pool replaces it.
-  pool.on("error", () => undefined);
+  const { pool, schema } = openSchemaPool(options, 5);
   try {
-    await migrate(pool, schema);
+    await migratePostgres(pool, schema, syncLedger);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw new StoreError(`cannot open PostgreSQL store (schema ${schema}): ${(error as Error).message}`, { cause: error });
   }
   return new PostgresStore(pool, new PostgresLeadership(options.connectionString, schema));
 }
-
-async function migrate(pool: pg.Pool, schema: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const key = advisoryLockKey(`${schema}:migrations`);
-    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [key.classId, key.objectId]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)");
-    const applied = await client.query<{ version: number }>("SELECT COALESCE(MAX(version), 0)::int AS version FROM schema_migrations");
-    const current = applied.rows[0]?.version ?? 0;
-    assertSchemaKnown(current);
-    for (const migration of migrations.filter((candidate) => candidate.version > current)) {
-      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
-      await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name]);
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 
 const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
 

@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, extname } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { StoreError } from "../errors.ts";
-import { migrationStatements } from "./migrations.ts";
-import { outcomeMigrations } from "./outcome-migrations.ts";
+import { outcomeLedger } from "./outcome-migrations.ts";
+import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
 import { conversionSql } from "./outcome-sql.ts";
 import {
   outcomeKinds,
@@ -42,33 +42,10 @@ export function openSqliteOutcomeStore(syncStorePath: string): Promise<OutcomeSt
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-    migrate(db);
+    migrateSqlite(db, outcomeLedger);
     return Promise.resolve(new SqliteOutcomeStore(db));
   } catch (error) {
     return Promise.reject(new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }));
-  }
-}
-
-function migrate(db: DatabaseSync): void {
-  db.exec("CREATE TABLE IF NOT EXISTS loop_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
-  const applied = db.prepare("SELECT COALESCE(MAX(version), 0) AS version FROM loop_schema_migrations").get() as { version: number };
-  for (const migration of outcomeMigrations.filter((candidate) => candidate.version > applied.version)) {
-    inTransaction(db, () => {
-      for (const statement of migrationStatements(migration, "sqlite")) db.exec(statement);
-      db.prepare("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
-    });
-  }
-}
-
-function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    db.exec("COMMIT");
-    return result;
-  } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
   }
 }
 

@@ -2,7 +2,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../errors.ts";
-import { assertSchemaKnown, migrationStatements, migrations } from "./migrations.ts";
+import { syncLedger } from "./migrations.ts";
+import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
 import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "./sqlite-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
@@ -62,7 +63,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
     if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
     const db = new DatabaseSync(options.path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
-    migrate(db);
+    migrateSqlite(db, syncLedger);
     // Reads go through a second connection, so an open cycle transaction stays invisible to them
     // (WAL snapshots). An in-memory database cannot be shared between connections: one serves both.
     let reader = db;
@@ -73,30 +74,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
     return Promise.resolve(new SqliteStore(db, reader));
   } catch (error) {
     return Promise.reject(new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }));
-  }
-}
-
-function migrate(db: DatabaseSync): void {
-  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
-  const applied = db.prepare("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations").get() as { version: number };
-  assertSchemaKnown(applied.version);
-  for (const migration of migrations.filter((candidate) => candidate.version > applied.version)) {
-    inTransaction(db, () => {
-      for (const statement of migrationStatements(migration, "sqlite")) db.exec(statement);
-      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
-    });
-  }
-}
-
-function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    db.exec("COMMIT");
-    return result;
-  } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
   }
 }
 
