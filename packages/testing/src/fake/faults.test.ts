@@ -41,11 +41,12 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
       large.clearRequestLog();
       const latencyMs = Math.ceil(processingMs) + 150;
       large.faults.add({ kind: "latency", ms: latencyMs });
-      expect((await largeCall("/surveys")).status).toBe(200);
-      const [entry] = large.requestLog();
-      expect(entry?.durationMs).toBeGreaterThanOrEqual(latencyMs);
-      // Sleeping the latency and then serving would take latency + processing.
-      expect(entry?.durationMs).toBeLessThan(latencyMs + processingMs / 2);
+      for (let round = 0; round < 3; round++) expect((await largeCall("/surveys")).status).toBe(200);
+      const durations = large.requestLog().map((entry) => entry.durationMs);
+      for (const duration of durations) expect(duration).toBeGreaterThanOrEqual(latencyMs);
+      // Sleeping the latency and then serving would take latency + processing every time; the
+      // fastest of three keeps a busy machine's stalls out of the comparison.
+      expect(Math.min(...durations)).toBeLessThan(latencyMs + processingMs / 2);
     } finally {
       await large.close();
     }
