@@ -6,6 +6,8 @@ import { changeTypes } from "../store/store.ts";
  * The bodies sds-sync answers with, as zod schemas: `/openapi.json` is generated from them (see
  * openapi-document.ts) and the OpenAPI test checks every route's real answers against that
  * document. Objects are loose where the service may add fields without breaking a reader.
+ * Routes whose bodies these describe exactly check them at compile time too (`satisfies Health`);
+ * the rest (store records typed `unknown` inside) rely on that test.
  */
 
 /** The body of every JSON error (respond.ts `errorReply`). */
@@ -13,6 +15,7 @@ export const ErrorBody = z.strictObject({ error: z.strictObject({ code: z.string
 
 /** `GET /healthz`. */
 export const Health = z.object({ status: z.literal("ok") });
+export type Health = z.output<typeof Health>;
 
 /** `GET /readyz`, 200 or 503. */
 export const Readiness = z.looseObject({
@@ -23,6 +26,7 @@ export const Readiness = z.looseObject({
   staleAfterSeconds: z.number().optional(),
   closuresHeld: z.int().optional(),
 });
+export type Readiness = z.output<typeof Readiness>;
 
 /** A stored survey with its sync metadata. */
 export const StoredSurvey = z.looseObject({
@@ -53,6 +57,7 @@ export const Change = z.object({ sequence: z.int(), type: z.enum(changeTypes), s
 
 /** `GET /v1/changes`. */
 export const ChangePage = z.object({ changes: z.array(Change), next: z.int(), hasMore: z.boolean() });
+export type ChangePage = z.output<typeof ChangePage>;
 
 /** `GET /v1/collections`. */
 export const CollectionList = z.object({ collections: z.array(z.looseObject({ name: z.string(), fetchedAt: z.string(), body: z.unknown() })) });
@@ -85,9 +90,11 @@ export const CycleRun = z.object({
 
 /** `POST /v1/sync/run?wait=false`. */
 export const RunAccepted = z.object({ accepted: z.literal(true) });
+export type RunAccepted = z.output<typeof RunAccepted>;
 
 /** `POST /v1/sync/closures/confirm`. */
 export const ClosuresConfirmed = z.object({ confirmed: z.int(), appliedAt: z.string() });
+export type ClosuresConfirmed = z.output<typeof ClosuresConfirmed>;
 
 /** `POST /v1/match`. */
 export const MatchResult = z.object({
@@ -99,6 +106,7 @@ export const MatchResult = z.object({
 
 /** `POST /v1/entry-links`. */
 export const EntryLink = z.object({ link: z.string().describe("The entry link; the survey URL's own placeholders (such as [%RID%]) may remain."), surveyId: z.int(), token: z.string(), uid: z.string(), issuedAt: z.string() });
+export type EntryLink = z.output<typeof EntryLink>;
 
 /** One recorded outcome. */
 export const Outcome = z.object({
@@ -112,9 +120,11 @@ export const Outcome = z.object({
 
 /** `GET /v1/outcomes`. */
 export const OutcomePage = z.object({ outcomes: z.array(Outcome), next: z.int(), hasMore: z.boolean() });
+export type OutcomePage = z.output<typeof OutcomePage>;
 
 /** `GET`/`POST /v1/outcomes/{outcome}`. */
 export const OutcomeReceipt = z.object({ recorded: z.boolean(), outcome: Outcome });
+export type OutcomeReceipt = z.output<typeof OutcomeReceipt>;
 
 /** `GET /openapi.json`: this document (validated as OpenAPI 3.1 by the tests, outlined here). */
 export const OpenApiDocument = z.looseObject({

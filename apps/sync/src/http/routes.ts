@@ -8,6 +8,7 @@ import type { CycleResult } from "../sync/run-cycle.ts";
 import { ManualRunRefusedError, type SyncEngine } from "../sync/sync-engine.ts";
 import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
 import type { PageCache } from "./page-cache.ts";
+import type { ChangePage, ClosuresConfirmed, Health, Readiness, RunAccepted } from "./api-schemas.ts";
 import { errorReply, json, type Reply } from "./respond.ts";
 
 /** What the routes read from. */
@@ -42,7 +43,7 @@ export type Handler = (context: RouteContext, request: RouteRequest) => Promise<
 export const STALE_AFTER_INTERVALS = 3;
 
 /** `GET /healthz`: the process is alive. */
-export const healthz: Handler = () => Promise.resolve(json(200, { status: "ok" }));
+export const healthz: Handler = () => Promise.resolve(json(200, { status: "ok" } satisfies Health));
 
 /** `GET /readyz`: a cycle succeeded (in the shared store) within the last three intervals. */
 export const readyz: Handler = async (context) => {
@@ -53,8 +54,8 @@ export const readyz: Handler = async (context) => {
   const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
   // Held closures keep the replica ready (it serves the last good data, which is the point) but are said out loud.
   const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds, closuresHeld: last.counts.closuresHeld ?? 0 };
-  if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body });
-  return json(200, { ready: true, ...body });
+  if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body } satisfies Readiness);
+  return json(200, { ready: true, ...body } satisfies Readiness);
 };
 
 /** `GET /metrics`: Prometheus text exposition. */
@@ -101,7 +102,7 @@ export const listChanges: Handler = async (context, request) => {
     if (expired) return expired;
   }
   const next = changes.at(-1)?.sequence ?? query.after;
-  return json(200, { changes, next, hasMore: changes.length === query.limit });
+  return json(200, { changes, next, hasMore: changes.length === query.limit } satisfies ChangePage);
 };
 
 /** 410 `feed_expired` when changes after `after` were pruned (`SYNC_RETENTION_SECONDS`), with the way to resync. */
@@ -144,7 +145,7 @@ export const syncStatus: Handler = async (context) => {
 /** `POST /v1/sync/closures/confirm`: an operator confirms the closures the mass-closure guard holds; the next cycle applies them. */
 export const confirmClosures: Handler = (context) => {
   const confirmed = context.engine.confirmClosures();
-  return Promise.resolve(json(202, { confirmed, appliedAt: "the next cycle, for the surveys still absent then" }));
+  return Promise.resolve(json(202, { confirmed, appliedAt: "the next cycle, for the surveys still absent then" } satisfies ClosuresConfirmed));
 };
 
 /** `GET /v1/collections`: the stored reference collections. */
@@ -163,7 +164,7 @@ export const runSync: Handler = async (context, request) => {
   }
   if (wait === "false") {
     cycle.catch(() => undefined); // the outcome is logged and recorded by the engine
-    return json(202, { accepted: true });
+    return json(202, { accepted: true } satisfies RunAccepted);
   }
   const result = await cycle;
   return json(result.status === "succeeded" ? 200 : 502, { run: describeCycle(result) });

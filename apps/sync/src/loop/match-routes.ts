@@ -1,6 +1,7 @@
 import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest } from "@sds/routing";
 import { z } from "zod";
 import type { Handler } from "../http/routes.ts";
+import type { EntryLink } from "../http/api-schemas.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { readJsonBody } from "./request-body.ts";
 
@@ -79,5 +80,5 @@ export const issueEntryLink: Handler = async (context, request) => {
   }
   const result = await context.loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
   if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
-  return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt });
+  return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt } satisfies EntryLink);
 };

@@ -1,6 +1,7 @@
 import { encryptionSigning, verifySignedUrl } from "@sds/routing";
 import type { Handler, RouteRequest } from "../http/routes.ts";
 import { ParamError, parseChangesQuery } from "../http/params.ts";
+import type { OutcomePage, OutcomeReceipt } from "../http/api-schemas.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { isOutcomeKind, outcomeKinds } from "../store/outcome-store.ts";
 
@@ -38,7 +39,7 @@ export const receiveOutcome: Handler = async (context, request) => {
   }
   const result = await loop.outcomes.recordOutcome({ token, outcome, at: new Date() });
   if (result.recorded) loop.countOutcome(outcome);
-  return json(200, { recorded: result.recorded, outcome: result.record });
+  return json(200, { recorded: result.recorded, outcome: result.record } satisfies OutcomeReceipt);
 };
 
 /** `GET /v1/outcomes?after=N&limit=M`: recorded outcomes in order, like the change feed. */
@@ -46,5 +47,5 @@ export const listOutcomes: Handler = async (context, request) => {
   const query = parseChangesQuery(request.url.searchParams);
   if (query.waitSeconds > 0) throw new ParamError("wait", "not supported on /v1/outcomes; poll with after");
   const outcomes = await context.loop.outcomes.listOutcomes(query.after, query.limit);
-  return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit });
+  return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit } satisfies OutcomePage);
 };
