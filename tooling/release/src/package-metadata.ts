@@ -15,6 +15,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { relativeLinksIn } from "./readme-links.ts";
 import { listPublicPackages, readManifest, repoRoot, type Manifest, type PublicPackage } from "./workspace.ts";
 
 const homeFields = ["repository", "homepage", "bugs"] as const;
@@ -80,7 +81,18 @@ function problemsOf(pkg: PublicPackage, home: RootHome, rootLicense: string): st
   for (const file of requiredFiles) {
     if (!files.includes(file)) problems.push(`"files" lacks ${file} (edit package.json by hand)`);
   }
+  for (const link of relativeReadmeLinks(pkg)) {
+    problems.push(`README.md links to ${JSON.stringify(link)}, which breaks on the registry's page: link absolutely (another package: https://www.npmjs.com/package/<name>; a file the package ships: https://unpkg.com/<name>/<path>)`);
+  }
   return problems;
+}
+
+function relativeReadmeLinks(pkg: PublicPackage): string[] {
+  try {
+    return relativeLinksIn(readFileSync(resolve(pkg.dir, "README.md"), "utf8"));
+  } catch {
+    return [];
+  }
 }
 
 function write(pkg: PublicPackage, home: RootHome, rootLicense: string): boolean {
