@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recordedExchanges, recordedVariants } from "../test/recorded/recorded-exchanges.ts";
 import { expandPath, operationIds, operations } from "./index.ts";
 
 describe("operations", () => {
@@ -23,6 +24,28 @@ describe("operations", () => {
       const placeholders = [...operations[id].path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
       expect(placeholders).toEqual([...operations[id].pathParams]);
     }
+  });
+});
+
+describe("the operations table against recorded exchanges", () => {
+  it.each(recordedExchanges.map((recorded) => [recorded.request, recorded] as const))("sends %s where the spec or an integration shows it", (_request, recorded) => {
+    const operation = operations[recorded.operation];
+    expect(`${operation.method} ${expandPath(operation.path, recorded.pathParams)}`).toBe(recorded.request);
+  });
+
+  it.each([...recordedExchanges, ...recordedVariants].filter((recorded) => recorded.body !== undefined).map((recorded) => [recorded.source, recorded] as const))(
+    "parses the body recorded in %s",
+    (_source, recorded) => {
+      const result = operations[recorded.operation].response.safeParse(recorded.body);
+      expect(result.error?.issues).toBeUndefined();
+      expect(result.data).toEqual(recorded.body);
+    },
+  );
+
+  it("records every documented and observed operation, and no guessed one", () => {
+    const recorded = new Set(recordedExchanges.map((exchange) => exchange.operation));
+    const known = operationIds.filter((id) => operations[id].evidence !== "guessed");
+    expect([...recorded].sort()).toEqual([...known].sort());
   });
 });
 
