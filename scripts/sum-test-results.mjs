@@ -27,10 +27,18 @@ for (const group of ["packages", "apps", "tooling"]) {
         continue;
       }
       const report = JSON.parse(readFileSync(reportPath, "utf8"));
+      // A file that failed outside its tests (a beforeAll hook timing out, an import error)
+      // reports its tests as skipped: they count as failed here (at least one per file), so the
+      // closing line cannot hide it.
+      const brokenFiles = (report.testResults ?? []).filter((file) => file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed"));
+      const unrunInBroken = brokenFiles.map((file) => (file.assertionResults ?? []).filter((test) => test.status !== "passed").length);
+      const fileFailed = report.numFailedTests + unrunInBroken.reduce((sum, count) => sum + Math.max(1, count), 0);
+      const fileSkipped = report.numPendingTests + (report.numTodoTests ?? 0) - unrunInBroken.reduce((sum, count) => sum + count, 0);
       passed += report.numPassedTests;
-      failed += report.numFailedTests;
-      skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-      console.log(`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
+      failed += fileFailed;
+      skipped += fileSkipped;
+      const broken = brokenFiles.map((file) => `${file.name.split("/").slice(-2).join("/")} failed outside its tests`).join("; ");
+      console.log(`${label}: ${report.numPassedTests} passed, ${fileFailed} failed, ${fileSkipped} skipped${broken ? ` (${broken})` : ""}`);
     }
   }
 }

@@ -48,7 +48,7 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
     }
     await run(join(deploy, "pack-tarballs.sh"), [join(directory, "tarballs")], { cwd: root });
     await run(join(deploy, "install-tarballs.sh"), [app, join(directory, "tarballs")], { cwd: directory, env: { ...process.env, npm_config_update_notifier: "false" } });
-  }, 180_000);
+  }, 420_000);
   afterAll(() => {
     rmSync(directory, { recursive: true, force: true });
   });
