@@ -8,11 +8,12 @@
  * 2. A no-change cycle at the same size (no injected latency): target under 200 ms.
  * 3. 1 % churn of qualifications, beside the naive approach that refetches every survey's
  *    qualifications (at 20 ms latency): request and time ratios.
- * 4. Peak RSS of the built service (dist/main.js: build first) over SYNC_BENCH_RSS_SURVEYS
- *    (100,000) surveys, first cycle and a no-change cycle, with V8's default heap sizing and with
- *    the recommended heap flags: target under 300 MB. Beside it, what reading the list alone costs.
+ * 4. Peak RSS of the process tree the built bin (dist/main.js: build first) starts with no
+ *    flags, over SYNC_BENCH_RSS_SURVEYS (100,000) surveys: first cycle, a full read of
+ *    GET /v1/surveys and a no-change cycle: target 256 MB. Beside it, what reading the list alone
+ *    costs.
  *
- * Environment: SYNC_BENCH_SURVEYS, SYNC_BENCH_RSS_SURVEYS (0 skips part 4), SYNC_BENCH_JSON
+ * Environment: SYNC_BENCH_SURVEYS (0 skips parts 1-3), SYNC_BENCH_RSS_SURVEYS (0 skips part 4), SYNC_BENCH_JSON
  * (write the figures to this file as JSON).
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -59,55 +60,54 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 const format = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 const figures: Record<string, unknown> = { surveys, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, node: process.version };
 
-// 1. First cycle at 20 ms latency.
-const fake = await startFake(surveys);
-const runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
-await fake.command({ type: "latency", ms: LATENCY_MS });
-// The same requests with bare fetch first: what this machine and the fake allow at all (it also
-// warms up the connections, so the cycle is not charged for them).
-const floor = await runner.floor();
-const first = await runner.cycle();
-const bound = (first.requests * LATENCY_MS) / CONCURRENCY;
-figures.firstCycle = { ms: first.ms, requests: first.requests, boundMs: bound, ratio: first.ms / bound, floorMs: floor.ms, floorRatio: floor.ms / bound, overFloor: first.ms / floor.ms };
-console.log(
-  `first cycle, ${surveys} surveys: ${format(first.ms)} for ${first.requests} requests; bound ${format(bound)}; ratio ${(first.ms / bound).toFixed(3)} (target ≤ 1.15); bare-fetch floor ${format(floor.ms)} (${(floor.ms / bound).toFixed(3)} × bound), cycle ÷ floor ${(first.ms / floor.ms).toFixed(3)}`,
-);
+if (surveys > 0) {
+  // 1. First cycle at 20 ms latency.
+  const fake = await startFake(surveys);
+  const runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
+  await fake.command({ type: "latency", ms: LATENCY_MS });
+  // The same requests with bare fetch first: what this machine and the fake allow at all (it also
+  // warms up the connections, so the cycle is not charged for them).
+  const floor = await runner.floor();
+  const first = await runner.cycle();
+  const bound = (first.requests * LATENCY_MS) / CONCURRENCY;
+  figures.firstCycle = { ms: first.ms, requests: first.requests, boundMs: bound, ratio: first.ms / bound, floorMs: floor.ms, floorRatio: floor.ms / bound, overFloor: first.ms / floor.ms };
+  console.log(
+    `first cycle, ${surveys} surveys: ${format(first.ms)} for ${first.requests} requests; bound ${format(bound)}; ratio ${(first.ms / bound).toFixed(3)} (target ≤ 1.15); bare-fetch floor ${format(floor.ms)} (${(floor.ms / bound).toFixed(3)} × bound), cycle ÷ floor ${(first.ms / floor.ms).toFixed(3)}`,
+  );
 
-// 2. No-change cycles, no injected latency.
-await fake.command({ type: "clearFaults" });
-const noChange: number[] = [];
-for (let run = 0; run < 7; run += 1) {
-  const cycle = await runner.cycle();
-  if (cycle.requests !== 1) throw new Error(`a no-change cycle made ${cycle.requests} requests`);
-  noChange.push(cycle.ms);
+  // 2. No-change cycles, no injected latency.
+  await fake.command({ type: "clearFaults" });
+  const noChange: number[] = [];
+  for (let run = 0; run < 7; run += 1) {
+    const cycle = await runner.cycle();
+    if (cycle.requests !== 1) throw new Error(`a no-change cycle made ${cycle.requests} requests`);
+    noChange.push(cycle.ms);
+  }
+  figures.noChangeCycle = { medianMs: median(noChange), runsMs: noChange };
+  console.log(`no-change cycle, ${surveys} surveys: median ${format(median(noChange))} over ${noChange.length} runs, 1 request each (target < 200 ms)`);
+
+  // 3. 1 % churn at 20 ms latency, beside the naive full refetch.
+  await fake.command({ type: "latency", ms: LATENCY_MS });
+  const churned = Math.max(1, Math.round(surveys / 100));
+  await fake.command({ type: "churn", count: churned, round: 1 });
+  const incremental = await runner.cycle();
+  const naive = await runner.naive();
+  figures.churn = {
+    changedSurveys: churned,
+    incremental: { ms: incremental.ms, requests: incremental.requests },
+    naive: { ms: naive.ms, requests: naive.requests },
+    requestRatio: naive.requests / incremental.requests,
+    timeRatio: naive.ms / incremental.ms,
+  };
+  console.log(
+    `1 % churn (${churned} surveys): incremental ${format(incremental.ms)} / ${incremental.requests} requests; naive ${format(naive.ms)} / ${naive.requests} requests; naive ÷ incremental: ${(naive.requests / incremental.requests).toFixed(1)}× requests, ${(naive.ms / incremental.ms).toFixed(1)}× time`,
+  );
+  await runner.close();
+  fake.stop();
 }
-figures.noChangeCycle = { medianMs: median(noChange), runsMs: noChange };
-console.log(`no-change cycle, ${surveys} surveys: median ${format(median(noChange))} over ${noChange.length} runs, 1 request each (target < 200 ms)`);
 
-// 3. 1 % churn at 20 ms latency, beside the naive full refetch.
-await fake.command({ type: "latency", ms: LATENCY_MS });
-const churned = Math.max(1, Math.round(surveys / 100));
-await fake.command({ type: "churn", count: churned, round: 1 });
-const incremental = await runner.cycle();
-const naive = await runner.naive();
-figures.churn = {
-  changedSurveys: churned,
-  incremental: { ms: incremental.ms, requests: incremental.requests },
-  naive: { ms: naive.ms, requests: naive.requests },
-  requestRatio: naive.requests / incremental.requests,
-  timeRatio: naive.ms / incremental.ms,
-};
-console.log(
-  `1 % churn (${churned} surveys): incremental ${format(incremental.ms)} / ${incremental.requests} requests; naive ${format(naive.ms)} / ${naive.requests} requests; naive ÷ incremental: ${(naive.requests / incremental.requests).toFixed(1)}× requests, ${(naive.ms / incremental.ms).toFixed(1)}× time`,
-);
-await runner.close();
-fake.stop();
-
-// 4. Peak RSS of the built service over a large inventory: with V8's default heap sizing (which
-// on a large host lets garbage grow to several times the live heap), and with the heap flags the
-// README recommends for large inventories.
-/** The V8 flags the README recommends for inventories of this size. */
-const RECOMMENDED_HEAP_FLAGS = ["--max-semi-space-size=16", "--max-old-space-size=256"];
+// 4. Peak RSS of the process tree the built bin starts with no flags, over a large inventory:
+// first sync, full read of the list, a no-change cycle.
 interface ListRssReport {
   readonly maxRssMb: number;
   readonly surveys: number;
@@ -124,14 +124,12 @@ async function measureListRss(baseUrl: string, mode: "list" | "stream"): Promise
 if (rssSurveys > 0) {
   const big = await startFake(rssSurveys);
   const runs: Record<string, unknown> = {};
-  for (const [label, flags] of [
-    ["default heap", []],
-    [RECOMMENDED_HEAP_FLAGS.join(" "), RECOMMENDED_HEAP_FLAGS],
-  ] as const) {
-    const report = await measureServiceRss(big.baseUrl, flags, CONCURRENCY * 2);
+  {
+    const label = "no flags, as shipped";
+    const report = await measureServiceRss(big.baseUrl, [], CONCURRENCY * 2);
     runs[label] = report;
     console.log(
-      `peak RSS of sds-sync (dist/main.js), ${report.surveys} surveys, ${label}: ${report.maxRssMb.toFixed(0)} MB (target < 300 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), no-change cycle ${format(report.noChangeMs)}`,
+      `peak RSS of the sds-sync process tree (dist/main.js), ${report.surveys} surveys, ${label}: ${report.maxRssMb.toFixed(0)} MB over ${report.processes} process(es) (target ≤ 256 MB); first cycle ${format(report.firstCycleMs)} (${report.firstCycleRequests} requests, concurrency ${CONCURRENCY * 2}, no latency), full read of ${report.surveysRead} surveys, no-change cycle ${format(report.noChangeMs)}`,
     );
   }
   // What the live list alone costs: the whole body fetched and parsed, or streamed survey by survey.

@@ -1,3 +1,4 @@
+import { missingHeapFlags } from "./heap-flags.ts";
 import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./version.ts";
 
 /*
@@ -24,11 +25,24 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else if (!isSupportedNode(process.versions.node)) {
   process.stderr.write(`sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`);
   process.exitCode = 1;
-} else {
+} else if (!reexecWithHeapFlags()) {
   import("./run-service.ts")
     .then(({ runService }) => runService())
     .catch((error: unknown) => {
       process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
     });
+}
+
+/**
+ * Replaces this process with itself started with the heap flags it lacks (see heap-flags.ts):
+ * same PID, signals and exit status, nothing left behind. Returns false, and the service runs as
+ * is, when nothing is missing or where process.execve is not available (Windows, Node.js < 22.15).
+ */
+function reexecWithHeapFlags(): boolean {
+  const missing = missingHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
+  const script = process.argv[1];
+  if (missing.length === 0 || typeof process.execve !== "function" || script === undefined) return false;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script]);
+  return true;
 }

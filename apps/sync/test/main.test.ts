@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFakeSupplierApi, DEFAULT_SUPPLIER_ID } from "@sds/testing";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
 import { describe, expect, it } from "vitest";
 import { allSettings } from "../src/config.ts";
 import { isSupportedNode, VERSION } from "../src/version.ts";
@@ -42,6 +42,30 @@ describe("the sds-sync process", () => {
     expect(result.stderr).toBe(`sds-sync: needs Node.js 22.13.0 or later, this is Node.js ${oldNode ?? ""}; install Node.js 24 (LTS) and start it again\n`);
     const version = spawnSync(SYSTEM_NODE, [fileURLToPath(new URL("../dist/main.js", import.meta.url)), "--version"], { encoding: "utf8" });
     expect(version.stdout).toBe(`${VERSION}\n`);
+  });
+
+  it.skipIf(process.platform !== "linux")("re-executes itself in place with the semi-space limit unless NODE_OPTIONS sets its own, and still exits 0 on SIGTERM", async () => {
+    const fake = await createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3 }] }).listen();
+    try {
+      for (const [nodeOptions, expected, absent] of [
+        ["--max-old-space-size=1024", ["--max-semi-space-size=16"], []],
+        ["--max-semi-space-size=32", [], ["--max-semi-space-size=16"]],
+      ] as const) {
+        const service = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: "sqlite::memory:", NODE_OPTIONS: nodeOptions });
+        const url = await service.url;
+        // A signal before the start-up cycle settles is another test's business (crash.test.ts).
+        await waitFor(async () => (await fetch(`${url}/readyz`)).ok, 20_000);
+        // The same PID now runs with the flags: no parent left to forward signals or to orphan a child.
+        const commandLine = readFileSync(`/proc/${service.child.pid ?? 0}/cmdline`, "utf8").split("\0");
+        for (const flag of expected) expect(commandLine).toContain(flag);
+        for (const flag of absent) expect(commandLine).not.toContain(flag);
+        service.child.kill("SIGTERM");
+        const exited = await service.exited;
+        expect(exited, `NODE_OPTIONS=${nodeOptions}:\n${service.output.join("\n")}`).toEqual({ code: 0, signal: null });
+      }
+    } finally {
+      await fake.close();
+    }
   });
 
   it("refuses an unknown argument with exit status 64, before reading any configuration", async () => {
