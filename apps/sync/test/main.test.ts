@@ -83,28 +83,6 @@ describe("the sds-sync process", () => {
     expect(output).not.toContain("hunter2");
   });
 
-  it("shuts down cleanly on a SIGTERM that arrives while it is still starting (the first account read pending)", async () => {
-    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 5 }] });
-    // The account read that start waits for takes long, so the signal lands inside start.
-    api.faults.add({ kind: "latency", ms: 4000, operation: "getSupplierAccount" });
-    const fake = await api.listen();
-    const directory = mkdtempSync(join(tmpdir(), "sds-sync-main-"));
-    try {
-      const service = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "sds.db")}` });
-      await waitFor(() => service.output.some((line) => line.includes("matcher loaded from the store")), 20_000);
-      service.child.kill("SIGTERM");
-      const exit = await service.exited;
-      expect(exit).toEqual({ code: 0, signal: null });
-      const output = service.output.join("\n");
-      expect(output).toContain("signal received: shutting down");
-      expect(output).toContain("stopped");
-    } finally {
-      await fake.close();
-      await api.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
-  }, 30_000);
-
   it("never writes the API key or the token to its logs, even when a request with the key fails", async () => {
     const apiKey = "canary-key-3b9f1c";
     const token = "canary-token-8d2e4a0f";

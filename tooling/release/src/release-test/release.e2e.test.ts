@@ -57,6 +57,11 @@ describe("a release, published to a private registry and used from outside the w
     await step("install the copy's dependencies from the store", () => run("pnpm", ["install", "--frozen-lockfile", "--offline", "--reporter=silent"], { cwd: repo, timeoutMs: 180_000 }));
     publicPackages = listPublicPackages(repo);
 
+    // A release needs pending changesets; right after a release there are none, so the copy
+    // always gets one patch for every public package beside whatever is pending.
+    writeFiles(join(repo, ".changeset"), {
+      "release-test-patch.md": `---\n${publicPackages.map((pkg) => `"${pkg.name}": patch`).join("\n")}\n---\nRelease test: a patch of every public package.\n`,
+    });
     await step("changeset version", () => run("pnpm", ["exec", "changeset", "version"], { cwd: repo }));
     await step("build the versioned packages", () =>
       run("pnpm", ["exec", "turbo", "run", "build", ...publicPackages.map((pkg) => `--filter=${pkg.name}`), "--output-logs=errors-only"], { cwd: repo, timeoutMs: 300_000 }),
