@@ -1,12 +1,15 @@
 import { missingHeapFlags } from "./heap-flags.ts";
+import { catchStopSignals, type StopSignals } from "./stop-signals.ts";
+import { pauseForTest } from "./test-pause.ts";
 import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./version.ts";
 
 /*
- * The entry of `sds-sync`. It imports nothing but version.ts, so that it runs on any Node.js:
- * `--version` and `--help` answer without configuration, and an unsupported Node.js gets one
- * line instead of ERR_UNKNOWN_BUILTIN_MODULE (node:sqlite) or a syntax error. Everything else is
- * imported only once those checks pass. exitCode rather than process.exit(): stdout may still
- * be draining into a pipe.
+ * The entry of `sds-sync`. It imports nothing but small modules without imports of their own, so
+ * that it runs on any Node.js: `--version` and `--help` answer without configuration, and an
+ * unsupported Node.js gets one line instead of ERR_UNKNOWN_BUILTIN_MODULE (node:sqlite) or a
+ * syntax error. Everything else is imported only once those checks pass, and only after SIGTERM
+ * and SIGINT are caught (stop-signals.ts), so that a stop during start is obeyed, not fatal.
+ * exitCode rather than process.exit(): stdout may still be draining into a pipe.
  */
 
 /** Exit status for a bad command line (EX_USAGE of sysexits.h). */
@@ -25,24 +28,51 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else if (!isSupportedNode(process.versions.node)) {
   process.stderr.write(`sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`);
   process.exitCode = 1;
-} else if (!reexecWithHeapFlags()) {
-  import("./run-service.ts")
-    .then(({ runService }) => runService())
-    .catch((error: unknown) => {
-      process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
+} else {
+  const stopSignals = catchStopSignals();
+  run(stopSignals).catch((error: unknown) => {
+    process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+async function run(stopSignals: StopSignals): Promise<void> {
+  await pauseForTest("entry", stopSignals);
+  if (await reexecWithHeapFlags(stopSignals)) return;
+  await pauseForTest("service-import", stopSignals);
+  const { runService } = await import("./run-service.ts");
+  // Loading modules may not turn the event loop: a signal that came meanwhile is delivered now.
+  await deliverCaughtSignals();
+  if (stopSignals.received !== undefined) {
+    process.stderr.write(`sds-sync: ${stopSignals.received} received before start: not starting\n`);
+    return;
+  }
+  await runService(stopSignals);
+}
+
+/**
+ * Signals reach JavaScript in the event loop's poll phase, which runs before setImmediate
+ * callbacks: once this resolves, every signal caught so far has reached the listeners.
+ */
+function deliverCaughtSignals(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
  * Replaces this process with itself started with the heap flags it lacks (see heap-flags.ts):
  * same PID, signals and exit status, nothing left behind. Returns false, and the service runs as
  * is, when nothing is missing or where process.execve is not available (Windows, Node.js < 22.15).
+ * Returns false too when a stop signal arrived first: there is nothing to stop, nor to re-execute.
  */
-function reexecWithHeapFlags(): boolean {
+async function reexecWithHeapFlags(stopSignals: StopSignals): Promise<boolean> {
   const missing = missingHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
   const script = process.argv[1];
   if (missing.length === 0 || typeof process.execve !== "function" || script === undefined) return false;
+  await deliverCaughtSignals();
+  if (stopSignals.received !== undefined) return false;
+  // A signal caught by this image but not yet delivered would vanish with it; with the default
+  // action back it ends the process instead, which has done nothing yet (see stop-signals.ts).
+  stopSignals.release();
   process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script]);
   return true;
 }

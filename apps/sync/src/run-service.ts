@@ -1,19 +1,25 @@
+import type { Logger } from "pino";
 import { configSecrets, loadConfig } from "./config.ts";
 import { isConfigError, SyncError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
-import { startSyncService } from "./service.ts";
+import { startSyncService, type SyncService } from "./service.ts";
+import type { StopSignals } from "./stop-signals.ts";
+import { pauseForTest } from "./test-pause.ts";
 
 /** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
 const EXIT_CONFIG = 78;
-/** How long shutdown may take before the process gives up waiting and exits non-zero. */
+/** How long shutdown may take, from the first signal, before the process gives up waiting and exits non-zero. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /**
- * Runs the service until a signal: the one place where errors become log lines and exit codes.
- * Configuration from the environment (see README), JSON logs to stdout, exit 0 after a clean
- * SIGTERM or SIGINT. Loaded by main.ts once the Node version and the arguments are checked.
+ * Runs the service until a stop signal: the one place where errors become log lines and exit
+ * codes. Configuration from the environment (see README), JSON logs to stdout, exit 0 after a
+ * clean SIGTERM or SIGINT, including one that arrives while start is still under way (the
+ * migrations, the matcher's load, the first account read): start then completes and the service
+ * stops at once. Loaded by main.ts once the Node version and the arguments are checked and the
+ * stop signals are caught.
  */
-export async function runService(): Promise<void> {
+export async function runService(stopSignals: StopSignals): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env);
@@ -24,9 +30,14 @@ export async function runService(): Promise<void> {
     return;
   }
   const logger = createLogger(config.logLevel, { secrets: configSecrets(config) });
-  let service;
+  const phase = { starting: true };
+  stopSignals.onSignal((signal, count) => {
+    onStopSignal(logger, signal, count, phase.starting);
+  });
+
+  let service: SyncService;
   try {
-    service = await startSyncService({ config, logger });
+    service = await startSyncService({ config, logger, afterStoreOpen: () => pauseForTest("store-open", stopSignals) });
   } catch (error) {
     // Our own errors say what to do in their message; a stack would only bury it.
     if (error instanceof SyncError) logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);
@@ -34,32 +45,29 @@ export async function runService(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  phase.starting = false;
 
-  let signalled = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      logger.warn({ signal }, "second signal: exiting at once");
-      process.exit(1);
-    }
-    signalled = true;
-    logger.info({ signal }, "signal received: shutting down");
-    const deadline = setTimeout(() => {
-      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting");
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
-    deadline.unref();
-    service.stop().then(
-      () => {
-        clearTimeout(deadline);
-        // Idle keep-alive sockets of the HTTP client may linger; everything that matters is closed.
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
+  await stopSignals.first;
+  try {
+    await service.stop();
+  } catch (error) {
+    logger.error({ err: error }, "shutdown failed");
+    process.exit(1);
+  }
+  // Idle keep-alive sockets of the HTTP client may linger; everything that matters is closed.
+  process.exit(0);
+}
+
+/** The first stop signal starts the shutdown's deadline; a second one ends the process at once. */
+function onStopSignal(logger: Logger, signal: NodeJS.Signals, count: number, starting: boolean): void {
+  if (count > 1) {
+    logger.warn({ signal }, "second signal: exiting at once");
+    process.exit(1);
+  }
+  logger.info({ signal, starting }, starting ? "signal received while starting: shutting down once start completes" : "signal received: shutting down");
+  const deadline = setTimeout(() => {
+    logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting");
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
 }

@@ -32,6 +32,8 @@ export interface SyncServiceOptions {
   readonly retry?: number;
   /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
   readonly pruneEveryMs?: number;
+  /** Awaited inside start once the store is open and migrated, before the loop loads: a seam for the tests of signals during start. */
+  readonly afterStoreOpen?: () => Promise<void>;
 }
 
 /** A running sds-sync: the engine, the store and the HTTP API. */
@@ -105,6 +107,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let stopping = false;
   let loop: Loop;
   try {
+    await options.afterStoreOpen?.();
     loop = await startLoop({ config, logger, store, engine, metrics, fetch });
   } catch (error) {
     await store.close();
