@@ -165,7 +165,9 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       stopped ??= (async () => {
         stopping = true;
         logger.info("stopping: no new cycles, closing the API and the store");
+        // Long-polls end first, so closing the server waits for no one.
         notifier.close();
+        loop.context.outcomeNotifier.close();
         await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
         await Promise.all([loop.stop(), store.close()]);
         logger.info("stopped");

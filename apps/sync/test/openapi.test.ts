@@ -177,7 +177,8 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("GET", "/v1/outcomes/finished?vq_token=openapi-1", 404, { token: null });
     await call("GET", "/v1/outcomes/complete", 400, { token: null });
     await call("GET", "/v1/outcomes?after=0", 200);
-    await call("GET", "/v1/outcomes?wait=5", 400);
+    await call("GET", "/v1/outcomes?after=0&wait=1", 200);
+    await call("GET", "/v1/outcomes?wait=61", 400);
   });
 
   it("describes the operator routes: runs, refusals, closures and a foreign Origin", async () => {

@@ -74,7 +74,15 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
         [3, "t1", "security"],
       ]);
       expect(await store.listOutcomes(2, 10)).toHaveLength(1);
+      expect(await store.latestSequence()).toBe(3);
       expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 2, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 1, earnings: 3 }]);
+    });
+
+    it("reports the outcome feed's latest sequence, 0 while empty, repeats not counted", async () => {
+      expect(await store.latestSequence()).toBe(0);
+      await store.recordOutcome({ token: "t1", outcome: "complete", at: t0 });
+      await store.recordOutcome({ token: "t1", outcome: "complete", at: later(1) });
+      expect(await store.latestSequence()).toBe(1);
     });
 
     it("records an outcome for a token no entry carries, without a survey", async () => {

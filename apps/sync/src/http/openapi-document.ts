@@ -138,7 +138,7 @@ export const routeDocs = {
     success: { "200": "EntryLink", "201": "EntryLink" },
     errors: ["400", ...guarded, "404", "409", "413", "415", "422", "503"],
   },
-  listOutcomes: { summary: "Recorded outcomes in order, like the change feed (no wait)", parameters: inQuery(changesQueryParameters.filter((parameter) => parameter.name !== "wait")), success: { "200": "OutcomePage" }, errors: ["400", ...guarded, "503"] },
+  listOutcomes: { summary: "Recorded outcomes in order, long-polling with wait like the change feed", parameters: inQuery(changesQueryParameters), success: { "200": "OutcomePage" }, errors: ["400", ...guarded, "503"] },
   receiveOutcome: outcomeReceiver,
   receiveOutcomeByPost: outcomeReceiver,
 } as const satisfies Record<string, RouteDoc>;

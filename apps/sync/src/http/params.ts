@@ -55,7 +55,7 @@ export const surveyQueryParameters = [
   { name: "limit", description: "Page size.", schema: z.int().min(1).max(SURVEY_PAGE.max).default(SURVEY_PAGE.default) },
 ] as const satisfies readonly QueryParameter[];
 
-/** The query parameters of `GET /v1/changes` (and, without `wait`, `GET /v1/outcomes`), parsed by {@link parseChangesQuery}. */
+/** The query parameters of the two feeds, `GET /v1/changes` and `GET /v1/outcomes`, parsed by {@link parseChangesQuery}. */
 export const changesQueryParameters = [
   { name: "after", description: "Sequence number: the entries after it.", schema: z.int().min(0).default(0) },
   { name: "limit", description: "Page size.", schema: z.int().min(1).max(CHANGES_PAGE.max).default(CHANGES_PAGE.default) },

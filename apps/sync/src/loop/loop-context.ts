@@ -1,4 +1,5 @@
 import type { OutcomeKind, OutcomeStore } from "../store/outcome-store.ts";
+import type { ChangeNotifier } from "../sync/change-notifier.ts";
 import type { AccountSettings } from "./account-settings.ts";
 import type { LiveMatcher } from "./live-matcher.ts";
 
@@ -7,6 +8,11 @@ export interface LoopContext {
   readonly liveMatcher: LiveMatcher;
   readonly account: AccountSettings;
   readonly outcomes: OutcomeStore;
+  /**
+   * Wakes long-polling readers of `GET /v1/outcomes?wait=`: the change feed's mechanism, over
+   * the outcome feed's sequence (published by this replica's receiver, polled for the others').
+   */
+  readonly outcomeNotifier: ChangeNotifier;
   /** Counts an outcome this replica recorded (`sds_sync_outcomes_total{outcome}`). */
   readonly countOutcome: (outcome: OutcomeKind) => void;
   /** The query parameter carrying the transaction token on S2S calls. @default "vq_token" */

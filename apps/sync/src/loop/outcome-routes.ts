@@ -1,6 +1,6 @@
 import { encryptionSigning, verifySignedUrl } from "@sds/routing";
 import type { Handler, RouteRequest } from "../http/routes.ts";
-import { ParamError, parseChangesQuery } from "../http/params.ts";
+import { parseChangesQuery } from "../http/params.ts";
 import type { OutcomePage, OutcomeReceipt } from "../http/api-schemas.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { isOutcomeKind, outcomeKinds } from "../store/outcome-store.ts";
@@ -38,14 +38,21 @@ export const receiveOutcome: Handler = async (context, request) => {
     if (!verdict.valid) return errorReply(403, `signature_${verdict.reason}`, verdict.message);
   }
   const result = await loop.outcomes.recordOutcome({ token, outcome, at: new Date() });
-  if (result.recorded) loop.countOutcome(outcome);
+  if (result.recorded) {
+    loop.countOutcome(outcome);
+    loop.outcomeNotifier.publish(result.record.sequence);
+  }
   return json(200, { recorded: result.recorded, outcome: result.record } satisfies OutcomeReceipt);
 };
 
-/** `GET /v1/outcomes?after=N&limit=M`: recorded outcomes in order, like the change feed. */
+/** `GET /v1/outcomes?after=N&limit=M&wait=S`: recorded outcomes in order, long-polling like the change feed. */
 export const listOutcomes: Handler = async (context, request) => {
   const query = parseChangesQuery(request.url.searchParams);
-  if (query.waitSeconds > 0) throw new ParamError("wait", "not supported on /v1/outcomes; poll with after");
-  const outcomes = await context.loop.outcomes.listOutcomes(query.after, query.limit);
+  const { outcomes: store, outcomeNotifier } = context.loop;
+  let outcomes = await store.listOutcomes(query.after, query.limit);
+  if (outcomes.length === 0 && query.waitSeconds > 0) {
+    await outcomeNotifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, request.signal);
+    outcomes = await store.listOutcomes(query.after, query.limit);
+  }
   return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit } satisfies OutcomePage);
 };

@@ -5,6 +5,7 @@ import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import { openOutcomeStore } from "../store/open-outcome-store.ts";
 import type { SyncStore } from "../store/store.ts";
 import type { FetchFunction } from "../sync/counting-fetch.ts";
+import { ChangeNotifier } from "../sync/change-notifier.ts";
 import type { SyncEngine } from "../sync/sync-engine.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
@@ -76,11 +77,13 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     }
   };
   void followCycles();
+  const outcomeNotifier = new ChangeNotifier(() => outcomes.latestSequence());
   return {
     context: {
       liveMatcher,
       account,
       outcomes,
+      outcomeNotifier,
       countOutcome: (outcome) => {
         outcomesTotal.inc({ outcome });
       },
@@ -89,6 +92,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     },
     async stop() {
       state.stopped = true;
+      outcomeNotifier.close();
       liveMatcher.stop();
       account.stop();
       await outcomes.close();

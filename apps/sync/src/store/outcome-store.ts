@@ -90,6 +90,8 @@ export interface OutcomeStore {
   recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult>;
   /** Outcomes with a sequence above `after`, oldest first. */
   listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]>;
+  /** The outcome feed's latest sequence (all replicas), 0 while nothing was recorded. */
+  latestSequence(): Promise<number>;
   /** Per survey with at least one entry, by survey id. */
   conversion(): Promise<SurveyConversionCounts[]>;
   /** Outcomes recorded in all, by kind (all replicas). */

@@ -122,6 +122,11 @@ class PostgresOutcomeStore implements OutcomeStore {
     return result.rows.map(toOutcome);
   }
 
+  async latestSequence(): Promise<number> {
+    const result = await this.#pool.query<{ value: string }>("SELECT value FROM loop_counters WHERE name = 'outcomes'");
+    return Number(result.rows[0]?.value ?? 0);
+  }
+
   async conversion(): Promise<SurveyConversionCounts[]> {
     const result = await this.#pool.query<Record<string, string>>(conversionSql);
     return result.rows.map((row) => ({

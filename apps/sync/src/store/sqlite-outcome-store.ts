@@ -104,6 +104,10 @@ class SqliteOutcomeStore implements OutcomeStore {
     );
   }
 
+  latestSequence(): Promise<number> {
+    return settle("reading the outcome feed's sequence", () => Number((this.#db.prepare("SELECT value FROM loop_counters WHERE name = 'outcomes'").get() as Row).value));
+  }
+
   conversion(): Promise<SurveyConversionCounts[]> {
     return settle("reading conversion", () =>
       (this.#db.prepare(conversionSql).all() as Row[]).map((row) => ({
