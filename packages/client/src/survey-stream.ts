@@ -14,6 +14,13 @@ export type StreamedSurvey =
       readonly invalid?: undefined;
       /** Position in the list as received. */
       readonly index: number;
+      /**
+       * The item's JSON text exactly as the body carried it (whitespace and escapes included),
+       * which the survey was parsed from: hash or store it without serialising the survey again.
+       * It may share memory with the chunk of the body it came from: keep a hash of it, or the
+       * survey, rather than many of these.
+       */
+      readonly json: string;
     }
   | {
       readonly survey?: undefined;
@@ -21,6 +28,8 @@ export type StreamedSurvey =
       readonly invalid: InvalidItem;
       /** Position in the list as received. */
       readonly index: number;
+      /** The item's JSON text exactly as the body carried it. */
+      readonly json: string;
     };
 
 /** Every field of the Get Surveys response except `Surveys`: the envelope and `SupplierId`, unknown fields kept. */

@@ -266,11 +266,24 @@ describe("surveys.stream with a body fed by hand", () => {
     feed.push(`{${okEnvelope},"Surveys":[${text.slice(0, 40)}`);
     const first = iterator.next();
     feed.push(`${text.slice(40)},`);
-    await expect(first).resolves.toEqual({ done: false, value: { survey, index: 0 } });
+    await expect(first).resolves.toEqual({ done: false, value: { survey, index: 0, json: text } });
     feed.push(`${text}],"SupplierId":1001}`);
     feed.end();
-    await expect(iterator.next()).resolves.toEqual({ done: false, value: { survey, index: 1 } });
+    await expect(iterator.next()).resolves.toEqual({ done: false, value: { survey, index: 1, json: text } });
     await expect(iterator.next()).resolves.toEqual({ done: true, value: undefined });
+  });
+
+  it("hands out each item's JSON text exactly as the body carried it, whitespace and escapes included", async () => {
+    const [survey] = (await (await startHarness("in-process")).sds.surveys.list()).Surveys;
+    const spaced = JSON.stringify(survey, null, 2).replace('"SurveyId"', '"Survey\\u0049d"');
+    const malformed = '{ "SurveyId": "not a number" }';
+    const body = `{${okEnvelope},"Surveys":[ ${spaced} ,\n${malformed}],"SupplierId":1001}`;
+    const sds = await clientWith(() => new Response(body, { status: 200 }));
+    const { entries, error } = await drain(sds.surveys.stream());
+    expect(error).toBeUndefined();
+    expect(entries.map((entry) => entry.json)).toEqual([spaced, malformed]);
+    expect(entries[0]?.survey).toEqual(survey);
+    expect(entries[1]?.invalid).toBeDefined();
   });
 
   it("throws the ApiError at the end when hasError: true comes after surveys were handed out", async () => {
@@ -279,7 +292,7 @@ describe("surveys.stream with a body fed by hand", () => {
     const sds = await clientWith(() => new Response(body, { status: 200 }));
     const stream = sds.surveys.stream();
     const { entries, error } = await drain(stream);
-    expect(entries).toEqual([{ survey, index: 0 }]);
+    expect(entries).toEqual([{ survey, index: 0, json: JSON.stringify(survey) }]);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 200, errorCode: "PARTIAL", messages: ["list incomplete"] });
   });
@@ -290,7 +303,7 @@ describe("surveys.stream with a body fed by hand", () => {
     const sds = await clientWith(() => new Response(feed.body, { status: 200 }), { retry: 2 });
     const iterator = sds.surveys.stream()[Symbol.asyncIterator]();
     feed.push(`{${okEnvelope},"Surveys":[${JSON.stringify(survey)},`);
-    await expect(iterator.next()).resolves.toEqual({ done: false, value: { survey, index: 0 } });
+    await expect(iterator.next()).resolves.toEqual({ done: false, value: { survey, index: 0, json: JSON.stringify(survey) } });
     feed.push("]}");
     feed.end();
     await expect(iterator.next()).rejects.toThrow(/^GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a value at character \d+, found "]"$/);
@@ -303,7 +316,7 @@ describe("surveys.stream with a body fed by hand", () => {
     const stream = sds.surveys.stream();
     const { entries, error } = await drain(stream);
     expect(error).toBeUndefined();
-    expect(entries).toEqual([{ survey, index: 0 }]);
+    expect(entries).toEqual([{ survey, index: 0, json: JSON.stringify(survey) }]);
     await expect(stream.result).resolves.toMatchObject({ envelope: { SupplierId: 1001 } });
   });
 

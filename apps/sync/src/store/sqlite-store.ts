@@ -86,6 +86,7 @@ class SqliteStore implements SyncStore {
   readonly #readStatements = new Map<string, StatementSync>();
   #closed = false;
   #cycleOpen = false;
+  #checkpoint: NodeJS.Immediate | undefined;
 
   constructor(db: DatabaseSync, reader: DatabaseSync) {
     this.#db = db;
@@ -130,8 +131,9 @@ class SqliteStore implements SyncStore {
     if (this.#cycleOpen) return Promise.reject(new StoreError("a cycle transaction is already open"));
     try {
       this.#cycleOpen = true;
-      return Promise.resolve(SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, () => {
+      return Promise.resolve(SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, (committed) => {
         this.#cycleOpen = false;
+        if (committed) this.#checkpointSoon();
       }));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new StoreError(String(error)));
@@ -298,9 +300,27 @@ class SqliteStore implements SyncStore {
     return Promise.resolve(rows.map((row) => ({ name: row.name as string, fetchedAt: row.fetched_at as string, body: JSON.parse(row.body as string) as unknown })));
   }
 
+  /**
+   * The checkpoint a cycle's commit leaves out (see `SqliteCycleTransaction.commit`), once the
+   * cycle has reported: the same PASSIVE checkpoint SQLite's auto-checkpoint runs, moved off the
+   * cycle's time. A failure is left to the next commit's auto-checkpoint.
+   */
+  #checkpointSoon(): void {
+    this.#checkpoint ??= setImmediate(() => {
+      this.#checkpoint = undefined;
+      if (this.#closed || this.#cycleOpen) return;
+      try {
+        this.#db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      } catch {
+        // Busy or failing: the WAL is checkpointed by a later commit.
+      }
+    });
+  }
+
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      clearImmediate(this.#checkpoint);
       if (this.#reader !== this.#db) this.#reader.close();
       this.#db.close();
     }

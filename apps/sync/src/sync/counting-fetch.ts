@@ -15,8 +15,27 @@ const routes = Object.entries(operations).map(([id, operation]) => ({
 
 /** The operation a request URL and method belong to, by the paths of `@sds/schemas`' operations table. */
 export function operationOf(method: string, url: string): OperationId | "unknown" {
-  const path = new URL(url).pathname.replace(/\/+$/, "");
-  return routes.find((route) => route.method === method.toUpperCase() && route.pattern.test(path))?.id ?? "unknown";
+  const path = pathOf(url).replace(/\/+$/, "");
+  const upper = method.toUpperCase();
+  return routes.find((route) => route.method === upper && route.pattern.test(path))?.id ?? "unknown";
+}
+
+/**
+ * The path of an absolute URL, as `new URL(url).pathname` reads it. Every upstream request goes
+ * through here twice (the request count, the list size limit), so the plain `http(s)://host/path`
+ * of a `Request` (already normalised) is cut out of the string; anything else (no path, dot
+ * segments, backslashes) goes through the URL parser.
+ */
+function pathOf(url: string): string {
+  const scheme = url.startsWith("https://") ? 8 : url.startsWith("http://") ? 7 : -1;
+  const start = scheme === -1 ? -1 : url.indexOf("/", scheme);
+  let end = url.length;
+  const query = url.indexOf("?");
+  if (query !== -1) end = query;
+  const fragment = url.indexOf("#");
+  if (fragment !== -1 && fragment < end) end = fragment;
+  if (start === -1 || start > end || url.includes("\\") || url.includes("/.")) return new URL(url).pathname;
+  return url.slice(start, end);
 }
 
 /**

@@ -20,7 +20,7 @@ export interface SurveyPlan {
 }
 
 /**
- * Diffs one live survey (`raw`: its JSON, when the caller has it already) against its stored
+ * Diffs one live survey (`raw`: its JSON as received, when the caller has it) against its stored
  * state; `undefined` when it needs nothing this cycle.
  * Qualifications are fetched for new surveys and whenever `Qual_LastUpdatedOnUTC` differs from
  * the marker the stored ones were fetched at (which also retries a failed fetch, whose marker

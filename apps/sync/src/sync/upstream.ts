@@ -14,8 +14,12 @@ export const collectionNames = [
 /** One of {@link collectionNames}. */
 export type CollectionName = (typeof collectionNames)[number];
 
-/** One entry of the live list as Get Surveys streams it in: a valid survey, or a malformed item. */
-export type LiveListEntry = { readonly survey: Survey; readonly invalid?: undefined } | { readonly survey?: undefined; readonly invalid: InvalidItem };
+/**
+ * One entry of the live list as Get Surveys streams it in: a valid survey, or a malformed item;
+ * with the item's JSON text as received (`json`), which the cycle hashes and measures instead of
+ * serialising each survey again.
+ */
+export type LiveListEntry = ({ readonly survey: Survey; readonly invalid?: undefined } | { readonly survey?: undefined; readonly invalid: InvalidItem }) & { readonly json: string };
 
 /**
  * What the cycle asks of the Supplier Data Service: exactly the operations it uses. The

@@ -5,6 +5,7 @@ import type { ValidationMode } from "../client-options.ts";
 import type { ApiError } from "../errors/api-error.ts";
 import type { RequestContext, SdsError } from "../errors/sds-error.ts";
 import type { CallScope } from "./call-scope.ts";
+import type { RawListItem } from "./list-body-reader.ts";
 import type { CallSettings } from "./resolve-options.ts";
 import type { ResponseParser } from "./validate-response.ts";
 
@@ -32,7 +33,7 @@ export interface ListStreamCall<Item, Envelope> {
   /** The top-level field holding the list, such as `"Surveys"`. */
   readonly listKey: string;
   /** Checks one element; never throws for a bad element (it is reported as an item of its own). */
-  readonly parseItem: (value: unknown, index: number, mode: ValidationMode) => Item;
+  readonly parseItem: (item: RawListItem, mode: ValidationMode) => Item;
   /** Checks the other top-level fields once the body is complete (the list given as `[]`, when present). */
   readonly parseEnvelope: ResponseParser<Envelope>;
   /** Called when the consumer stops the iteration before the end (`break`, `return()`), with the call's context. */

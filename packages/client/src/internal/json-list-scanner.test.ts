@@ -27,6 +27,7 @@ function scan(chunks: readonly Uint8Array[], listKey = "Surveys"): Record<string
   for (const part of parts) {
     if (part.kind === "item") {
       expect(part.index).toBe(items.length);
+      expect(JSON.parse(part.text)).toEqual(part.value);
       items.push(part.value);
     } else {
       // As JSON.parse does: an own property even for "__proto__", the last duplicate winning.
@@ -112,9 +113,9 @@ describe("JsonListScanner", () => {
     const scanner = new JsonListScanner("Surveys");
     expect(scanner.write('{"SupplierId": 7, "Surveys": [{"SurveyId": 1}, {"Survey')).toEqual([
       { kind: "field", key: "SupplierId", value: 7 },
-      { kind: "item", index: 0, value: { SurveyId: 1 } },
+      { kind: "item", index: 0, value: { SurveyId: 1 }, text: '{"SurveyId": 1}' },
     ]);
-    expect(scanner.write('Id": 2}')).toEqual([{ kind: "item", index: 1, value: { SurveyId: 2 } }]);
+    expect(scanner.write('Id": 2}')).toEqual([{ kind: "item", index: 1, value: { SurveyId: 2 }, text: '{"SurveyId": 2}' }]);
     expect(scanner.write('], "hasError": false}')).toEqual([{ kind: "field", key: "hasError", value: false }]);
     expect(scanner.end()).toEqual([]);
   });

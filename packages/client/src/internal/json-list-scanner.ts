@@ -1,7 +1,13 @@
 /** What the scanner completed: a top-level field other than the list, or one element of the list. */
 export type ScannedPart =
   | { readonly kind: "field"; readonly key: string; readonly value: unknown }
-  | { readonly kind: "item"; readonly index: number; readonly value: unknown };
+  | {
+      readonly kind: "item";
+      readonly index: number;
+      readonly value: unknown;
+      /** The element's JSON text as the body carried it (what `value` was parsed from). */
+      readonly text: string;
+    };
 
 /** The text is not JSON (or not a JSON object), or it ended before the JSON did. */
 export class JsonScanError extends Error {
@@ -321,7 +327,7 @@ export class JsonListScanner {
       parts.push({ kind: "field", key: this.#key, value });
       this.#state = AFTER_VALUE;
     } else {
-      parts.push({ kind: "item", index: this.#items, value });
+      parts.push({ kind: "item", index: this.#items, value, text });
       this.#items += 1;
       this.#state = AFTER_ITEM;
     }

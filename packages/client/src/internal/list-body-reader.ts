@@ -6,6 +6,8 @@ export interface RawListItem {
   /** Position in the list as received. */
   readonly index: number;
   readonly value: unknown;
+  /** The element's JSON text as the body carried it. */
+  readonly text: string;
 }
 
 /** No byte of the body arrived within the idle timeout. */

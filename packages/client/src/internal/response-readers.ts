@@ -4,7 +4,7 @@ import { raceWithSignal } from "./abort.ts";
 import { apiErrorOf, failureOf, notJson, schemaMismatch } from "./attempt-failures.ts";
 import type { CallState, ListStreamCall, OperationCall, ResponseReader } from "./call-types.ts";
 import { JsonScanError } from "./json-list-scanner.ts";
-import { ListBodyReader } from "./list-body-reader.ts";
+import { ListBodyReader, type RawListItem } from "./list-body-reader.ts";
 import { findRequestId, parseBody, readEnvelopeError } from "./response-body.ts";
 
 /*
@@ -53,7 +53,7 @@ export function wholeBodyReader<T>(call: OperationCall<T>): ResponseReader<never
  * attempt while nothing has been yielded.
  */
 export function listStreamReader<Item, Envelope>(call: ListStreamCall<Item, Envelope>): ResponseReader<Item, WithResponse<Envelope>> {
-  const parseItems = (batch: readonly { readonly value: unknown; readonly index: number }[], mode: ValidationMode): Item[] => batch.map((item) => call.parseItem(item.value, item.index, mode));
+  const parseItems = (batch: readonly RawListItem[], mode: ValidationMode): Item[] => batch.map((item) => call.parseItem(item, mode));
   return async function* readListStream(response, _pending, state) {
     const { scope, settings } = state;
     const reader = new ListBodyReader(response.body, { listKey: call.listKey, signal: scope.signal, idleTimeout: settings.timeout });

@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { ApiPromise } from "../api-promise.ts";
 import type { RequestOptions, ValidationMode } from "../client-options.ts";
 import { operationParser } from "../internal/operation-parsers.ts";
+import type { RawListItem } from "../internal/list-body-reader.ts";
 import type { Transport } from "../internal/transport.ts";
 import { schemaParser, toValidationIssues, type ResponseParser } from "../internal/validate-response.ts";
 import { SurveyStream, type StreamedSurvey, type SurveyListEnvelope } from "../survey-stream.ts";
@@ -43,10 +44,10 @@ const surveyParser = schemaParser(Survey);
 // The envelope is checked with its list given as `[]`: each survey was checked on its own as it passed.
 const envelopeParser = schemaParser(SurveyListResponse.extend({ Surveys: z.array(z.unknown()) }));
 
-function parseStreamedSurvey(value: unknown, index: number, mode: ValidationMode): StreamedSurvey {
-  if (mode === "off") return { survey: value as Survey, index };
+function parseStreamedSurvey({ value, index, text }: RawListItem, mode: ValidationMode): StreamedSurvey {
+  if (mode === "off") return { survey: value as Survey, index, json: text };
   const outcome = surveyParser(value, mode);
-  return outcome.success ? { survey: outcome.data, index } : { invalid: { index, item: value, issues: outcome.issues }, index };
+  return outcome.success ? { survey: outcome.data, index, json: text } : { invalid: { index, item: value, issues: outcome.issues }, index, json: text };
 }
 
 const parseStreamEnvelope: ResponseParser<SurveyListEnvelope> = (body, mode) => {
