@@ -30,6 +30,7 @@ describe("loadConfig", () => {
       apiToken: undefined,
       logLevel: "info",
       retentionSeconds: 604_800,
+      outcomeRetentionSeconds: 0,
       cycleTimeoutSeconds: 600,
       maxRecordBytes: 1_048_576,
       maxListBytes: 536_870_912,
@@ -40,6 +41,14 @@ describe("loadConfig", () => {
       outcomesTokenParameter: "vq_token",
       allowUnauthenticated: false,
     });
+  });
+
+  it("keeps entry links and outcomes forever by default, and takes 0 or a retention like SYNC_RETENTION_SECONDS", () => {
+    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "0" }).outcomeRetentionSeconds).toBe(0);
+    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "7776000" }).outcomeRetentionSeconds).toBe(7_776_000);
+    for (const raw of ["30", "-1", "1.5", "forever"]) {
+      expect(() => loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: raw }), raw).toThrow(/SYNC_OUTCOME_RETENTION_SECONDS: must be/);
+    }
   });
 
   it("reads the outcome receiver's settings and refuses unusable ones", () => {

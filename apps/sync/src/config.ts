@@ -50,6 +50,11 @@ export interface SyncConfig {
   /** `SYNC_RETENTION_SECONDS`: feed entries, run records and resolved quarantine older than this are pruned. @default 604800 (7 days) */
   readonly retentionSeconds: number;
   /**
+   * `SYNC_OUTCOME_RETENTION_SECONDS`: entry links and outcomes older than this are pruned; 0 keeps
+   * them forever (business records). @default 0
+   */
+  readonly outcomeRetentionSeconds?: number | undefined;
+  /**
    * `SYNC_CYCLE_TIMEOUT` in seconds: a cycle still running after this long fails (rolled back,
    * recorded as failed) and the next one runs on schedule. @default {@link defaultCycleTimeoutSeconds} of the interval
    */
@@ -207,6 +212,16 @@ export const settings = {
     description: `Change-feed entries, run records and resolved quarantine older than this are pruned (${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}). See Retention in the README.`,
     parse: numberValue(RETENTION_BOUNDS),
     fallback: { kind: "default", raw: String(7 * 24 * 3600) },
+  },
+  outcomeRetentionSeconds: {
+    variable: "SYNC_OUTCOME_RETENTION_SECONDS",
+    description: `Entry links and outcomes (the respondent loop's records) older than this are pruned (0, or ${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}); 0 keeps them forever, since they are business records. See Retention in the README.`,
+    parse: (raw) => {
+      const seconds = numberValue({ ...RETENTION_BOUNDS, min: 0 })(raw);
+      if (seconds !== 0 && seconds < RETENTION_BOUNDS.min) throw new SettingProblem(`must be 0 (keep forever) or between ${RETENTION_BOUNDS.min} and ${RETENTION_BOUNDS.max}, got ${raw}`);
+      return seconds;
+    },
+    fallback: { kind: "default", raw: "0" },
   },
   cycleTimeoutSeconds: {
     variable: "SYNC_CYCLE_TIMEOUT",

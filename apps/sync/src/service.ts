@@ -47,7 +47,7 @@ export interface SyncService {
   readonly loop: LoopContext;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
-  /** Prunes what is older than `SYNC_RETENTION_SECONDS`, on the leader. */
+  /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
   readonly pruner: Pruner;
   /** Upstream HTTP requests made so far, retries included. */
   readonly upstreamRequests: () => number;
@@ -144,6 +144,8 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   const pruner = new Pruner({
     store,
     retentionMs: config.retentionSeconds * 1000,
+    // 0 (the default) keeps entry links and outcomes forever: business records.
+    outcomes: config.outcomeRetentionSeconds ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 } : undefined,
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });

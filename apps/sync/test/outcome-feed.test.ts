@@ -9,8 +9,13 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
  * GET /v1/outcomes, the outcome feed, over real HTTP on both stores: long-polling with `wait`
- * (the change feed's mechanism), also across replicas on PostgreSQL.
+ * (the change feed's mechanism), also across replicas on PostgreSQL, and retention
+ * (SYNC_OUTCOME_RETENTION_SECONDS: nothing pruned by default, 410 behind the horizon).
  */
+
+interface ErrorBody {
+  error: { code: string; message: string };
+}
 
 interface OutcomePage {
   outcomes: OutcomeRecord[];
@@ -38,6 +43,16 @@ async function getJson<T>(harness: ServiceHarness, path: string, status = 200): 
 async function receive(harness: ServiceHarness, outcome: string, token: string): Promise<void> {
   const response = await fetch(`${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`);
   expect(response.status, await response.clone().text()).toBe(200);
+}
+
+/** Issues an entry link through sds-sync once its matcher holds the survey (it follows the start-up cycle). */
+async function issueEntryLink(harness: ServiceHarness, surveyId: number, token: string): Promise<void> {
+  await waitFor(async () => {
+    const response = await harness.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId, token, uid: "r1" }) });
+    if (response.status === 404) return false;
+    expect(response.status, await response.text()).toBe(201);
+    return true;
+  }, 20_000);
 }
 
 /** Resolves once `harness`'s outcome feed has a reader waiting on it (the route entered the long-poll). */
@@ -87,6 +102,63 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     expect(empty).toEqual({ outcomes: [], next: next + 1, hasMore: false });
     expect(watch.waiting()).toBe(1);
     for (const query of ["wait=61", "wait=soon", "wait=-1"]) await getJson(harness, `/v1/outcomes?${query}`, 400);
+  });
+
+  it("keeps entry links and outcomes forever by default: a pruning pass deletes none of them", async () => {
+    const [survey] = api.listSurveys(DEFAULT_SUPPLIER_ID);
+    await issueEntryLink(harness, survey?.SurveyId ?? 0, "kept-1");
+    await receive(harness, "complete", "kept-1");
+    const before = await getJson<OutcomePage>(harness, "/v1/outcomes?limit=1000");
+    const pass = await harness.service.pruner.pruneOnce();
+    expect(pass.ran).toBe(true);
+    expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
+    expect(await getJson<OutcomePage>(harness, "/v1/outcomes?after=0&limit=1000")).toEqual(before);
+    const status = await getJson<{ loop: { conversion: { surveyId: number; entries: number }[] } }>(harness, "/v1/sync/status");
+    expect(status.loop.conversion).toContainEqual(expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1 }));
+  });
+});
+
+describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) => {
+  const RETENTION_SECONDS = 1;
+  let api: FakeSupplierApi;
+  let harness: ServiceHarness;
+  let database: DatabaseConfig | undefined;
+  beforeAll(async () => {
+    api = fakeApi();
+    database = databaseFor();
+    // Passes only when the test asks (pruneOnce), so nothing is pruned behind its back.
+    harness = await startServiceHarness({ api, config: { outcomeRetentionSeconds: RETENTION_SECONDS }, pruneEveryMs: 3_600_000, ...(database ? { database } : {}) });
+  });
+  afterAll(async () => {
+    await harness.close();
+    await api.close();
+    if (database?.kind === "postgres") await dropSchema(database.schema);
+  });
+
+  it("prunes entry links and outcomes past SYNC_OUTCOME_RETENTION_SECONDS and answers 410 outcomes_expired behind the horizon", async () => {
+    const [survey] = api.listSurveys(DEFAULT_SUPPLIER_ID);
+    await issueEntryLink(harness, survey?.SurveyId ?? 0, "old-1");
+    await receive(harness, "complete", "old-1");
+    await receive(harness, "terminate", "old-2");
+    await new Promise((resolve) => setTimeout(resolve, RETENTION_SECONDS * 1000 + 200));
+    const pass = await harness.service.pruner.pruneOnce();
+    expect(pass.deleted).toMatchObject({ outcomes: 2, entries: 1 });
+    const status = await getJson<{ loop: { conversion: unknown[] } }>(harness, "/v1/sync/status");
+    expect(status.loop.conversion).toEqual([]);
+
+    // A reader that kept up goes on; one behind the horizon is told so, and where to go on from.
+    await receive(harness, "overquota", "young-1");
+    const continued = await getJson<OutcomePage>(harness, "/v1/outcomes?after=2");
+    expect(continued.outcomes.map((record) => [record.sequence, record.token])).toEqual([[3, "young-1"]]);
+    for (const after of [0, 1]) {
+      const expired = await getJson<ErrorBody>(harness, `/v1/outcomes?after=${after}`, 410);
+      expect(expired.error.code).toBe("outcomes_expired");
+      expect(expired.error.message).toContain("GET /v1/outcomes?after=2");
+    }
+    // A long-poll behind the horizon is answered at once, without waiting.
+    const watch = watchWaits(harness);
+    expect((await harness.request("/v1/outcomes?after=1&wait=30")).status).toBe(410);
+    expect(watch.waiting()).toBe(0);
   });
 });
 

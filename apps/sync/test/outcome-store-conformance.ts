@@ -85,6 +85,42 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect(await store.latestSequence()).toBe(1);
     });
 
+    it("prunes the oldest outcomes as a prefix of the feed, never past a younger one, and reports the horizon", async () => {
+      expect(await store.feedHorizon()).toBe(0);
+      for (const [token, seconds] of [["a", 1], ["b", 2], ["c", 10], ["d", 3]] as const) await store.recordOutcome({ token, outcome: "complete", at: later(seconds) });
+      expect(await store.pruneBatch("outcomes", later(5), 10)).toEqual({ deleted: 2, more: false, deferred: false });
+      expect(await store.feedHorizon()).toBe(2);
+      // Sequence 4 is old too, but 3 before it is young: the feed keeps no hole.
+      expect((await store.listOutcomes(2, 10)).map((record) => record.sequence)).toEqual([3, 4]);
+      expect(await store.pruneBatch("outcomes", later(5), 10)).toEqual({ deleted: 0, more: false, deferred: false });
+      // In batches: a full batch says there may be more.
+      expect(await store.pruneBatch("outcomes", later(20), 1)).toEqual({ deleted: 1, more: true, deferred: false });
+      expect(await store.pruneBatch("outcomes", later(20), 1)).toEqual({ deleted: 1, more: true, deferred: false });
+      expect(await store.pruneBatch("outcomes", later(20), 1)).toEqual({ deleted: 0, more: false, deferred: false });
+      // Emptied, the feed's horizon is its last sequence; the next outcome follows it.
+      expect(await store.feedHorizon()).toBe(4);
+      expect((await store.recordOutcome({ token: "e", outcome: "terminate", at: later(30) })).record.sequence).toBe(5);
+      expect(await store.feedHorizon()).toBe(4);
+      expect(await store.latestSequence()).toBe(5);
+    });
+
+    it("prunes entry links issued before the horizon whose latest outcome, if any, came before it too", async () => {
+      await store.recordEntry({ token: "old-open", surveyId: 7, uid: "r1", cpi: 2, at: t0 });
+      await store.recordEntry({ token: "old-ended-late", surveyId: 7, uid: "r2", cpi: 2, at: t0 });
+      await store.recordEntry({ token: "old-ended", surveyId: 7, uid: "r3", cpi: 2, at: t0 });
+      await store.recordEntry({ token: "young", surveyId: 8, uid: "r4", cpi: 2, at: later(50) });
+      await store.recordOutcome({ token: "old-ended", outcome: "complete", at: later(1) });
+      await store.recordOutcome({ token: "old-ended-late", outcome: "complete", at: later(100) });
+      expect(await store.pruneBatch("entries", later(10), 1)).toEqual({ deleted: 1, more: true, deferred: false });
+      expect(await store.pruneBatch("entries", later(10), 10)).toEqual({ deleted: 1, more: false, deferred: false });
+      expect((await store.conversion()).map((counts) => [counts.surveyId, counts.entries, counts.completes])).toEqual([
+        [7, 1, 1],
+        [8, 1, 0],
+      ]);
+      // The entries' outcomes are the outcome feed's business: pruned by their own target.
+      expect(await store.listOutcomes(0, 10)).toHaveLength(2);
+    });
+
     it("records an outcome for a token no entry carries, without a survey", async () => {
       const result = await store.recordOutcome({ token: "stranger", outcome: "overquota", at: t0 });
       expect(result.record).toMatchObject({ surveyId: null, previousOutcome: null });

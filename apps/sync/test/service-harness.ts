@@ -37,6 +37,8 @@ export interface ServiceHarnessOptions {
   readonly api?: FakeSupplierApi;
   readonly replicaId?: string;
   readonly followerPollMs?: number;
+  /** Time between the pruner's passes; a test that prunes with `pruner.pruneOnce()` sets it long. */
+  readonly pruneEveryMs?: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     retry: 0,
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
+    ...(options.pruneEveryMs === undefined ? {} : { pruneEveryMs: options.pruneEveryMs }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -75,7 +75,7 @@ const errorResponses = {
   "404": { name: "NotFound", description: "No such item." },
   "405": { name: "MethodNotAllowed", description: "The path exists with another method.", headers: { Allow: { schema: { type: "string" } } } },
   "409": { name: "Conflict", description: "In conflict with the current state (not the leader; a token used by another entry)." },
-  "410": { name: "Gone", description: "`feed_expired`: the entries after `after` were pruned; resync as the message says." },
+  "410": { name: "Gone", description: "`feed_expired` (changes) or `outcomes_expired` (outcomes): the entries after `after` were pruned; go on as the message says." },
   "413": { name: "PayloadTooLarge", description: "The body is larger than 64 KiB." },
   "415": { name: "UnsupportedMediaType", description: "The body is not JSON." },
   "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
@@ -138,7 +138,7 @@ export const routeDocs = {
     success: { "200": "EntryLink", "201": "EntryLink" },
     errors: ["400", ...guarded, "404", "409", "413", "415", "422", "503"],
   },
-  listOutcomes: { summary: "Recorded outcomes in order, long-polling with wait like the change feed", parameters: inQuery(changesQueryParameters), success: { "200": "OutcomePage" }, errors: ["400", ...guarded, "503"] },
+  listOutcomes: { summary: "Recorded outcomes in order, long-polling with wait like the change feed", parameters: inQuery(changesQueryParameters), success: { "200": "OutcomePage" }, errors: ["400", ...guarded, "410", "503"] },
   receiveOutcome: outcomeReceiver,
   receiveOutcomeByPost: outcomeReceiver,
 } as const satisfies Record<string, RouteDoc>;

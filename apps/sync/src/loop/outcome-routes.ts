@@ -2,8 +2,8 @@ import { encryptionSigning, verifySignedUrl } from "@sds/routing";
 import type { Handler, RouteRequest } from "../http/routes.ts";
 import { parseChangesQuery } from "../http/params.ts";
 import type { OutcomePage, OutcomeReceipt } from "../http/api-schemas.ts";
-import { errorReply, json } from "../http/respond.ts";
-import { isOutcomeKind, outcomeKinds } from "../store/outcome-store.ts";
+import { errorReply, json, type Reply } from "../http/respond.ts";
+import { isOutcomeKind, outcomeKinds, type OutcomeStore } from "../store/outcome-store.ts";
 
 /**
  * The absolute URL the marketplace signed: the configured public URL (or `http://` + `Host`)
@@ -45,14 +45,31 @@ export const receiveOutcome: Handler = async (context, request) => {
   return json(200, { recorded: result.recorded, outcome: result.record } satisfies OutcomeReceipt);
 };
 
+/** 410 `outcomes_expired` when outcomes after `after` were pruned (`SYNC_OUTCOME_RETENTION_SECONDS`), with where to go on from. */
+async function outcomesExpired(store: OutcomeStore, after: number): Promise<Reply | undefined> {
+  const horizon = await store.feedHorizon();
+  if (after >= horizon) return undefined;
+  return errorReply(
+    410,
+    "outcomes_expired",
+    `outcomes after sequence ${after} are no longer kept: the outcome feed now starts after sequence ${horizon} (older outcomes are pruned, see SYNC_OUTCOME_RETENTION_SECONDS). ` +
+      `What was pruned cannot be read again; go on with GET /v1/outcomes?after=${horizon}.`,
+  );
+}
+
 /** `GET /v1/outcomes?after=N&limit=M&wait=S`: recorded outcomes in order, long-polling like the change feed. */
 export const listOutcomes: Handler = async (context, request) => {
   const query = parseChangesQuery(request.url.searchParams);
   const { outcomes: store, outcomeNotifier } = context.loop;
   let outcomes = await store.listOutcomes(query.after, query.limit);
+  // The horizon is read after the outcomes: pruning only ever raises it, so a read it does not pass was complete.
+  let expired = await outcomesExpired(store, query.after);
+  if (expired) return expired;
   if (outcomes.length === 0 && query.waitSeconds > 0) {
     await outcomeNotifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, request.signal);
     outcomes = await store.listOutcomes(query.after, query.limit);
+    expired = await outcomesExpired(store, query.after);
+    if (expired) return expired;
   }
   return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit } satisfies OutcomePage);
 };

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { PruneBatchOutcome, PruneTarget } from "../store/retention.ts";
+import type { OutcomePruneTarget, PruneBatchOutcome, PruneTarget } from "../store/retention.ts";
 import type { Leadership } from "../store/store.ts";
 import { Pruner } from "./pruner.ts";
 
@@ -27,12 +27,57 @@ function storeWith(rows: Record<PruneTarget, number>, options: { readonly isLead
   };
 }
 
+/** The outcome store's side: `rows` old rows per target, every batch recorded. */
+function outcomeStoreWith(rows: Record<OutcomePruneTarget, number>) {
+  const calls: { target: OutcomePruneTarget; before: Date }[] = [];
+  const left = { ...rows };
+  return {
+    calls,
+    left,
+    store: {
+      pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+        calls.push({ target, before });
+        const deleted = Math.min(limit, left[target]);
+        left[target] -= deleted;
+        return Promise.resolve({ deleted, more: deleted === limit, deferred: false });
+      },
+    },
+  };
+}
+
 describe("Pruner", () => {
+  it("prunes entry links and outcomes with their own horizon when an outcome retention is given", async () => {
+    const sync = storeWith({ changes: 1, runs: 0, quarantine: 0 });
+    const loop = outcomeStoreWith({ outcomes: 12, entries: 4 });
+    const pruner = new Pruner({ store: sync.store, retentionMs: 60_000, outcomes: { store: loop.store, retentionMs: 3_600_000 }, logger, batchSize: 10, pauseMs: 0, now: () => 10_000_000 });
+    const pass = await pruner.pruneOnce();
+    expect(pass).toEqual({ ran: true, deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4 }, deferred: false });
+    expect(loop.calls.map((call) => call.target)).toEqual(["outcomes", "outcomes", "entries"]);
+    expect(loop.calls.every((call) => call.before.getTime() === 10_000_000 - 3_600_000)).toBe(true);
+    expect(pruner.everyMs).toBe(6000);
+  });
+
+  it("never touches entry links and outcomes without an outcome retention (kept forever)", async () => {
+    const sync = storeWith({ changes: 3, runs: 0, quarantine: 0 });
+    const pass = await new Pruner({ store: sync.store, retentionMs: 60_000, logger }).pruneOnce();
+    expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
+    expect(sync.calls.map((call) => call.target)).toEqual(["changes", "runs", "quarantine"]);
+  });
+
+  it("goes on with the outcome store while the sync store is busy with a cycle", async () => {
+    const sync = storeWith({ changes: 30, runs: 5, quarantine: 0 }, { deferAfter: 0 });
+    const loop = outcomeStoreWith({ outcomes: 3, entries: 2 });
+    const pass = await new Pruner({ store: sync.store, retentionMs: 60_000, outcomes: { store: loop.store, retentionMs: 60_000 }, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
+    expect(pass).toEqual({ ran: true, deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2 }, deferred: true });
+    expect(sync.calls).toHaveLength(1);
+  });
+
+
   it("prunes every target in batches until nothing old is left, with the horizon at now minus the retention", async () => {
     const { store, calls, left } = storeWith({ changes: 25, runs: 3, quarantine: 0 });
     const pruner = new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0, now: () => 1_000_000 });
     const pass = await pruner.pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 25, runs: 3, quarantine: 0 }, deferred: false });
+    expect(pass).toEqual({ ran: true, deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0 }, deferred: false });
     expect(left).toEqual({ changes: 0, runs: 0, quarantine: 0 });
     expect(calls.map((call) => call.target)).toEqual(["changes", "changes", "changes", "runs", "quarantine"]);
     expect(calls.every((call) => call.before.getTime() === 940_000 && call.limit === 10)).toBe(true);
@@ -48,7 +93,7 @@ describe("Pruner", () => {
   it("ends the pass when the store is busy with a cycle, leaving the rest to the next pass", async () => {
     const { store, calls } = storeWith({ changes: 30, runs: 0, quarantine: 0 }, { deferAfter: 1 });
     const pass = await new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 10, runs: 0, quarantine: 0 }, deferred: true });
+    expect(pass).toEqual({ ran: true, deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0 }, deferred: true });
     expect(calls).toHaveLength(2);
   });
 

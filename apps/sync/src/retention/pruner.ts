@@ -1,14 +1,27 @@
 import type { Logger } from "pino";
-import { pruneTargets, type PruneTarget } from "../store/retention.ts";
+import type { OutcomeStore } from "../store/outcome-store.ts";
+import { outcomePruneTargets, pruneTargets, type OutcomePruneTarget, type PruneBatchOutcome, type PruneTarget } from "../store/retention.ts";
 import type { SyncStore } from "../store/store.ts";
+
+/** Every kind of row the pruner deletes: the sync store's and the respondent loop's. */
+export type PrunedKind = PruneTarget | OutcomePruneTarget;
+
+/** The respondent loop's records and how long they are kept. */
+export interface OutcomeRetention {
+  readonly store: Pick<OutcomeStore, "pruneBatch">;
+  /** `SYNC_OUTCOME_RETENTION_SECONDS` in ms. */
+  readonly retentionMs: number;
+}
 
 /** Options of {@link Pruner}. */
 export interface PrunerOptions {
   readonly store: Pick<SyncStore, "pruneBatch" | "leadership">;
   /** `SYNC_RETENTION_SECONDS` in ms: rows older than this are pruned. */
   readonly retentionMs: number;
+  /** Entry links and outcomes, pruned too when given (`SYNC_OUTCOME_RETENTION_SECONDS` above 0); else kept forever. */
+  readonly outcomes?: OutcomeRetention | undefined;
   readonly logger: Logger;
-  /** Time between passes. @default a tenth of the retention, between 1 s and 60 s */
+  /** Time between passes. @default a tenth of the shorter retention, between 1 s and 60 s */
   readonly everyMs?: number;
   /** Rows per batch (one short transaction each). @default 500 */
   readonly batchSize?: number;
@@ -22,16 +35,17 @@ export interface PrunerOptions {
 export interface PrunePass {
   /** False on a replica that does not lead: only the leader prunes. */
   readonly ran: boolean;
-  /** Rows deleted, by target. */
-  readonly deleted: Readonly<Record<PruneTarget, number>>;
+  /** Rows deleted, by kind. */
+  readonly deleted: Readonly<Record<PrunedKind, number>>;
   /** The pass stopped early because a cycle held the store's writer (SQLite); the next pass goes on. */
   readonly deferred: boolean;
 }
 
 /**
  * Keeps storage bounded: on the leader, every so often, deletes feed entries, run records and
- * quarantined items older than the retention horizon, in small batches with a pause between
- * them, each its own short transaction, so reads and the cycle are never held up for long.
+ * quarantined items older than the retention horizon, and entry links and outcomes older than
+ * theirs when one is set, in small batches with a pause between them, each its own short
+ * transaction, so reads, the cycle and the receiver are never held up for long.
  */
 export class Pruner {
   readonly #options: PrunerOptions;
@@ -45,7 +59,8 @@ export class Pruner {
 
   /** Time between passes. */
   get everyMs(): number {
-    return this.#options.everyMs ?? Math.min(60_000, Math.max(1000, this.#options.retentionMs / 10));
+    const { everyMs, retentionMs, outcomes } = this.#options;
+    return everyMs ?? Math.min(60_000, Math.max(1000, Math.min(retentionMs, outcomes?.retentionMs ?? Infinity) / 10));
   }
 
   /** Starts the passes; the first runs at once. */
@@ -62,21 +77,32 @@ export class Pruner {
 
   /** One pass over every target, now. */
   async pruneOnce(): Promise<PrunePass> {
-    const { store, retentionMs, batchSize = 500, pauseMs = 10, now = Date.now } = this.#options;
-    const deleted: Record<PruneTarget, number> = { changes: 0, runs: 0, quarantine: 0 };
+    const { store, retentionMs, outcomes, now = Date.now } = this.#options;
+    const deleted: Record<PrunedKind, number> = { changes: 0, runs: 0, quarantine: 0, outcomes: 0, entries: 0 };
     if (!store.leadership.isLeader) return { ran: false, deleted, deferred: false };
-    const before = new Date(now() - retentionMs);
-    for (const target of pruneTargets) {
-      for (;;) {
-        if (this.#stopping) return { ran: true, deleted, deferred: false };
-        const batch = await store.pruneBatch(target, before, batchSize);
-        if (batch.deferred) return { ran: true, deleted, deferred: true };
-        deleted[target] += batch.deleted;
-        if (!batch.more) break;
-        await this.#sleep(pauseMs);
-      }
+    const steps = pruneSteps(store, new Date(now() - retentionMs), pruneTargets);
+    if (outcomes) steps.push(...pruneSteps(outcomes.store, new Date(now() - outcomes.retentionMs), outcomePruneTargets));
+    // A store that defers (its one writer busy with a cycle) is left for the next pass; the others go on.
+    const deferredStores = new Set<unknown>();
+    for (const step of steps) {
+      if (this.#stopping) break;
+      if (deferredStores.has(step.store)) continue;
+      if (!(await this.#pruneStep(step, deleted))) deferredStores.add(step.store);
     }
-    return { ran: true, deleted, deferred: false };
+    return { ran: true, deleted, deferred: deferredStores.size > 0 };
+  }
+
+  /** Prunes one target batch by batch into `deleted`; false when its store deferred. */
+  async #pruneStep(step: PruneStep, deleted: Record<PrunedKind, number>): Promise<boolean> {
+    const { batchSize = 500, pauseMs = 10 } = this.#options;
+    for (;;) {
+      if (this.#stopping) return true;
+      const batch = await step.pruneBatch(batchSize);
+      if (batch.deferred) return false;
+      deleted[step.target] += batch.deleted;
+      if (!batch.more) return true;
+      await this.#sleep(pauseMs);
+    }
   }
 
   async #run(): Promise<void> {
@@ -84,8 +110,11 @@ export class Pruner {
     while (!this.#stopping) {
       try {
         const pass = await this.pruneOnce();
-        const total = pass.deleted.changes + pass.deleted.runs + pass.deleted.quarantine;
-        if (total > 0) logger.info({ retentionSeconds: retentionMs / 1000, deleted: pass.deleted }, "pruned rows older than the retention horizon");
+        const total = Object.values(pass.deleted).reduce((sum, count) => sum + count, 0);
+        if (total > 0) {
+          const outcomeRetentionSeconds = this.#options.outcomes === undefined ? undefined : this.#options.outcomes.retentionMs / 1000;
+          logger.info({ retentionSeconds: retentionMs / 1000, outcomeRetentionSeconds, deleted: pass.deleted }, "pruned rows older than the retention horizon");
+        }
       } catch (error) {
         logger.warn({ err: error }, "pruning failed; retrying at the next pass");
       }
@@ -105,4 +134,19 @@ export class Pruner {
       this.#wake = done;
     });
   }
+}
+
+/** One target of one store, with its horizon. */
+interface PruneStep {
+  readonly store: unknown;
+  readonly target: PrunedKind;
+  pruneBatch(limit: number): Promise<PruneBatchOutcome>;
+}
+
+function pruneSteps<Target extends PrunedKind>(
+  store: { pruneBatch(target: Target, before: Date, limit: number): Promise<PruneBatchOutcome> },
+  before: Date,
+  targets: readonly Target[],
+): PruneStep[] {
+  return targets.map((target) => ({ store, target, pruneBatch: (limit) => store.pruneBatch(target, before, limit) }));
 }

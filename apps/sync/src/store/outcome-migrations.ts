@@ -41,12 +41,18 @@ INSERT INTO loop_counters (name, value) VALUES ('outcomes', 0);
 `;
 }
 
+const ENTRIES_BY_ISSUE_TIME = "CREATE INDEX loop_entries_issued ON loop_entries (issued_at);\n";
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
  * their own file (see `openSqliteOutcomeStore`). Append new versions; never edit an applied one.
  */
-export const outcomeMigrations: readonly Migration[] = [{ version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") }];
+export const outcomeMigrations: readonly Migration[] = [
+  { version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") },
+  // Retention (SYNC_OUTCOME_RETENTION_SECONDS) looks for the oldest entries; outcomes go by sequence.
+  { version: 2, name: "entries by issue time", sqlite: ENTRIES_BY_ISSUE_TIME, postgres: ENTRIES_BY_ISSUE_TIME },
+];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */
 export const outcomeLedger: MigrationLedger = { table: "loop_schema_migrations", lockName: "loop-migrations", migrations: outcomeMigrations };

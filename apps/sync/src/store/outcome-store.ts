@@ -1,3 +1,5 @@
+import type { OutcomeRetentionStore } from "./retention.ts";
+
 /** The four ends of a respondent's session the marketplace reports, as the receiver's routes name them. */
 export const outcomeKinds = ["complete", "terminate", "overquota", "security"] as const;
 /** One of {@link outcomeKinds}. */
@@ -78,7 +80,7 @@ export interface SurveyConversionCounts {
  * sync store has a single writer, the leader's cycle. Idempotent by construction: one record per
  * (token, outcome), enforced by a unique constraint.
  */
-export interface OutcomeStore {
+export interface OutcomeStore extends OutcomeRetentionStore {
   readonly kind: "sqlite" | "postgres";
   /** Records an entry, idempotently by token. */
   recordEntry(entry: EntryInput): Promise<RecordEntryResult>;

@@ -15,6 +15,7 @@ import {
   type SurveyConversionCounts,
 } from "./outcome-store.ts";
 import { conversionSql } from "./outcome-sql.ts";
+import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
 
 /** Options of {@link openPostgresOutcomeStore}. */
 export interface PostgresOutcomeStoreOptions {
@@ -40,6 +41,12 @@ export async function openPostgresOutcomeStore(options: PostgresOutcomeStoreOpti
   }
   return new PostgresOutcomeStore(pool);
 }
+
+/** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
+const POSTGRES_OUTCOME_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes'))::text AS horizon";
+/** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
+const POSTGRES_PRUNE_ENTRIES =
+  "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < $1 AND (outcome_at IS NULL OR outcome_at < $1) ORDER BY issued_at LIMIT $2)";
 
 interface EntryRow {
   token: string;
@@ -125,6 +132,30 @@ class PostgresOutcomeStore implements OutcomeStore {
   async latestSequence(): Promise<number> {
     const result = await this.#pool.query<{ value: string }>("SELECT value FROM loop_counters WHERE name = 'outcomes'");
     return Number(result.rows[0]?.value ?? 0);
+  }
+
+  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    // One short transaction; readers are never blocked (MVCC), and recorders write young rows only.
+    return this.#transaction(`pruning ${target}`, async (client) => {
+      switch (target) {
+        case "outcomes": {
+          const result = await client.query<{ sequence: string; received_at: Date }>("SELECT sequence, received_at FROM loop_outcomes ORDER BY sequence LIMIT $1", [limit]);
+          const head = result.rows.map((row) => ({ id: Number(row.sequence), at: row.received_at }));
+          const { cutoff, whole } = prefixCutoff(head, before);
+          const deleted = cutoff === null ? 0 : ((await client.query("DELETE FROM loop_outcomes WHERE sequence <= $1", [cutoff])).rowCount ?? 0);
+          return { deleted, more: whole && head.length === limit, deferred: false };
+        }
+        case "entries": {
+          const deleted = (await client.query(POSTGRES_PRUNE_ENTRIES, [before, limit])).rowCount ?? 0;
+          return { deleted, more: deleted === limit, deferred: false };
+        }
+      }
+    });
+  }
+
+  async feedHorizon(): Promise<number> {
+    const result = await this.#pool.query<{ horizon: string }>(POSTGRES_OUTCOME_HORIZON);
+    return Number(result.rows[0]?.horizon ?? 0);
   }
 
   async conversion(): Promise<SurveyConversionCounts[]> {

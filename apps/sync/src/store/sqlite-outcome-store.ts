@@ -5,6 +5,7 @@ import { StoreError } from "../errors.ts";
 import { outcomeLedger } from "./outcome-migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
 import { conversionSql } from "./outcome-sql.ts";
+import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
 import {
   outcomeKinds,
   type EntryInput,
@@ -19,6 +20,12 @@ import {
 } from "./outcome-store.ts";
 
 type Row = Record<string, SQLInputValue>;
+
+/** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
+const SQLITE_OUTCOME_HORIZON = "SELECT COALESCE((SELECT MIN(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes')) AS horizon";
+/** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
+const SQLITE_PRUNE_ENTRIES =
+  "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < ? AND (outcome_at IS NULL OR outcome_at < ?) ORDER BY issued_at LIMIT ?)";
 
 /**
  * The file holding the loop's tables beside the sync store's: `sds.db` → `sds.loop.db`.
@@ -106,6 +113,34 @@ class SqliteOutcomeStore implements OutcomeStore {
 
   latestSequence(): Promise<number> {
     return settle("reading the outcome feed's sequence", () => Number((this.#db.prepare("SELECT value FROM loop_counters WHERE name = 'outcomes'").get() as Row).value));
+  }
+
+  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    // One short write transaction; WAL readers go on reading meanwhile.
+    return settle(`pruning ${target}`, () => inTransaction(this.#db, () => this.#pruneTarget(target, before, limit)));
+  }
+
+  #pruneTarget(target: OutcomePruneTarget, before: Date, limit: number): PruneBatchOutcome {
+    switch (target) {
+      case "outcomes": {
+        const head = (this.#db.prepare("SELECT sequence, received_at FROM loop_outcomes ORDER BY sequence LIMIT ?").all(limit) as Row[]).map((row) => ({
+          id: Number(row.sequence),
+          at: new Date(row.received_at as string),
+        }));
+        const { cutoff, whole } = prefixCutoff(head, before);
+        const deleted = cutoff === null ? 0 : Number(this.#db.prepare("DELETE FROM loop_outcomes WHERE sequence <= ?").run(cutoff).changes);
+        return { deleted, more: whole && head.length === limit, deferred: false };
+      }
+      case "entries": {
+        const at = before.toISOString();
+        const deleted = Number(this.#db.prepare(SQLITE_PRUNE_ENTRIES).run(at, at, limit).changes);
+        return { deleted, more: deleted === limit, deferred: false };
+      }
+    }
+  }
+
+  feedHorizon(): Promise<number> {
+    return settle("reading the outcome feed's horizon", () => Number((this.#db.prepare(SQLITE_OUTCOME_HORIZON).get() as Row).horizon));
   }
 
   conversion(): Promise<SurveyConversionCounts[]> {
