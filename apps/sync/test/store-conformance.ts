@@ -84,6 +84,16 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(await store.refetchPendingIds()).toEqual([2]);
     });
 
+    it("reads the records of several surveys as the JSON text stored, closed ones included, leaving out ids not stored", async () => {
+      const surveys = [sampleSurvey(1), { ...sampleSurvey(2), Name: "Ünïcode ✓ \"quoted\"" }, sampleSurvey(3)];
+      await store.commitCycle(emptyCommit(t0, { surveys: surveys.map((survey) => surveyWrite(survey)) }));
+      await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [3], changes: [] }));
+      const records = await store.surveyRecords([3, 99, 2, 1]);
+      expect([...records.keys()].sort()).toEqual([1, 2, 3]);
+      for (const survey of surveys) expect(records.get(survey.SurveyId)).toBe(JSON.stringify(survey));
+      expect(await store.surveyRecords([])).toEqual(new Map());
+    });
+
     it("replaces child records instead of appending to them", async () => {
       await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 4)] }));
       await store.commitCycle(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 1)] }));

@@ -95,7 +95,7 @@ function run(label: string, wide: boolean): void {
     const result = matcher.match(request);
     samples[index] = performance.now() - started;
     eligible += result.eligible;
-    returned += result.surveys.length;
+    returned += result.surveyIds.length;
   }
   const cpu = process.threadCpuUsage(cpuBefore);
   for (let index = 0; index < RESPONDENTS; index++) {

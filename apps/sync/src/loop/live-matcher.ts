@@ -2,6 +2,7 @@ import { SurveyMatcher, type MatchQualification } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
 import type { SurveyDetail, SyncStore } from "../store/store.ts";
+import { RecordCache } from "./record-cache.ts";
 
 /** Options of {@link LiveMatcher}. */
 export interface LiveMatcherOptions {
@@ -9,9 +10,14 @@ export interface LiveMatcherOptions {
   readonly logger: Logger;
   /** How often the store is checked for committed cycles (every replica, leader or not), in ms. @default 1000 */
   readonly pollMs?: number;
+  /** Most text of serialised survey records kept in memory for answers, in bytes. @default {@link DEFAULT_RECORD_CACHE_BYTES} */
+  readonly recordCacheBytes?: number;
 }
 
 const PAGE = 1000;
+
+/** The default bound of the records kept for answers: about 12,000 records of typical size. */
+export const DEFAULT_RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The matcher of `@sds/routing`, kept current from the store rather than from this replica's
@@ -25,11 +31,16 @@ const PAGE = 1000;
  * A survey awaiting a refetch is held without targeting (the matcher then never routes to it):
  * its stored qualifications or quotas may be stale. That state can change without a feed entry
  * (a failed fetch of a marker that moved), hence the refetch set is compared after each run.
+ *
+ * The matcher holds no survey records (at 100,000 surveys they would cost hundreds of MB): the
+ * records an answer lists are read from the store, through a small cache bounded by bytes.
  */
 export class LiveMatcher {
   #matcher = new SurveyMatcher();
-  /** Each held survey's record as JSON, serialised once per change rather than once per match. */
-  #json = new Map<number, string>();
+  /** Recently listed records as stored (JSON), so that most answers read nothing from the store. */
+  readonly #records: RecordCache;
+  /** Bumped whenever records may have changed: a read from the store that began before a bump is not cached. */
+  #recordsVersion = 0;
   readonly #store: SyncStore;
   readonly #logger: Logger;
   readonly #pollMs: number;
@@ -45,6 +56,7 @@ export class LiveMatcher {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#records = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
   }
 
   /** The matcher: read it per request, never keep it (a reload replaces it). */
@@ -52,14 +64,50 @@ export class LiveMatcher {
     return this.#matcher;
   }
 
-  /** The survey's record as JSON, for answers that list it. */
-  surveyJson(survey: Survey): string {
-    let text = this.#json.get(survey.SurveyId);
-    if (text === undefined) {
-      text = JSON.stringify(survey);
-      this.#json.set(survey.SurveyId, text);
+  /**
+   * The records of the surveys as stored (JSON text), in the order of `surveyIds`, for answers
+   * that list them. A survey whose record is no longer stored (pruned meanwhile) is left out.
+   */
+  async surveyRecords(surveyIds: readonly number[]): Promise<string[]> {
+    const found = new Map<number, string>();
+    const missing: number[] = [];
+    for (const id of surveyIds) {
+      const record = this.#records.get(id);
+      if (record === undefined) missing.push(id);
+      else found.set(id, record);
     }
-    return text;
+    if (missing.length > 0) {
+      const version = this.#recordsVersion;
+      const read = await this.#store.surveyRecords(missing);
+      for (const [id, record] of read) {
+        found.set(id, record);
+        // A refresh that ran during the read may have replaced the record: keep the answer, not the copy.
+        if (version === this.#recordsVersion) this.#records.set(id, record);
+      }
+    }
+    return surveyIds.flatMap((id) => {
+      const record = found.get(id);
+      return record === undefined ? [] : [record];
+    });
+  }
+
+  /** The record of a survey the matcher holds (it is live), read from the store; `undefined` when not held. */
+  async liveSurvey(surveyId: number): Promise<Survey | undefined> {
+    if (!this.#matcher.has(surveyId)) return undefined;
+    const [record] = await this.surveyRecords([surveyId]);
+    return record === undefined ? undefined : (JSON.parse(record) as Survey);
+  }
+
+  /** How much of the record cache is in use, for the status page and tests. */
+  get recordCache(): { readonly records: number; readonly bytes: number } {
+    return { records: this.#records.size, bytes: this.#records.bytes };
+  }
+
+  /** Forgets cached records of `ids` (all of them when `ids` is undefined). */
+  #forgetRecords(ids?: readonly number[]): void {
+    this.#recordsVersion += 1;
+    if (ids === undefined) this.#records.clear();
+    else for (const id of ids) this.#records.delete(id);
   }
 
   /** The change-feed sequence the matcher reflects at least. */
@@ -119,18 +167,17 @@ export class LiveMatcher {
     // Positions first: whatever commits during the load is then replayed, which is harmless.
     const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
     const matcher = new SurveyMatcher();
-    const json = new Map<number, string>();
     const awaiting = new Set<number>();
     let afterId: number | undefined;
     for (;;) {
       const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
       const ids = page.surveys.map((survey) => survey.id);
-      applyDetails(matcher, awaiting, json, ids, await this.#store.getSurveys(ids));
+      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
       if (!page.hasMore || page.lastId === null) break;
       afterId = page.lastId;
     }
     this.#matcher = matcher;
-    this.#json = json;
+    this.#forgetRecords();
     this.#awaitingRefetch = awaiting;
     this.#sequence = sequence;
     this.#runId = run?.id;
@@ -150,7 +197,8 @@ export class LiveMatcher {
         const changes = await this.#store.listChanges(this.#sequence, PAGE);
         if (changes.length === 0) break;
         const ids = [...new Set(changes.map((change) => change.surveyId))];
-        applyDetails(this.#matcher, this.#awaitingRefetch, this.#json, ids, await this.#store.getSurveys(ids));
+        this.#forgetRecords(ids);
+        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids));
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
       }
@@ -159,7 +207,7 @@ export class LiveMatcher {
       const awaiting = new Set(await this.#store.refetchPendingIds());
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
-      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, this.#json, moved, await this.#store.getSurveys(moved));
+      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved));
       this.#runId = run.id;
     }
   }
@@ -169,14 +217,12 @@ export class LiveMatcher {
 function applyDetails(
   matcher: SurveyMatcher,
   awaiting: Set<number>,
-  json: Map<number, string>,
   ids: readonly number[],
   details: readonly SurveyDetail[],
 ): void {
   const byId = new Map(details.map((detail) => [detail.id, detail]));
   for (const id of ids) {
     const detail = byId.get(id);
-    json.delete(id);
     if (detail?.status !== "live") {
       matcher.remove(id);
       awaiting.delete(id);

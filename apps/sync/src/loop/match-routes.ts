@@ -41,9 +41,12 @@ export const match: Handler = async (context, request) => {
   const live = context.loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);
-  // Survey records are serialised once per change (LiveMatcher.surveyJson), not once per answer.
-  const surveys = result.surveys.map((survey) => live.surveyJson(survey)).join(",");
-  const rest = JSON.stringify({ eligible: result.eligible, sequence: live.sequence, ...(explain === undefined ? {} : { explanation: matcher.explain(explain, respondent) }) });
+  const explanation = explain === undefined ? undefined : matcher.explain(explain, respondent);
+  // Read before awaiting the records: a refresh may move the matcher on meanwhile.
+  const { sequence } = live;
+  // The records as stored, not parsed and serialised again (LiveMatcher.surveyRecords: cached, else from the store).
+  const surveys = (await live.surveyRecords(result.surveyIds)).join(",");
+  const rest = JSON.stringify({ eligible: result.eligible, sequence, ...(explanation === undefined ? {} : { explanation }) });
   return { status: 200, body: `{"surveys":[${surveys}],${rest.slice(1)}`, contentType: "application/json; charset=utf-8" };
 };
 
@@ -67,7 +70,7 @@ export const issueEntryLink: Handler = async (context, request) => {
   const body = await readJsonBody(request.incoming, EntryLinkBody);
   if (!body.ok) return body.reply;
   const { surveyId, token, uid } = body.value;
-  const survey = context.loop.liveMatcher.matcher.get(surveyId);
+  const survey = await context.loop.liveMatcher.liveSurvey(surveyId);
   if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
   const settings = context.loop.account.current;
   if (!settings) return errorReply(503, "account_unavailable", "the account's encryption settings have not been read yet; retry shortly", { "retry-after": "5" });

@@ -198,6 +198,13 @@ class PostgresStore implements SyncStore {
     });
   }
 
+  async surveyRecords(ids: readonly number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    // `raw::text`: the text as stored (a `json` column keeps it verbatim), not parsed by the driver.
+    const result = await this.#pool.query<{ id: string; raw: string }>("SELECT id, raw::text AS raw FROM surveys WHERE id = ANY($1::bigint[])", [[...ids]]);
+    return new Map(result.rows.map((row) => [Number(row.id), row.raw]));
+  }
+
   async refetchPendingIds(): Promise<number[]> {
     const result = await this.#pool.query<{ id: string }>("SELECT id FROM surveys WHERE status = 'live' AND needs_refetch ORDER BY id");
     return result.rows.map((row) => Number(row.id));

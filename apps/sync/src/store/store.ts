@@ -31,6 +31,12 @@ export interface SyncStore extends RetentionStore {
   getSurvey(id: number): Promise<SurveyDetail | undefined>;
   /** Several surveys with their qualifications and quotas, in `ids` order; ids not stored are left out. */
   getSurveys(ids: readonly number[]): Promise<SurveyDetail[]>;
+  /**
+   * The stored records of several surveys as JSON text (the upstream record as last received,
+   * whatever its status), by id; ids not stored are left out. What answers that list surveys send,
+   * without parsing a record to serialise it again.
+   */
+  surveyRecords(ids: readonly number[]): Promise<Map<number, string>>;
   /** Ids of the live surveys awaiting a refetch of their qualifications or quotas, ascending. */
   refetchPendingIds(): Promise<number[]>;
   /** Changes with a sequence number above `after`, oldest first. */

@@ -14,15 +14,18 @@ export interface CompiledQuota {
   readonly conditions: readonly AnswerRule[] | undefined;
 }
 
-/** A survey with its qualifications and quotas compiled; `null` where they are not stored. */
-export interface CompiledSurvey<S extends MatchableSurvey> {
-  readonly survey: S;
-  readonly score: number;
+/**
+ * What a survey is routed on besides its own fields, compiled: its qualification rules, and the
+ * quotas that can exclude anyone (`Remaining <= 0`). `null` where they are not stored.
+ */
+export interface CompiledTargeting {
   readonly qualifications: readonly AnswerRule[] | null;
-  readonly quotas: readonly CompiledQuota[] | null;
-  /** The quotas with `Remaining <= 0`: only these can exclude anyone. */
-  readonly closedQuotas: readonly CompiledQuota[];
+  /** The quotas with `Remaining <= 0` (only these can exclude anyone); `null` when the quotas are not stored. */
+  readonly closedQuotas: readonly CompiledQuota[] | null;
 }
+
+/** The fields of a survey that matching reads besides its id and score. */
+export type SurveyFacts = Pick<MatchableSurvey, "LanguageId" | "DesktopAllowed" | "MobileAllowed" | "TabletAllowed">;
 
 function readInteger(value: unknown): number | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -70,18 +73,10 @@ export function expectedEarnings(survey: Pick<MatchableSurvey, "Cpi" | "Ir">): n
   return (decimal(survey.Cpi) * decimal(survey.Ir)) / 100;
 }
 
-/** Compiles a survey with its qualifications and quotas. */
-export function compileSurvey<S extends MatchableSurvey>(
-  survey: S,
-  qualifications: readonly MatchQualification[] | null,
-  quotas: readonly SurveyQuota[] | null,
-): CompiledSurvey<S> {
-  const compiledQuotas = quotas?.map(compileQuota) ?? null;
+/** Compiles a survey's qualifications and quotas (`null`: not stored). */
+export function compileTargeting(qualifications: readonly MatchQualification[] | null, quotas: readonly SurveyQuota[] | null): CompiledTargeting {
   return {
-    survey,
-    score: expectedEarnings(survey),
     qualifications: qualifications?.map((record) => compileAnswerRule(record.QualificationId, record.OptionCodes)) ?? null,
-    quotas: compiledQuotas,
-    closedQuotas: compiledQuotas?.filter((quota) => quota.remaining !== undefined && quota.remaining <= 0) ?? [],
+    closedQuotas: quotas?.map(compileQuota).filter((quota) => quota.remaining !== undefined && quota.remaining <= 0) ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import { allowedDevices } from "@sds/schemas";
 import { answersMeet } from "./answer-rule.ts";
-import type { CompiledQuota, CompiledSurvey } from "./compiled-survey.ts";
-import type { ExclusionReason, MatchableSurvey } from "./match-types.ts";
+import type { CompiledQuota, CompiledTargeting, SurveyFacts } from "./compiled-survey.ts";
+import type { ExclusionReason } from "./match-types.ts";
 
 /** The answers of a request, read through a `Map` (user-controlled keys never index an object). */
 export type AnswerLookup = Pick<ReadonlyMap<string, readonly string[]>, "get">;
@@ -14,22 +14,29 @@ export function fallsInto(quota: CompiledQuota, answers: AnswerLookup): boolean 
 }
 
 /** The closed quota that keeps the respondent out, if any. */
-export function closedQuotaFor(compiled: CompiledSurvey<MatchableSurvey>, answers: AnswerLookup): CompiledQuota | undefined {
-  for (const quota of compiled.closedQuotas) if (fallsInto(quota, answers)) return quota;
+export function closedQuotaFor(targeting: CompiledTargeting, answers: AnswerLookup): CompiledQuota | undefined {
+  for (const quota of targeting.closedQuotas ?? []) if (fallsInto(quota, answers)) return quota;
   return undefined;
+}
+
+/** Whether the answers meet every qualification of the survey (`false` when they are not stored). */
+export function qualificationsMet(targeting: CompiledTargeting, answers: AnswerLookup): boolean {
+  if (targeting.qualifications === null) return false;
+  for (const rule of targeting.qualifications) if (!answersMeet(rule, answers.get(rule.key))) return false;
+  return true;
 }
 
 /** Every reason one survey is out for one respondent, checked rule by rule without indexes. */
 export function exclusionReasons(
-  compiled: CompiledSurvey<MatchableSurvey>,
+  survey: SurveyFacts,
+  compiled: CompiledTargeting,
   answers: AnswerLookup,
   request: { readonly languageId?: number; readonly device?: "desktop" | "mobile" | "tablet" },
 ): ExclusionReason[] {
   const reasons: ExclusionReason[] = [];
-  const { survey } = compiled;
   const missing = [
     ...(compiled.qualifications === null ? (["qualifications"] as const) : []),
-    ...(compiled.quotas === null ? (["quotas"] as const) : []),
+    ...(compiled.closedQuotas === null ? (["quotas"] as const) : []),
   ];
   if (missing.length > 0) {
     reasons.push({ kind: "not-stored", missing, message: `its ${missing.join(" and ")} are not stored yet (awaiting a refetch); never routed blind` });
@@ -63,7 +70,7 @@ export function exclusionReasons(
       });
     }
   }
-  for (const quota of compiled.closedQuotas) {
+  for (const quota of compiled.closedQuotas ?? []) {
     if (fallsInto(quota, answers)) {
       const remaining = quota.remaining ?? 0;
       reasons.push({ kind: "quota", quotaId: quota.quotaId, remaining, message: `quota ${quota.quotaId} holds the respondent and is closed (Remaining ${remaining})` });

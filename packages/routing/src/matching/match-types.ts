@@ -28,9 +28,9 @@ export interface MatchRequest {
 }
 
 /** The surveys a respondent qualifies for, best first. */
-export interface MatchResult<S extends MatchableSurvey = Survey> {
-  /** At most `limit` surveys, ordered by `Cpi × Ir / 100` descending, then `SurveyId` ascending. */
-  readonly surveys: readonly S[];
+export interface MatchResult {
+  /** The `SurveyId`s of at most `limit` surveys, ordered by `Cpi × Ir / 100` descending, then `SurveyId` ascending. */
+  readonly surveyIds: readonly number[];
   /** How many surveys the respondent qualifies for in all (before `limit`). */
   readonly eligible: number;
 }

@@ -2,6 +2,8 @@
 // inventories that were built up and changed through upserts and removals.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compileTargeting } from "./compiled-survey.ts";
+import { exclusionReasons } from "./evaluate.ts";
 import type { MatchableSurvey, MatchRequest } from "./match-types.ts";
 import { SurveyMatcher } from "./survey-matcher.ts";
 
@@ -109,7 +111,7 @@ describe("SurveyMatcher against a brute-force oracle", () => {
   ])("returns exactly the oracle's surveys, in its order, after any sequence of upserts and removals ($size inventories)", ({ maxSurveyId, minLength, maxLength, numRuns }) => {
     fc.assert(
       fc.property(operationsArbitrary(maxSurveyId, minLength, maxLength), fc.array(requestArbitrary, { minLength: 1, maxLength: 8 }), (operations, requests) => {
-        const matcher = new SurveyMatcher<MatchableSurvey>();
+        const matcher = new SurveyMatcher();
         const inventory = new Map<number, Held>();
         for (const operation of operations) {
           if (operation.kind === "upsert") {
@@ -122,11 +124,14 @@ describe("SurveyMatcher against a brute-force oracle", () => {
         for (const request of requests) {
           const expected = oracle(inventory, request);
           const result = matcher.match(request);
-          expect(result.surveys.map((survey) => survey.SurveyId)).toEqual(expected);
+          expect(result.surveyIds).toEqual(expected);
           expect(result.eligible).toBe(oracle(inventory, { ...request, limit: 5000 }).length);
           for (const survey of [...inventory.values()].slice(0, 60)) {
             const explanation = matcher.explain(survey.survey.SurveyId, request);
             expect(explanation.eligible).toBe(oracle(new Map([[0, survey]]), request).length === 1);
+            // The matcher keeps targeting packed: explaining from it says what the records say.
+            const fresh = exclusionReasons(survey.survey, compileTargeting(survey.qualifications, survey.quotas), new Map(Object.entries(request.answers)), request);
+            expect(explanation.reasons).toEqual(fresh);
           }
         }
       }),

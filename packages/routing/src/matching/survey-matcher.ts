@@ -1,9 +1,9 @@
-import type { Device, Survey, SurveyQuota } from "@sds/schemas";
+import type { Device, SurveyQuota } from "@sds/schemas";
 import { BitsetPool, type Bitset } from "../internal/bitset.ts";
 import { Posting } from "../internal/posting.ts";
 import { answerNumber } from "./answer-rule.ts";
-import { compileSurvey, type CompiledSurvey } from "./compiled-survey.ts";
-import { closedQuotaFor, exclusionReasons, type AnswerLookup } from "./evaluate.ts";
+import { compileTargeting, expectedEarnings, type CompiledTargeting, type SurveyFacts } from "./compiled-survey.ts";
+import { closedQuotaFor, exclusionReasons, qualificationsMet, type AnswerLookup } from "./evaluate.ts";
 import {
   DEFAULT_MATCH_LIMIT,
   MAX_MATCH_LIMIT,
@@ -13,6 +13,7 @@ import {
   type MatchRequest,
   type MatchResult,
 } from "./match-types.ts";
+import { packTargeting, unpackTargeting } from "./packed-targeting.ts";
 import { TopSlots } from "./top-slots.ts";
 
 /** What a survey is routed on besides itself; `null` where it is not stored (then it is never matched). */
@@ -40,6 +41,9 @@ const RANGE_HITS_KEPT = 512;
 
 const INITIAL_WORDS = 32;
 
+/** Bits of a slot's `#devices` entry. */
+const DEVICE_BITS: Readonly<Record<Device, number>> = { desktop: 1, mobile: 2, tablet: 4 };
+
 /**
  * The live inventory in memory, indexed for matching respondents. A sync cycle keeps it current
  * with {@link SurveyMatcher.upsert} and {@link SurveyMatcher.remove}, survey by survey: nothing
@@ -52,20 +56,32 @@ const INITIAL_WORDS = 32;
  * closed quota (`Remaining <= 0`) that the respondent falls into. Order: `Cpi × Ir / 100`
  * descending, then `SurveyId` ascending.
  *
+ * It keeps what matching needs and nothing more: per survey its id, score, language and devices
+ * in typed arrays, its slot in the indexes, and its targeting packed into one string (read back
+ * only to update the indexes, to explain, and kept compiled for the few surveys the indexes
+ * cannot decide). It never holds survey records: a match returns survey ids, and the caller
+ * looks the records up where it keeps them (sds-sync: its store).
+ *
  * @example
  * ```ts
  * const matcher = new SurveyMatcher();
  * matcher.upsert(survey, { qualifications, quotas });
- * const { surveys } = matcher.match({ answers: { "42": ["30"], "43": ["2"] }, device: "mobile" });
+ * const { surveyIds } = matcher.match({ answers: { "42": ["30"], "43": ["2"] }, device: "mobile" });
  * ```
  */
-export class SurveyMatcher<S extends MatchableSurvey = Survey> {
+export class SurveyMatcher {
   readonly #pool = new BitsetPool(INITIAL_WORDS);
   readonly #slotById = new Map<number, number>();
-  #entries: (CompiledSurvey<S> | undefined)[] = [];
+  /** Per slot, the compiled targeting packed by {@link packTargeting}; `undefined` for a free slot. */
+  readonly #targeting: (string | undefined)[] = [];
+  /** The compiled targeting of the slots in `#directCheck`, which every match may read. */
+  readonly #directTargeting = new Map<number, CompiledTargeting>();
   readonly #freeSlots: number[] = [];
   #scores = new Float64Array(INITIAL_WORDS * 32);
   #surveyIds = new Float64Array(INITIAL_WORDS * 32);
+  #languages = new Float64Array(INITIAL_WORDS * 32);
+  /** Per slot, the devices it allows ({@link DEVICE_BITS}). */
+  #devices = new Uint8Array(INITIAL_WORDS * 32);
   #candidates = new Uint32Array(INITIAL_WORDS);
   #met = new Uint32Array(INITIAL_WORDS);
   #zero = new Uint32Array(INITIAL_WORDS);
@@ -92,14 +108,11 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     return this.#slotById.has(surveyId);
   }
 
-  /** The survey as last upserted, if held. */
-  get(surveyId: number): S | undefined {
-    const slot = this.#slotById.get(surveyId);
-    return slot === undefined ? undefined : this.#entries[slot]?.survey;
-  }
-
-  /** Adds a live survey or replaces what is held for it, indexes updated in place. */
-  upsert(survey: S, targeting: SurveyTargeting): void {
+  /**
+   * Adds a live survey or replaces what is held for it, indexes updated in place. Only the fields
+   * of {@link MatchableSurvey} are read, and neither the survey nor its targeting is kept.
+   */
+  upsert(survey: MatchableSurvey, targeting: SurveyTargeting): void {
     let slot = this.#slotById.get(survey.SurveyId);
     if (slot === undefined) {
       slot = this.#allocateSlot();
@@ -107,10 +120,12 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     } else {
       this.#unindex(slot);
     }
-    const compiled = compileSurvey(survey, targeting.qualifications, targeting.quotas);
-    this.#entries[slot] = compiled;
-    this.#scores[slot] = compiled.score;
+    const compiled = compileTargeting(targeting.qualifications, targeting.quotas);
+    this.#targeting[slot] = packTargeting(compiled);
+    this.#scores[slot] = expectedEarnings(survey);
     this.#surveyIds[slot] = survey.SurveyId;
+    this.#languages[slot] = survey.LanguageId;
+    this.#devices[slot] = (survey.DesktopAllowed ? DEVICE_BITS.desktop : 0) | (survey.MobileAllowed ? DEVICE_BITS.mobile : 0) | (survey.TabletAllowed ? DEVICE_BITS.tablet : 0);
     this.#index(slot, compiled);
   }
 
@@ -119,18 +134,18 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     const slot = this.#slotById.get(surveyId);
     if (slot === undefined) return false;
     this.#unindex(slot);
-    this.#entries[slot] = undefined;
+    this.#targeting[slot] = undefined;
     this.#slotById.delete(surveyId);
     this.#freeSlots.push(slot);
     return true;
   }
 
   /**
-   * The surveys the respondent qualifies for, best first.
+   * The ids of the surveys the respondent qualifies for, best first.
    *
    * @throws RangeError when `limit` is not an integer from 1 to 5000.
    */
-  match(request: MatchRequest): MatchResult<S> {
+  match(request: MatchRequest): MatchResult {
     const limit = request.limit ?? DEFAULT_MATCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MATCH_LIMIT) {
       throw new RangeError(`limit must be an integer from 1 to ${MAX_MATCH_LIMIT}, got ${limit}`);
@@ -157,12 +172,23 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
   /** Why the survey is out for this respondent (or that it is in). A survey not held is `not-live`. */
   explain(surveyId: number, request: Omit<MatchRequest, "limit">): Explanation {
     const slot = this.#slotById.get(surveyId);
-    const compiled = slot === undefined ? undefined : this.#entries[slot];
-    if (compiled === undefined) {
+    const packed = slot === undefined ? undefined : this.#targeting[slot];
+    if (slot === undefined || packed === undefined) {
       return { surveyId, eligible: false, reasons: [{ kind: "not-live", message: `survey ${surveyId} is not live (not held by the matcher)` }] };
     }
-    const reasons = exclusionReasons(compiled, toLookup(request.answers), request);
+    const reasons = exclusionReasons(this.#facts(slot), unpackTargeting(packed), toLookup(request.answers), request);
     return { surveyId, eligible: reasons.length === 0, reasons };
+  }
+
+  /** The survey fields that `explain` reports, as held for the slot. */
+  #facts(slot: number): SurveyFacts {
+    const devices = this.#devices[slot] ?? 0;
+    return {
+      LanguageId: this.#languages[slot] ?? 0,
+      DesktopAllowed: (devices & DEVICE_BITS.desktop) !== 0,
+      MobileAllowed: (devices & DEVICE_BITS.mobile) !== 0,
+      TabletAllowed: (devices & DEVICE_BITS.tablet) !== 0,
+    };
   }
 
   #intersect(words: Uint32Array): void {
@@ -183,7 +209,7 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     }
   }
 
-  #collect(answers: AnswerLookup, limit: number): MatchResult<S> {
+  #collect(answers: AnswerLookup, limit: number): MatchResult {
     const top = new TopSlots(limit, this.#scores, this.#surveyIds);
     const candidates = this.#candidates;
     const direct = this.#directCheck.words;
@@ -199,27 +225,23 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
         top.offer(slot);
       }
     }
-    const surveys: S[] = [];
-    for (const slot of top.sorted()) {
-      const survey = this.#entries[slot]?.survey;
-      if (survey !== undefined) surveys.push(survey);
-    }
-    return { surveys, eligible };
+    const surveyIds = top.sorted().map((slot) => this.#surveyIds[slot] ?? 0);
+    return { surveyIds, eligible };
   }
 
   #passesDirectCheck(slot: number, answers: AnswerLookup): boolean {
-    const compiled = this.#entries[slot];
+    const compiled = this.#directTargeting.get(slot);
     if (compiled === undefined) return false;
     if (closedQuotaFor(compiled, answers) !== undefined) return false;
     // Repeated qualification ids are indexed by their first record only; check them all here.
-    return exclusionReasons(compiled, answers, {}).length === 0;
+    return qualificationsMet(compiled, answers);
   }
 
   #allocateSlot(): number {
     const free = this.#freeSlots.pop();
     if (free !== undefined) return free;
-    const slot = this.#entries.length;
-    this.#entries.push(undefined);
+    const slot = this.#targeting.length;
+    this.#targeting.push(undefined);
     if (slot >= this.#pool.wordCount * 32) this.#grow(this.#pool.wordCount * 2);
     return slot;
   }
@@ -232,15 +254,22 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     const surveyIds = new Float64Array(wordCount * 32);
     surveyIds.set(this.#surveyIds);
     this.#surveyIds = surveyIds;
+    const languages = new Float64Array(wordCount * 32);
+    languages.set(this.#languages);
+    this.#languages = languages;
+    const devices = new Uint8Array(wordCount * 32);
+    devices.set(this.#devices);
+    this.#devices = devices;
     this.#candidates = new Uint32Array(wordCount);
     this.#met = new Uint32Array(wordCount);
     this.#zero = new Uint32Array(wordCount);
   }
 
-  #index(slot: number, compiled: CompiledSurvey<S>): void {
-    this.#forEachMembership(compiled, (bitset) => {
+  #index(slot: number, compiled: CompiledTargeting): void {
+    this.#forEachMembership(slot, compiled, (bitset) => {
       bitset.add(slot);
     });
+    if (this.#directCheck.has(slot)) this.#directTargeting.set(slot, compiled);
     const seen = new Set<number>();
     for (const rule of compiled.qualifications ?? []) {
       if (seen.has(rule.qualificationId)) continue;
@@ -267,14 +296,17 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
   }
 
   #unindex(slot: number): void {
-    const compiled = this.#entries[slot];
-    if (compiled === undefined) return;
-    this.#forEachMembership(compiled, (bitset) => {
+    const packed = this.#targeting[slot];
+    if (packed === undefined) return;
+    const compiled = this.#directTargeting.get(slot) ?? unpackTargeting(packed);
+    this.#forEachMembership(slot, compiled, (bitset) => {
       bitset.delete(slot);
     });
-    const language = this.#byLanguage.get(compiled.survey.LanguageId);
+    this.#directTargeting.delete(slot);
+    const languageId = this.#languages[slot] ?? 0;
+    const language = this.#byLanguage.get(languageId);
     if (language?.size === 0) {
-      this.#byLanguage.delete(compiled.survey.LanguageId);
+      this.#byLanguage.delete(languageId);
       this.#pool.release(language);
     }
     for (const rule of compiled.qualifications ?? []) {
@@ -299,23 +331,23 @@ export class SurveyMatcher<S extends MatchableSurvey = Survey> {
     }
   }
 
-  /** Calls `visit` with every non-qualification bitset the survey belongs to. */
-  #forEachMembership(compiled: CompiledSurvey<S>, visit: (bitset: Bitset) => void): void {
-    const { survey } = compiled;
-    const stored = compiled.qualifications !== null && compiled.quotas !== null;
-    const closedForEveryone = compiled.closedQuotas.some((quota) => quota.conditions === undefined || quota.conditions.length === 0);
+  /** Calls `visit` with every non-qualification bitset the slot belongs to (its fields set, its targeting `compiled`). */
+  #forEachMembership(slot: number, compiled: CompiledTargeting, visit: (bitset: Bitset) => void): void {
+    const closedQuotas = compiled.closedQuotas ?? [];
+    const stored = compiled.qualifications !== null && compiled.closedQuotas !== null;
+    const closedForEveryone = closedQuotas.some((quota) => quota.conditions === undefined || quota.conditions.length === 0);
     if (stored && !closedForEveryone) visit(this.#routable);
     const qualificationIds = compiled.qualifications?.map((rule) => rule.qualificationId) ?? [];
-    if (compiled.closedQuotas.length > 0 || new Set(qualificationIds).size !== qualificationIds.length) visit(this.#directCheck);
-    let language = this.#byLanguage.get(survey.LanguageId);
+    if (closedQuotas.length > 0 || new Set(qualificationIds).size !== qualificationIds.length) visit(this.#directCheck);
+    const languageId = this.#languages[slot] ?? 0;
+    let language = this.#byLanguage.get(languageId);
     if (language === undefined) {
       language = this.#pool.create();
-      this.#byLanguage.set(survey.LanguageId, language);
+      this.#byLanguage.set(languageId, language);
     }
     visit(language);
-    if (survey.DesktopAllowed) visit(this.#byDevice.desktop);
-    if (survey.MobileAllowed) visit(this.#byDevice.mobile);
-    if (survey.TabletAllowed) visit(this.#byDevice.tablet);
+    const devices = this.#devices[slot] ?? 0;
+    for (const device of ["desktop", "mobile", "tablet"] as const) if ((devices & DEVICE_BITS[device]) !== 0) visit(this.#byDevice[device]);
   }
 }
 
