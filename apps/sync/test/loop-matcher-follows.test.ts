@@ -47,7 +47,41 @@ describe("the matcher follows the store", () => {
     await waitFor(async () => (await matchedIds(service, { "43": ["2"] })).join() === "8001,8002");
   });
 
+  /** Matches, changes a listed survey upstream, syncs, and returns the names the answers listed before and after. */
+  async function namesAcrossAChange(service: ServiceHarness, api: FakeSupplierApi): Promise<string[]> {
+    const names = async () => {
+      const response = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { "43": ["1"] } }) });
+      return ((await response.json()) as { surveys: { Name: string }[] }).surveys.map((each) => each.Name);
+    };
+    api.updateSurvey(8001, { Name: "before" });
+    await service.request("/v1/sync/run", { method: "POST" });
+    await waitFor(async () => (await names()).join() === "before");
+    // Read twice: the second answer comes from the matcher's record cache.
+    const cached = await names();
+    api.updateSurvey(8001, { Name: "after" });
+    await service.request("/v1/sync/run", { method: "POST" });
+    await waitFor(async () => (await names()).join() !== "before");
+    return [...cached, ...(await names())];
+  }
+
+  it("lists each survey's record as stored by the last cycle the matcher followed, never a stale cached copy", async () => {
+    const api = fake();
+    const service = await startServiceHarness({ api });
+    cleanups.push(() => service.close());
+    expect(await namesAcrossAChange(service, api)).toEqual(["before", "after"]);
+    expect(service.service.loop.liveMatcher.recordCache.records).toBe(1);
+  });
+
   describe.skipIf(!available)("on PostgreSQL", () => {
+    it("lists each survey's record as stored by the last cycle the matcher followed, never a stale cached copy", async () => {
+      const schema = freshSchemaName("sds_loop_records");
+      cleanups.push(() => dropSchema(schema));
+      const api = fake();
+      const service = await startServiceHarness({ api, database: { kind: "postgres", connectionString: testDatabaseUrl, schema } });
+      cleanups.push(() => service.close());
+      expect(await namesAcrossAChange(service, api)).toEqual(["before", "after"]);
+    });
+
     it("keeps a follower replica's matcher current with the leader's cycles, and both see the outcomes either records", async () => {
       const schema = freshSchemaName("sds_loop_replicas");
       cleanups.push(() => dropSchema(schema));
