@@ -21,7 +21,8 @@ import type { FakeReply } from "./fake-process.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { runCycle, SurveyIndex } from "../src/sync/run-cycle.ts";
+import { runCycle } from "../src/sync/run-cycle.ts";
+import { SurveyIndex } from "../src/sync/survey-index.ts";
 import type { Upstream } from "../src/sync/upstream.ts";
 
 const surveys = Number(process.argv[2] ?? "100000");

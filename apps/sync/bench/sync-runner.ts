@@ -8,7 +8,9 @@ import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
 import { TaskPool } from "../src/sync/concurrency.ts";
 import { countingFetch } from "../src/sync/counting-fetch.ts";
-import { runCycle, SurveyIndex, type CycleResult } from "../src/sync/run-cycle.ts";
+import type { CycleResult } from "../src/sync/cycle-result.ts";
+import { runCycle } from "../src/sync/run-cycle.ts";
+import { SurveyIndex } from "../src/sync/survey-index.ts";
 
 /** One measured run: wall time and upstream requests. */
 export interface Measured {

@@ -7,7 +7,7 @@ import { configSecrets, loadConfig } from "./config.ts";
 import { PortInUseError, SyncError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
-import type { CycleResult } from "./sync/run-cycle.ts";
+import type { CycleResult } from "./sync/cycle-result.ts";
 
 /**
  * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys) and

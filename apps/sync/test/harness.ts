@@ -14,7 +14,9 @@ import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/sync/client-upstream.ts";
 import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
 import { ClosureGuard, type ClosureGuardSettings } from "../src/sync/closure-guard.ts";
-import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "../src/sync/run-cycle.ts";
+import type { CycleResult } from "../src/sync/cycle-result.ts";
+import { runCycle, type CycleSettings } from "../src/sync/run-cycle.ts";
+import { SurveyIndex } from "../src/sync/survey-index.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
 export const silentLogger = pino({ level: "silent" });

@@ -4,7 +4,7 @@ import { loopStatus } from "../loop/loop-status.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "../sync/change-notifier.ts";
-import type { CycleResult } from "../sync/run-cycle.ts";
+import type { CycleResult } from "../sync/cycle-result.ts";
 import { ManualRunRefusedError, type SyncEngine } from "../sync/sync-engine.ts";
 import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
 import type { PageCache } from "./page-cache.ts";

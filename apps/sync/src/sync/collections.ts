@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { SyncStore } from "../store/store.ts";
-import { errorMessage } from "./run-cycle.ts";
+import { errorMessage } from "./cycle-result.ts";
 import { collectionNames, type Upstream } from "./upstream.ts";
 
 /** How often the reference collections are refreshed: integrations cache them about a day. */

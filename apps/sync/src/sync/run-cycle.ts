@@ -1,11 +1,10 @@
-import { isRateLimitError } from "@sds/client";
 import type { Survey } from "@sds/schemas";
 import type { Logger } from "pino";
-import { StoreError, SyncError } from "../errors.ts";
 import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
+import { CycleAbortedError, CycleDeadlineError, errorMessage, failureKind, RepeatedIdsError, retryAfterOf, toError, type CycleResult } from "./cycle-result.ts";
 import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
@@ -14,6 +13,7 @@ import { invalidIdIssues, quarantineOfListItem } from "./quarantine.ts";
 import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./size-limits.ts";
 import { isSurveyId } from "./survey-id.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
+import type { SurveyIndex } from "./survey-index.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** The settings of a cycle that come from the configuration (deadline, limits). */
@@ -37,76 +37,6 @@ export interface CycleContext extends CycleSettings {
   readonly now?: () => Date;
   /** The mass-closure guard of this leader, kept across cycles. @default none: every absent survey closes */
   readonly closureGuard?: ClosureGuard;
-}
-
-/**
- * Why a cycle failed: `shutdown` (the process was asked to stop: not a fault), `deadline` (it
- * ran past `SYNC_CYCLE_TIMEOUT`), `store` (the store refused a write or the commit), `upstream`
- * (the live list failed, was refused, or anything else).
- */
-export type CycleFailureKind = "shutdown" | "deadline" | "store" | "upstream";
-
-/** The cycle was abandoned because the process is shutting down. */
-export class CycleAbortedError extends SyncError {
-  override name = "CycleAbortedError" as const;
-}
-
-/** The list repeated ids that were not set aside: the cycle starts over with them set aside (never recorded as such). */
-export class RepeatedIdsError extends SyncError {
-  override name = "RepeatedIdsError" as const;
-  readonly ids: readonly number[];
-  constructor(ids: readonly number[]) {
-    super(`the live list repeated survey ids ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ", …" : ""}`);
-    this.ids = ids;
-  }
-}
-
-/** The cycle ran past its deadline (`SYNC_CYCLE_TIMEOUT`). */
-export class CycleDeadlineError extends SyncError {
-  override name = "CycleDeadlineError" as const;
-  /** The deadline, in ms. */
-  readonly deadlineMs: number;
-  constructor(deadlineMs: number) {
-    super(`deadline: the cycle did not finish within ${deadlineMs / 1000} s (SYNC_CYCLE_TIMEOUT); nothing of it was kept`);
-    this.deadlineMs = deadlineMs;
-  }
-}
-
-/** How a cycle ended. */
-export interface CycleResult {
-  readonly status: "succeeded" | "failed";
-  readonly runId: number | undefined;
-  readonly counts: RunCounts;
-  readonly startedAt: Date;
-  readonly finishedAt: Date;
-  readonly error: string | null;
-  /** Why it failed; null when it succeeded. */
-  readonly failure: CycleFailureKind | null;
-  /** The longest wait an upstream 429 asked for during the cycle (`Retry-After`, in ms); null when none did. */
-  readonly retryAfterMs: number | null;
-  readonly firstSequence: number | null;
-  readonly lastSequence: number | null;
-  readonly fetchFailures: readonly FetchFailure[];
-}
-
-/**
- * The store's survey states, kept in memory between cycles so a no-change cycle reads nothing
- * from the store. Only the leader writes, so its copy stays true while it leads; it is dropped
- * when leadership changes hands or a commit fails, and reloaded on the next cycle.
- */
-export class SurveyIndex {
-  #states: Map<number, StoredSurveyState> | undefined;
-  /** Ids the last committed list repeated: the next cycle sets their copies aside from the start (see {@link ListingTally}). */
-  repeatedIds: ReadonlySet<number> = new Set();
-
-  async load(store: SyncStore): Promise<Map<number, StoredSurveyState>> {
-    if (!this.#states) this.#states = new Map((await store.loadSurveyStates()).map((state) => [state.id, state]));
-    return this.#states;
-  }
-
-  invalidate(): void {
-    this.#states = undefined;
-  }
 }
 
 /**
@@ -436,28 +366,3 @@ function resolvedChildKeys(plan: SurveyPlan, fetched: FetchedRecords): string[] 
   return keys;
 }
 
-/** The longest `Retry-After` among errors that are the upstream's 429s, in ms; null when there is none. */
-function retryAfterOf(errors: readonly unknown[]): number | null {
-  let longest: number | null = null;
-  for (const error of errors) {
-    if (isRateLimitError(error) && error.retryAfter !== undefined) longest = Math.max(longest ?? 0, error.retryAfter);
-  }
-  return longest;
-}
-
-function failureKind(cause: Error): CycleFailureKind {
-  if (cause instanceof CycleAbortedError) return "shutdown";
-  if (cause instanceof CycleDeadlineError) return "deadline";
-  if (cause instanceof StoreError) return "store";
-  return "upstream";
-}
-
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
-
-/** A one-line description of an error for run records and logs; never includes request headers. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}

@@ -5,7 +5,9 @@ import type { RunInput, SyncStore } from "../store/store.ts";
 import type { ChangeNotifier } from "./change-notifier.ts";
 import { ClosureGuard, type ClosureGuardSettings, type HeldClosures } from "./closure-guard.ts";
 import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "./collections.ts";
-import { runCycle, SurveyIndex, type CycleResult, type CycleSettings } from "./run-cycle.ts";
+import type { CycleResult } from "./cycle-result.ts";
+import { runCycle, type CycleSettings } from "./run-cycle.ts";
+import { SurveyIndex } from "./survey-index.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** `POST /v1/sync/run` reached a replica that does not lead. */
