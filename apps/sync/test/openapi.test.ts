@@ -4,15 +4,24 @@
  * `default` fallback) and each JSON body must match the documented schema (Ajv, draft 2020-12,
  * with formats). An undocumented status or a body that drifted from the zod schemas fails.
  */
+import { encryptionSigning, signUrl } from "@sds/routing";
+import type { EncryptionSettings } from "@sds/schemas";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseConfig } from "../src/config.ts";
+import { waitFor } from "./harness.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "openapi-test-token";
 const DOCUMENT_ID = "sds-sync-openapi.json";
-const METHODS = ["get", "post"] as const;
+const METHODS = ["get", "head", "post"] as const;
+/** The account's S2S signing: outcome calls must be signed, so a bad signature is a 403. */
+const OUTGOING: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "openapi-s2s-key" };
+const pgAvailable = await postgresAvailable();
 
 interface OperationObject {
   readonly operationId: string;
@@ -27,6 +36,7 @@ interface OpenApiDocument {
 const pointerEscape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
 describe("the OpenAPI document of sds-sync", () => {
+  let api: FakeSupplierApi;
   let harness: ServiceHarness;
   let document: OpenApiDocument;
   let ajv: Ajv2020;
@@ -34,7 +44,8 @@ describe("the OpenAPI document of sds-sync", () => {
   const seen = new Map<string, Set<number>>();
 
   beforeAll(async () => {
-    harness = await startServiceHarness({ surveys: 8, config: { apiToken: TOKEN, retentionSeconds: 1, maxClosureShare: 1 } });
+    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 8, account: { OutgoingEncryption: OUTGOING } }] });
+    harness = await startServiceHarness({ api, config: { apiToken: TOKEN, retentionSeconds: 1, maxClosureShare: 1 } });
     const response = await harness.request("/openapi.json");
     expect(response.status).toBe(200);
     document = (await response.json()) as OpenApiDocument;
@@ -44,7 +55,15 @@ describe("the OpenAPI document of sds-sync", () => {
   });
   afterAll(async () => {
     await harness.close();
+    await api.close();
   });
+
+  /** An outcome call as the marketplace signs it: path and query, with the signature appended. */
+  function signed(path: string): string {
+    const signing = encryptionSigning(OUTGOING);
+    if (!signing) throw new Error("outgoing encryption is enabled");
+    return signUrl(`${harness.service.outcomesUrl}${path}`, signing.key, signing.scheme).slice(harness.service.outcomesUrl.length);
+  }
 
   /** The operation serving `method path`, by matching the document's path templates. */
   function operationFor(method: string, path: string): { operation: OperationObject; template: string } {
@@ -58,11 +77,16 @@ describe("the OpenAPI document of sds-sync", () => {
   }
 
   /** Sends a request and asserts the document describes its answer; returns the body. */
-  async function call(method: string, path: string, expectedStatus: number, init: { token?: string | null; body?: string; headers?: Record<string, string>; documentedAs?: string } = {}): Promise<unknown> {
+  async function call(
+    method: string,
+    path: string,
+    expectedStatus: number,
+    init: { token?: string | null; body?: string; headers?: Record<string, string>; documentedAs?: string; target?: ServiceHarness } = {},
+  ): Promise<unknown> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
     if (init.body !== undefined) headers["content-type"] ??= "application/json";
-    const response = await harness.request(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+    const response = await (init.target ?? harness).request(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
     const text = await response.text();
     expect(response.status, `${method} ${path}: ${text.slice(0, 300)}`).toBe(expectedStatus);
     const { operation, template } = operationFor(init.documentedAs ?? method, path);
@@ -172,13 +196,49 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("POST", "/v1/entry-links", 409, { body: JSON.stringify({ surveyId: other?.SurveyId ?? 0, token: "openapi-1" }) });
     await call("POST", "/v1/entry-links", 404, { body: JSON.stringify({ surveyId: 999_999_999, token: "openapi-2" }) });
     await call("POST", "/v1/entry-links", 400, { body: JSON.stringify({ surveyId }) });
-    await call("GET", "/v1/outcomes/complete?vq_token=openapi-1", 200, { token: null });
-    await call("POST", "/v1/outcomes/terminate?vq_token=openapi-1", 200, { token: null });
-    await call("GET", "/v1/outcomes/finished?vq_token=openapi-1", 404, { token: null });
+    await call("GET", signed("/v1/outcomes/complete?vq_token=openapi-1"), 200, { token: null });
+    await call("POST", signed("/v1/outcomes/terminate?vq_token=openapi-1"), 200, { token: null });
+    await call("GET", signed("/v1/outcomes/finished?vq_token=openapi-1"), 404, { token: null });
     await call("GET", "/v1/outcomes/complete", 400, { token: null });
+    // The receiver is authenticated by signature: none, or one over another call, is a 403.
+    await call("GET", "/v1/outcomes/complete?vq_token=openapi-1", 403, { token: null });
+    await call("POST", signed("/v1/outcomes/complete?vq_token=openapi-1").replace("openapi-1", "openapi-9"), 403, { token: null });
+    // A survey whose entry URL carries a placeholder sds-sync cannot fill makes no entry link: 422.
+    const unusable = harness.api.addSurvey(DEFAULT_SUPPLIER_ID, { survey: { SurveyUrl: "https://survey.example.com/s?tid=[#vq_tid#]&panel=[#panel_secret#]" } });
+    await call("POST", "/v1/sync/run", 200);
+    await waitFor(() => harness.service.loop.liveMatcher.matcher.get(unusable.SurveyId) !== undefined, 20_000);
+    await call("POST", "/v1/entry-links", 422, { body: JSON.stringify({ surveyId: unusable.SurveyId, token: "openapi-3" }) });
     await call("GET", "/v1/outcomes?after=0", 200);
     await call("GET", "/v1/outcomes?after=0&wait=1", 200);
     await call("GET", "/v1/outcomes?wait=61", 400);
+  });
+
+  it("describes HEAD wherever GET is answered: GET's status and headers, no body, no state changed", async () => {
+    const [survey] = harness.api.listSurveys(DEFAULT_SUPPLIER_ID);
+    const heads: [string, number][] = [
+      ["/", 200],
+      ["/status.js", 200],
+      ["/status.css", 200],
+      ["/openapi.json", 200],
+      ["/healthz", 200],
+      ["/readyz", 200],
+      ["/metrics", 200],
+      ["/v1/surveys?limit=2", 200],
+      [`/v1/surveys/${survey?.SurveyId ?? 0}`, 200],
+      ["/v1/surveys/999999999", 404],
+      ["/v1/surveys?limit=0", 400],
+      ["/v1/changes?after=0", 200],
+      ["/v1/collections", 200],
+      ["/v1/sync/status", 200],
+      ["/v1/outcomes?after=0", 200],
+    ];
+    for (const [path, status] of heads) await call("HEAD", path, status);
+    const outcomesBefore = (await call("GET", "/v1/outcomes?after=0", 200)) as { outcomes: unknown[] };
+    await call("HEAD", signed("/v1/outcomes/security?vq_token=openapi-head"), 200, { token: null });
+    await call("HEAD", "/v1/outcomes/security?vq_token=openapi-head", 403, { token: null });
+    await call("HEAD", signed("/v1/outcomes/finished?vq_token=openapi-head"), 404, { token: null });
+    const outcomesAfter = (await call("GET", "/v1/outcomes?after=0", 200)) as { outcomes: unknown[] };
+    expect(outcomesAfter.outcomes, "a HEAD records no outcome").toEqual(outcomesBefore.outcomes);
   });
 
   it("describes the operator routes: runs, refusals, closures and a foreign Origin", async () => {
@@ -206,10 +266,33 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("GET", "/v1/changes?after=0", 410);
   });
 
-  it("describes 503 on every route that reads the store, once it is gone", async () => {
+  it("describes 503 on every route that reads a store, once it is gone", async () => {
     await harness.service.store.close();
     for (const path of ["/readyz", "/v1/surveys", "/v1/surveys/1", "/v1/changes", "/v1/collections", "/v1/sync/status"]) {
       await call("GET", path, 503, path === "/readyz" ? { token: null } : {});
+    }
+    // The respondent loop's records live in a store of their own.
+    await harness.service.loop.outcomes.close();
+    const [survey] = harness.api.listSurveys(DEFAULT_SUPPLIER_ID);
+    await call("GET", "/v1/outcomes?after=0", 503);
+    await call("HEAD", "/v1/outcomes?after=0", 503);
+    await call("POST", "/v1/entry-links", 503, { body: JSON.stringify({ surveyId: survey?.SurveyId ?? 0, token: "openapi-503" }) });
+    await call("GET", signed("/v1/outcomes/complete?vq_token=openapi-503"), 503, { token: null });
+  });
+
+  it.skipIf(!pgAvailable)("describes 409 not_leader on a replica that does not lead (PostgreSQL)", async () => {
+    const database: DatabaseConfig = { kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_openapi") };
+    const leader = await startServiceHarness({ api, database, replicaId: "openapi-leader", config: { apiToken: TOKEN } });
+    const follower = await startServiceHarness({ api, database, replicaId: "openapi-follower", config: { apiToken: TOKEN } });
+    try {
+      expect(follower.service.engine.status().leader).toBe(false);
+      await call("POST", "/v1/sync/run", 409, { target: follower });
+      await call("POST", "/v1/sync/run?wait=false", 409, { target: follower });
+      await call("POST", "/v1/sync/closures/confirm", 409, { target: follower });
+    } finally {
+      await follower.close();
+      await leader.close();
+      await dropSchema(database.schema);
     }
   });
 

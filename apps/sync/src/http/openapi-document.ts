@@ -27,6 +27,8 @@ export interface RouteDoc {
   readonly success: Readonly<Record<string, ResponseSchema | readonly ResponseSchema[] | { readonly contentType: string } | { readonly description: string }>>;
   /** Error answers, each with the errorReply body (`/readyz` lists its 503 under `success`: the Readiness body, or this one when the store fails). */
   readonly errors: readonly ErrorStatus[];
+  /** A GET route's HEAD operation, when it does more than answer GET's status and headers without the body. */
+  readonly head?: string;
 }
 
 interface Parameter extends QueryParameter {
@@ -79,7 +81,7 @@ const errorResponses = {
   "413": { name: "PayloadTooLarge", description: "The body is larger than 64 KiB." },
   "415": { name: "UnsupportedMediaType", description: "The body is not JSON." },
   "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
-  "429": { name: "TooManyRequests", description: "Manual runs are spaced (SYNC_MANUAL_RUN_SPACING_SECONDS).", headers: retryAfter },
+  "429": { name: "TooManyRequests", description: "Manual runs are spaced (SYNC_MANUAL_RUN_SPACING) and held while an upstream 429's Retry-After is pending.", headers: retryAfter },
   "500": { name: "InternalError", description: "Unexpected; see the service log." },
   "503": { name: "Unavailable", description: "The store or the account settings cannot be read right now, or the service is shutting down.", headers: retryAfter },
 } as const;
@@ -94,10 +96,11 @@ const outcomeReceiver = {
   summary: "The marketplace's server-to-server outcome call (signed, no bearer token)",
   parameters: [
     pathParameter("outcome", "The outcome.", z.enum(outcomeKinds)),
-    { name: "vq_token", in: "query", required: true, description: "The transaction token (the name is SYNC_OUTCOMES_TOKEN_PARAMETER's).", schema: z.string().min(1) },
+    { name: "vq_token", in: "query", required: true, description: "The transaction token (the name is SYNC_OUTCOMES_TOKEN_PARAM's).", schema: z.string().min(1) },
   ],
   success: { "200": "OutcomeReceipt" },
   errors: ["400", "403", "404", "405", "500", "503"],
+  head: "Checks an outcome call (token, signature) as GET would, and records nothing: HEAD changes no state",
 } as const satisfies RouteDoc;
 
 /** Every route of server.ts, documented. */
@@ -130,7 +133,7 @@ export const routeDocs = {
     success: { "200": "CycleRun", "202": "RunAccepted", "502": "CycleRun" },
     errors: ["400", ...guarded, "409", "429", "503"],
   },
-  confirmClosures: { summary: "Confirm the closures the mass-closure guard holds", success: { "202": "ClosuresConfirmed" }, errors: guarded },
+  confirmClosures: { summary: "Confirm the closures the mass-closure guard holds (on the leader)", success: { "202": "ClosuresConfirmed" }, errors: [...guarded, "409"] },
   match: { summary: "The live surveys a respondent qualifies for, best first", requestBody: "MatchBody", success: { "200": "MatchResult" }, errors: ["400", ...guarded, "413", "415"] },
   issueEntryLink: {
     summary: "A respondent's entry link to a live survey (201 new, 200 repeat of the same token)",
@@ -167,6 +170,25 @@ function responseObject(answer: RouteDoc["success"][string]) {
   return { description: answer.join(" or "), content: { "application/json": { schema: { anyOf: answer.map(ref) } } } };
 }
 
+/**
+ * The HEAD operation of a GET route (the router answers HEAD wherever GET is): GET's statuses and
+ * headers, no bodies.
+ */
+function headOperationObject(id: string, route: RouteShape, doc: RouteDoc) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(doc.success)) responses[status] = { description: responseObject(answer).description };
+  for (const status of doc.errors) {
+    const { description, ...rest } = errorResponses[status];
+    responses[status] = { description, ...("headers" in rest ? { headers: rest.headers } : {}) };
+  }
+  return {
+    ...operationObject(id, route, doc),
+    operationId: `${id}Head`,
+    summary: doc.head ?? `${doc.summary}: GET's status and headers, without the body`,
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
 function operationObject(id: string, route: RouteShape, doc: RouteDoc) {
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(doc.success)) responses[status] = responseObject(answer);
@@ -182,13 +204,15 @@ function operationObject(id: string, route: RouteShape, doc: RouteDoc) {
 }
 
 /**
- * The OpenAPI 3.1 document of the routes given (server.ts's table), one operation per route;
- * `docs` must describe every one of them.
+ * The OpenAPI 3.1 document of the routes given (server.ts's table), one operation per route,
+ * and a HEAD operation beside every GET; `docs` must describe every one of them.
  */
 export function buildSyncOpenApiDocument<Id extends string>(routes: Readonly<Record<Id, RouteShape>>, docs: Readonly<Record<NoInfer<Id>, RouteDoc>>): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, route] of Object.entries(routes) as [Id, RouteShape][]) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(id, route, docs[id]);
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operationObject(id, route, docs[id]);
+    if (route.method === "GET") item.head = headOperationObject(id, route, docs[id]);
   }
   const responses: Record<string, unknown> = {};
   for (const { name, description, ...rest } of Object.values(errorResponses)) {

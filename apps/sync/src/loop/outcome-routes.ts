@@ -22,7 +22,7 @@ export function receivedUrl(request: RouteRequest, publicUrl: string | undefined
  * signature, not bearer token: when the account's `OutgoingEncryption` is enabled, a missing or
  * invalid signature is a 403 and nothing is recorded. One record per (token, outcome): a repeat
  * answers 200 with `recorded: false`; another outcome for the same token is recorded as a
- * transition. 200 only once the record is committed.
+ * transition. 200 only once the record is committed. HEAD checks the same and records nothing.
  */
 export const receiveOutcome: Handler = async (context, request) => {
   const outcome = request.params.outcome ?? "";
@@ -37,6 +37,8 @@ export const receiveOutcome: Handler = async (context, request) => {
     const verdict = verifySignedUrl(receivedUrl(request, loop.publicUrl), signing.key, signing.scheme);
     if (!verdict.valid) return errorReply(403, `signature_${verdict.reason}`, verdict.message);
   }
+  // HEAD (a link checker, a monitor) must change nothing: the call checked, nothing recorded.
+  if (request.incoming.method === "HEAD") return json(200, {});
   const result = await loop.outcomes.recordOutcome({ token, outcome, at: new Date() });
   if (result.recorded) {
     loop.countOutcome(outcome);
