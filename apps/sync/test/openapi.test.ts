@@ -206,7 +206,7 @@ describe("the OpenAPI document of sds-sync", () => {
     // A survey whose entry URL carries a placeholder sds-sync cannot fill makes no entry link: 422.
     const unusable = harness.api.addSurvey(DEFAULT_SUPPLIER_ID, { survey: { SurveyUrl: "https://survey.example.com/s?tid=[#vq_tid#]&panel=[#panel_secret#]" } });
     await call("POST", "/v1/sync/run", 200);
-    await waitFor(() => harness.service.loop.liveMatcher.matcher.get(unusable.SurveyId) !== undefined, 20_000);
+    await waitFor(async () => (await harness.service.loop.liveMatcher.liveSurvey(unusable.SurveyId)) !== undefined, 20_000);
     await call("POST", "/v1/entry-links", 422, { body: JSON.stringify({ surveyId: unusable.SurveyId, token: "openapi-3" }) });
     await call("GET", "/v1/outcomes?after=0", 200);
     await call("GET", "/v1/outcomes?after=0&wait=1", 200);
