@@ -3,19 +3,41 @@ import { StoreError } from "../errors.ts";
 import { assertSchemaKnown, migrationStatements, type MigrationLedger } from "./migrations.ts";
 import { advisoryLockKey } from "./postgres-leadership.ts";
 
-/** Where a PostgreSQL store keeps its tables. */
+/** Where a PostgreSQL store keeps its tables: the options of both PostgreSQL stores (sync and outcome). */
 export interface PostgresSchemaOptions {
   readonly connectionString: string;
-  /** Schema of the tables, created when missing. @default "public" */
+  /** Schema of the tables, created when missing; the outcome store shares the sync store's. @default "public" */
   readonly schema?: string;
+  /** Connections of the store's pool. @default the store's own (see its open function) */
   readonly poolSize?: number;
+}
+
+/**
+ * Opens a pool on the schema and applies `ledger`'s pending migrations, the first step of
+ * opening either PostgreSQL store. When that fails the pool is ended and the error arrives as a
+ * StoreError naming `storeName` and the schema.
+ */
+export async function openMigratedPool(
+  options: PostgresSchemaOptions,
+  defaultPoolSize: number,
+  ledger: MigrationLedger,
+  storeName: string,
+): Promise<{ pool: pg.Pool; schema: string }> {
+  const { pool, schema } = openSchemaPool(options, defaultPoolSize);
+  try {
+    await migratePostgres(pool, schema, ledger);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(`cannot open ${storeName} (schema ${schema}): ${(error as Error).message}`, { cause: error });
+  }
+  return { pool, schema };
 }
 
 /**
  * A pool whose connections use `schema` (validated: it is spliced into SQL) and survive the
  * server dropping an idle connection (the pool replaces it instead of crashing the process).
  */
-export function openSchemaPool(options: PostgresSchemaOptions, defaultPoolSize: number): { pool: pg.Pool; schema: string } {
+function openSchemaPool(options: PostgresSchemaOptions, defaultPoolSize: number): { pool: pg.Pool; schema: string } {
   const schema = options.schema ?? "public";
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
   const pool = new pg.Pool({
@@ -33,7 +55,7 @@ export function openSchemaPool(options: PostgresSchemaOptions, defaultPoolSize: 
  * version, in one transaction under an advisory transaction lock, so replicas starting together
  * migrate once; refuses a schema newer than this build knows.
  */
-export async function migratePostgres(pool: pg.Pool, schema: string, ledger: MigrationLedger): Promise<void> {
+async function migratePostgres(pool: pg.Pool, schema: string, ledger: MigrationLedger): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");

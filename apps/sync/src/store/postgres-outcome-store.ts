@@ -1,7 +1,7 @@
 import type pg from "pg";
-import { StoreError } from "../errors.ts";
 import { outcomeLedger } from "./outcome-migrations.ts";
-import { migratePostgres, openSchemaPool } from "./postgres-migrate.ts";
+import { openMigratedPool, type PostgresSchemaOptions } from "./postgres-migrate.ts";
+import { inPostgresTransaction } from "./postgres-transaction.ts";
 import {
   outcomeKinds,
   type EntryInput,
@@ -17,28 +17,13 @@ import {
 import { conversionSql } from "./outcome-sql.ts";
 import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
 
-/** Options of {@link openPostgresOutcomeStore}. */
-export interface PostgresOutcomeStoreOptions {
-  readonly connectionString: string;
-  /** Schema of the tables (the sync store's). @default "public" */
-  readonly schema?: string;
-  /** @default 3 */
-  readonly poolSize?: number;
-}
-
 /**
  * Opens the PostgreSQL outcome store in the sync store's schema, applying its migrations under
  * an advisory transaction lock so replicas starting together migrate once. Every replica writes
- * it: the receiver runs on each.
+ * it: the receiver runs on each. `poolSize` is 3 unless given.
  */
-export async function openPostgresOutcomeStore(options: PostgresOutcomeStoreOptions): Promise<OutcomeStore> {
-  const { pool, schema } = openSchemaPool(options, 3);
-  try {
-    await migratePostgres(pool, schema, outcomeLedger);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw new StoreError(`cannot open the PostgreSQL outcome store (schema ${schema}): ${(error as Error).message}`, { cause: error });
-  }
+export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): Promise<OutcomeStore> {
+  const { pool } = await openMigratedPool(options, 3, outcomeLedger, "the PostgreSQL outcome store");
   return new PostgresOutcomeStore(pool);
 }
 
@@ -75,20 +60,8 @@ class PostgresOutcomeStore implements OutcomeStore {
     this.#pool = pool;
   }
 
-  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient | undefined;
-    try {
-      client = await this.#pool.connect();
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client?.query("ROLLBACK").catch(() => undefined);
-      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
-    } finally {
-      client?.release();
-    }
+  #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inPostgresTransaction(this.#pool, what, work);
   }
 
   recordEntry(entry: EntryInput): Promise<RecordEntryResult> {

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { StoreError } from "../errors.ts";
 import { syncLedger } from "./migrations.ts";
-import { migratePostgres, openSchemaPool } from "./postgres-migrate.ts";
+import { openMigratedPool, type PostgresSchemaOptions } from "./postgres-migrate.ts";
+import { inPostgresTransaction } from "./postgres-transaction.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership } from "./postgres-leadership.ts";
 import { POSTGRES_FEED_HORIZON, prunePostgresBatch } from "./postgres-retention.ts";
@@ -28,32 +29,18 @@ import type {
   SyncStore,
 } from "./store.ts";
 
-/** Options of {@link openPostgresStore}. */
-export interface PostgresStoreOptions {
-  readonly connectionString: string;
-  /** Schema of the tables, created when missing. @default "public" */
-  readonly schema?: string;
-  /** Connections for reads and commits (leadership uses one more). @default 5 */
-  readonly poolSize?: number;
-}
-
 /**
  * Opens the PostgreSQL store, creating the schema and applying pending migrations under an
- * advisory transaction lock, so replicas starting together migrate once.
+ * advisory transaction lock, so replicas starting together migrate once. `poolSize` is the
+ * connections for reads and commits (leadership uses one more), 5 unless given.
  *
  * @example
  * ```ts
  * const store = await openPostgresStore({ connectionString: "postgres://postgres@127.0.0.1/test", schema: "sds" });
  * ```
  */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<SyncStore> {
-  const { pool, schema } = openSchemaPool(options, 5);
-  try {
-    await migratePostgres(pool, schema, syncLedger);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw new StoreError(`cannot open PostgreSQL store (schema ${schema}): ${(error as Error).message}`, { cause: error });
-  }
+export async function openPostgresStore(options: PostgresSchemaOptions): Promise<SyncStore> {
+  const { pool, schema } = await openMigratedPool(options, 5, syncLedger, "PostgreSQL store");
   return new PostgresStore(pool, new PostgresLeadership(options.connectionString, schema));
 }
 
@@ -128,25 +115,8 @@ class PostgresStore implements SyncStore {
     return this.#transaction("run record", (client) => this.#insertRun(client, run, null, null));
   }
 
-  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
-    }
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
-    } finally {
-      client.release();
-    }
+  #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inPostgresTransaction(this.#pool, what, work);
   }
 
   async listSurveys(query: SurveyQuery): Promise<SurveyPage> {
