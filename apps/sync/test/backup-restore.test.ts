@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config.ts";
-import { openStore } from "../src/store/open-store.ts";
+import { withStore } from "./database-location.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 import { ensureSystemTool } from "./system-tool.ts";
@@ -34,9 +34,8 @@ const pgDump = ensureSystemTool("pg_dump", "postgresql-client", "the pg_dump/pg_
 const pgAvailable = pgDump !== undefined && (await postgresAvailable());
 
 /** What a store holds, as a consumer sees it. */
-async function snapshot(database: DatabaseConfig) {
-  const store = await openStore(database);
-  try {
+const snapshot = (database: DatabaseConfig) =>
+  withStore(database, async (store) => {
     const page = await store.listSurveys({ status: "all", limit: 1000 });
     return {
       surveys: page.surveys.map((survey) => [survey.id, survey.status]),
@@ -44,10 +43,7 @@ async function snapshot(database: DatabaseConfig) {
       changes: (await store.listChanges(0, 1000)).length,
       runs: (await store.listRuns(1000)).length,
     };
-  } finally {
-    await store.close();
-  }
-}
+  });
 
 describe("backup and restore, as the runbook says", () => {
   let directory: string;

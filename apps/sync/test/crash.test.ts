@@ -1,69 +1,32 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore } from "../src/store/open-store.ts";
 import type { DatabaseConfig } from "../src/config.ts";
-import type { ChangeType, SyncStore } from "../src/store/store.ts";
+import type { ChangeType } from "../src/store/store.ts";
 import { compareChanges, SyncModel } from "./convergence.ts";
 import { waitFor } from "./harness.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
+import { postgresLocation, sqliteLocation, withStore, type DatabaseLocation } from "./database-location.ts";
+import { postgresAvailable } from "./postgres.ts";
 import { spawnService, type ServiceProcess } from "./subprocess.ts";
 
 const available = await postgresAvailable();
 
 /** Everything a reader can see in the store, for before/after comparisons. */
-async function snapshot(database: DatabaseConfig) {
-  const store = await openStore(database);
-  try {
+const snapshot = (database: DatabaseConfig) =>
+  withStore(database, async (store) => {
     const page = await store.listSurveys({ status: "all", limit: 10_000 });
     const details = await Promise.all(page.surveys.map((survey) => store.getSurvey(survey.id)));
     return { details, changes: await store.listChanges(0, 100_000), sequence: await store.latestSequence(), runs: (await store.listRuns(1000)).length };
-  } finally {
-    await store.close();
-  }
-}
-
-async function withStore<T>(database: DatabaseConfig, work: (store: SyncStore) => Promise<T>): Promise<T> {
-  const store = await openStore(database);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
+  });
 
 const qualificationRequests = (api: FakeSupplierApi) => api.requestLog().filter((entry) => entry.operationId === "getSurveyQualifications").length;
 
-interface Location {
-  readonly url: string;
-  readonly database: DatabaseConfig;
-  readonly cleanup: () => Promise<void>;
-}
-
-function sqliteLocation(): Location {
-  const directory = mkdtempSync(join(tmpdir(), "sds-sync-crash-"));
-  const path = join(directory, "sds.db");
-  const cleanup = () => {
-    rmSync(directory, { recursive: true, force: true });
-    return Promise.resolve();
-  };
-  return { url: `sqlite:${path}`, database: { kind: "sqlite", path }, cleanup };
-}
-
-function postgresLocation(): Location {
-  const schema = freshSchemaName("sds_sync_crash");
-  return { url: schemaDatabaseUrl(schema), database: { kind: "postgres", connectionString: testDatabaseUrl, schema }, cleanup: () => dropSchema(schema) };
-}
-
 describe.each([
-  ["SQLite", true, sqliteLocation],
-  ["PostgreSQL", available, postgresLocation],
+  ["SQLite", true, () => sqliteLocation("sds-sync-crash-")],
+  ["PostgreSQL", available, () => postgresLocation("sds_sync_crash")],
 ] as const)("atomicity on %s", (_name, enabled, createLocation) => {
   let api: FakeSupplierApi;
   let fake: FakeServer;
-  let location: Location;
+  let location: DatabaseLocation;
   const processes: ServiceProcess[] = [];
   afterEach(async () => {
     for (const each of processes.splice(0)) if (each.child.exitCode === null && each.child.signalCode === null) each.child.kill("SIGKILL");

@@ -21,6 +21,35 @@ import { SurveyIndex } from "../src/sync/survey-index.ts";
 /** A logger that writes nothing, for tests that do not assert on logs. */
 export const silentLogger = pino({ level: "silent" });
 
+/** Options of {@link defaultSupplierFake}. */
+export interface DefaultSupplierFakeOptions {
+  /** Live surveys of the one supplier, or explicit inits. @default 20 */
+  readonly surveys?: FakeSupplierInit["surveys"];
+  /** @default 1 */
+  readonly seed?: number;
+  /** The fake's clock (epoch ms), so two fakes can hold identical data. @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * The fake with the one default supplier (default API key) the harnesses sync, logging every
+ * request so a test can count them.
+ */
+export function defaultSupplierFake(options: DefaultSupplierFakeOptions = {}): FakeSupplierApi {
+  return createFakeSupplierApi({
+    seed: options.seed ?? 1,
+    suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }],
+    requestLogLimit: 1_000_000,
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
+
+/** Puts `api` behind the hostile front (honest until a test plays a scenario) on a free port. */
+export async function listenBehindHostileFront(api: FakeSupplierApi): Promise<{ hostile: HostileUpstream; server: FakeServer }> {
+  const hostile = createHostileUpstream(api);
+  return { hostile, server: await hostile.listen() };
+}
+
 /** The fake over real HTTP, a store, and a cycle to run on demand. */
 export interface CycleHarness {
   readonly api: FakeSupplierApi;
@@ -38,15 +67,10 @@ export interface CycleHarness {
 }
 
 /** Options of {@link createCycleHarness}. */
-export interface CycleHarnessOptions {
-  /** Live surveys of the one supplier, or explicit inits. @default 20 */
-  readonly surveys?: FakeSupplierInit["surveys"];
-  readonly seed?: number;
+export interface CycleHarnessOptions extends DefaultSupplierFakeOptions {
   readonly concurrency?: number;
   /** @default an in-memory SQLite store */
   readonly store?: SyncStore;
-  /** The fake's clock (epoch ms), so two fakes can hold identical data. @default Date.now */
-  readonly now?: () => number;
   /** Wraps the real `fetch` the client uses (to reshape or observe responses). */
   readonly wrapFetch?: (fetch: FetchFunction) => FetchFunction;
   /** Settings of the cycle beyond the harness's own (deadline, limits, closure guard). */
@@ -66,14 +90,8 @@ export interface CycleHarnessOptions {
  * service does. Retries are off, so a fault on a request is a failure of that request.
  */
 export async function createCycleHarness(options: CycleHarnessOptions = {}): Promise<CycleHarness> {
-  const api = createFakeSupplierApi({
-    seed: options.seed ?? 1,
-    suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }],
-    requestLogLimit: 1_000_000,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const hostile = createHostileUpstream(api);
-  const server = await hostile.listen();
+  const api = defaultSupplierFake(options);
+  const { hostile, server } = await listenBehindHostileFront(api);
   const store = options.store ?? (await openSqliteStore({ path: ":memory:" }));
   await store.leadership.acquire();
   let requests = 0;

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createFakeSupplierApi, createSeededRandom, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SeededRandom } from "@sds/testing";
 import { describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config.ts";
-import { openStore } from "../src/store/open-store.ts";
 import type { ChangeRecord, SyncStore } from "../src/store/store.ts";
 import { waitFor } from "./harness.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
+import { postgresLocation, sqliteLocation, withStore } from "./database-location.ts";
+import { postgresAvailable } from "./postgres.ts";
 import { spawnService } from "./subprocess.ts";
 
 const available = await postgresAvailable();
@@ -17,36 +13,6 @@ const ROUNDS = 6;
 /** Rounds killed during the first sync; the others are killed among churn cycles. */
 const FIRST_SYNC_KILLS = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Location {
-  readonly url: string;
-  readonly database: DatabaseConfig;
-  readonly cleanup: () => Promise<void>;
-}
-
-function sqliteLocation(): Location {
-  const directory = mkdtempSync(join(tmpdir(), "sds-sync-kill-"));
-  const path = join(directory, "sds.db");
-  return { url: `sqlite:${path}`, database: { kind: "sqlite", path }, cleanup: () => {
-      rmSync(directory, { recursive: true, force: true });
-      return Promise.resolve();
-    },
-  };
-}
-
-function postgresLocation(): Location {
-  const schema = freshSchemaName("sds_sync_kill");
-  return { url: schemaDatabaseUrl(schema), database: { kind: "postgres", connectionString: testDatabaseUrl, schema }, cleanup: () => dropSchema(schema) };
-}
-
-async function withStore<T>(database: DatabaseConfig, work: (store: SyncStore) => Promise<T>): Promise<T> {
-  const store = await openStore(database);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 /** Upstream churn of one round: a few closures, a reopening, new prices, new qualifications, new surveys (well under the mass-closure guard's share). */
 function churn(api: FakeSupplierApi, random: SeededRandom): void {
@@ -100,8 +66,8 @@ async function expectFeedTellsTheStore(store: SyncStore): Promise<ChangeRecord[]
 }
 
 describe.each([
-  ["SQLite", true, sqliteLocation],
-  ["PostgreSQL", available, postgresLocation],
+  ["SQLite", true, () => sqliteLocation("sds-sync-kill-")],
+  ["PostgreSQL", available, () => postgresLocation("sds_sync_kill")],
 ] as const)("a SIGKILL campaign on %s", (name, enabled, createLocation) => {
   it.skipIf(!enabled)(`kills sds-sync at ${ROUNDS} random points of its first sync and of churn cycles, and the store still equals the fake with a gapless feed`, async () => {
     const random = createSeededRandom(seed + (name === "SQLite" ? 0 : 1));

@@ -1,12 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { OutcomeStore } from "../src/store/outcome-store.ts";
+import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 
 /** A fresh, empty outcome store location, opened as often as a test likes. */
-export interface OutcomeStoreHarness {
-  /** Opens (migrating) a store on this location; a second open sees the first one's data. */
-  open(): Promise<OutcomeStore>;
-  destroy(): Promise<void>;
-}
+export type OutcomeStoreHarness = StoreLocation<OutcomeStore>;
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
@@ -14,22 +11,10 @@ const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 /** The behavioural contract of {@link OutcomeStore}, run against both implementations. */
 export function describeOutcomeStoreConformance(name: string, createHarness: () => Promise<OutcomeStoreHarness>): void {
   describe(`${name} outcome store conformance`, () => {
-    let harness: OutcomeStoreHarness;
+    const open = storesPerTest(createHarness);
     let store: OutcomeStore;
-    const opened: OutcomeStore[] = [];
-    const open = async () => {
-      const next = await harness.open();
-      opened.push(next);
-      return next;
-    };
-
     beforeEach(async () => {
-      harness = await createHarness();
       store = await open();
-    });
-    afterEach(async () => {
-      for (const each of opened.splice(0)) await each.close();
-      await harness.destroy();
     });
 
     it("records an entry once per token and refuses the token for another survey", async () => {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SyncStore } from "../src/store/store.ts";
-import type { StoreHarness } from "./store-harness.ts";
+import { storesPerTest, type StoreHarness } from "./store-harness.ts";
 import { emptyCommit, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");
@@ -12,17 +12,10 @@ const opened = (from: number, count: number) => Array.from({ length: count }, (_
 /** The retention contract of {@link SyncStore} (pruning and the feed horizon), run against every implementation. */
 export function describeRetentionConformance(name: string, createHarness: () => Promise<StoreHarness>): void {
   describe(`${name} store retention`, () => {
-    let harness: StoreHarness;
+    const open = storesPerTest(createHarness, (next) => next.leadership.acquire());
     let store: SyncStore;
-
     beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
-      await store.leadership.acquire();
-    });
-    afterEach(async () => {
-      await store.close();
-      await harness.destroy();
+      store = await open();
     });
 
     it("prunes the oldest feed entries in batches and reports the horizon a consumer must not be behind", async () => {

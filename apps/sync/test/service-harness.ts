@@ -1,19 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createFakeSupplierApi,
-  createHostileUpstream,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  type FakeServer,
-  type FakeSupplierApi,
-  type FakeSupplierInit,
-  type HostileUpstream,
-} from "@sds/testing";
+import { DEFAULT_API_KEY, type FakeServer, type FakeSupplierApi, type FakeSupplierInit, type HostileUpstream } from "@sds/testing";
 import type { DatabaseConfig, SyncConfig } from "../src/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
-import { silentLogger, waitFor } from "./harness.ts";
+import { defaultSupplierFake, listenBehindHostileFront, silentLogger, waitFor } from "./harness.ts";
 
 /** sds-sync running in-process against the fake over HTTP. */
 export interface ServiceHarness {
@@ -48,11 +39,8 @@ export interface ServiceHarnessOptions {
  */
 export async function startServiceHarness(options: ServiceHarnessOptions = {}): Promise<ServiceHarness> {
   const ownsApi = options.api === undefined;
-  const api =
-    options.api ??
-    createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: options.surveys ?? 20 }], requestLogLimit: 1_000_000 });
-  const hostile = createHostileUpstream(api);
-  const fake = await hostile.listen();
+  const api = options.api ?? defaultSupplierFake(options.surveys === undefined ? {} : { surveys: options.surveys });
+  const { hostile, server: fake } = await listenBehindHostileFront(api);
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-service-"));
   const config: SyncConfig = {
     baseUrl: fake.baseUrl,

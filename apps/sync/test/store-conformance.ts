@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SyncStore } from "../src/store/store.ts";
 import { describeRetentionConformance } from "./retention-conformance.ts";
 import { emptyCommit, qualificationsOf, quotasOf, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
-import type { StoreHarness } from "./store-harness.ts";
+import { storesPerTest, type StoreHarness } from "./store-harness.ts";
 
 export type { StoreHarness } from "./store-harness.ts";
 
@@ -15,23 +15,10 @@ const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
  */
 export function describeStoreConformance(name: string, createHarness: () => Promise<StoreHarness>): void {
   describe(`${name} store conformance`, () => {
-    let harness: StoreHarness;
+    const open = storesPerTest(createHarness, (next) => next.leadership.acquire());
     let store: SyncStore;
-    const opened: SyncStore[] = [];
-    const open = async () => {
-      const next = await harness.open();
-      opened.push(next);
-      await next.leadership.acquire();
-      return next;
-    };
-
     beforeEach(async () => {
-      harness = await createHarness();
       store = await open();
-    });
-    afterEach(async () => {
-      for (const each of opened.splice(0)) await each.close();
-      await harness.destroy();
     });
 
     it("starts empty after migrations and re-opens without migrating twice", async () => {
