@@ -1,18 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { missingHeapFlags } from "./heap-flags.ts";
 
+const ALL = ["--max-semi-space-size=4", "--heap-growing-percent=20"];
+
 describe("missingHeapFlags", () => {
-  it("adds the semi-space limit when the operator set none", () => {
-    expect(missingHeapFlags([], undefined)).toEqual(["--max-semi-space-size=16"]);
-    expect(missingHeapFlags(["--conditions=@sds/source"], "--enable-source-maps --max-old-space-size=1024")).toEqual(["--max-semi-space-size=16"]);
+  it("adds the young-generation limit and the old generation's growth when the operator set neither", () => {
+    expect(missingHeapFlags([], undefined)).toEqual(ALL);
+    expect(missingHeapFlags(["--conditions=@sds/source"], "--enable-source-maps --max-old-space-size=1024")).toEqual(ALL);
   });
 
-  it("lets the operator's own limit win, in NODE_OPTIONS or on the command line, in either spelling", () => {
-    expect(missingHeapFlags([], "--max_semi_space_size=64")).toEqual([]);
-    expect(missingHeapFlags(["--max-heap-size=512"], "")).toEqual([]);
+  it("lets each of the operator's own settings win, in NODE_OPTIONS or on the command line, in either spelling", () => {
+    expect(missingHeapFlags([], "--max_semi_space_size=64")).toEqual(["--heap-growing-percent=20"]);
+    expect(missingHeapFlags(["--max-heap-size=512"], "")).toEqual(["--heap-growing-percent=20"]);
+    expect(missingHeapFlags([], "--heap_growing_percent=50")).toEqual(["--max-semi-space-size=4"]);
   });
 
-  it("adds nothing once the command line carries the limit, as after the re-exec", () => {
-    expect(missingHeapFlags(["--max-semi-space-size=16"], undefined)).toEqual([]);
+  it("adds nothing once the command line carries them, as after the re-exec", () => {
+    expect(missingHeapFlags(ALL, undefined)).toEqual([]);
   });
 });

@@ -44,12 +44,12 @@ describe("the sds-sync process", () => {
     expect(version.stdout).toBe(`${VERSION}\n`);
   });
 
-  it.skipIf(process.platform !== "linux")("re-executes itself in place with the semi-space limit unless NODE_OPTIONS sets its own, and still exits 0 on SIGTERM", async () => {
+  it.skipIf(process.platform !== "linux")("re-executes itself in place with its heap flags, each unless NODE_OPTIONS sets its own, and still exits 0 on SIGTERM", async () => {
     const fake = await createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3 }] }).listen();
     try {
       for (const [nodeOptions, expected, absent] of [
-        ["--max-old-space-size=1024", ["--max-semi-space-size=16"], []],
-        ["--max-semi-space-size=32", [], ["--max-semi-space-size=16"]],
+        ["--max-old-space-size=1024", ["--max-semi-space-size=4", "--heap-growing-percent=20"], []],
+        ["--max-semi-space-size=32", ["--heap-growing-percent=20"], ["--max-semi-space-size=4"]],
       ] as const) {
         const service = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: "sqlite::memory:", NODE_OPTIONS: nodeOptions });
         const url = await service.url;

@@ -18,8 +18,8 @@ import { spawnService, type ServiceProcess } from "./subprocess.ts";
  */
 
 const BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-/** The bin's heap flag: present on the command line once the process has re-executed itself. */
-const REEXEC_FLAG = "--max-semi-space-size=16";
+/** One of the bin's heap flags: present on the command line once the process has re-executed itself. */
+const REEXEC_FLAG = "--max-semi-space-size=4";
 /** Generous bounds for a machine with a load average of 10 and more: only a hang reaches them. */
 const PAUSE_WAIT_MS = 60_000;
 const EXIT_WAIT_MS = 60_000;

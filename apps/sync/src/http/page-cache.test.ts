@@ -51,4 +51,28 @@ describe("PageCache", () => {
     const small = await cache.reply({ version: "5.1", query: "?limit=1", ifNoneMatch: undefined, acceptEncoding: "gzip" }, () => Promise.resolve({ surveys: [] }));
     expect(small.headers?.["content-encoding"]).toBeUndefined();
   });
+
+  it("holds no more bytes than its bound, compressed copies counted, dropping the oldest pages first", async () => {
+    const identityBytes = Buffer.byteLength(JSON.stringify(big));
+    const cache = new PageCache({ maxBytes: identityBytes * 2 + 100 });
+    const builds: string[] = [];
+    const ask = (query: string, acceptEncoding?: string) =>
+      cache.reply({ version: "5.1", query, ifNoneMatch: undefined, acceptEncoding }, () => Promise.resolve((builds.push(query), big)));
+    await ask("?a");
+    await ask("?b");
+    expect([cache.size, cache.bytes]).toEqual([2, identityBytes * 2]);
+    // The brotli copy of ?b pushes the cache past its bound: ?a, the oldest, goes.
+    await ask("?b", "br");
+    expect(cache.size).toBe(1);
+    expect(cache.bytes).toBeGreaterThan(identityBytes);
+    expect(cache.bytes).toBeLessThanOrEqual(identityBytes * 2 + 100);
+    await ask("?b");
+    await ask("?a");
+    expect(builds).toEqual(["?a", "?b", "?a"]);
+    // A page larger than the whole bound is served but not kept.
+    const tiny = new PageCache({ maxBytes: 100 });
+    const reply = await tiny.reply({ version: "5.1", query: "?a", ifNoneMatch: undefined, acceptEncoding: undefined }, () => Promise.resolve(big));
+    expect(JSON.parse(reply.bytes?.toString("utf8") ?? "")).toEqual(big);
+    expect([tiny.size, tiny.bytes]).toEqual([0, 0]);
+  });
 });

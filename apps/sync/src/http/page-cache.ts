@@ -22,9 +22,18 @@ interface CachedPage {
 
 /** Options of {@link PageCache}. */
 export interface PageCacheOptions {
-  /** Most bytes kept (identity bodies). @default 32 MiB */
+  /** Most bytes kept, every encoding of every page counted. @default {@link DEFAULT_PAGE_CACHE_BYTES} */
   readonly maxBytes?: number;
 }
+
+/**
+ * The default bound of the page cache: a dozen pages of 1,000 surveys, or hundreds of the
+ * default 100. A reader walking the whole inventory by cursor asks for each page once, so
+ * holding more buys nothing but resident memory.
+ */
+export const DEFAULT_PAGE_CACHE_BYTES = 8 * 1024 * 1024;
+
+const pageBytes = (page: CachedPage) => page.identity.byteLength + (page.gzip?.byteLength ?? 0) + (page.br?.byteLength ?? 0);
 
 /** Which encoding to send for an `Accept-Encoding` header: br, then gzip, else none. */
 export function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | undefined {
@@ -47,7 +56,7 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || bare(tag) === bare(etag));
 }
 
-/** Serialised pages by query, for the current data version only. */
+/** Serialised pages by query, for the current data version only, least recently built dropped first past the bound. */
 export class PageCache {
   readonly #maxBytes: number;
   #version = "";
@@ -55,7 +64,17 @@ export class PageCache {
   readonly #pages = new Map<string, CachedPage>();
 
   constructor(options: PageCacheOptions = {}) {
-    this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_PAGE_CACHE_BYTES;
+  }
+
+  /** Bytes held, every encoding counted. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Pages held. */
+  get size(): number {
+    return this.#pages.size;
   }
 
   /** The ETag of a query at a data version. */
@@ -83,11 +102,17 @@ export class PageCache {
     const encoding = page.identity.byteLength >= COMPRESS_MIN_BYTES ? chooseEncoding(request.acceptEncoding) : undefined;
     const headers = { etag, vary: "Accept-Encoding" };
     if (encoding === "br") {
-      page.br ??= brotliCompressSync(page.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.identity.byteLength } });
+      if (!page.br) {
+        page.br = brotliCompressSync(page.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.identity.byteLength } });
+        this.#grew(request.query, page, page.br.byteLength);
+      }
       return { status: 200, body: null, bytes: page.br, headers: { ...headers, "content-encoding": "br" } };
     }
     if (encoding === "gzip") {
-      page.gzip ??= gzipSync(page.identity, { level: 6 });
+      if (!page.gzip) {
+        page.gzip = gzipSync(page.identity, { level: 6 });
+        this.#grew(request.query, page, page.gzip.byteLength);
+      }
       return { status: 200, body: null, bytes: page.gzip, headers: { ...headers, "content-encoding": "gzip" } };
     }
     return { status: 200, body: null, bytes: page.identity, headers };
@@ -96,12 +121,24 @@ export class PageCache {
   #remember(version: string, query: string, page: CachedPage): void {
     // A page built while the version moved on belongs to no one.
     if (version !== this.#version) return;
-    while (this.#bytes + page.identity.byteLength > this.#maxBytes && this.#pages.size > 0) {
-      const oldest = this.#pages.keys().next().value as string;
-      this.#bytes -= this.#pages.get(oldest)?.identity.byteLength ?? 0;
-      this.#pages.delete(oldest);
-    }
     this.#pages.set(query, page);
-    this.#bytes += page.identity.byteLength;
+    this.#bytes += pageBytes(page);
+    this.#evictBeyondBound();
+  }
+
+  /** Counts an encoding added to a cached page (one no longer cached is only being served). */
+  #grew(query: string, page: CachedPage, added: number): void {
+    if (this.#pages.get(query) !== page) return;
+    this.#bytes += added;
+    this.#evictBeyondBound();
+  }
+
+  /** Drops the oldest pages until the bound holds (a page larger than the bound is then not kept either). */
+  #evictBeyondBound(): void {
+    for (const [query, page] of this.#pages) {
+      if (this.#bytes <= this.#maxBytes) return;
+      this.#pages.delete(query);
+      this.#bytes -= pageBytes(page);
+    }
   }
 }
