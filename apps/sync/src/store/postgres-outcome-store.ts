@@ -3,7 +3,6 @@ import { outcomeLedger } from "./outcome-migrations.ts";
 import { openMigratedPool, type PostgresSchemaOptions } from "./postgres-migrate.ts";
 import { inPostgresTransaction } from "./postgres-transaction.ts";
 import {
-  outcomeKinds,
   type EntryInput,
   type EntryRecord,
   type OutcomeInput,
@@ -14,7 +13,7 @@ import {
   type RecordOutcomeResult,
   type SurveyConversionCounts,
 } from "./outcome-store.ts";
-import { conversionSql } from "./outcome-sql.ts";
+import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./outcome-sql.ts";
 import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
 
 /**
@@ -133,25 +132,12 @@ class PostgresOutcomeStore implements OutcomeStore {
 
   async conversion(): Promise<SurveyConversionCounts[]> {
     const result = await this.#pool.query<Record<string, string>>(conversionSql);
-    return result.rows.map((row) => ({
-      surveyId: Number(row.survey_id),
-      entries: Number(row.entries),
-      completes: Number(row.completes),
-      terminates: Number(row.terminates),
-      overquotas: Number(row.overquotas),
-      securityTerminates: Number(row.security_terminates),
-      earnings: Number(row.earnings),
-    }));
+    return result.rows.map(toConversionCounts);
   }
 
   async outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>> {
-    const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
-    const result = await this.#pool.query<{ outcome: string; count: string }>("SELECT outcome, COUNT(*) AS count FROM loop_outcomes GROUP BY outcome");
-    for (const row of result.rows) {
-      const kind = outcomeKinds.find((candidate) => candidate === row.outcome);
-      if (kind) counts[kind] = Number(row.count);
-    }
-    return counts;
+    const result = await this.#pool.query<{ outcome: string; count: string }>(outcomeCountsSql);
+    return toOutcomeCounts(result.rows);
   }
 
   async close(): Promise<void> {

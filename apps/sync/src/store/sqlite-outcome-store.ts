@@ -4,10 +4,9 @@ import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { StoreError } from "../errors.ts";
 import { outcomeLedger } from "./outcome-migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
-import { conversionSql } from "./outcome-sql.ts";
+import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./outcome-sql.ts";
 import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
 import {
-  outcomeKinds,
   type EntryInput,
   type EntryRecord,
   type OutcomeInput,
@@ -144,28 +143,11 @@ class SqliteOutcomeStore implements OutcomeStore {
   }
 
   conversion(): Promise<SurveyConversionCounts[]> {
-    return settle("reading conversion", () =>
-      (this.#db.prepare(conversionSql).all() as Row[]).map((row) => ({
-        surveyId: Number(row.survey_id),
-        entries: Number(row.entries),
-        completes: Number(row.completes),
-        terminates: Number(row.terminates),
-        overquotas: Number(row.overquotas),
-        securityTerminates: Number(row.security_terminates),
-        earnings: Number(row.earnings),
-      })),
-    );
+    return settle("reading conversion", () => (this.#db.prepare(conversionSql).all() as Row[]).map(toConversionCounts));
   }
 
   outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>> {
-    return settle("counting outcomes", () => {
-      const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
-      for (const row of this.#db.prepare("SELECT outcome, COUNT(*) AS count FROM loop_outcomes GROUP BY outcome").all() as Row[]) {
-        const kind = outcomeKinds.find((candidate) => candidate === row.outcome);
-        if (kind) counts[kind] = Number(row.count);
-      }
-      return counts;
-    });
+    return settle("counting outcomes", () => toOutcomeCounts(this.#db.prepare(outcomeCountsSql).all() as Row[]));
   }
 
   close(): Promise<void> {
