@@ -2,29 +2,16 @@ import { createClient } from "@sds/client";
 import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeMarketplace, createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type RespondentOutcome, type SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { screenedSurvey } from "./loop-surveys.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "end-to-end-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
 const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
 
-function survey(id: number, cpi: string, ir: string, codes: readonly string[]): SurveyInit {
-  return {
-    survey: {
-      SurveyId: id,
-      Cpi: cpi,
-      Ir: ir,
-      LanguageId: 1,
-      DesktopAllowed: true,
-      MobileAllowed: true,
-      TabletAllowed: true,
-      Has_Quotas: false,
-      Has_Qualifications: true,
-      SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#vq_tuid#]`,
-    },
-    qualifications: [{ QualificationId: 43, QualificationTypeId: 1, OptionIds: codes.map(Number), OptionCodes: [...codes] }],
-  };
-}
+/** A survey screening on gender (43), entered through a link carrying the transaction and respondent ids. */
+const survey = (id: number, cpi: string, ir: string, codes: readonly string[]): SurveyInit =>
+  screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: ir, SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#vq_tuid#]` }, { question: 43, codes });
 
 describe("the respondent loop, end to end over HTTP", () => {
   const cleanups: (() => Promise<void>)[] = [];

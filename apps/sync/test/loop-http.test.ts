@@ -3,30 +3,19 @@ import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
+import { screenedSurvey } from "./loop-surveys.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "loop-test-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
 const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
 
-function survey(id: number, cpi: string, ir: string, codes: readonly string[] | undefined, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit {
-  return {
-    survey: {
-      SurveyId: id,
-      Cpi: cpi,
-      Ir: ir,
-      LanguageId: 1,
-      DesktopAllowed: true,
-      MobileAllowed: true,
-      TabletAllowed: false,
-      Has_Quotas: false,
-      Has_Qualifications: codes !== undefined,
-      SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#VQ_TUID#]"`,
-      ...extra,
-    },
-    qualifications: codes === undefined ? [] : [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: codes.map(Number), OptionCodes: [...codes] }],
-  };
-}
+/** A survey screening on question 42 (open to all without `codes`), not shown on tablets. */
+const survey = (id: number, cpi: string, ir: string, codes: readonly string[] | undefined, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
+  screenedSurvey(
+    { SurveyId: id, Cpi: cpi, Ir: ir, TabletAllowed: false, SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#VQ_TUID#]"`, ...extra },
+    codes === undefined ? undefined : { question: 42, codes },
+  );
 
 const inventory: SurveyInit[] = [survey(9001, "2.00", "50", ["1"]), survey(9002, "3.00", "50", ["2"]), survey(9003, "1.00", "10", undefined)];
 

@@ -2,16 +2,13 @@ import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeS
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { screenedSurvey } from "./loop-surveys.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const available = await postgresAvailable();
 
-function survey(id: number, codes: readonly string[]): SurveyInit {
-  return {
-    survey: { SurveyId: id, Cpi: "2.00", Ir: "50", LanguageId: 1, DesktopAllowed: true, MobileAllowed: true, TabletAllowed: true, Has_Quotas: false, Has_Qualifications: true },
-    qualifications: [{ QualificationId: 43, QualificationTypeId: 1, OptionIds: codes.map(Number), OptionCodes: [...codes] }],
-  };
-}
+/** A survey screening on gender (43). */
+const survey = (id: number, codes: readonly string[]): SurveyInit => screenedSurvey({ SurveyId: id, Cpi: "2.00", Ir: "50" }, { question: 43, codes });
 
 async function matchedIds(service: ServiceHarness, answers: Record<string, string[]>): Promise<number[]> {
   const response = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers }) });

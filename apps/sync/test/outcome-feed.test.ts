@@ -61,6 +61,20 @@ function watchWaits(harness: ServiceHarness): { readonly waiting: () => number }
   return { waiting: () => spy.mock.calls.length };
 }
 
+/**
+ * Long-polls `reader`'s outcome feed from its end, and once the request is inside the wait (on
+ * an empty feed, before anything is recorded) records `outcome` for `token` through
+ * `receiver`'s receiver. Returns where the feed ended before and the page the long-poll got.
+ */
+async function longPollWhileRecording(reader: ServiceHarness, receiver: ServiceHarness, outcome: string, token: string): Promise<{ next: number; page: OutcomePage }> {
+  const { next } = await getJson<OutcomePage>(reader, "/v1/outcomes?limit=1000");
+  const watch = watchWaits(reader);
+  const waiting = getJson<OutcomePage>(reader, `/v1/outcomes?after=${next}&wait=30`);
+  await waitFor(() => watch.waiting() === 1, 20_000);
+  await receive(receiver, outcome, token);
+  return { next, page: await waiting };
+}
+
 describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) => {
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
@@ -80,13 +94,7 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
   });
 
   it("long-polls GET /v1/outcomes?wait until the receiver records an outcome, then answers with it", async () => {
-    const { next } = await getJson<OutcomePage>(harness, "/v1/outcomes?limit=1000");
-    const watch = watchWaits(harness);
-    const waiting = getJson<OutcomePage>(harness, `/v1/outcomes?after=${next}&wait=30`);
-    // The request is inside the long-poll, on an empty feed, before anything is recorded.
-    await waitFor(() => watch.waiting() === 1, 20_000);
-    await receive(harness, "complete", "poll-1");
-    const page = await waiting;
+    const { next, page } = await longPollWhileRecording(harness, harness, "complete", "poll-1");
     expect(page.outcomes.map((record) => [record.sequence, record.token, record.outcome])).toEqual([[next + 1, "poll-1", "complete"]]);
     expect(page).toMatchObject({ next: next + 1, hasMore: false });
   });
@@ -180,12 +188,7 @@ describe.skipIf(!pgAvailable)("the outcome feed across two replicas on one Postg
   });
 
   it("wakes a long-poll on one replica when another replica's receiver records the outcome", async () => {
-    const { next } = await getJson<OutcomePage>(reader, "/v1/outcomes?limit=1000");
-    const watch = watchWaits(reader);
-    const waiting = getJson<OutcomePage>(reader, `/v1/outcomes?after=${next}&wait=30`);
-    await waitFor(() => watch.waiting() === 1, 20_000);
-    await receive(receiver, "overquota", "elsewhere-1");
-    const page = await waiting;
+    const { page } = await longPollWhileRecording(reader, receiver, "overquota", "elsewhere-1");
     expect(page.outcomes.map((record) => [record.token, record.outcome])).toEqual([["elsewhere-1", "overquota"]]);
     vi.restoreAllMocks();
   });

@@ -1,0 +1,33 @@
+import type { SurveyInit } from "@sds/testing";
+
+/** One screening question of a loop test survey: its id and the answer codes that qualify. */
+export interface Screening {
+  readonly question: number;
+  readonly codes: readonly string[];
+}
+
+/**
+ * A live survey for the respondent-loop tests: shown on desktop and mobile, in language 1,
+ * without quotas, and screened on one question when `screening` is given (else open to all).
+ * `fields` come last, so a test can override any of these.
+ *
+ * @example
+ * ```ts
+ * screenedSurvey({ SurveyId: 7001, Cpi: "4.00", Ir: "50" }, { question: 43, codes: ["1"] });
+ * ```
+ */
+export function screenedSurvey(fields: NonNullable<SurveyInit["survey"]>, screening?: Screening): SurveyInit {
+  return {
+    survey: {
+      LanguageId: 1,
+      DesktopAllowed: true,
+      MobileAllowed: true,
+      TabletAllowed: true,
+      Has_Quotas: false,
+      Has_Qualifications: screening !== undefined,
+      ...fields,
+    },
+    qualifications:
+      screening === undefined ? [] : [{ QualificationId: screening.question, QualificationTypeId: 1, OptionIds: screening.codes.map(Number), OptionCodes: [...screening.codes] }],
+  };
+}
