@@ -5,7 +5,7 @@ import type { DatabaseConfig } from "../src/config.ts";
 import type { OutcomeRecord } from "../src/store/outcome-store.ts";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
-import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+import { startServiceHarness, type ServiceHarness, type ServiceHarnessOptions } from "./service-harness.ts";
 
 /*
  * GET /v1/outcomes, the outcome feed, over real HTTP on both stores: long-polling with `wait`
@@ -75,20 +75,32 @@ async function longPollWhileRecording(reader: ServiceHarness, receiver: ServiceH
   return { next, page: await waiting };
 }
 
-describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) => {
-  let api: FakeSupplierApi;
-  let harness: ServiceHarness;
-  let database: DatabaseConfig | undefined;
-  beforeAll(async () => {
-    api = fakeApi();
-    database = databaseFor();
-    harness = await startServiceHarness({ api, ...(database ? { database } : {}) });
-  });
-  afterAll(async () => {
+/**
+ * The fake and sds-sync against it on `database` (SQLite in a temporary directory when
+ * undefined); `stop` ends both and drops a PostgreSQL schema.
+ */
+async function startFeedService(
+  database: DatabaseConfig | undefined,
+  options: Omit<ServiceHarnessOptions, "api" | "database"> = {},
+): Promise<{ api: FakeSupplierApi; harness: ServiceHarness; stop: () => Promise<void> }> {
+  const api = fakeApi();
+  const harness = await startServiceHarness({ api, ...options, ...(database ? { database } : {}) });
+  const stop = async () => {
     await harness.close();
     await api.close();
     if (database?.kind === "postgres") await dropSchema(database.schema);
+  };
+  return { api, harness, stop };
+}
+
+describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) => {
+  let api: FakeSupplierApi;
+  let harness: ServiceHarness;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ api, harness, stop } = await startFeedService(databaseFor()));
   });
+  afterAll(() => stop());
   afterEach(() => {
     vi.restoreAllMocks();
   });
@@ -130,18 +142,12 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
   const RETENTION_SECONDS = 1;
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
-  let database: DatabaseConfig | undefined;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    api = fakeApi();
-    database = databaseFor();
     // Passes only when the test asks (pruneOnce), so nothing is pruned behind its back.
-    harness = await startServiceHarness({ api, config: { outcomeRetentionSeconds: RETENTION_SECONDS }, pruneEveryMs: 3_600_000, ...(database ? { database } : {}) });
+    ({ api, harness, stop } = await startFeedService(databaseFor(), { config: { outcomeRetentionSeconds: RETENTION_SECONDS }, pruneEveryMs: 3_600_000 }));
   });
-  afterAll(async () => {
-    await harness.close();
-    await api.close();
-    if (database?.kind === "postgres") await dropSchema(database.schema);
-  });
+  afterAll(() => stop());
 
   it("prunes entry links and outcomes past SYNC_OUTCOME_RETENTION_SECONDS and answers 410 outcomes_expired behind the horizon", async () => {
     const [survey] = api.listSurveys(DEFAULT_SUPPLIER_ID);

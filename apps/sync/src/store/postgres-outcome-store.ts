@@ -14,7 +14,8 @@ import {
   type SurveyConversionCounts,
 } from "./outcome-store.ts";
 import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./outcome-sql.ts";
-import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
+import { prunePostgresFeedPrefix } from "./postgres-retention.ts";
+import type { OutcomePruneTarget, PruneBatchOutcome } from "./retention.ts";
 
 /**
  * Opens the PostgreSQL outcome store in the sync store's schema, applying its migrations under
@@ -110,13 +111,8 @@ class PostgresOutcomeStore implements OutcomeStore {
     // One short transaction; readers are never blocked (MVCC), and recorders write young rows only.
     return this.#transaction(`pruning ${target}`, async (client) => {
       switch (target) {
-        case "outcomes": {
-          const result = await client.query<{ sequence: string; received_at: Date }>("SELECT sequence, received_at FROM loop_outcomes ORDER BY sequence LIMIT $1", [limit]);
-          const head = result.rows.map((row) => ({ id: Number(row.sequence), at: row.received_at }));
-          const { cutoff, whole } = prefixCutoff(head, before);
-          const deleted = cutoff === null ? 0 : ((await client.query("DELETE FROM loop_outcomes WHERE sequence <= $1", [cutoff])).rowCount ?? 0);
-          return { deleted, more: whole && head.length === limit, deferred: false };
-        }
+        case "outcomes":
+          return prunePostgresFeedPrefix(client, { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
         case "entries": {
           const deleted = (await client.query(POSTGRES_PRUNE_ENTRIES, [before, limit])).rowCount ?? 0;
           return { deleted, more: deleted === limit, deferred: false };

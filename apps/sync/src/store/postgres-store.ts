@@ -1,11 +1,10 @@
 import type pg from "pg";
-import { StoreError } from "../errors.ts";
 import { syncLedger } from "./migrations.ts";
 import { openMigratedPool, type PostgresSchemaOptions } from "./postgres-migrate.ts";
 import { inPostgresTransaction } from "./postgres-transaction.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership } from "./postgres-leadership.ts";
-import { POSTGRES_FEED_HORIZON, prunePostgresBatch } from "./postgres-retention.ts";
+import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "./postgres-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {
@@ -250,12 +249,8 @@ class PostgresStore implements SyncStore {
     }));
   }
 
-  async pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
-    try {
-      return await prunePostgresBatch(this.#pool, target, before, limit);
-    } catch (error) {
-      throw new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error });
-    }
+  pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    return this.#transaction(`pruning ${target}`, (client) => prunePostgresTarget(client, target, before, limit));
   }
 
   async countByLanguage(): Promise<LanguageCount[]> {

@@ -86,3 +86,9 @@ export function prefixCutoff(head: readonly HeadRow[], before: Date, keep?: numb
   }
   return { cutoff, whole: true };
 }
+
+/** A feed pruned as a prefix (`changes`, `outcomes`): its table and the column holding each entry's time. */
+export interface PrunedFeed {
+  readonly table: "changes" | "loop_outcomes";
+  readonly timeColumn: "occurred_at" | "received_at";
+}

@@ -5,7 +5,8 @@ import { StoreError } from "../errors.ts";
 import { outcomeLedger } from "./outcome-migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
 import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./outcome-sql.ts";
-import { prefixCutoff, type OutcomePruneTarget, type PruneBatchOutcome } from "./retention.ts";
+import type { OutcomePruneTarget, PruneBatchOutcome } from "./retention.ts";
+import { pruneSqliteFeedPrefix } from "./sqlite-retention.ts";
 import {
   type EntryInput,
   type EntryRecord,
@@ -121,15 +122,8 @@ class SqliteOutcomeStore implements OutcomeStore {
 
   #pruneTarget(target: OutcomePruneTarget, before: Date, limit: number): PruneBatchOutcome {
     switch (target) {
-      case "outcomes": {
-        const head = (this.#db.prepare("SELECT sequence, received_at FROM loop_outcomes ORDER BY sequence LIMIT ?").all(limit) as Row[]).map((row) => ({
-          id: Number(row.sequence),
-          at: new Date(row.received_at as string),
-        }));
-        const { cutoff, whole } = prefixCutoff(head, before);
-        const deleted = cutoff === null ? 0 : Number(this.#db.prepare("DELETE FROM loop_outcomes WHERE sequence <= ?").run(cutoff).changes);
-        return { deleted, more: whole && head.length === limit, deferred: false };
-      }
+      case "outcomes":
+        return pruneSqliteFeedPrefix((sql) => this.#db.prepare(sql), { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
       case "entries": {
         const at = before.toISOString();
         const deleted = Number(this.#db.prepare(SQLITE_PRUNE_ENTRIES).run(at, at, limit).changes);

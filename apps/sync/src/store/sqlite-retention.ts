@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { prefixCutoff, type PruneBatchOutcome, type PruneTarget } from "./retention.ts";
+import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
 
 type Prepare = (sql: string) => StatementSync;
 
@@ -23,16 +23,25 @@ export function pruneSqliteBatch(db: DatabaseSync, prepare: Prepare, target: Pru
   }
 }
 
+/**
+ * Deletes the oldest entries of `feed` older than `before`, at most `limit`, always a prefix (it
+ * stops at the first younger entry), so the feed never has a hole. Shared by the change feed and
+ * the outcome feed.
+ */
+export function pruneSqliteFeedPrefix(prepare: Prepare, feed: PrunedFeed, before: Date, limit: number): PruneBatchOutcome {
+  const head = (prepare(`SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`).all(limit) as { sequence: number; at: string }[]).map((row) => ({
+    id: row.sequence,
+    at: new Date(row.at),
+  }));
+  const { cutoff, whole } = prefixCutoff(head, before);
+  const deleted = cutoff === null ? 0 : Number(prepare(`DELETE FROM ${feed.table} WHERE sequence <= ?`).run(cutoff).changes);
+  return { deleted, more: whole && head.length === limit, deferred: false };
+}
+
 function pruneTarget(prepare: Prepare, target: PruneTarget, before: Date, limit: number): PruneBatchOutcome {
   switch (target) {
-    case "changes": {
-      const head = (prepare("SELECT sequence, occurred_at FROM changes ORDER BY sequence LIMIT ?").all(limit) as { sequence: number; occurred_at: string }[]).map(
-        (row) => ({ id: row.sequence, at: new Date(row.occurred_at) }),
-      );
-      const { cutoff, whole } = prefixCutoff(head, before);
-      const deleted = cutoff === null ? 0 : Number(prepare("DELETE FROM changes WHERE sequence <= ?").run(cutoff).changes);
-      return { deleted, more: whole && head.length === limit, deferred: false };
-    }
+    case "changes":
+      return pruneSqliteFeedPrefix(prepare, { table: "changes", timeColumn: "occurred_at" }, before, limit);
     case "runs": {
       const keep = prepare("SELECT MAX(id) AS id FROM runs WHERE status = 'succeeded'").get() as { id: number | null };
       const keepId = keep.id ?? -1;
