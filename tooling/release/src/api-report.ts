@@ -7,8 +7,8 @@
  *                     - a report differs from the build: run `pnpm api:update`, review, commit;
  *                     - a report differs from the last release's report (the report as of the
  *                       commit that set the package's current version) and the pending
- *                       changesets do not bump the package enough: a removal or change needs a
- *                       major, an addition at least a minor.
+ *                       changesets do not bump the package enough (`requiredBump`: from 1.0.0
+ *                       a removal or change needs a major; below it, a minor; an addition a minor).
  *
  * Every public package of the workspace that has `types` is covered, with no list to edit.
  */
@@ -18,10 +18,8 @@ import { dirname, resolve } from "node:path";
 import { readChangesets } from "@changesets/read";
 import { extractApiSurface, type ApiSurface } from "./api/extract.ts";
 import { diffSurfaces, parseReport, renderReport } from "./api/report.ts";
+import { bumpRank, requiredBump, type Bump } from "./api/required-bump.ts";
 import { listPublicPackages, readManifest, repoRoot, type PublicPackage } from "./workspace.ts";
-
-type Bump = "none" | "patch" | "minor" | "major";
-const bumpRank: Readonly<Record<Bump, number>> = { none: 0, patch: 1, minor: 2, major: 3 };
 
 /** Where a package's report lives, relative to its directory. */
 export function reportPathOf(pkg: PublicPackage): string {
@@ -51,14 +49,14 @@ function git(args: readonly string[]): string | undefined {
  * surface when the package has no release yet or had no report then; `undefined` when git
  * history is not available.
  */
-function releasedSurface(pkg: PublicPackage): { surface: ApiSurface; label: string } | undefined {
+function releasedSurface(pkg: PublicPackage): { surface: ApiSurface; label: string; version: string } | undefined {
   if (git(["rev-parse", "--is-inside-work-tree"]) !== "true") return undefined;
   const commit = git(["log", "-1", "--format=%H", "-G", '"version": "', "--", `${pkg.relativeDir}/package.json`]);
   const empty: ApiSurface = { imports: [], exports: [], declarations: new Map() };
-  if (!commit) return { surface: empty, label: "no release yet" };
+  if (!commit) return { surface: empty, label: "no release yet", version: pkg.version };
   const text = pkg.version === "0.0.0" ? undefined : git(["show", `${commit}:${pkg.relativeDir}/${reportPathOf(pkg)}`]);
-  if (text === undefined) return { surface: empty, label: pkg.version === "0.0.0" ? "no release yet" : `${pkg.version} (no report then)` };
-  return { surface: parseReport(text), label: pkg.version };
+  if (text === undefined) return { surface: empty, label: pkg.version === "0.0.0" ? "no release yet" : `${pkg.version} (no report then)`, version: pkg.version };
+  return { surface: parseReport(text), label: pkg.version, version: pkg.version };
 }
 
 async function pendingBumps(): Promise<Map<string, Bump>> {
@@ -108,7 +106,7 @@ async function check(packages: readonly PublicPackage[]): Promise<boolean> {
       continue;
     }
     const diff = diffSurfaces(released.surface, built);
-    const needed: Bump = diff.breaking.length > 0 ? "major" : diff.additions.length > 0 ? "minor" : "none";
+    const needed = requiredBump(diff, released.version);
     const pending = bumps.get(pkg.name) ?? "none";
     if (bumpRank[pending] < bumpRank[needed]) {
       const reasons = [...diff.breaking, ...diff.additions];
