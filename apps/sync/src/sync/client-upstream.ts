@@ -1,4 +1,5 @@
 import { createClient, type ClientOptions } from "@sds/client";
+import { spoolListBody } from "./list-spool.ts";
 import { DEFAULT_MAX_LIST_BYTES, limitListBody } from "./size-limits.ts";
 import type { CollectionName, Upstream } from "./upstream.ts";
 
@@ -17,12 +18,16 @@ export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "
 /**
  * The production {@link Upstream}: `@sds/client`, the live list read as a stream
  * (`surveys.stream()`: one survey in memory at a time, validated on its own, so one malformed
- * survey never costs the other 99,999). The list holds one of the client's concurrency slots
- * while it streams: give the client one more than the cycle's fetch concurrency.
+ * survey never costs the other 99,999), drained off the network into a spool (`list-spool.ts`)
+ * so a slow read never meets the upstream's idle timeout. The list holds one of the client's
+ * concurrency slots while it streams: give the client one more than the cycle's fetch concurrency.
  */
 export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
   const { maxListBytes = DEFAULT_MAX_LIST_BYTES, ...clientOptions } = options;
-  const sds = createClient({ ...clientOptions, fetch: limitListBody(options.fetch ?? globalThis.fetch, maxListBytes), validation: "loose" });
+  // The spool drains the list off the network at once, through the size limit (so the spool never
+  // holds more than the limit); the client reads it at the cycle's pace.
+  const fetch = spoolListBody(limitListBody(options.fetch ?? globalThis.fetch, maxListBytes));
+  const sds = createClient({ ...clientOptions, fetch, validation: "loose" });
   const collections: Record<CollectionName, (signal: AbortSignal) => Promise<unknown>> = {
     languages: (signal) => sds.collections.languages({ signal }),
     industries: (signal) => sds.collections.industries({ signal }),
