@@ -158,6 +158,23 @@ describe("spoolListBody", () => {
     await until(async () => (await openFilesUnder(directory)) === 0);
   });
 
+  it("still delivers the whole body, through memory alone, when no temporary file can be made", async () => {
+    const body = patterned(8 * 1024 * 1024);
+    const server = await upstream((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": String(body.byteLength) });
+      response.end(body);
+    });
+    const directory = join(await spoolDirectory(), "missing");
+    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(new Request(server.listUrl));
+    const reader = bodyReader(response);
+    const first = await reader.read();
+    const pieces: Uint8Array[] = first.value ? [first.value] : [];
+
+    for (let next = await reader.read(); !next.done; next = await reader.read()) pieces.push(next.value);
+
+    expect(sha256(Buffer.concat(pieces))).toBe(sha256(body));
+  });
+
   it("leaves a stalled upstream to the client's idle timeout", async () => {
     const server = await upstream((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });

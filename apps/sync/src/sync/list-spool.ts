@@ -37,6 +37,8 @@ export interface ListSpoolOptions {
  *   and the reader waits only once the spool is empty, that is, on the network.
  * - Memory stays bounded: the list is not held whole; the file is unlinked right after it is
  *   opened (nothing is left behind, even on SIGKILL) and closed on end, error, cancel or abort.
+ *   Where no file can be made (a read-only or full disk) the spool holds only `memoryBytes` and
+ *   waits for the reader: the behaviour before the spool, with a larger buffer.
  * Other operations pass as they are (their bodies are small and read whole at once).
  */
 export function spoolListBody(inner: ClientFetch, options: ListSpoolOptions = {}): ClientFetch {
@@ -72,7 +74,12 @@ class BodySpool {
   /** How the body failed (network, size limit, abort, cancel); reported once the spooled data is read. */
   #failure: { readonly error: unknown } | undefined;
   #released = false;
+  /** No temporary file could be made: memory only, with backpressure. */
+  #fileUnavailable = false;
+  /** Wakes the reader waiting for data. */
   #wake: (() => void) | undefined;
+  /** Wakes the drain waiting for room in memory. */
+  #drainWake: (() => void) | undefined;
   readonly #onAbort = () => {
     this.#stop(this.#signal?.reason);
   };
@@ -117,11 +124,13 @@ class BodySpool {
 
   async #append(chunk: Uint8Array): Promise<void> {
     if (chunk.byteLength === 0) return;
-    if (this.#memoryBytes + chunk.byteLength <= this.#memoryLimit) {
+    const file = this.#memoryBytes + chunk.byteLength <= this.#memoryLimit || this.#fileUnavailable ? undefined : (this.#file ?? (await this.#openFile()));
+    if (file === undefined) {
+      if (this.#fileUnavailable) await this.#roomInMemory(chunk.byteLength);
+      if (this.#released) return;
       this.#segments.push(chunk);
       this.#memoryBytes += chunk.byteLength;
     } else {
-      const file = this.#file ?? (await this.#openFile());
       const start = this.#fileEnd;
       let written = 0;
       while (written < chunk.byteLength) {
@@ -136,9 +145,20 @@ class BodySpool {
     this.#notify();
   }
 
-  async #openFile(): Promise<FileHandle> {
+  /**
+   * The temporary file, or `undefined` when none can be made (a read-only or full disk): the spool
+   * then holds what memory allows and waits for the reader, as the socket did before it, rather
+   * than fail every cycle.
+   */
+  async #openFile(): Promise<FileHandle | undefined> {
     const path = join(this.#directory, `sds-sync-list-${randomUUID()}.spool`);
-    const file = await open(path, "wx+", 0o600);
+    let file: FileHandle;
+    try {
+      file = await open(path, "wx+", 0o600);
+    } catch {
+      this.#fileUnavailable = true;
+      return undefined;
+    }
     try {
       await unlink(path);
     } catch {
@@ -150,12 +170,22 @@ class BodySpool {
     return file;
   }
 
+  /** Waits until `bytes` more fit in memory (or memory is empty: one chunk always fits). */
+  async #roomInMemory(bytes: number): Promise<void> {
+    while (!this.#released && this.#memoryBytes > 0 && this.#memoryBytes + bytes > this.#memoryLimit) {
+      await new Promise<void>((resolve) => {
+        this.#drainWake = resolve;
+      });
+    }
+  }
+
   async #pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     for (;;) {
       const segment = this.#segments[0];
       if (segment instanceof Uint8Array) {
         this.#segments.shift();
         this.#memoryBytes -= segment.byteLength;
+        this.#notifyDrain();
         controller.enqueue(segment);
         return;
       }
@@ -185,6 +215,12 @@ class BodySpool {
     }
   }
 
+  #notifyDrain(): void {
+    const wake = this.#drainWake;
+    this.#drainWake = undefined;
+    wake?.();
+  }
+
   #notify(): void {
     const wake = this.#wake;
     this.#wake = undefined;
@@ -200,6 +236,7 @@ class BodySpool {
     this.#network.cancel(reason).catch(() => undefined);
     void this.#release();
     this.#notify();
+    this.#notifyDrain();
   }
 
   async #release(): Promise<void> {
