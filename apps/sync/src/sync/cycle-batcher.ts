@@ -1,5 +1,6 @@
-import type { ChangeType, ChildReplacement, CycleTransaction, QuarantineInput, RunCounts, StoredSurveyState, SurveyWrite } from "../store/store.ts";
+import type { ChangeType, ChildReplacement, CycleTransaction, QuarantineInput, RunCounts, SurveyWrite } from "../store/store.ts";
 import type { SurveyOutcome } from "./survey-outcome.ts";
+import { SurveyStates } from "./survey-states.ts";
 
 /** Surveys per batch written to the open cycle transaction: bounds memory without many round trips. */
 export const CYCLE_BATCH_SIZE = 200;
@@ -16,7 +17,8 @@ export class CycleBatcher {
   readonly #transaction: CycleTransaction;
   readonly #batchSize: number;
   readonly counts: Tally;
-  readonly states: StoredSurveyState[] = [];
+  /** Held compactly too: a first cycle keeps one per survey until it commits. */
+  readonly states = new SurveyStates();
   #surveys: SurveyWrite[] = [];
   #closedSurveyIds: number[] = [];
   #qualifications: ChildReplacement[] = [];
@@ -37,7 +39,7 @@ export class CycleBatcher {
   async addSurvey(outcome: SurveyOutcome, surveyId: number): Promise<void> {
     if (outcome.write) {
       this.#surveys.push(outcome.write);
-      this.states.push(outcome.state);
+      this.states.set(outcome.state);
     }
     if (outcome.qualifications) this.#qualifications.push(outcome.qualifications);
     if (outcome.quotas) this.#quotas.push(outcome.quotas);

@@ -1,6 +1,7 @@
 import type { Survey } from "@sds/schemas";
 import type { StoredSurveyState } from "../store/store.ts";
 import { rawHash, recordHash } from "./survey-record.ts";
+import type { SurveyStates } from "./survey-states.ts";
 
 /** What one live survey needs this cycle. Surveys that need nothing are not planned at all. */
 export interface SurveyPlan {
@@ -46,10 +47,10 @@ export function planSurvey(survey: Survey, state: StoredSurveyState | undefined,
  * (malformed items that still named their survey) are not closed: an unreadable record is not
  * evidence the survey ended.
  */
-export function closedSurveyIds(states: ReadonlyMap<number, StoredSurveyState>, listed: ReadonlySet<number>, present: ReadonlySet<number>): number[] {
+export function closedSurveyIds(states: SurveyStates, listed: ReadonlySet<number>, present: ReadonlySet<number>): number[] {
   const closed: number[] = [];
-  for (const state of states.values()) {
-    if (state.status === "live" && !listed.has(state.id) && !present.has(state.id)) closed.push(state.id);
+  for (const id of states.liveIds()) {
+    if (!listed.has(id) && !present.has(id)) closed.push(id);
   }
   return closed.sort((a, b) => a - b);
 }

@@ -1,6 +1,6 @@
 import type { Survey } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, StoredSurveyState, SyncStore } from "../store/store.ts";
+import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, SyncStore } from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./concurrency.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
@@ -14,6 +14,7 @@ import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes 
 import { isSurveyId } from "./survey-id.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
 import type { SurveyIndex } from "./survey-index.ts";
+import type { SurveyStates } from "./survey-states.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** The settings of a cycle that come from the configuration (deadline, limits). */
@@ -118,7 +119,7 @@ class Cycle {
   readonly #onOuterAbort: () => void;
   readonly #deadline: NodeJS.Timeout | undefined;
   readonly #maxRecordBytes: number;
-  #states: Map<number, StoredSurveyState> | undefined;
+  #states: SurveyStates | undefined;
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
 
@@ -213,7 +214,7 @@ class Cycle {
    * what to wait for, or undefined for a survey that needs nothing (most of them, most cycles),
    * which so costs the loop no await.
    */
-  #take(listed: ListedSurvey, states: ReadonlyMap<number, StoredSurveyState>, writer: CycleBatcher, pool: TaskPool): Promise<void> | undefined {
+  #take(listed: ListedSurvey, states: SurveyStates, writer: CycleBatcher, pool: TaskPool): Promise<void> | undefined {
     const { survey, raw } = listed;
     this.#counts.listed += 1;
     const plan = planSurvey(survey, states.get(survey.SurveyId), raw);
@@ -254,8 +255,7 @@ class Cycle {
     const states = this.#requireStates();
     const missing = closedSurveyIds(states, this.#listing.listed, this.#listing.present);
     const guard = this.#context.closureGuard;
-    let live = 0;
-    if (guard) for (const state of states.values()) if (state.status === "live") live += 1;
+    const live = guard ? states.liveCount() : 0;
     const decision = guard ? guard.decide(missing, live) : { close: missing, held: [], next: new Map<number, number>() };
     if (decision.held.length > 0) {
       this.#context.logger.warn(
@@ -291,11 +291,8 @@ class Cycle {
     this.#context.closureGuard?.accept(closures);
     this.#index.repeatedIds = this.#listing.repeatedIds();
     const states = this.#requireStates();
-    for (const state of writer.states) states.set(state.id, state);
-    for (const id of closures.close) {
-      const state = states.get(id);
-      if (state) states.set(id, { ...state, status: "closed" });
-    }
+    for (const state of writer.states.values()) states.set(state);
+    for (const id of closures.close) states.close(id);
     return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, retryAfterMs: retryAfterOf(fetchFailures.map((failure) => failure.error)), firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
   }
 
@@ -342,7 +339,7 @@ class Cycle {
     return this.#open;
   }
 
-  #requireStates(): Map<number, StoredSurveyState> {
+  #requireStates(): SurveyStates {
     if (this.#states === undefined) throw new Error("the cycle has not begun");
     return this.#states;
   }

@@ -1,4 +1,5 @@
-import type { StoredSurveyState, SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../store/store.ts";
+import { SurveyStates } from "./survey-states.ts";
 
 /**
  * The store's survey states, kept in memory between cycles so a no-change cycle reads nothing
@@ -6,12 +7,12 @@ import type { StoredSurveyState, SyncStore } from "../store/store.ts";
  * when leadership changes hands or a commit fails, and reloaded on the next cycle.
  */
 export class SurveyIndex {
-  #states: Map<number, StoredSurveyState> | undefined;
+  #states: SurveyStates | undefined;
   /** Ids the last committed list repeated: the next cycle sets their copies aside from the start (see `ListingTally`). */
   repeatedIds: ReadonlySet<number> = new Set();
 
-  async load(store: SyncStore): Promise<Map<number, StoredSurveyState>> {
-    if (!this.#states) this.#states = new Map((await store.loadSurveyStates()).map((state) => [state.id, state]));
+  async load(store: SyncStore): Promise<SurveyStates> {
+    if (!this.#states) this.#states = SurveyStates.from(await store.loadSurveyStates());
     return this.#states;
   }
 
