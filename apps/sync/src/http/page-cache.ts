@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { BoundedCache } from "../bounded-cache.ts";
 import type { Reply } from "./respond.ts";
 
 /*
@@ -58,18 +59,16 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 
 /** Serialised pages by query, for the current data version only, least recently built dropped first past the bound. */
 export class PageCache {
-  readonly #maxBytes: number;
   #version = "";
-  #bytes = 0;
-  readonly #pages = new Map<string, CachedPage>();
+  readonly #pages: BoundedCache<string, CachedPage>;
 
   constructor(options: PageCacheOptions = {}) {
-    this.#maxBytes = options.maxBytes ?? DEFAULT_PAGE_CACHE_BYTES;
+    this.#pages = new BoundedCache(options.maxBytes ?? DEFAULT_PAGE_CACHE_BYTES, pageBytes);
   }
 
   /** Bytes held, every encoding counted. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#pages.bytes;
   }
 
   /** Pages held. */
@@ -91,7 +90,6 @@ export class PageCache {
     if (matchesEtag(request.ifNoneMatch, etag)) return { status: 304, body: null, headers: { etag } };
     if (request.version !== this.#version) {
       this.#pages.clear();
-      this.#bytes = 0;
       this.#version = request.version;
     }
     let page = this.#pages.get(request.query);
@@ -104,14 +102,14 @@ export class PageCache {
     if (encoding === "br") {
       if (!page.br) {
         page.br = brotliCompressSync(page.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.identity.byteLength } });
-        this.#grew(request.query, page, page.br.byteLength);
+        this.#pages.recount(request.query, page);
       }
       return { status: 200, body: null, bytes: page.br, headers: { ...headers, "content-encoding": "br" } };
     }
     if (encoding === "gzip") {
       if (!page.gzip) {
         page.gzip = gzipSync(page.identity, { level: 6 });
-        this.#grew(request.query, page, page.gzip.byteLength);
+        this.#pages.recount(request.query, page);
       }
       return { status: 200, body: null, bytes: page.gzip, headers: { ...headers, "content-encoding": "gzip" } };
     }
@@ -120,25 +118,6 @@ export class PageCache {
 
   #remember(version: string, query: string, page: CachedPage): void {
     // A page built while the version moved on belongs to no one.
-    if (version !== this.#version) return;
-    this.#pages.set(query, page);
-    this.#bytes += pageBytes(page);
-    this.#evictBeyondBound();
-  }
-
-  /** Counts an encoding added to a cached page (one no longer cached is only being served). */
-  #grew(query: string, page: CachedPage, added: number): void {
-    if (this.#pages.get(query) !== page) return;
-    this.#bytes += added;
-    this.#evictBeyondBound();
-  }
-
-  /** Drops the oldest pages until the bound holds (a page larger than the bound is then not kept either). */
-  #evictBeyondBound(): void {
-    for (const [query, page] of this.#pages) {
-      if (this.#bytes <= this.#maxBytes) return;
-      this.#pages.delete(query);
-      this.#bytes -= pageBytes(page);
-    }
+    if (version === this.#version) this.#pages.set(query, page);
   }
 }
