@@ -32,12 +32,22 @@ export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodTy
   } catch {
     return refuse(400, "bad_request", "the body is not valid JSON");
   }
+  // JSON.parse makes `"__proto__"` an own key, but zod (and any object spread) drops it without
+  // a word: a body naming it would be answered as if the key were absent. Refuse it instead.
+  if (holdsProtoKey(json)) return refuse(400, "bad_request", 'the body must not use "__proto__" as a key');
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`);
     return { ok: false, reply: errorReply(400, "bad_request", problems.join("; ")) };
   }
   return { ok: true, value: parsed.data };
+}
+
+/** Whether any object in a parsed JSON value has an own `__proto__` key. */
+function holdsProtoKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  return Object.hasOwn(value, "__proto__") || Object.values(value).some(holdsProtoKey);
 }
 
 function refuse(status: number, code: string, message: string): BodyResult<never> {
