@@ -73,6 +73,8 @@ class BodySpool {
   #ended = false;
   /** How the body failed (network, size limit, abort, cancel); reported once the spooled data is read. */
   #failure: { readonly error: unknown } | undefined;
+  /** Abandoned by an abort or the reader's cancel: reads fail at once, spooled data or not. */
+  #stopped = false;
   #released = false;
   /** No temporary file could be made: memory only, with backpressure. */
   #fileUnavailable = false;
@@ -181,6 +183,11 @@ class BodySpool {
 
   async #pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     for (;;) {
+      // Abandoned (abort or cancel): no more data, even what a file read brought back meanwhile.
+      if (this.#stopped) {
+        controller.error(this.#failure?.error);
+        return;
+      }
       const segment = this.#segments[0];
       if (segment instanceof Uint8Array) {
         this.#segments.shift();
@@ -193,6 +200,7 @@ class BodySpool {
         const length = Math.min(FILE_READ_BYTES, segment.end - segment.start);
         const buffer = new Uint8Array(length);
         const { bytesRead } = await this.#file.read(buffer, 0, length, segment.start);
+        if (this.#stopped) continue;
         if (bytesRead === 0) throw new Error("the list spool file ended before the data written to it");
         segment.start += bytesRead;
         if (segment.start === segment.end) this.#segments.shift();
@@ -230,6 +238,7 @@ class BodySpool {
   /** Abandons the body (abort or the reader's cancel): the network read stops, spooled data is dropped. */
   #stop(reason: unknown): void {
     if (this.#released) return;
+    this.#stopped = true;
     this.#failure ??= { error: reason };
     this.#segments = [];
     this.#memoryBytes = 0;
