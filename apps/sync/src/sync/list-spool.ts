@@ -200,7 +200,8 @@ class BodySpool {
         const length = Math.min(FILE_READ_BYTES, segment.end - segment.start);
         const buffer = new Uint8Array(length);
         const { bytesRead } = await this.#file.read(buffer, 0, length, segment.start);
-        if (this.#stopped) continue;
+        // Read again, not narrowed: an abort may have come during the file read.
+        if (this.#abandoned()) continue;
         if (bytesRead === 0) throw new Error("the list spool file ended before the data written to it");
         segment.start += bytesRead;
         if (segment.start === segment.end) this.#segments.shift();
@@ -221,6 +222,10 @@ class BodySpool {
         this.#wake = resolve;
       });
     }
+  }
+
+  #abandoned(): boolean {
+    return this.#stopped;
   }
 
   #notifyDrain(): void {
