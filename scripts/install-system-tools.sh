@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages whose programs the tests run, when the machine lacks them:
 # zsh and fish (the CLI's completion scripts are tested by running them), promtool (sds-sync's
-# /metrics is checked with `promtool check metrics`). Needs root and
+# /metrics and alert rules are checked with promtool), chromium (the status page is tested in
+# headless Chromium), sqlite3 (the runbook's online backup is tested with its CLI). Needs root and
 # apt-get; elsewhere it says what is missing, and those tests skip outside CI and fail under CI.
 set -euo pipefail
 
 # program:package pairs; add a line here when a test starts running a new system program.
-tools=("zsh:zsh" "fish:fish" "promtool:prometheus")
+tools=("zsh:zsh" "fish:fish" "promtool:prometheus" "chromium:chromium" "sqlite3:sqlite3")
 
 missing=()
 for tool in "${tools[@]}"; do
