@@ -37,6 +37,7 @@ describe("loadConfig", () => {
       maxClosureShare: 0.25,
       closureConfirmCycles: 3,
       manualRunSpacingSeconds: 5,
+      maxLongPolls: 1000,
       outcomesHost: "127.0.0.1",
       outcomesTokenParameter: "vq_token",
       allowUnauthenticated: false,

@@ -27,6 +27,9 @@ export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "s
 /** One of {@link logLevels}. */
 export type LogLevel = (typeof logLevels)[number];
 
+/** Readers that may wait on each feed at once unless `SYNC_MAX_LONG_POLLS` says otherwise. */
+export const DEFAULT_MAX_LONG_POLLS = 1000;
+
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
 export interface SyncConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
@@ -69,6 +72,8 @@ export interface SyncConfig {
   readonly closureConfirmCycles: number;
   /** `SYNC_MANUAL_RUN_SPACING`: shortest time between the starts of two manual cycles, in seconds. @default 5 */
   readonly manualRunSpacingSeconds: number;
+  /** `SYNC_MAX_LONG_POLLS`: readers that may wait (`wait=`) on each feed at once; more get 503. @default 1000 */
+  readonly maxLongPolls?: number | undefined;
   /** `SYNC_OUTCOMES_PORT`: the S2S outcome receiver listens on its own port, apart from the private API; served on the main listener when unset. */
   readonly outcomesPort?: number | undefined;
   /** `SYNC_OUTCOMES_HOST`: interface of the receiver's own listener. @default HOST */
@@ -268,6 +273,13 @@ export const settings = {
       "Shortest time, in seconds (0 to 3600, decimals allowed), between the starts of two manual cycles (POST /v1/sync/run). Callers meanwhile join the cycle running or already asked for, or get 429 with Retry-After; none starts while an upstream 429 Retry-After is pending. 0 leaves only the coalescing (for tests).",
     parse: numberValue({ min: 0, max: 3600, integer: false }),
     fallback: { kind: "default", raw: "5" },
+  },
+  maxLongPolls: {
+    variable: "SYNC_MAX_LONG_POLLS",
+    description:
+      "Readers that may wait at once on each feed (GET /v1/changes and GET /v1/outcomes with wait=), 1 to 100000. Each holds a connection until news or its wait ends; one more gets 503 too_many_long_polls with Retry-After.",
+    parse: numberValue({ min: 1, max: 100_000, integer: true }),
+    fallback: { kind: "default", raw: String(DEFAULT_MAX_LONG_POLLS) },
   },
   outcomesPort: {
     variable: "SYNC_OUTCOMES_PORT",

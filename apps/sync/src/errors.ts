@@ -53,6 +53,32 @@ export class StoreError extends SyncError {
 }
 
 
+/**
+ * A long-poll (`wait=`) found every waiting place taken (`SYNC_MAX_LONG_POLLS`): each waiting
+ * reader holds a connection, a timer and a promise, so their number is bounded like any other
+ * resource a caller can claim. The reader is told to come back, not left hanging.
+ */
+export class LongPollLimitError extends SyncError {
+  override name = "LongPollLimitError" as const;
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`${limit} readers are already waiting on this feed (SYNC_MAX_LONG_POLLS)`);
+    this.limit = limit;
+  }
+  override get http(): HttpMeaning {
+    return {
+      status: 503,
+      code: "too_many_long_polls",
+      message: `${this.limit} readers are already waiting on this feed: retry after the Retry-After delay, or read it without wait`,
+      headers: { "retry-after": String(LONG_POLL_RETRY_AFTER_SECONDS) },
+      logged: false,
+    };
+  }
+}
+
+/** Seconds a reader turned away by {@link LongPollLimitError} is asked to wait. */
+export const LONG_POLL_RETRY_AFTER_SECONDS = 2;
+
 /** Whether a value is a {@link ConfigError}, across duplicated copies of this module. */
 export function isConfigError(value: unknown): value is ConfigError {
   return value instanceof Error && value.name === "ConfigError" && "issues" in value;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { missingHeapFlags } from "./heap-flags.ts";
+import { missingHeapFlags, missingMemoryEnv } from "./heap-flags.ts";
 
 const ALL = ["--max-semi-space-size=4", "--heap-growing-percent=20"];
 
@@ -17,5 +17,13 @@ describe("missingHeapFlags", () => {
 
   it("adds nothing once the command line carries them, as after the re-exec", () => {
     expect(missingHeapFlags(ALL, undefined)).toEqual([]);
+  });
+});
+
+describe("missingMemoryEnv", () => {
+  it("caps glibc's malloc arenas unless the operator set the variable, to any value", () => {
+    expect(missingMemoryEnv({ PATH: "/usr/bin" })).toEqual({ MALLOC_ARENA_MAX: "2" });
+    expect(missingMemoryEnv({ MALLOC_ARENA_MAX: "8" })).toEqual({});
+    expect(missingMemoryEnv({ MALLOC_ARENA_MAX: "" })).toEqual({});
   });
 });

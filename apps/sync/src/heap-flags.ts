@@ -11,6 +11,15 @@
  *   before a full collection; `--heap-growing-percent=20` collects once it is 20 % larger, which
  *   at 100,000 surveys (about 100 MB live) keeps it near 120 MB instead of 280 MB.
  *
+ * Beside them, one environment variable for glibc's malloc, which holds everything outside the V8
+ * heap (SQLite's caches, Buffers, zlib's state):
+ *
+ * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates an arena of its own, up to eight
+ *   per core, and memory freed into one stays with it. Node's helper threads (V8's GC workers,
+ *   libuv's pool for files and compression) each keep theirs: two arenas cost 14 MB less at the
+ *   100,000-survey peak (205 against 219 MB) and no measurable speed. Ignored where malloc is not
+ *   glibc's (musl).
+ *
  * The bin re-executes itself in place with them (process.execve: same process, so no parent is
  * left to forward signals or to orphan a child), so that an operator needs no flags. Imports
  * nothing: main.ts loads it before the version check.
@@ -32,6 +41,14 @@ const HEAP_FLAGS: readonly HeapFlag[] = [
 function flagNames(flags: readonly string[]): Set<string> {
   // V8 accepts `--max_semi_space_size` as well as `--max-semi-space-size`, with `=value` or not.
   return new Set(flags.map((flag) => (flag.split("=")[0] ?? "").replaceAll("_", "-")));
+}
+
+/** Environment variables the process runs with unless the operator set them. */
+const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
+
+/** The memory settings of {@link MEMORY_ENV} missing from `env` (the operator's own value wins, even an empty one). */
+export function missingMemoryEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(MEMORY_ENV).filter(([name]) => env[name] === undefined));
 }
 
 /**

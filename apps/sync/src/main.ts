@@ -1,4 +1,4 @@
-import { missingHeapFlags } from "./heap-flags.ts";
+import { missingHeapFlags, missingMemoryEnv } from "./heap-flags.ts";
 import { catchStopSignals, type StopSignals } from "./stop-signals.ts";
 import { pauseForTest } from "./test-pause.ts";
 import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./version.ts";
@@ -59,20 +59,21 @@ function deliverCaughtSignals(): Promise<void> {
 }
 
 /**
- * Replaces this process with itself started with the heap flags it lacks (see heap-flags.ts):
- * same PID, signals and exit status, nothing left behind. Returns false, and the service runs as
+ * Replaces this process with itself started with the heap flags and the malloc settings it lacks
+ * (see heap-flags.ts): same PID, signals and exit status, nothing left behind. Returns false, and the service runs as
  * is, when nothing is missing or where process.execve is not available (Windows, Node.js < 22.15).
  * Returns false too when a stop signal arrived first: there is nothing to stop, nor to re-execute.
  */
 async function reexecWithHeapFlags(stopSignals: StopSignals): Promise<boolean> {
   const missing = missingHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
+  const missingEnv = missingMemoryEnv(process.env);
   const script = process.argv[1];
-  if (missing.length === 0 || typeof process.execve !== "function" || script === undefined) return false;
+  if ((missing.length === 0 && Object.keys(missingEnv).length === 0) || typeof process.execve !== "function" || script === undefined) return false;
   await deliverCaughtSignals();
   if (stopSignals.received !== undefined) return false;
   // A signal caught by this image but not yet delivered would vanish with it; with the default
   // action back it ends the process instead, which has done nothing yet (see stop-signals.ts).
   stopSignals.release();
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script]);
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script], { ...process.env, ...missingEnv });
   return true;
 }

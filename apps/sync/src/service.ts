@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { describeConfig, type SyncConfig } from "./config.ts";
+import { DEFAULT_MAX_LONG_POLLS, describeConfig, type SyncConfig } from "./config.ts";
 import { PageCache } from "./http/page-cache.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
@@ -86,7 +86,11 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       maxListBytes: config.maxListBytes,
       ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
-  const notifier = new ChangeNotifier(() => store.latestSequence());
+  const notifier = new ChangeNotifier(() => store.latestSequence(), {
+    maxWaiters: config.maxLongPolls ?? DEFAULT_MAX_LONG_POLLS,
+    onWaiting: (waiting) => { metrics.longPollsWaiting.set({ feed: "changes" }, waiting); },
+    onRefused: () => { metrics.longPollsRefused.inc({ feed: "changes" }); },
+  });
   const intervalMs = config.intervalSeconds * 1000;
   const engine = new SyncEngine({
     store,

@@ -44,14 +44,21 @@ describe("the sds-sync process", () => {
     expect(version.stdout).toBe(`${VERSION}\n`);
   });
 
-  it.skipIf(process.platform !== "linux")("re-executes itself in place with its heap flags, each unless NODE_OPTIONS sets its own, and still exits 0 on SIGTERM", async () => {
+  it.skipIf(process.platform !== "linux")("re-executes itself in place with its heap flags and malloc arena cap, each unless the operator set their own, and still exits 0 on SIGTERM", async () => {
     const fake = await createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3 }] }).listen();
     try {
-      for (const [nodeOptions, expected, absent] of [
-        ["--max-old-space-size=1024", ["--max-semi-space-size=4", "--heap-growing-percent=20"], []],
-        ["--max-semi-space-size=32", ["--heap-growing-percent=20"], ["--max-semi-space-size=4"]],
-      ] as const) {
-        const service = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: "sqlite::memory:", NODE_OPTIONS: nodeOptions });
+      const sourceMain = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+      for (const { nodeOptions, commandFlags, arenas, expected, absent, expectedArenas } of [
+        { nodeOptions: "--max-old-space-size=1024", commandFlags: [], arenas: undefined, expected: ["--max-semi-space-size=4", "--heap-growing-percent=20"], absent: [], expectedArenas: "2" },
+        { nodeOptions: "--max-semi-space-size=32", commandFlags: [], arenas: "4", expected: ["--heap-growing-percent=20"], absent: ["--max-semi-space-size=4"], expectedArenas: "4" },
+        // Every heap flag given (Node refuses --heap-growing-percent in NODE_OPTIONS): the re-exec is for the arena cap alone.
+        { nodeOptions: "", commandFlags: ["--max-semi-space-size=32", "--heap-growing-percent=50"], arenas: undefined, expected: ["--heap-growing-percent=50"], absent: ["--max-semi-space-size=4", "--heap-growing-percent=20"], expectedArenas: "2" },
+      ]) {
+        const service = spawnService(
+          { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: "sqlite::memory:", NODE_OPTIONS: nodeOptions, ...(arenas === undefined ? {} : { MALLOC_ARENA_MAX: arenas }) },
+          [],
+          { command: [process.execPath, ...commandFlags, "--conditions=@sds/source", sourceMain] },
+        );
         const url = await service.url;
         // A signal before the start-up cycle settles is another test's business (crash.test.ts).
         await waitFor(async () => (await fetch(`${url}/readyz`)).ok, 20_000);
@@ -59,6 +66,8 @@ describe("the sds-sync process", () => {
         const commandLine = readFileSync(`/proc/${service.child.pid ?? 0}/cmdline`, "utf8").split("\0");
         for (const flag of expected) expect(commandLine).toContain(flag);
         for (const flag of absent) expect(commandLine).not.toContain(flag);
+        const environment = readFileSync(`/proc/${service.child.pid ?? 0}/environ`, "utf8").split("\0");
+        expect(environment.filter((entry) => entry.startsWith("MALLOC_ARENA_MAX="))).toEqual([`MALLOC_ARENA_MAX=${expectedArenas}`]);
         service.child.kill("SIGTERM");
         const exited = await service.exited;
         expect(exited, `NODE_OPTIONS=${nodeOptions}:\n${service.output.join("\n")}`).toEqual({ code: 0, signal: null });

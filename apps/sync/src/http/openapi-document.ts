@@ -83,7 +83,7 @@ const errorResponses = {
   "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
   "429": { name: "TooManyRequests", description: "Manual runs are spaced (SYNC_MANUAL_RUN_SPACING) and held while an upstream 429's Retry-After is pending.", headers: retryAfter },
   "500": { name: "InternalError", description: "Unexpected; see the service log." },
-  "503": { name: "Unavailable", description: "The store or the account settings cannot be read right now, or the service is shutting down.", headers: retryAfter },
+  "503": { name: "Unavailable", description: "The store or the account settings cannot be read right now, the service is shutting down, or (long-polls) every waiting place of the feed is taken (SYNC_MAX_LONG_POLLS).", headers: retryAfter },
 } as const;
 
 const pathParameter = (name: string, description: string, schema: z.ZodType): Parameter => ({ name, in: "path", required: true, description, schema });

@@ -1,6 +1,6 @@
 import { createClient } from "@sds/client";
 import type { Logger } from "pino";
-import type { SyncConfig } from "../config.ts";
+import { DEFAULT_MAX_LONG_POLLS, type SyncConfig } from "../config.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import { openOutcomeStore } from "../store/open-outcome-store.ts";
 import type { SyncStore } from "../store/store.ts";
@@ -77,7 +77,11 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     }
   };
   void followCycles();
-  const outcomeNotifier = new ChangeNotifier(() => outcomes.latestSequence());
+  const outcomeNotifier = new ChangeNotifier(() => outcomes.latestSequence(), {
+    maxWaiters: config.maxLongPolls ?? DEFAULT_MAX_LONG_POLLS,
+    onWaiting: (waiting) => { metrics.longPollsWaiting.set({ feed: "outcomes" }, waiting); },
+    onRefused: () => { metrics.longPollsRefused.inc({ feed: "outcomes" }); },
+  });
   return {
     context: {
       liveMatcher,

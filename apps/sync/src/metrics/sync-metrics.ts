@@ -26,12 +26,18 @@ export interface SyncMetrics {
   readonly closuresHeld: Gauge;
   /** S2S outcomes recorded by this replica (the respondent loop). */
   readonly outcomes: Counter<"outcome">;
+  /** Readers long-polling each feed (`wait=`) on this replica now. */
+  readonly longPollsWaiting: Gauge<"feed">;
+  /** Long-polls turned away with 503 because every place was taken (`SYNC_MAX_LONG_POLLS`). */
+  readonly longPollsRefused: Counter<"feed">;
   /** The exposition: gauges read from the store first, then every metric. */
   render(): Promise<string>;
 }
 
 /** Outcomes of a cycle, as the `status` label of the cycle metrics. */
 const cycleStatuses = ["succeeded", "failed", "aborted"] as const;
+/** The feeds readers can long-poll, as the `feed` label. */
+export const longPollFeeds = ["changes", "outcomes"] as const;
 /** Per-survey operations, as the `operation` label of `sds_sync_fetch_failures_total`. */
 const fetchOperations = ["getSurveyQualifications", "getSurveyQuotas"] as const;
 
@@ -84,6 +90,13 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
       help: "Surveys absent from the live list whose closure the mass-closure guard holds (as of the last successful cycle).",
       registers,
     }),
+    longPollsWaiting: new Gauge({ name: "sds_sync_long_polls_waiting", help: "Readers long-polling a feed (wait=) on this replica now, by feed.", labelNames: ["feed"], registers }),
+    longPollsRefused: new Counter({
+      name: "sds_sync_long_polls_refused_total",
+      help: "Long-polls answered 503 because SYNC_MAX_LONG_POLLS readers were already waiting on the feed, by feed.",
+      labelNames: ["feed"],
+      registers,
+    }),
   };
   for (const status of cycleStatuses) {
     metrics.cycles.inc({ status }, 0);
@@ -92,6 +105,10 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
   for (const type of changeTypes) metrics.changes.inc({ type }, 0);
   for (const operation of fetchOperations) metrics.fetchFailures.inc({ operation }, 0);
   for (const status of ["live", "closed"] as const) metrics.surveys.set({ status }, 0);
+  for (const feed of longPollFeeds) {
+    metrics.longPollsWaiting.set({ feed }, 0);
+    metrics.longPollsRefused.inc({ feed }, 0);
+  }
 
   /** Reads the shared gauges from the store; a failing read leaves them as they were (the scrape still answers). */
   const readStore = async (): Promise<void> => {
