@@ -15,8 +15,8 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * Runs the service until a stop signal: the one place where errors become log lines and exit
  * codes. Configuration from the environment (see README), JSON logs to stdout, exit 0 after a
  * clean SIGTERM or SIGINT, including one that arrives while start is still under way (the
- * migrations, the matcher's load, the first account read): start then completes and the service
- * stops at once. Loaded by main.ts once the Node version and the arguments are checked and the
+ * migrations, the matcher's load, the first account read): start then completes, without waiting
+ * for the first account read, and the service stops at once. Loaded by main.ts once the Node version and the arguments are checked and the
  * stop signals are caught.
  */
 export async function runService(stopSignals: StopSignals): Promise<void> {
@@ -31,13 +31,15 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { secrets: configSecrets(config) });
   const phase = { starting: true };
+  const startAbort = new AbortController();
   stopSignals.onSignal((signal, count) => {
     onStopSignal(logger, signal, count, phase.starting);
+    startAbort.abort();
   });
 
   let service: SyncService;
   try {
-    service = await startSyncService({ config, logger, afterStoreOpen: () => pauseForTest("store-open", stopSignals) });
+    service = await startSyncService({ config, logger, afterStoreOpen: () => pauseForTest("store-open", stopSignals), startSignal: startAbort.signal });
   } catch (error) {
     // Our own errors say what to do in their message; a stack would only bury it.
     if (error instanceof SyncError) logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);

@@ -34,6 +34,11 @@ export interface SyncServiceOptions {
   readonly pruneEveryMs?: number;
   /** Awaited inside start once the store is open and migrated, before the loop loads: a seam for the tests of signals during start. */
   readonly afterStoreOpen?: () => Promise<void>;
+  /**
+   * Aborted when a stop is asked for while start is under way: start then waits for nothing it
+   * can skip (the first account read) and returns at once, for the caller to stop the service.
+   */
+  readonly startSignal?: AbortSignal;
 }
 
 /** A running sds-sync: the engine, the store and the HTTP API. */
@@ -112,7 +117,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let loop: Loop;
   try {
     await options.afterStoreOpen?.();
-    loop = await startLoop({ config, logger, store, engine, metrics, fetch });
+    loop = await startLoop({ config, logger, store, engine, metrics, fetch, ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }) });
   } catch (error) {
     await store.close();
     throw error;

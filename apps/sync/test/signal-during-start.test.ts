@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -122,6 +123,34 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
     await waitFor(async () => (await fetch(`${url}/readyz`)).ok, PAUSE_WAIT_MS);
     again.child.kill("SIGTERM");
     expect(await exitOf(again)).toEqual({ code: 0, signal: null });
+  }, 150_000);
+
+  it("does not wait for the first account read once the signal has arrived, even when the upstream never answers", async () => {
+    // An upstream that accepts connections and never answers: start would wait 5 s for the account settings.
+    const sockets = new Set<Socket>();
+    const blackHole = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+    const { port } = blackHole.address() as AddressInfo;
+    try {
+      const service = spawnService(
+        { SDS_BASE_URL: `http://127.0.0.1:${port}/api/v1`, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "black-hole.db")}`, [TEST_PAUSE_VARIABLE]: "store-open" },
+        [],
+        { command: [process.execPath, BIN] },
+      );
+      await waitFor(() => service.output.includes(testPauseLine("store-open")), PAUSE_WAIT_MS);
+      service.child.kill("SIGTERM");
+      const exit = await exitOf(service);
+      const output = service.output.join("\n");
+      expect(exit, output).toEqual({ code: 0, signal: null });
+      expect(output).toContain("start: a stop was asked for; not waiting for the account settings");
+      expect(output).toContain('"msg":"stopped"');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
   }, 150_000);
 
   it("never dies of a SIGTERM sent at any moment of its start, over many spawns: exit 0, or killed before it opened anything", async () => {

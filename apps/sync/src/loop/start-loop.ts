@@ -25,6 +25,8 @@ export interface LoopOptions {
   readonly fetch: FetchFunction;
   /** How often the matcher checks the store for commits, in ms. @default 1000 */
   readonly matcherPollMs?: number;
+  /** Aborted when the service is asked to stop while starting: the first account read is then not waited for. */
+  readonly startSignal?: AbortSignal;
 }
 
 /** The respondent loop of one replica. */
@@ -50,12 +52,25 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     await liveMatcher.start();
     // The first read is awaited briefly so the receiver is usable at once, but an upstream that
     // hangs must not hold the start: until a read succeeds the receiver answers 503 and senders retry.
-    await Promise.race([
-      account.start(config.intervalSeconds * 1000),
-      new Promise((resolve) => {
-        setTimeout(resolve, ACCOUNT_START_WAIT_MS).unref();
+    // A stop asked for meanwhile ends the wait too: the service is about to stop, and a hanging
+    // upstream would otherwise hold the shutdown for the whole wait.
+    const { startSignal } = options;
+    const stopAsked = new Promise<void>((resolve) => {
+      if (startSignal?.aborted) resolve();
+      startSignal?.addEventListener("abort", () => {
+        resolve();
+      }, { once: true });
+    });
+    const waited = await Promise.race([
+      account.start(config.intervalSeconds * 1000).then(() => "read" as const),
+      new Promise<"timeout">((resolve) => {
+        setTimeout(() => {
+          resolve("timeout");
+        }, ACCOUNT_START_WAIT_MS).unref();
       }),
+      stopAsked.then(() => "stop" as const),
     ]);
+    if (waited === "stop") logger.info("start: a stop was asked for; not waiting for the account settings");
   } catch (error) {
     liveMatcher.stop();
     account.stop();
