@@ -28,7 +28,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else if (!isSupportedNode(process.versions.node)) {
   process.stderr.write(`sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`);
   process.exitCode = 1;
-} else {
+} else if (!reexecWithHeapFlags()) {
   const stopSignals = catchStopSignals();
   run(stopSignals).catch((error: unknown) => {
     process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -38,7 +38,6 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 
 async function run(stopSignals: StopSignals): Promise<void> {
   await pauseForTest("entry", stopSignals);
-  if (await reexecWithHeapFlags(stopSignals)) return;
   await pauseForTest("service-import", stopSignals);
   const { runService } = await import("./run-service.ts");
   // Loading modules may not turn the event loop: a signal that came meanwhile is delivered now.
@@ -60,20 +59,22 @@ function deliverCaughtSignals(): Promise<void> {
 
 /**
  * Replaces this process with itself started with the heap flags and the malloc settings it lacks
- * (see heap-flags.ts): same PID, signals and exit status, nothing left behind. Returns false, and the service runs as
- * is, when nothing is missing or where process.execve is not available (Windows, Node.js < 22.15).
- * Returns false too when a stop signal arrived first: there is nothing to stop, nor to re-execute.
+ * (see heap-flags.ts): same PID, signals and exit status, nothing left behind. Returns false, and
+ * the service runs as is, when nothing is missing or where process.execve is not available
+ * (Windows, Node.js < 22.15).
+ *
+ * It runs before the stop signals are caught, synchronously, so that no signal can be caught by
+ * this image and then vanish with it: a handler's signal reaches JavaScript only at the event
+ * loop's next poll, and an image replaced before that poll drops it, leaving a process that
+ * ignored its SIGTERM (a fresh-clone run of the spread test caught one). Until the new image's
+ * entry catches them, SIGTERM and SIGINT keep their default action, which ends a process that
+ * has opened nothing.
  */
-async function reexecWithHeapFlags(stopSignals: StopSignals): Promise<boolean> {
+function reexecWithHeapFlags(): boolean {
   const missing = missingHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
   const missingEnv = missingMemoryEnv(process.env);
   const script = process.argv[1];
   if ((missing.length === 0 && Object.keys(missingEnv).length === 0) || typeof process.execve !== "function" || script === undefined) return false;
-  await deliverCaughtSignals();
-  if (stopSignals.received !== undefined) return false;
-  // A signal caught by this image but not yet delivered would vanish with it; with the default
-  // action back it ends the process instead, which has done nothing yet (see stop-signals.ts).
-  stopSignals.release();
   process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script], { ...process.env, ...missingEnv });
   return true;
 }

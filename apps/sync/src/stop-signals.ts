@@ -6,9 +6,10 @@
  * killing the process half-way with the signal's default action.
  *
  * Two windows remain that no JavaScript can close, and in both nothing has happened yet: while
- * Node.js itself boots (before the entry module runs), and, on the re-exec path (main.ts), from
- * {@link StopSignals.release} until the new image's entry module runs. A signal there ends the
- * process with the signal's default action before it opened anything.
+ * Node.js itself boots (before the entry module runs), and, on the re-exec path (main.ts), in the
+ * first image, which re-executes itself before it catches anything (a signal it caught would
+ * vanish with it). A signal there ends the process with the signal's default action before it
+ * opened anything.
  */
 
 /** Called for every stop signal; `count` is 1 for the first. */
@@ -22,11 +23,6 @@ export interface StopSignals {
   readonly first: Promise<NodeJS.Signals>;
   /** Calls `listener` for every stop signal, at once for the first if it already arrived. */
   onSignal(listener: StopSignalListener): void;
-  /**
-   * Stops catching: the signals get their default action back. For the moment before
-   * process.execve, where a caught signal would be lost with the old image.
-   */
-  release(): void;
 }
 
 /** The signals a supervisor stops a service with (systemd, Kubernetes, Docker, Ctrl-C). */
@@ -64,9 +60,6 @@ export function catchStopSignals(): StopSignals {
       received.forEach((signal, index) => {
         listener(signal, index + 1);
       });
-    },
-    release() {
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
     },
   };
 }

@@ -11,7 +11,7 @@ import type { StopSignals } from "./stop-signals.ts";
 export const TEST_PAUSE_VARIABLE = "SDS_SYNC_TEST_PAUSE_AT";
 
 /**
- * Where start can pause: `entry` (the entry module, stop signals caught, before the re-exec),
+ * Where start can pause: `entry` (the entry module of the image that runs the service, just after it catches the stop signals),
  * `service-import` (the image that runs the service, before it loads the service's modules),
  * `store-open` (inside start, the store open and migrated, before the matcher loads).
  */
