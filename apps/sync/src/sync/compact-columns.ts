@@ -43,6 +43,15 @@ export class DigestColumn {
     }
   }
 
+  /** Whether `value` is what `set` was given for `slot` (without building a state around it). */
+  equals(slot: number, value: string): boolean {
+    if (this.#kinds[slot] === PACKED) {
+      const offset = slot * DIGEST_BYTES;
+      return value.length === 28 && this.#bytes.toString("base64", offset, offset + DIGEST_BYTES) === value;
+    }
+    return this.#texts.get(slot) === value;
+  }
+
   get(slot: number): string {
     if (this.#kinds[slot] === PACKED) {
       const offset = slot * DIGEST_BYTES;

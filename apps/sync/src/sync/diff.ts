@@ -21,14 +21,14 @@ export interface SurveyPlan {
 }
 
 /**
- * Diffs one live survey (`raw`: its JSON as received, when the caller has it) against its stored
- * state; `undefined` when it needs nothing this cycle.
+ * Diffs one live survey (`raw`: its JSON as received, when the caller has it; `hash`: its
+ * `rawHash`, when already taken) against its stored state; `undefined` when it needs nothing
+ * this cycle (`SurveyStates.isCurrent` answers the same without building the state).
  * Qualifications are fetched for new surveys and whenever `Qual_LastUpdatedOnUTC` differs from
  * the marker the stored ones were fetched at (which also retries a failed fetch, whose marker
  * was never advanced); quotas likewise, and only where `Has_Quotas`.
  */
-export function planSurvey(survey: Survey, state: StoredSurveyState | undefined, raw = JSON.stringify(survey)): SurveyPlan | undefined {
-  const hash = rawHash(raw);
+export function planSurvey(survey: Survey, state: StoredSurveyState | undefined, raw = JSON.stringify(survey), hash = rawHash(raw)): SurveyPlan | undefined {
   if (!state) {
     return { survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false };
   }

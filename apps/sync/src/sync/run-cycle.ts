@@ -12,6 +12,7 @@ import { ListingTally, type ListedSurvey } from "./listing-tally.ts";
 import { invalidIdIssues, quarantineOfListItem } from "./quarantine.ts";
 import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./size-limits.ts";
 import { isSurveyId } from "./survey-id.ts";
+import { rawHash } from "./survey-record.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-outcome.ts";
 import type { SurveyIndex } from "./survey-index.ts";
 import type { SurveyStates } from "./survey-states.ts";
@@ -217,7 +218,9 @@ class Cycle {
   #take(listed: ListedSurvey, states: SurveyStates, writer: CycleBatcher, pool: TaskPool): Promise<void> | undefined {
     const { survey, raw } = listed;
     this.#counts.listed += 1;
-    const plan = planSurvey(survey, states.get(survey.SurveyId), raw);
+    const hash = rawHash(raw);
+    if (states.isCurrent(survey.SurveyId, hash, survey.Has_Quotas)) return undefined;
+    const plan = planSurvey(survey, states.get(survey.SurveyId), raw, hash);
     if (plan === undefined) return undefined;
     if (plan.fetchQualifications || plan.fetchQuotas) return pool.run(() => this.#fetchAndWrite(plan, writer));
     writer.resolveQuarantine(resolvedChildKeys(plan, {}));

@@ -1,8 +1,14 @@
-import type { StoredSurveyState, SurveyStatus } from "../store/store.ts";
+import type { StoredSurveyState } from "../store/store.ts";
 import { DigestColumn, TimestampColumn } from "./compact-columns.ts";
 
 const FLAG_CLOSED = 1;
 const FLAG_NEEDS_REFETCH = 2;
+/** The qualifications were fetched at the survey's own `Qual_LastUpdatedOnUTC` (marker equals it). */
+const FLAG_QUALIFICATIONS_CURRENT = 4;
+/** The quotas were fetched at the survey's own `Quota_LastUpdatedOnUTC`. */
+const FLAG_QUOTAS_CURRENT = 8;
+/** No quotas are stored and none were ever fetched (count 0, no marker). */
+const FLAG_NO_QUOTAS = 16;
 
 /**
  * The stored survey states, one slot per survey id in typed columns: about 100 bytes a survey
@@ -48,10 +54,25 @@ export class SurveyStates {
     };
   }
 
+  /**
+   * Whether a live-list entry needs nothing this cycle, decided without building its state (the
+   * no-change cycle asks this of every survey): the survey is stored as live, its JSON hashes to
+   * the stored `rawHash` (so its two child timestamps are the stored ones), and its children were
+   * fetched at those timestamps (quotas: or, without `Has_Quotas`, none are stored). The same
+   * answer as `planSurvey(survey, get(id))` being undefined.
+   */
+  isCurrent(id: number, rawHash: string, hasQuotas: boolean): boolean {
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return false;
+    const flags = this.#flags[slot] ?? 0;
+    const children = FLAG_QUALIFICATIONS_CURRENT | (hasQuotas ? FLAG_QUOTAS_CURRENT : FLAG_NO_QUOTAS);
+    return (flags & FLAG_CLOSED) === 0 && (flags & children) === children && this.#rawHashes.equals(slot, rawHash);
+  }
+
   /** Adds or replaces the state of `state.id`. */
   set(state: StoredSurveyState): void {
     const slot = this.#slotOf(state.id);
-    this.#setStatus(slot, state.status, state.needsRefetch);
+    this.#setFlags(slot, state);
     this.#quotaCounts[slot] = state.quotaCount;
     this.#rawHashes.set(slot, state.rawHash);
     this.#recordHashes.set(slot, state.recordHash);
@@ -86,8 +107,13 @@ export class SurveyStates {
     return live;
   }
 
-  #setStatus(slot: number, status: SurveyStatus, needsRefetch: boolean): void {
-    this.#flags[slot] = (status === "closed" ? FLAG_CLOSED : 0) | (needsRefetch ? FLAG_NEEDS_REFETCH : 0);
+  #setFlags(slot: number, state: StoredSurveyState): void {
+    this.#flags[slot] =
+      (state.status === "closed" ? FLAG_CLOSED : 0) |
+      (state.needsRefetch ? FLAG_NEEDS_REFETCH : 0) |
+      (state.qualificationsMarker === state.qualUpdated ? FLAG_QUALIFICATIONS_CURRENT : 0) |
+      (state.quotasMarker === state.quotaUpdated ? FLAG_QUOTAS_CURRENT : 0) |
+      (state.quotaCount === 0 && state.quotasMarker === null ? FLAG_NO_QUOTAS : 0);
   }
 
   #slotOf(id: number): number {
