@@ -4,8 +4,9 @@
  *
  * 1. First cycle of SYNC_BENCH_SURVEYS (10,000) surveys with qualifications at 20 ms upstream
  *    latency and concurrency 8, beside the floor of the same requests made with bare fetch at the
- *    same concurrency in the same run: target (issue 10) cycle ÷ bare fetch ≤ 1.05. Also shown:
- *    both against the bound the request count sets (requests × 20 ms / 8).
+ *    same concurrency in the same run, in SYNC_BENCH_FIRST_SYNC_PAIRS (3) alternated pairs:
+ *    target (issue 10) cycle ÷ bare fetch ≤ 1.05 for the median pair. Also shown: both against
+ *    the bound the request count sets (requests × 20 ms / 8).
  * 2. A no-change cycle at the same size (no injected latency): target under 200 ms.
  * 3. 1 % churn of qualifications, beside the naive approach that refetches every survey's
  *    qualifications (at 20 ms latency): request and time ratios.
@@ -25,6 +26,8 @@ import { measureServiceRss } from "./service-rss.ts";
 import { createSyncRunner } from "./sync-runner.ts";
 
 const LATENCY_MS = 20;
+/** First syncs measured, each beside its own bare-fetch floor (SYNC_BENCH_FIRST_SYNC_PAIRS). */
+const FIRST_SYNC_PAIRS = Number(process.env.SYNC_BENCH_FIRST_SYNC_PAIRS ?? 3);
 const CONCURRENCY = 8;
 const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
 const rssSurveys = Number(process.env.SYNC_BENCH_RSS_SURVEYS ?? 100_000);
@@ -64,18 +67,38 @@ const format = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${
 const figures: Record<string, unknown> = { surveys, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, node: process.version };
 
 if (surveys > 0) {
-  // 1. First cycle at 20 ms latency.
+  // 1. First cycle at 20 ms latency, in alternated pairs: each pair makes the same requests with
+  // bare fetch first (which also warms the connections, so the cycle is not charged for them),
+  // then runs a first sync into a fresh store. One pair's ratio moves by ±0.02 on this machine
+  // with what else runs; the target is judged on the median of the pairs, and every pair is shown.
   const fake = await startFake(surveys);
-  const runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
   await fake.command({ type: "latency", ms: LATENCY_MS });
-  // The same requests with bare fetch first: what this machine and the fake allow at all (it also
-  // warms up the connections, so the cycle is not charged for them).
-  const floor = await runner.floor();
-  const first = await runner.cycle();
-  const bound = (first.requests * LATENCY_MS) / CONCURRENCY;
-  figures.firstCycle = { ms: first.ms, requests: first.requests, boundMs: bound, ratio: first.ms / bound, floorMs: floor.ms, floorRatio: floor.ms / bound, overFloor: first.ms / floor.ms };
+  const pairs: { floorMs: number; cycleMs: number; requests: number; ratio: number }[] = [];
+  let runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
+  for (let pair = 0; pair < FIRST_SYNC_PAIRS; pair += 1) {
+    if (pair > 0) {
+      await runner.close();
+      runner = await createSyncRunner(fake.baseUrl, CONCURRENCY);
+    }
+    const floor = await runner.floor();
+    const first = await runner.cycle();
+    pairs.push({ floorMs: floor.ms, cycleMs: first.ms, requests: first.requests, ratio: first.ms / floor.ms });
+  }
+  const medianPair = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)] ?? pairs[0];
+  if (medianPair === undefined) throw new Error("no first-sync pair ran");
+  const bound = (medianPair.requests * LATENCY_MS) / CONCURRENCY;
+  figures.firstCycle = {
+    ms: medianPair.cycleMs,
+    requests: medianPair.requests,
+    boundMs: bound,
+    ratio: medianPair.cycleMs / bound,
+    floorMs: medianPair.floorMs,
+    floorRatio: medianPair.floorMs / bound,
+    overFloor: medianPair.ratio,
+    pairs,
+  };
   console.log(
-    `first cycle, ${surveys} surveys: ${format(first.ms)} for ${first.requests} requests; bound ${format(bound)}; ratio ${(first.ms / bound).toFixed(3)}; bare-fetch floor ${format(floor.ms)} (${(floor.ms / bound).toFixed(3)} × bound), cycle ÷ bare fetch ${(first.ms / floor.ms).toFixed(3)} (target ≤ 1.05)`,
+    `first cycle, ${surveys} surveys (median of ${pairs.length} alternated pairs): ${format(medianPair.cycleMs)} for ${medianPair.requests} requests; bound ${format(bound)}; ratio ${(medianPair.cycleMs / bound).toFixed(3)}; bare-fetch floor ${format(medianPair.floorMs)} (${(medianPair.floorMs / bound).toFixed(3)} × bound), cycle ÷ bare fetch ${medianPair.ratio.toFixed(3)} (target ≤ 1.05); each pair: ${pairs.map((entry) => entry.ratio.toFixed(3)).join(", ")}`,
   );
 
   // 2. No-change cycles, no injected latency.
