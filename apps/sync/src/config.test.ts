@@ -82,8 +82,9 @@ describe("loadConfig", () => {
       SYNC_API_TOKEN: "0123456789abcdef0123",
       LOG_LEVEL: "DEBUG",
       SYNC_RETENTION_SECONDS: "86400",
+      SYNC_MAX_LONG_POLLS: "50",
     });
-    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug", retentionSeconds: 86_400 });
+    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug", retentionSeconds: 86_400, maxLongPolls: 50 });
     expect(config.database).toEqual({ kind: "postgres", connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require", schema: "sds" });
   });
 
@@ -121,6 +122,10 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud", /one of fatal, error/],
     ["SYNC_RETENTION_SECONDS", "59", /between 60 and/],
     ["SYNC_RETENTION_SECONDS", "7d", /integer/],
+    ["SYNC_MAX_LONG_POLLS", "0", /between 1 and 100000/],
+    ["SYNC_MAX_LONG_POLLS", "100001", /between 1 and 100000/],
+    ["SYNC_MAX_LONG_POLLS", "1e3", /must be a number|integer/],
+    ["SYNC_MAX_LONG_POLLS", "-1", /integer/],
   ])("refuses %s=%j with a message naming it", (variable, value, message) => {
     const issues = issuesOf({ ...minimal, [variable]: value });
     expect(issues).toHaveLength(1);
