@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { DEFAULT_MAX_LONG_POLLS, describeConfig, type SyncConfig } from "./config.ts";
+import { describeConfig, type SyncConfig } from "./config.ts";
 import { PageCache } from "./http/page-cache.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
@@ -10,7 +10,7 @@ import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
 import type { SyncStore } from "./store/store.ts";
-import { ChangeNotifier } from "./sync/change-notifier.ts";
+import { feedNotifier } from "./sync/change-notifier.ts";
 import { createClientUpstream } from "./sync/client-upstream.ts";
 import { countingFetch, type FetchFunction } from "./sync/counting-fetch.ts";
 import { SyncEngine } from "./sync/sync-engine.ts";
@@ -91,11 +91,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       maxListBytes: config.maxListBytes,
       ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
-  const notifier = new ChangeNotifier(() => store.latestSequence(), {
-    maxWaiters: config.maxLongPolls ?? DEFAULT_MAX_LONG_POLLS,
-    onWaiting: (waiting) => { metrics.longPollsWaiting.set({ feed: "changes" }, waiting); },
-    onRefused: () => { metrics.longPollsRefused.inc({ feed: "changes" }); },
-  });
+  const notifier = feedNotifier("changes", () => store.latestSequence(), config, metrics);
   const intervalMs = config.intervalSeconds * 1000;
   const engine = new SyncEngine({
     store,

@@ -1,11 +1,11 @@
 import { createClient } from "@sds/client";
 import type { Logger } from "pino";
-import { DEFAULT_MAX_LONG_POLLS, type SyncConfig } from "../config.ts";
+import type { SyncConfig } from "../config.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import { openOutcomeStore } from "../store/open-outcome-store.ts";
 import type { SyncStore } from "../store/store.ts";
 import type { FetchFunction } from "../sync/counting-fetch.ts";
-import { ChangeNotifier } from "../sync/change-notifier.ts";
+import { feedNotifier } from "../sync/change-notifier.ts";
 import type { SyncEngine } from "../sync/sync-engine.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
@@ -92,11 +92,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     }
   };
   void followCycles();
-  const outcomeNotifier = new ChangeNotifier(() => outcomes.latestSequence(), {
-    maxWaiters: config.maxLongPolls ?? DEFAULT_MAX_LONG_POLLS,
-    onWaiting: (waiting) => { metrics.longPollsWaiting.set({ feed: "outcomes" }, waiting); },
-    onRefused: () => { metrics.longPollsRefused.inc({ feed: "outcomes" }); },
-  });
+  const outcomeNotifier = feedNotifier("outcomes", () => outcomes.latestSequence(), config, metrics);
   return {
     context: {
       liveMatcher,

@@ -1,4 +1,6 @@
+import { DEFAULT_MAX_LONG_POLLS, type SyncConfig } from "../config.ts";
 import { LongPollLimitError } from "../errors.ts";
+import type { longPollFeeds, SyncMetrics } from "../metrics/sync-metrics.ts";
 
 /** Options of {@link ChangeNotifier}. */
 export interface ChangeNotifierOptions {
@@ -105,4 +107,25 @@ export class ChangeNotifier {
     clearInterval(this.#poller);
     this.#poller = undefined;
   }
+}
+
+/**
+ * The notifier of one feed as the service runs it: `SYNC_MAX_LONG_POLLS` waiting places, its
+ * waiting and refused readers counted under the feed's label.
+ */
+export function feedNotifier(
+  feed: (typeof longPollFeeds)[number],
+  readLatest: () => Promise<number>,
+  config: Pick<SyncConfig, "maxLongPolls">,
+  metrics: Pick<SyncMetrics, "longPollsWaiting" | "longPollsRefused">,
+): ChangeNotifier {
+  return new ChangeNotifier(readLatest, {
+    maxWaiters: config.maxLongPolls ?? DEFAULT_MAX_LONG_POLLS,
+    onWaiting: (waiting) => {
+      metrics.longPollsWaiting.set({ feed }, waiting);
+    },
+    onRefused: () => {
+      metrics.longPollsRefused.inc({ feed });
+    },
+  });
 }
