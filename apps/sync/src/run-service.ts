@@ -15,9 +15,10 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * Runs the service until a stop signal: the one place where errors become log lines and exit
  * codes. Configuration from the environment (see README), JSON logs to stdout, exit 0 after a
  * clean SIGTERM or SIGINT, including one that arrives while start is still under way (the
- * migrations, the matcher's load, the first account read): start then completes, without waiting
- * for the first account read, and the service stops at once. Loaded by main.ts once the Node version and the arguments are checked and the
- * stop signals are caught.
+ * migrations, the matcher's load, the first account read): start then completes, without the
+ * rest of the matcher's load or the wait for the first account read, and the service stops at
+ * once. Loaded by main.ts once the Node version and the arguments are checked and the stop
+ * signals are caught.
  */
 export async function runService(stopSignals: StopSignals): Promise<void> {
   let config;

@@ -51,6 +51,8 @@ export class LiveMatcher {
   #again = false;
   #timer: NodeJS.Timeout | undefined;
   #loaded = false;
+  /** Set while {@link LiveMatcher.start} runs: its first load stops between pages once this aborts. */
+  #startSignal: AbortSignal | undefined;
 
   constructor(options: LiveMatcherOptions) {
     this.#store = options.store;
@@ -120,9 +122,19 @@ export class LiveMatcher {
     return this.#loaded;
   }
 
-  /** Loads the live inventory, then checks the store every `pollMs`. */
-  async start(): Promise<void> {
-    await this.refresh();
+  /**
+   * Loads the live inventory, then checks the store every `pollMs`. A stop asked for during the
+   * load (`stopSignal`) abandons it between pages (at 100,000 surveys the load takes seconds, and
+   * a service about to stop has no use for it): the matcher then stays unloaded, and the service
+   * answers matches with 503 until a later refresh loads it.
+   */
+  async start(stopSignal?: AbortSignal): Promise<void> {
+    this.#startSignal = stopSignal;
+    try {
+      await this.refresh();
+    } finally {
+      this.#startSignal = undefined;
+    }
     this.#timer = setInterval(() => {
       this.refresh().catch((error: unknown) => {
         this.#logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
@@ -174,6 +186,10 @@ export class LiveMatcher {
       const ids = page.surveys.map((survey) => survey.id);
       applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
       if (!page.hasMore || page.lastId === null) break;
+      if (this.#startSignal?.aborted) {
+        this.#logger.info({ surveysLoaded: matcher.size }, "start: a stop was asked for; the matcher's load is abandoned");
+        return;
+      }
       afterId = page.lastId;
     }
     this.#matcher = matcher;

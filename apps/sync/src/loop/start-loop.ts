@@ -49,7 +49,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const liveMatcher = new LiveMatcher({ store, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
   const outcomesTotal = metrics.outcomes;
   try {
-    await liveMatcher.start();
+    await liveMatcher.start(options.startSignal);
     // The first read is awaited briefly so the receiver is usable at once, but an upstream that
     // hangs must not hold the start: until a read succeeds the receiver answers 503 and senders retry.
     // A stop asked for meanwhile ends the wait too: the service is about to stop, and a hanging
