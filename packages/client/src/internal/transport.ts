@@ -53,6 +53,10 @@ export class Transport {
     this.#http = ky.create({
       // The retry loop is ours (see above); ky sends one attempt per call.
       retry: 0,
+      // The client's own headers and attempt timeout are the instance's; a call passes only what
+      // it changes, which spares ky merging the headers twice on every request (see #attempt).
+      headers: config.headers,
+      timeout: config.timeout,
       // An error status becomes an HTTPError whose `data` ky has read: JSON, else text. Malformed
       // JSON is kept as text rather than dropped, for the error to show it.
       throwHttpErrors: true,
@@ -139,8 +143,8 @@ export class Transport {
       if (this.#observed) this.#emit("onRequest", { ...eventBase(state), headers: redactHeaders(new Headers(settings.headers)) });
       const pending = this.#http(context.url, {
         method: context.method,
-        headers: settings.headers,
-        timeout: settings.timeout,
+        ...(settings.headers === this.#config.headers ? {} : { headers: settings.headers }),
+        ...(settings.timeout === this.#config.timeout ? {} : { timeout: settings.timeout }),
         ...(scope.signal === undefined ? {} : { signal: scope.signal }),
         ...(body === undefined ? {} : { json: body }),
       });
