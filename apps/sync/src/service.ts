@@ -154,8 +154,13 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
-  engine.start();
-  pruner.start();
+  // A stop asked for during start: the service is about to stop, so no cycle (it would only be
+  // aborted) and no pruning pass begins; the caller stops the service next.
+  if (options.startSignal?.aborted) logger.info("start: a stop was asked for; no sync cycle or pruning pass is started");
+  else {
+    engine.start();
+    pruner.start();
+  }
   logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
 
   let stopped: Promise<void> | undefined;

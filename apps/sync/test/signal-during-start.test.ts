@@ -5,8 +5,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer } from "@sds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { TEST_PAUSE_VARIABLE, testPauseLine, type TestPausePoint } from "../src/test-pause.ts";
 import { waitFor } from "./harness.ts";
+import { emptyCommit, qualificationsOf, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 import { spawnService, type ServiceProcess } from "./subprocess.ts";
 
 /*
@@ -124,6 +126,27 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
     await waitFor(async () => (await fetch(`${url}/readyz`)).ok, PAUSE_WAIT_MS);
     again.child.kill("SIGTERM");
     expect(await exitOf(again)).toEqual({ code: 0, signal: null });
+  }, 150_000);
+
+  it("abandons the matcher's load of a stored inventory once the signal has arrived, and stops cleanly", async () => {
+    // A store holding more than two of the matcher's pages (1,000 surveys each), as a restart finds it.
+    const store = await openSqliteStore({ path: join(directory, "loaded.db") });
+    const surveys = Array.from({ length: 2500 }, (_, index) => sampleSurvey(5000 + index));
+    await store.commitCycle(emptyCommit(new Date("2026-03-01T00:00:00Z"), { surveys: surveys.map((survey) => surveyWrite(survey)), qualifications: surveys.map((survey) => qualificationsOf(survey.SurveyId, 1)) }));
+    await store.close();
+
+    const service = spawnBin("loaded.db", { [TEST_PAUSE_VARIABLE]: "store-open" });
+    await waitFor(() => service.output.includes(testPauseLine("store-open")), PAUSE_WAIT_MS);
+    service.child.kill("SIGTERM");
+    const exit = await exitOf(service);
+    const output = service.output.join("\n");
+    expect(exit, output).toEqual({ code: 0, signal: null });
+    expect(output).toContain("start: a stop was asked for; the matcher's load is abandoned");
+    expect(output).not.toContain("matcher loaded from the store");
+    // Nor does a cycle begin, only to be aborted: the service is stopping.
+    expect(output).toContain("start: a stop was asked for; no sync cycle or pruning pass is started");
+    expect(output).not.toContain("cycle aborted by shutdown");
+    expect(output).toContain('"msg":"stopped"');
   }, 150_000);
 
   it("does not wait for the first account read once the signal has arrived, even when the upstream never answers", async () => {

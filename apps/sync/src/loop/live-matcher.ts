@@ -125,8 +125,8 @@ export class LiveMatcher {
   /**
    * Loads the live inventory, then checks the store every `pollMs`. A stop asked for during the
    * load (`stopSignal`) abandons it between pages (at 100,000 surveys the load takes seconds, and
-   * a service about to stop has no use for it): the matcher then stays unloaded, and the service
-   * answers matches with 503 until a later refresh loads it.
+   * a service about to stop has no use for it): the matcher then stays unloaded and does not poll,
+   * and the service answers matches with 503 until an explicit refresh loads it.
    */
   async start(stopSignal?: AbortSignal): Promise<void> {
     this.#startSignal = stopSignal;
@@ -135,6 +135,8 @@ export class LiveMatcher {
     } finally {
       this.#startSignal = undefined;
     }
+    // Not polling either: a poll would load in full what the stop just abandoned, during the shutdown.
+    if (stopSignal?.aborted) return;
     this.#timer = setInterval(() => {
       this.refresh().catch((error: unknown) => {
         this.#logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
