@@ -35,8 +35,9 @@ export interface SyncServiceOptions {
   /** Awaited inside start once the store is open and migrated, before the loop loads: a seam for the tests of signals during start. */
   readonly afterStoreOpen?: () => Promise<void>;
   /**
-   * Aborted when a stop is asked for while start is under way: start then waits for nothing it
-   * can skip (the first account read) and returns at once, for the caller to stop the service.
+   * Aborted when a stop is asked for while start is under way: start then skips what it can (the
+   * rest of the matcher's load, the first account read, the first cycle and pruning pass) and
+   * returns at once, for the caller to stop the service.
    */
   readonly startSignal?: AbortSignal;
 }

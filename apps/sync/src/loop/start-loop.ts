@@ -25,7 +25,7 @@ export interface LoopOptions {
   readonly fetch: FetchFunction;
   /** How often the matcher checks the store for commits, in ms. @default 1000 */
   readonly matcherPollMs?: number;
-  /** Aborted when the service is asked to stop while starting: the first account read is then not waited for. */
+  /** Aborted when the service is asked to stop while starting: the rest of the matcher's load and the first account read are then skipped. */
   readonly startSignal?: AbortSignal;
 }
 
