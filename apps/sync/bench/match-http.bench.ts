@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue } from "@sds/testing";
 import { pino } from "pino";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 import { MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
 import { startSyncService } from "../src/service.ts";
 import type { LoadCommand, LoadReport } from "./match-load.ts";

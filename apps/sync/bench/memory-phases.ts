@@ -20,10 +20,10 @@ import { pino } from "pino";
 import type { FakeReply } from "./fake-process.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
-import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { runCycle } from "../src/sync/run-cycle.ts";
-import { SurveyIndex } from "../src/sync/survey-index.ts";
-import type { Upstream } from "../src/sync/upstream.ts";
+import { createClientUpstream } from "../src/upstream/client-upstream.ts";
+import { runCycle } from "../src/cycle/run-cycle.ts";
+import { SurveyIndex } from "../src/survey-index/survey-index.ts";
+import type { Upstream } from "../src/upstream/upstream.ts";
 
 const surveys = Number(process.argv[2] ?? "100000");
 const mode = process.argv[3] ?? "cycle";

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { DEFAULT_API_KEY } from "@sds/testing";
 import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
-import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { TaskPool } from "../src/sync/concurrency.ts";
-import { countingFetch } from "../src/sync/counting-fetch.ts";
-import type { CycleResult } from "../src/sync/cycle-result.ts";
-import { runCycle } from "../src/sync/run-cycle.ts";
-import { SurveyIndex } from "../src/sync/survey-index.ts";
+import { createClientUpstream } from "../src/upstream/client-upstream.ts";
+import { TaskPool } from "../src/cycle/task-pool.ts";
+import { countingFetch } from "../src/upstream/counting-fetch.ts";
+import type { CycleResult } from "../src/cycle/cycle-result.ts";
+import { runCycle } from "../src/cycle/run-cycle.ts";
+import { SurveyIndex } from "../src/survey-index/survey-index.ts";
 
 /** One measured run: wall time and upstream requests. */
 export interface Measured {

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startSandbox, type Sandbox } from "@sds/testing";
-import { configSecrets, loadConfig } from "./config.ts";
-import { PortInUseError, SyncError } from "./errors.ts";
-import { createLogger } from "./logger.ts";
+import { configSecrets, loadConfig } from "./config/config.ts";
+import { PortInUseError, SyncError } from "./common/errors.ts";
+import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
-import type { CycleResult } from "./sync/cycle-result.ts";
+import type { CycleResult } from "./cycle/cycle-result.ts";
 
 /**
  * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys) and

@@ -1,7 +1,7 @@
 import { missingHeapFlags, missingMemoryEnv } from "./heap-flags.ts";
 import { catchStopSignals, type StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./test-pause.ts";
-import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./version.ts";
+import { pauseForTest } from "./common/test-pause.ts";
+import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./common/version.ts";
 
 /*
  * The entry of `sds-sync`. It imports nothing but small modules without imports of their own, so

@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { describeConfig, type SyncConfig } from "./config.ts";
-import { PageCache } from "./http/page-cache.ts";
+import { describeConfig, type SyncConfig } from "./config/config.ts";
+import { PageCache } from "./inventory-api/page-cache.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop, type Loop } from "./loop/start-loop.ts";
@@ -10,11 +10,11 @@ import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
 import type { SyncStore } from "./store/store.ts";
-import { feedNotifier } from "./sync/change-notifier.ts";
-import { createClientUpstream } from "./sync/client-upstream.ts";
-import { countingFetch, type FetchFunction } from "./sync/counting-fetch.ts";
-import { SyncEngine } from "./sync/sync-engine.ts";
-import type { Upstream } from "./sync/upstream.ts";
+import { feedNotifier } from "./feed/change-notifier.ts";
+import { createClientUpstream } from "./upstream/client-upstream.ts";
+import { countingFetch, type FetchFunction } from "./upstream/counting-fetch.ts";
+import { SyncEngine } from "./engine/sync-engine.ts";
+import type { Upstream } from "./upstream/upstream.ts";
 
 /** Options of {@link startSyncService} beyond the configuration: seams for tests, the demo and benchmarks. */
 export interface SyncServiceOptions {

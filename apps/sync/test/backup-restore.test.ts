@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config.ts";
+import type { DatabaseConfig } from "../src/config/config.ts";
 import { withStore } from "./database-location.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";

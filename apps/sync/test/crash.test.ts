@@ -1,6 +1,6 @@
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config.ts";
+import type { DatabaseConfig } from "../src/config/config.ts";
 import type { ChangeType } from "../src/store/store.ts";
 import { compareChanges, SyncModel } from "./convergence.ts";
 import { waitFor } from "./harness.ts";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DatabaseConfig } from "../src/config.ts";
+import type { DatabaseConfig } from "../src/config/config.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { dropSchema, freshSchemaName, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";

@@ -11,12 +11,12 @@ import {
 import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
-import { createClientUpstream } from "../src/sync/client-upstream.ts";
-import { countingFetch, type FetchFunction } from "../src/sync/counting-fetch.ts";
-import { ClosureGuard, type ClosureGuardSettings } from "../src/sync/closure-guard.ts";
-import type { CycleResult } from "../src/sync/cycle-result.ts";
-import { runCycle, type CycleSettings } from "../src/sync/run-cycle.ts";
-import { SurveyIndex } from "../src/sync/survey-index.ts";
+import { createClientUpstream } from "../src/upstream/client-upstream.ts";
+import { countingFetch, type FetchFunction } from "../src/upstream/counting-fetch.ts";
+import { ClosureGuard, type ClosureGuardSettings } from "../src/cycle/closure-guard.ts";
+import type { CycleResult } from "../src/cycle/cycle-result.ts";
+import { runCycle, type CycleSettings } from "../src/cycle/run-cycle.ts";
+import { SurveyIndex } from "../src/survey-index/survey-index.ts";
 
 /** A logger that writes nothing, for tests that do not assert on logs. */
 export const silentLogger = pino({ level: "silent" });

@@ -3,7 +3,7 @@ import { openPostgresStore } from "../src/store/postgres-store.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { outOfRangeSurveyIds } from "@sds/testing";
-import { isSurveyId } from "../src/sync/survey-id.ts";
+import { isSurveyId } from "../src/survey-index/survey-id.ts";
 import { createCycleHarness, type CycleHarness, type CycleHarnessOptions } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../src/store/postgres-store.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
-import type { FetchFunction } from "../src/sync/counting-fetch.ts";
-import { isSurveyId } from "../src/sync/survey-id.ts";
+import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
+import { isSurveyId } from "../src/survey-index/survey-id.ts";
 import { createCycleHarness, type CycleHarness } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 

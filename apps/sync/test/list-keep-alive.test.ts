@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FetchFunction } from "../src/sync/counting-fetch.ts";
+import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { createCycleHarness, type CycleHarness } from "./harness.ts";
 
 /** Spaces put before the list's closing `]`: more than the loopback socket buffers hold. */

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
 import { describe, expect, it } from "vitest";
-import { allSettings } from "../src/config.ts";
-import { isSupportedNode, VERSION } from "../src/version.ts";
+import { allSettings } from "../src/config/config.ts";
+import { isSupportedNode, VERSION } from "../src/common/version.ts";
 import { waitFor } from "./harness.ts";
 import { spawnService } from "./subprocess.ts";
 

@@ -1,8 +1,8 @@
 import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DatabaseConfig } from "../src/config.ts";
-import type { OutcomeRecord } from "../src/store/outcome-store.ts";
+import type { DatabaseConfig } from "../src/config/config.ts";
+import type { OutcomeRecord } from "../src/loop/store/loop-store.ts";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness, type ServiceHarnessOptions } from "./service-harness.ts";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { OutcomeStore } from "../src/store/outcome-store.ts";
+import type { OutcomeStore } from "../src/loop/store/loop-store.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 
 /** A fresh, empty outcome store location, opened as often as a test likes. */

@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { openPostgresOutcomeStore } from "../src/store/postgres-outcome-store.ts";
+import { openPostgresOutcomeStore } from "../src/loop/store/postgres-loop-store.ts";
 import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 

@@ -6,7 +6,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "../src/store/migrations.ts";
 import { openPostgresStore } from "../src/store/postgres-store.ts";
-import { openSqliteOutcomeStore, loopDatabasePath } from "../src/store/sqlite-outcome-store.ts";
+import { openSqliteOutcomeStore, loopDatabasePath } from "../src/loop/store/sqlite-loop-store.ts";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 

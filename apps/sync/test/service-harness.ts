@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_API_KEY, type FakeServer, type FakeSupplierApi, type FakeSupplierInit, type HostileUpstream } from "@sds/testing";
-import type { DatabaseConfig, SyncConfig } from "../src/config.ts";
+import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
 import { defaultSupplierFake, listenBehindHostileFront, silentLogger, waitFor } from "./harness.ts";
 

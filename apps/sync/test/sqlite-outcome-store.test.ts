@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loopDatabasePath, openSqliteOutcomeStore } from "../src/store/sqlite-outcome-store.ts";
+import { loopDatabasePath, openSqliteOutcomeStore } from "../src/loop/store/sqlite-loop-store.ts";
 import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
 
 describeOutcomeStoreConformance("SQLite", () => {

@@ -1,7 +1,7 @@
 import type { Survey } from "@sds/schemas";
 import type { ChildReplacement, CycleCommit, RunInput, SurveyWrite } from "../src/store/store.ts";
 import { emptyRunCounts } from "../src/store/store.ts";
-import { qualificationRecord, quotaRecord, rawHash, recordHash, surveyColumns } from "../src/sync/survey-record.ts";
+import { qualificationRecord, quotaRecord, rawHash, recordHash, surveyColumns } from "../src/survey-index/survey-record.ts";
 
 /** A valid survey record for store tests that need precise control over every field. */
 export function sampleSurvey(id: number, overrides: Partial<Survey> = {}): Survey {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { FetchFunction } from "../src/sync/counting-fetch.ts";
+import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { createCycleHarness, type CycleHarness } from "./harness.ts";
 
 /** What a test saw of the Get Surveys body it reshaped: bytes handed to the client so far, of how many. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { outcomeKinds } from "../store/outcome-store.ts";
+import { outcomeKinds } from "../loop/store/loop-store.ts";
 import { changeTypes } from "../store/store.ts";
 
 /*

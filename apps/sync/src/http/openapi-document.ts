@@ -1,9 +1,9 @@
 import { toComponentSchemas } from "@sds/schemas";
 import { z } from "zod";
 import { EntryLinkBody, MatchBody } from "../loop/match-routes.ts";
-import { outcomeKinds } from "../store/outcome-store.ts";
-import { SURVEY_ID_RANGE } from "../sync/survey-id.ts";
-import { VERSION } from "../version.ts";
+import { outcomeKinds } from "../loop/store/loop-store.ts";
+import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
+import { VERSION } from "../common/version.ts";
 import * as schemas from "./api-schemas.ts";
 import { changesQueryParameters, surveyQueryParameters, type QueryParameter } from "./params.ts";
 

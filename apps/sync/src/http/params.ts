@@ -1,8 +1,8 @@
 import { devices, type Device } from "@sds/schemas";
 import { z } from "zod";
-import { SyncError, type HttpMeaning } from "../errors.ts";
+import { SyncError, type HttpMeaning } from "../common/errors.ts";
 import type { SurveyQuery } from "../store/store.ts";
-import { SURVEY_ID_RANGE } from "../sync/survey-id.ts";
+import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
 
 /** A request parameter is missing or malformed: answered 400 with this message. */
 export class ParamError extends SyncError {

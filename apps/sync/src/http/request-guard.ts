@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { isLoopbackHost } from "../config.ts";
+import { isLoopbackHost } from "../config/config.ts";
 import { errorReply, type Reply } from "./respond.ts";
 
 /*

@@ -3,11 +3,11 @@ import type { LoopContext } from "../loop/loop-context.ts";
 import { loopStatus } from "../loop/loop-status.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { SyncStore } from "../store/store.ts";
-import type { ChangeNotifier } from "../sync/change-notifier.ts";
-import type { CycleResult } from "../sync/cycle-result.ts";
-import { ManualRunRefusedError, type SyncEngine } from "../sync/sync-engine.ts";
+import type { ChangeNotifier } from "../feed/change-notifier.ts";
+import type { CycleResult } from "../cycle/cycle-result.ts";
+import { ManualRunRefusedError, type SyncEngine } from "../engine/sync-engine.ts";
 import { encodeCursor, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
-import type { PageCache } from "./page-cache.ts";
+import type { PageCache } from "../inventory-api/page-cache.ts";
 import type { ChangePage, ClosuresConfirmed, Health, Readiness, RunAccepted } from "./api-schemas.ts";
 import { errorReply, json, type Reply } from "./respond.ts";
 

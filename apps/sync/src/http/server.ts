@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createRouter, type RouteMatch } from "@sds/schemas";
 import type { Logger } from "pino";
-import { PortInUseError, SyncError } from "../errors.ts";
+import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { buildSyncOpenApiDocument, routeDocs } from "./openapi-document.ts";

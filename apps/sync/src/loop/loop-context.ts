@@ -1,5 +1,5 @@
-import type { OutcomeKind, OutcomeStore } from "../store/outcome-store.ts";
-import type { ChangeNotifier } from "../sync/change-notifier.ts";
+import type { OutcomeKind, OutcomeStore } from "./store/loop-store.ts";
+import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import type { AccountSettings } from "./account-settings.ts";
 import type { LiveMatcher } from "./live-matcher.ts";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Handler } from "../http/routes.ts";
 import type { EntryLink } from "../http/api-schemas.ts";
 import { errorReply, json } from "../http/respond.ts";
-import { readJsonBody } from "./request-body.ts";
+import { readJsonBody } from "../http/request-body.ts";
 
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({

@@ -3,7 +3,7 @@ import type { Handler, RouteRequest } from "../http/routes.ts";
 import { parseChangesQuery } from "../http/params.ts";
 import type { OutcomePage, OutcomeReceipt } from "../http/api-schemas.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
-import { isOutcomeKind, outcomeKinds, type OutcomeStore } from "../store/outcome-store.ts";
+import { isOutcomeKind, outcomeKinds, type OutcomeStore } from "./store/loop-store.ts";
 
 /**
  * The absolute URL the marketplace signed: the configured public URL (or `http://` + `Host`)

@@ -1,4 +1,4 @@
-import { BoundedCache } from "../bounded-cache.ts";
+import { BoundedCache } from "../common/bounded-cache.ts";
 
 /**
  * Serialised survey records by id, least recently used dropped first once the text held passes

@@ -1,12 +1,12 @@
 import { createClient } from "@sds/client";
 import type { Logger } from "pino";
-import type { SyncConfig } from "../config.ts";
+import type { SyncConfig } from "../config/config.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
-import { openOutcomeStore } from "../store/open-outcome-store.ts";
+import { openOutcomeStore } from "./store/open-loop-store.ts";
 import type { SyncStore } from "../store/store.ts";
-import type { FetchFunction } from "../sync/counting-fetch.ts";
-import { feedNotifier } from "../sync/change-notifier.ts";
-import type { SyncEngine } from "../sync/sync-engine.ts";
+import type { FetchFunction } from "../upstream/counting-fetch.ts";
+import { feedNotifier } from "../feed/change-notifier.ts";
+import type { SyncEngine } from "../engine/sync-engine.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";

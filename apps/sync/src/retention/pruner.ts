@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { OutcomeStore } from "../store/outcome-store.ts";
+import type { OutcomeStore } from "../loop/store/loop-store.ts";
 import { outcomePruneTargets, pruneTargets, type OutcomePruneTarget, type PruneBatchOutcome, type PruneTarget } from "../store/retention.ts";
 import type { SyncStore } from "../store/store.ts";
 

@@ -1,6 +1,6 @@
-import type { DatabaseConfig } from "../config.ts";
+import type { DatabaseConfig } from "../config/config.ts";
 import type { SyncStore } from "./store.ts";
-import { withStoreErrors } from "./store-errors.ts";
+import { withStoreErrors } from "../database/store-errors.ts";
 
 /**
  * Opens the store `DATABASE_URL` names, applying pending migrations. Each store is imported only

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { StoreError } from "../errors.ts";
+import { StoreError } from "../common/errors.ts";
 import type { PostgresLeadership } from "./postgres-leadership.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, QuarantineInput, RunInput } from "./store.ts";
 

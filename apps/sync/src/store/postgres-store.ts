@@ -1,10 +1,10 @@
 import type pg from "pg";
 import { syncLedger } from "./migrations.ts";
-import { openMigratedPool, type PostgresSchemaOptions } from "./postgres-migrate.ts";
-import { inPostgresTransaction } from "./postgres-transaction.ts";
+import { openMigratedPool, type PostgresSchemaOptions } from "../database/postgres-migrate.ts";
+import { inPostgresTransaction } from "../database/postgres-transaction.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership } from "./postgres-leadership.ts";
-import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "./postgres-retention.ts";
+import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "../database/postgres-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {

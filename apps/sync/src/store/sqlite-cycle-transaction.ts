@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { StoreError } from "../errors.ts";
+import { StoreError } from "../common/errors.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, RunInput } from "./store.ts";
 
 const bool = (value: boolean): number => (value ? 1 : 0);

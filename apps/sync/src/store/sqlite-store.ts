@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { StoreError } from "../errors.ts";
+import { StoreError } from "../common/errors.ts";
 import { syncLedger } from "./migrations.ts";
-import { inSqliteTransaction as inTransaction, migrateSqlite } from "./sqlite-migrate.ts";
+import { inSqliteTransaction as inTransaction, migrateSqlite } from "../database/sqlite-migrate.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
-import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "./sqlite-retention.ts";
+import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "../database/sqlite-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {

@@ -1,0 +1,197 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { allSettings, configSecrets, describeFallback, loadConfig } from "./config.ts";
+import { renderHelp } from "../help.ts";
+import { ConfigError } from "../common/errors.ts";
+
+const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
+
+function issuesOf(env: Record<string, string | undefined>): { variable: string; message: string }[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).issues];
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    expect(loadConfig(minimal)).toEqual({
+      baseUrl: "https://sds.example.com/api/v1",
+      apiKey: "key-123",
+      database: { kind: "sqlite", path: "./data/sds.db" },
+      intervalSeconds: 60,
+      concurrency: 8,
+      port: 8787,
+      host: "127.0.0.1",
+      apiToken: undefined,
+      logLevel: "info",
+      retentionSeconds: 604_800,
+      outcomeRetentionSeconds: 0,
+      cycleTimeoutSeconds: 600,
+      maxRecordBytes: 1_048_576,
+      maxListBytes: 536_870_912,
+      maxClosureShare: 0.25,
+      closureConfirmCycles: 3,
+      manualRunSpacingSeconds: 5,
+      maxLongPolls: 1000,
+      outcomesHost: "127.0.0.1",
+      outcomesTokenParameter: "vq_token",
+      allowUnauthenticated: false,
+    });
+  });
+
+  it("keeps entry links and outcomes forever by default, and takes 0 or a retention like SYNC_RETENTION_SECONDS", () => {
+    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "0" }).outcomeRetentionSeconds).toBe(0);
+    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "7776000" }).outcomeRetentionSeconds).toBe(7_776_000);
+    for (const raw of ["30", "-1", "1.5", "forever"]) {
+      expect(() => loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: raw }), raw).toThrow(/SYNC_OUTCOME_RETENTION_SECONDS: must be/);
+    }
+  });
+
+  it("reads the outcome receiver's settings and refuses unusable ones", () => {
+    const config = loadConfig({ ...minimal, SYNC_OUTCOMES_PORT: "9090", SYNC_OUTCOMES_HOST: "0.0.0.0", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/sds/", SYNC_OUTCOMES_TOKEN_PARAM: "tid" });
+    expect(config).toMatchObject({ outcomesPort: 9090, outcomesHost: "0.0.0.0", outcomesPublicUrl: "https://panel.example/sds", outcomesTokenParameter: "tid" });
+    expect(issuesOf({ ...minimal, SYNC_OUTCOMES_PORT: "x", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/?a=1", SYNC_OUTCOMES_TOKEN_PARAM: "a&b" }).map((issue) => issue.variable)).toEqual([
+      "SYNC_OUTCOMES_PORT",
+      "SYNC_OUTCOMES_PUBLIC_URL",
+      "SYNC_OUTCOMES_TOKEN_PARAM",
+    ]);
+  });
+
+  it("derives the cycle deadline from the interval unless SYNC_CYCLE_TIMEOUT is set", () => {
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "5" }).cycleTimeoutSeconds).toBe(300);
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "120" }).cycleTimeoutSeconds).toBe(1200);
+    expect(loadConfig({ ...minimal, SYNC_INTERVAL: "86400" }).cycleTimeoutSeconds).toBe(3600);
+    expect(loadConfig({ ...minimal, SYNC_CYCLE_TIMEOUT: "42.5" }).cycleTimeoutSeconds).toBe(42.5);
+    expect(issuesOf({ ...minimal, SYNC_CYCLE_TIMEOUT: "0" })).toEqual([{ variable: "SYNC_CYCLE_TIMEOUT", message: "must be between 1 and 86400, got 0" }]);
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      ...minimal,
+      SDS_BASE_URL: "http://localhost:4010/api/v1/",
+      DATABASE_URL: "postgres://sync:pw@db.internal:5432/inventory?schema=sds&sslmode=require",
+      SYNC_INTERVAL: "30",
+      SYNC_CONCURRENCY: "16",
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      SYNC_API_TOKEN: "0123456789abcdef0123",
+      LOG_LEVEL: "DEBUG",
+      SYNC_RETENTION_SECONDS: "86400",
+      SYNC_MAX_LONG_POLLS: "50",
+    });
+    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug", retentionSeconds: 86_400, maxLongPolls: 50 });
+    expect(config.database).toEqual({ kind: "postgres", connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require", schema: "sds" });
+  });
+
+  it("takes sqlite paths relative, absolute and in memory", () => {
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:/var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:///var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite::memory:" }).database).toEqual({ kind: "sqlite", path: ":memory:" });
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ ...minimal, PORT: "", SYNC_API_TOKEN: "  " })).toMatchObject({ port: 8787, apiToken: undefined });
+  });
+
+  it("names each missing required variable", () => {
+    expect(issuesOf({}).map((issue) => issue.variable)).toEqual(["SDS_BASE_URL", "SDS_API_KEY"]);
+  });
+
+  it.each([
+    ["SDS_BASE_URL", "not a url", /not a URL/],
+    ["SDS_BASE_URL", "ftp://sds.example.com/api/v1", /http or https/],
+    ["SDS_BASE_URL", "https://user:pw@sds.example.com/api/v1", /credentials/],
+    ["DATABASE_URL", "mysql://localhost/db", /sqlite: or postgres:\/\//],
+    ["DATABASE_URL", "sqlite:", /file path/],
+    ["DATABASE_URL", "postgres://localhost/db?schema=drop;table", /schema/],
+    ["SYNC_INTERVAL", "soon", /must be a number/],
+    ["SYNC_INTERVAL", "0", /between/],
+    ["SYNC_INTERVAL", "-5", /must be a number/],
+    ["SYNC_CONCURRENCY", "2.5", /integer/],
+    ["SYNC_CONCURRENCY", "0", /between 1 and 64/],
+    ["SYNC_CONCURRENCY", "65", /between 1 and 64/],
+    ["PORT", "70000", /between 0 and 65535/],
+    ["PORT", "http", /integer/],
+    ["SYNC_API_TOKEN", "short", /at least 16/],
+    ["SYNC_API_TOKEN", "has a space in the middle", /whitespace/],
+    ["LOG_LEVEL", "loud", /one of fatal, error/],
+    ["SYNC_RETENTION_SECONDS", "59", /between 60 and/],
+    ["SYNC_RETENTION_SECONDS", "7d", /integer/],
+    ["SYNC_MAX_LONG_POLLS", "0", /between 1 and 100000/],
+    ["SYNC_MAX_LONG_POLLS", "100001", /between 1 and 100000/],
+    ["SYNC_MAX_LONG_POLLS", "1e3", /must be a number|integer/],
+    ["SYNC_MAX_LONG_POLLS", "-1", /integer/],
+  ])("refuses %s=%j with a message naming it", (variable, value, message) => {
+    const issues = issuesOf({ ...minimal, [variable]: value });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.variable).toBe(variable);
+    expect(issues[0]?.message).toMatch(message);
+  });
+
+  it("reports every problem at once, and never echoes a secret or the database URL", () => {
+    const env = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key", SYNC_API_TOKEN: "tiny-secret", DATABASE_URL: "mongodb://admin:hunter2@db/x", PORT: "x" };
+    const load = () => loadConfig(env);
+    expect(issuesOf(env).map((issue) => issue.variable)).toEqual(["DATABASE_URL", "PORT", "SYNC_API_TOKEN"]);
+    expect(load).toThrow(/SYNC_API_TOKEN:/);
+    expect(load).not.toThrow(/tiny-secret|hunter2/);
+  });
+});
+
+describe("protected mode", () => {
+  it("refuses a non-loopback HOST without SYNC_API_TOKEN unless SYNC_ALLOW_UNAUTHENTICATED=true", () => {
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "sync.internal"]) {
+      const [issue] = issuesOf({ ...minimal, HOST: host });
+      expect(issue?.variable).toBe("HOST");
+      expect(issue?.message).toMatch(/SYNC_API_TOKEN.*SYNC_ALLOW_UNAUTHENTICATED=true/);
+    }
+    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_API_TOKEN: "0123456789abcdef0123" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_ALLOW_UNAUTHENTICATED: "true" }).allowUnauthenticated).toBe(true);
+    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1"]) expect(loadConfig({ ...minimal, HOST: host }).host).toBe(host);
+  });
+
+  it("reads the allowed hosts and origins, * for any host", () => {
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "sync.internal, Sync.Example.COM." }).allowedHosts).toEqual(["sync.internal", "sync.example.com"]);
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "*" }).allowedHosts).toBe("any");
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com,http://localhost:3000" }).allowedOrigins).toEqual(["https://panel.example.com", "http://localhost:3000"]);
+    expect(issuesOf({ ...minimal, SYNC_ALLOWED_HOSTS: "http://x.example" })[0]?.variable).toBe("SYNC_ALLOWED_HOSTS");
+    expect(issuesOf({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com/path" })[0]?.variable).toBe("SYNC_ALLOWED_ORIGINS");
+  });
+});
+
+describe("the configuration table", () => {
+  const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+  /** The README's configuration table: variable -> default cell, without its markup. */
+  const documented = new Map(
+    [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1], (match[2] ?? "").trim().replace(/^\*\((.*)\)\*$/, "$1").replaceAll("`", "")]),
+  );
+
+  it("is what the README documents: every variable, with the same default, and nothing else", () => {
+    const table = new Map(allSettings().map(({ setting }) => [setting.variable, describeFallback(setting.fallback)]));
+    expect(documented).toEqual(table);
+  });
+
+  it("generates --help: every variable with its default and description", () => {
+    const help = renderHelp("1.2.3");
+    expect(help).toContain("sds-sync 1.2.3");
+    for (const { setting } of allSettings()) {
+      const entry = help.slice(help.indexOf(`  ${setting.variable}  (`));
+      expect(entry).toMatch(new RegExp(`^  ${setting.variable}  \\((required|default: ${escapeRegExp(describeFallback(setting.fallback))})`));
+      expect(entry.split("\n\n")[0]?.replace(/\s+/g, " ")).toContain(setting.description.replace(/\s+/g, " "));
+    }
+  });
+
+  it("lists the secrets of a configuration, including the database password, for the logger", () => {
+    const config = loadConfig({ ...minimal, SYNC_API_TOKEN: "0123456789abcdef0123", DATABASE_URL: "postgres://sync:pa%24%24word@db/x" });
+    expect(configSecrets(config).sort()).toEqual(["0123456789abcdef0123", "key-123", "pa$$word"]);
+    expect(configSecrets(loadConfig(minimal))).toEqual(["key-123"]);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,71 @@
+import { hash } from "node:crypto";
+import { isResponseValidationError } from "@sds/client";
+import type { InvalidItem } from "@sds/schemas";
+import type { QuarantineInput } from "../store/store.ts";
+import { isSurveyId } from "../survey-index/survey-id.ts";
+
+/** The `SurveyId` of a malformed item when it still has a valid one ({@link isSurveyId}), else null. */
+export function surveyIdOf(item: unknown): number | null {
+  if (typeof item !== "object" || item === null) return null;
+  const id = (item as { SurveyId?: unknown }).SurveyId;
+  return isSurveyId(id) ? id : null;
+}
+
+/**
+ * The quarantine entry of a malformed survey of the live list. Keyed by survey when the id is
+ * readable, so a survey that stays malformed for many cycles is one entry seen many times.
+ */
+export function quarantineOfItem(invalid: InvalidItem): QuarantineInput {
+  const issues = JSON.stringify(invalid.issues.map(({ path, message, code }) => ({ path: path.map(String), message, code })));
+  return quarantineOfListItem(invalid.item, toJson(invalid.item), issues);
+}
+
+/**
+ * The quarantine entry of an item of the live list, given as JSON: keyed by its survey when it
+ * names a valid one ({@link isSurveyId}), else by a hash of the item. An item too long to keep is
+ * stored as its size and head.
+ */
+export function quarantineOfListItem(item: unknown, json: string, issues: string): QuarantineInput {
+  const surveyId = surveyIdOf(item);
+  return {
+    key: surveyId === null ? `surveys:item:${hash("sha1", json, "hex")}` : `surveys:${surveyId}`,
+    surveyId,
+    source: "surveys",
+    item: quarantineItemText(json),
+    issues,
+  };
+}
+
+/** The issues of a survey whose id breaks the rule of {@link isSurveyId}. */
+export function invalidIdIssues(id: unknown): string {
+  return JSON.stringify([{ path: ["SurveyId"], code: "invalid_id", message: `SurveyId must be a positive safe integer, got ${String(id)}` }]);
+}
+
+/**
+ * The quarantine entry of a per-survey response that arrived but did not match its schema;
+ * undefined for any other failure (those are retried, not quarantined).
+ */
+export function quarantineOfResponse(error: unknown, kind: "qualifications" | "quotas", surveyId: number): QuarantineInput | undefined {
+  if (!isResponseValidationError(error)) return undefined;
+  return {
+    key: `${kind}:${surveyId}`,
+    surveyId,
+    source: kind,
+    item: quarantineItemText(toJson(error.body)),
+    issues: JSON.stringify(error.issues.map(({ path, message, code }) => ({ path: path.map(String), message, code }))),
+  };
+}
+
+/** Longest item text kept in quarantine: an oversize record is stored as its size and its head, never whole. */
+export const QUARANTINE_ITEM_MAX_CHARS = 16_384;
+
+/** The item text kept in quarantine: the JSON itself, or its size and head when it is too long to keep. */
+export function quarantineItemText(json: string): string {
+  if (json.length <= QUARANTINE_ITEM_MAX_CHARS) return json;
+  return JSON.stringify({ truncated: true, bytes: Buffer.byteLength(json, "utf8"), head: json.slice(0, 1024) });
+}
+
+/** JSON of a value that came from JSON; `undefined` (absent) is stored as `null`. */
+function toJson(value: unknown): string {
+  return value === undefined ? "null" : JSON.stringify(value);
+}

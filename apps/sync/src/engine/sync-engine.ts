@@ -1,0 +1,331 @@
+import type { Logger } from "pino";
+import { SyncError, type HttpMeaning } from "../common/errors.ts";
+import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import type { RunInput, SyncStore } from "../store/store.ts";
+import type { ChangeNotifier } from "../feed/change-notifier.ts";
+import { ClosureGuard, type ClosureGuardSettings, type HeldClosures } from "../cycle/closure-guard.ts";
+import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "../cycle/collections.ts";
+import type { CycleResult } from "../cycle/cycle-result.ts";
+import { runCycle, type CycleSettings } from "../cycle/run-cycle.ts";
+import { SurveyIndex } from "../survey-index/survey-index.ts";
+import type { Upstream } from "../upstream/upstream.ts";
+
+/** `POST /v1/sync/run` reached a replica that does not lead. */
+export class NotLeaderError extends SyncError {
+  override name = "NotLeaderError" as const;
+  override get http(): HttpMeaning {
+    return { status: 409, code: "not_leader", message: this.message, logged: false };
+  }
+}
+
+/** The engine is shutting down and takes no more work. */
+export class ShuttingDownError extends SyncError {
+  override name = "ShuttingDownError" as const;
+  override get http(): HttpMeaning {
+    return { status: 503, code: "shutting_down", message: "the service is shutting down", logged: false };
+  }
+}
+
+/** A manual run was refused: too soon after the last one, or the upstream asked to wait (429 Retry-After). Answered 429. */
+export class ManualRunRefusedError extends SyncError {
+  override name = "ManualRunRefusedError" as const;
+  /** How long until a manual run may start, in ms. */
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The longest upstream `Retry-After` the engine honours, in ms: an absurd value (a year) must not stop syncing for good. */
+export const MAX_HONOURED_RETRY_AFTER_MS = 3_600_000;
+
+/** Options of {@link SyncEngine}. */
+export interface SyncEngineOptions {
+  readonly store: SyncStore;
+  readonly upstream: Upstream;
+  readonly intervalMs: number;
+  readonly concurrency: number;
+  readonly replicaId: string;
+  readonly logger: Logger;
+  readonly metrics: SyncMetrics;
+  readonly notifier: ChangeNotifier;
+  /** Upstream HTTP requests made so far by this process. */
+  readonly requestCount: () => number;
+  /** How often a follower tries to take leadership. @default min(interval, 5 s) */
+  readonly followerPollMs?: number;
+  /** First delay after a failed cycle; doubled per further failure, capped at the interval. @default min(interval, 5 s) */
+  readonly initialBackoffMs?: number;
+  /** The cycle's deadline and limits, from the configuration. @default none: no deadline, default limits */
+  readonly cycle?: CycleSettings;
+  /** The mass-closure guard's settings. @default none: every absent survey closes at once */
+  readonly closureGuard?: ClosureGuardSettings;
+  /** Shortest time between the starts of two manual cycles (`SYNC_MANUAL_RUN_SPACING`), in ms. @default 5000 */
+  readonly manualRunSpacingMs?: number;
+}
+
+/** What `/v1/sync/status` shows of the engine. */
+export interface EngineStatus {
+  readonly replicaId: string;
+  readonly leader: boolean;
+  readonly running: boolean;
+  readonly consecutiveFailures: number;
+  readonly nextRunAt: string | null;
+  readonly lastCycle: CycleResult | undefined;
+  readonly collectionsRefreshedAt: string | null;
+  /** Closures the mass-closure guard holds (on the leader; a follower holds none). */
+  readonly closures: HeldClosures | null;
+}
+
+/**
+ * Runs the cycles: takes (and keeps checking) leadership, refreshes the reference collections
+ * at start and daily, runs one cycle per interval, backs off after failures (keeping the last
+ * good data in the store), and serialises manual runs with scheduled ones. One engine per
+ * process.
+ */
+export class SyncEngine {
+  readonly #options: SyncEngineOptions;
+  readonly #index = new SurveyIndex();
+  readonly #guard: ClosureGuard | undefined;
+  #schedule: Promise<void> | undefined;
+  #stopping = false;
+  #cycleAbort: AbortController | undefined;
+  #wake: (() => void) | undefined;
+  #manualWaiters: { resolve: (result: CycleResult) => void; reject: (error: unknown) => void }[] = [];
+  /** The manual cycle asked for and not started yet: every caller until it starts shares it. */
+  #queued: Promise<CycleResult> | undefined;
+  /** The cycle running now: a manual run asked for meanwhile joins it. */
+  #current: Promise<CycleResult> | undefined;
+  #lastManualStart = Number.NEGATIVE_INFINITY;
+  /** Epoch ms before which no cycle starts: the upstream's last 429 `Retry-After`. */
+  #notBefore = 0;
+  #leader = false;
+  #running = false;
+  #consecutiveFailures = 0;
+  #nextRunAt: Date | null = null;
+  #lastCycle: CycleResult | undefined;
+  #collectionsRefreshedAt: Date | undefined;
+  #firstCycle = true;
+  readonly #cycleListeners = new Set<(result: CycleResult) => void>();
+
+  constructor(options: SyncEngineOptions) {
+    this.#options = options;
+    this.#guard = options.closureGuard ? new ClosureGuard(options.closureGuard) : undefined;
+  }
+
+  /**
+   * An operator confirms the closures the mass-closure guard holds: they are applied by the next
+   * cycle if those surveys are still absent. Resolves how many were confirmed.
+   *
+   * @throws NotLeaderError on a replica that does not lead (only the leader holds closures).
+   */
+  confirmClosures(): number {
+    if (!this.#leader) throw new NotLeaderError("this replica does not lead; confirm on the leader");
+    return this.#guard?.confirm() ?? 0;
+  }
+
+  /** Starts the schedule; the first cycle runs at once when this replica leads. */
+  start(): void {
+    this.#schedule ??= this.#run().catch((error: unknown) => {
+      this.#options.logger.fatal({ err: error }, "the sync schedule stopped unexpectedly");
+    });
+  }
+
+  /** Stops taking work, aborts a running cycle (nothing of it is committed) and waits for the schedule to end. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#cycleAbort?.abort(new ShuttingDownError("shutting down"));
+    this.#wake?.();
+    for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new ShuttingDownError("shutting down"));
+    await this.#schedule;
+    await this.#options.store.leadership.release();
+  }
+
+  /**
+   * A cycle now, for `POST /v1/sync/run`, coalesced and spaced so that no number of callers can
+   * hammer the upstream: a caller joins the cycle running now, or the manual cycle already asked
+   * for; otherwise a manual cycle is started, at most one per `manualRunSpacingMs` and none while
+   * the upstream's 429 `Retry-After` is pending. Resolves with the cycle's result.
+   *
+   * @throws ManualRunRefusedError (with how long to wait) when a manual cycle may not start yet.
+   * @throws NotLeaderError, ShuttingDownError
+   */
+  runNow(): Promise<CycleResult> {
+    if (this.#stopping) throw new ShuttingDownError("shutting down");
+    if (!this.#leader) throw new NotLeaderError("this replica does not lead; the leader runs the cycles");
+    if (this.#current) return this.#current;
+    if (this.#queued) return this.#queued;
+    const now = Date.now();
+    if (this.#notBefore > now) throw new ManualRunRefusedError("the upstream asked to wait (429 Retry-After); the next cycle runs after it", this.#notBefore - now);
+    const spacing = this.#options.manualRunSpacingMs ?? 5000;
+    const since = performance.now() - this.#lastManualStart;
+    if (since < spacing) throw new ManualRunRefusedError(`manual runs are spaced by at least ${spacing / 1000} s (SYNC_MANUAL_RUN_SPACING)`, spacing - since);
+    const queued = new Promise<CycleResult>((resolve, reject) => {
+      this.#manualWaiters.push({ resolve, reject });
+    });
+    // A queued run that the engine rejects (shutdown, lost leadership) must not surface as unhandled when no caller waits.
+    queued.catch(() => undefined);
+    this.#queued = queued;
+    this.#wake?.();
+    return queued;
+  }
+
+  /** Resolves with the next cycle this replica completes, whatever its trigger. */
+  nextCycle(): Promise<CycleResult> {
+    return new Promise((resolve) => {
+      const listener = (result: CycleResult) => {
+        this.#cycleListeners.delete(listener);
+        resolve(result);
+      };
+      this.#cycleListeners.add(listener);
+    });
+  }
+
+  status(): EngineStatus {
+    return {
+      replicaId: this.#options.replicaId,
+      leader: this.#leader,
+      running: this.#running,
+      consecutiveFailures: this.#consecutiveFailures,
+      nextRunAt: this.#nextRunAt?.toISOString() ?? null,
+      lastCycle: this.#lastCycle,
+      collectionsRefreshedAt: this.#collectionsRefreshedAt?.toISOString() ?? null,
+      closures: this.#guard?.status() ?? null,
+    };
+  }
+
+  async #run(): Promise<void> {
+    const { intervalMs, store, logger, metrics } = this.#options;
+    const followerPollMs = this.#options.followerPollMs ?? Math.min(intervalMs, 5000);
+    while (!this.#stopping) {
+      const leader = await store.leadership.acquire();
+      if (leader !== this.#leader) {
+        // Another replica may have written while this one followed: the in-memory index is stale.
+        this.#index.invalidate();
+        this.#guard?.reset();
+        this.#collectionsRefreshedAt = undefined;
+        logger.info({ replicaId: this.#options.replicaId }, leader ? "leading: this replica runs the sync cycles" : "following: another replica leads");
+      }
+      this.#leader = leader;
+      metrics.leader.set(leader ? 1 : 0);
+      if (!leader) {
+        this.#queued = undefined;
+        for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new NotLeaderError("this replica lost leadership"));
+        await this.#sleep(followerPollMs);
+        continue;
+      }
+
+      const manual = this.#manualWaiters.splice(0);
+      this.#queued = undefined;
+      const trigger: RunInput["trigger"] = manual.length > 0 ? "manual" : this.#firstCycle ? "startup" : "schedule";
+      if (manual.length > 0) this.#lastManualStart = performance.now();
+      this.#current = this.#cycle(trigger);
+      const result = await this.#current;
+      this.#current = undefined;
+      for (const waiter of manual) waiter.resolve(result);
+      if (this.#isStopping()) break;
+
+      if (result.retryAfterMs !== null) {
+        const honoured = Math.min(result.retryAfterMs, MAX_HONOURED_RETRY_AFTER_MS);
+        this.#notBefore = Date.now() + honoured;
+        logger.warn({ retryAfterMs: result.retryAfterMs, honouredMs: honoured }, "the upstream answered 429: no cycle, manual or scheduled, starts before its Retry-After");
+      }
+      const delay = Math.max(result.status === "succeeded" ? intervalMs : this.#backoff(), this.#notBefore - Date.now());
+      this.#nextRunAt = new Date(Date.now() + delay);
+      if (this.#manualWaiters.length === 0) await this.#sleep(delay);
+      this.#nextRunAt = null;
+    }
+  }
+
+  /** Read through a method: the loop condition narrows the field, but `stop()` changes it while a cycle awaits. */
+  #isStopping(): boolean {
+    return this.#stopping;
+  }
+
+  async #cycle(trigger: RunInput["trigger"]): Promise<CycleResult> {
+    const { store, upstream, logger, notifier } = this.#options;
+    const abort = new AbortController();
+    this.#cycleAbort = abort;
+    this.#running = true;
+    try {
+      if (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS) {
+        const refresh = await refreshCollections(store, upstream, logger, abort.signal).catch((error: unknown) => {
+          logger.warn({ err: error }, "reference collections could not be saved");
+          return undefined;
+        });
+        // Every collection failing looks like an outage: try again next cycle. Partial failure (a guessed path) waits a day.
+        if (refresh && refresh.saved.length > 0) this.#collectionsRefreshedAt = new Date();
+      }
+      const result = await runCycle(
+        {
+          store,
+          upstream,
+          concurrency: this.#options.concurrency,
+          replicaId: this.#options.replicaId,
+          logger,
+          requestCount: this.#options.requestCount,
+          ...this.#options.cycle,
+          ...(this.#guard ? { closureGuard: this.#guard } : {}),
+        },
+        this.#index,
+        trigger,
+        abort.signal,
+      );
+      this.#record(result);
+      if (result.lastSequence !== null) notifier.publish(result.lastSequence);
+      return result;
+    } finally {
+      this.#running = false;
+      this.#cycleAbort = undefined;
+      this.#firstCycle = false;
+    }
+  }
+
+  #record(result: CycleResult): void {
+    const { logger, metrics } = this.#options;
+    this.#lastCycle = result;
+    for (const listener of [...this.#cycleListeners]) listener(result);
+    const seconds = (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000;
+    // A cycle abandoned for a shutdown is no failure of the service: alerts on failed cycles must not fire on every deploy.
+    const status = result.failure === "shutdown" ? "aborted" : result.status;
+    metrics.cycles.inc({ status });
+    metrics.cycleDuration.observe({ status }, seconds);
+    const { counts } = result;
+    const byType = { opened: counts.opened, updated: counts.updated, qualifications_changed: counts.qualificationsChanged, quotas_changed: counts.quotasChanged, closed: counts.closed, reopened: counts.reopened };
+    for (const [type, amount] of Object.entries(byType)) if (amount > 0) metrics.changes.inc({ type }, amount);
+    if (counts.quarantined > 0) metrics.quarantinedItems.inc(counts.quarantined);
+    for (const failure of result.fetchFailures) metrics.fetchFailures.inc({ operation: failure.kind === "qualifications" ? "getSurveyQualifications" : "getSurveyQuotas" });
+    if (result.status === "succeeded") {
+      this.#consecutiveFailures = 0;
+      logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000), ...counts }, "sync cycle succeeded");
+    } else if (result.failure === "shutdown") {
+      logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000) }, "cycle aborted by shutdown; nothing of it was committed");
+    } else {
+      this.#consecutiveFailures += 1;
+      logger.error({ runId: result.runId, error: result.error, failure: result.failure, consecutiveFailures: this.#consecutiveFailures }, "sync cycle failed; the last good data is still served");
+    }
+  }
+
+  #backoff(): number {
+    const { intervalMs } = this.#options;
+    const initial = this.#options.initialBackoffMs ?? Math.min(intervalMs, 5000);
+    const exponential = initial * 2 ** Math.max(0, this.#consecutiveFailures - 1);
+    // Jitter spreads the retries of many replicas or services hitting the same outage.
+    return Math.min(intervalMs, exponential * (0.8 + Math.random() * 0.4));
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = undefined;
+        done();
+      };
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { IncomingMessage } from "node:http";
+import type { z } from "zod";
+import { errorReply, type Reply } from "./respond.ts";
+
+/** Largest JSON body the loop's routes accept: a respondent's answers fit many times over. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A parsed body, or the reply that refuses it. */
+export type BodyResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reply: Reply };
+
+/**
+ * Reads a JSON request body of at most {@link MAX_BODY_BYTES} and checks it against `schema`:
+ * 413 when larger (reading stops there), 415 when not JSON, 400 naming every problem when
+ * malformed or invalid.
+ */
+export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodType<T>): Promise<BodyResult<T>> {
+  const type = incoming.headers["content-type"] ?? "application/json";
+  if (!/^application\/(.+\+)?json\b/i.test(type)) return refuse(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
+  const declared = Number(incoming.headers["content-length"] ?? 0);
+  if (declared > MAX_BODY_BYTES) return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(buffer);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return refuse(400, "bad_request", "the body is not valid JSON");
+  }
+  // JSON.parse makes `"__proto__"` an own key, but zod (and any object spread) drops it without
+  // a word: a body naming it would be answered as if the key were absent. Refuse it instead.
+  if (holdsProtoKey(json)) return refuse(400, "bad_request", 'the body must not use "__proto__" as a key');
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`);
+    return { ok: false, reply: errorReply(400, "bad_request", problems.join("; ")) };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+/** Whether any object in a parsed JSON value has an own `__proto__` key. */
+function holdsProtoKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  return Object.hasOwn(value, "__proto__") || Object.values(value).some(holdsProtoKey);
+}
+
+function refuse(status: number, code: string, message: string): BodyResult<never> {
+  return { ok: false, reply: errorReply(status, code, message) };
+}

@@ -1,0 +1,16 @@
+import type { DatabaseConfig } from "../../config/config.ts";
+import type { OutcomeStore } from "./loop-store.ts";
+
+/**
+ * Opens the outcome store beside the sync store `DATABASE_URL` names: the same PostgreSQL
+ * schema, or the SQLite file `<name>.loop.db` next to the sync store's file. Imported only when
+ * used, like the sync store.
+ */
+export async function openOutcomeStore(database: DatabaseConfig): Promise<OutcomeStore> {
+  if (database.kind === "sqlite") {
+    const { openSqliteOutcomeStore } = await import("./sqlite-loop-store.ts");
+    return openSqliteOutcomeStore(database.path);
+  }
+  const { openPostgresOutcomeStore } = await import("./postgres-loop-store.ts");
+  return openPostgresOutcomeStore({ connectionString: database.connectionString, schema: database.schema });
+}
