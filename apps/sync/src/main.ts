@@ -1,6 +1,6 @@
 import { missingHeapFlags, missingMemoryEnv } from "./heap-flags.ts";
 import { catchStopSignals, type StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./common/test-pause.ts";
+import { pauseForTest } from "./test-pause.ts";
 import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./common/version.ts";
 
 /*
@@ -19,7 +19,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${VERSION}\n`);
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
-  void import("./help.ts").then(({ renderHelp }) => {
+  void import("./config/help.ts").then(({ renderHelp }) => {
     process.stdout.write(renderHelp(VERSION));
   });
 } else if (argv.length > 0) {

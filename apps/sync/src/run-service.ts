@@ -4,7 +4,7 @@ import { isConfigError, SyncError } from "./common/errors.ts";
 import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./common/test-pause.ts";
+import { pauseForTest } from "./test-pause.ts";
 
 /** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
 const EXIT_CONFIG = 78;

@@ -2,8 +2,17 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, type SyncConfig } from "./config/config.ts";
-import { PageCache } from "./inventory-api/page-cache.ts";
+import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
+import { openApiRoutes } from "./http/openapi-builder.ts";
+import type { RouteModule } from "./http/route-module.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
+import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
+import { PageCache } from "./inventory-api/page-cache.ts";
+import { loopRoutes } from "./loop/loop-routes.ts";
+import { loopStatus } from "./loop/loop-status.ts";
+import { operatorRoutes } from "./operator/operator-routes.ts";
+import { probeRoutes } from "./probes/probe-routes.ts";
+import { statusPageRoutes } from "./status-page/status-page.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop, type Loop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
@@ -61,6 +70,35 @@ export interface SyncService {
   stop(): Promise<void>;
 }
 
+/** What the route modules of one replica are built from. */
+interface RouteDependencies {
+  readonly store: SyncStore;
+  readonly engine: SyncEngine;
+  readonly metrics: SyncMetrics;
+  readonly notifier: ReturnType<typeof feedNotifier>;
+  readonly intervalMs: number;
+  readonly isStopping: () => boolean;
+  readonly loop: LoopContext;
+}
+
+/**
+ * Every route of the service, one module per feature: the probes, the inventory read API, the
+ * change feed, the operator's routes, the respondent loop, the status page and the contract
+ * (`/openapi.json`, built from all of them).
+ */
+function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
+  const { store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
+  const modules = [
+    statusPageRoutes(),
+    probeRoutes({ store, metrics, intervalMs, isStopping }),
+    inventoryRoutes({ store, pageCache: new PageCache() }),
+    changeFeedRoutes({ store, notifier }),
+    operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),
+    loopRoutes(loop),
+  ];
+  return [...modules, openApiRoutes(modules)];
+}
+
 /**
  * Opens the store (migrating it), starts the sync engine and the HTTP API. The first cycle
  * starts at once when this replica leads.
@@ -114,7 +152,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let loop: Loop;
   try {
     await options.afterStoreOpen?.();
-    loop = await startLoop({ config, logger, store, engine, metrics, fetch, ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }) });
+    loop = await startLoop({ config, logger, inventory: store, cycles: engine, metrics, fetch, ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }) });
   } catch (error) {
     await store.close();
     throw error;
@@ -122,10 +160,10 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {
-    const context = { store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context, pageCache: new PageCache() };
+    const modules = composeRoutes({ store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context });
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
-      context,
+      modules,
       host: config.host,
       port: config.port,
       apiToken: config.apiToken,
@@ -135,7 +173,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       allowedOrigins: config.allowedOrigins,
     });
     if (config.outcomesPort !== undefined) {
-      outcomesServer = await startApiServer({ context, host: config.outcomesHost ?? config.host, port: config.outcomesPort, apiToken: config.apiToken, logger, serve: "outcomes" }).catch(
+      outcomesServer = await startApiServer({ modules, host: config.outcomesHost ?? config.host, port: config.outcomesPort, apiToken: config.apiToken, logger, serve: "outcomes" }).catch(
         async (error: unknown) => {
           await server.close();
           throw error;

@@ -92,6 +92,18 @@ describe("the sds-sync process", () => {
     expect(output).not.toContain("hunter2");
   });
 
+  it.each(["https://sds.example/api/v1/../admin", "https://sds.example/api/v1?x=1", "https://sds.example/api/v1#f"])(
+    "refuses the base URL %s in the configuration check: one line naming SDS_BASE_URL, exit status 78, no stack trace",
+    async (baseUrl) => {
+      const service = spawnService({ SDS_BASE_URL: baseUrl, SDS_API_KEY: "key-123" });
+      const { code } = await service.exited;
+      const output = service.output.join("\n");
+      expect(code).toBe(78);
+      expect(output).toMatch(/SDS_BASE_URL: .*(path segments|query or a fragment)/);
+      expect(output).not.toMatch(/\n\s+at /);
+    },
+  );
+
   it("never writes the API key or the token to its logs, even when a request with the key fails", async () => {
     const apiKey = "canary-key-3b9f1c";
     const token = "canary-token-8d2e4a0f";

@@ -1,5 +1,9 @@
 import { pino, type DestinationStream, type Logger } from "pino";
-import type { LogLevel } from "../config/config.ts";
+
+/** Log levels pino knows, plus `silent`. */
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+/** One of {@link logLevels}. */
+export type LogLevel = (typeof logLevels)[number];
 
 /**
  * Paths pino censors wherever they appear in a log object: the upstream key and header, the

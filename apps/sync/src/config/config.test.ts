@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { allSettings, configSecrets, describeFallback, loadConfig } from "./config.ts";
-import { renderHelp } from "../help.ts";
+import { renderHelp } from "./help.ts";
 import { ConfigError } from "../common/errors.ts";
 
 const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
@@ -103,7 +103,11 @@ describe("loadConfig", () => {
   });
 
   it.each([
-    ["SDS_BASE_URL", "not a url", /not a URL/],
+    ["SDS_BASE_URL", "not a url", /not an absolute URL/],
+    // The client's own base-URL rule: these passed the config check, then failed in start with a stack trace.
+    ["SDS_BASE_URL", "https://sds.example/api/v1/../admin", /"\." or "\.\." path segments/],
+    ["SDS_BASE_URL", "https://sds.example/api/v1?x=1", /query or a fragment/],
+    ["SDS_BASE_URL", "https://sds.example/api/v1#f", /query or a fragment/],
     ["SDS_BASE_URL", "ftp://sds.example.com/api/v1", /http or https/],
     ["SDS_BASE_URL", "https://user:pw@sds.example.com/api/v1", /credentials/],
     ["DATABASE_URL", "mysql://localhost/db", /sqlite: or postgres:\/\//],

@@ -1,4 +1,6 @@
+import { isConfigurationError, parseBaseUrl as clientParseBaseUrl } from "@sds/client";
 import { ConfigError, type ConfigIssue } from "../common/errors.ts";
+import { logLevels, type LogLevel } from "../common/logger.ts";
 import { SettingProblem, booleanValue, numberValue, oneOf } from "./config-parsers.ts";
 
 /*
@@ -21,11 +23,6 @@ export type DatabaseConfig =
       /** Schema holding the tables, from the URL's `schema` parameter. @default "public" */
       readonly schema: string;
     };
-
-/** Log levels pino knows, plus `silent`. */
-export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-/** One of {@link logLevels}. */
-export type LogLevel = (typeof logLevels)[number];
 
 /** Readers that may wait on each feed at once unless `SYNC_MAX_LONG_POLLS` says otherwise. */
 export const DEFAULT_MAX_LONG_POLLS = 1000;
@@ -465,16 +462,19 @@ export function describeFallback(fallback: SettingFallback<unknown>): string {
   }
 }
 
+/**
+ * `SDS_BASE_URL`, checked by `@sds/client`'s own `parseBaseUrl` (the one base-URL rule: no
+ * credentials, query, fragment or dot segments), so a URL the client would refuse at start is
+ * refused here, naming the variable, before anything starts.
+ */
 function parseBaseUrl(value: string): string {
-  let url: URL;
   try {
-    url = new URL(value);
-  } catch {
-    throw new SettingProblem(`is not a URL: ${JSON.stringify(value)}`);
+    clientParseBaseUrl(value);
+    return value.trim().replace(/\/+$/, "");
+  } catch (error) {
+    if (!isConfigurationError(error)) throw error;
+    throw new SettingProblem(error.message.replace(/^Invalid base URL: /, "").replace(/\.$/, ""));
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingProblem(`must be http or https, got ${url.protocol}`);
-  if (url.username || url.password) throw new SettingProblem("must not carry credentials; put the key in SDS_API_KEY");
-  return value.replace(/\/+$/, "");
 }
 
 function parseDatabaseUrl(value: string): DatabaseConfig {

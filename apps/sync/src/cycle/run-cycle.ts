@@ -10,7 +10,7 @@ import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { ListingTally, type ListedSurvey } from "./listing-tally.ts";
 import { invalidIdIssues, quarantineOfListItem } from "./quarantine.ts";
-import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "../upstream/size-limits.ts";
+import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./record-size-limits.ts";
 import { isSurveyId } from "../survey-index/survey-id.ts";
 import { rawHash } from "../survey-index/survey-record.ts";
 import { settleSurvey, type FetchedRecords } from "./survey-write-plan.ts";

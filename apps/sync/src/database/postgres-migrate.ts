@@ -1,7 +1,7 @@
 import pg from "pg";
 import { StoreError } from "../common/errors.ts";
-import { assertSchemaKnown, migrationStatements, type MigrationLedger } from "../store/migrations.ts";
-import { advisoryLockKey } from "../store/postgres-leadership.ts";
+import { assertSchemaKnown, migrationStatements, type MigrationLedger } from "./migration-ledger.ts";
+import { advisoryLockKey } from "./advisory-lock.ts";
 
 /** Where a PostgreSQL store keeps its tables: the options of both PostgreSQL stores (sync and outcome). */
 export interface PostgresSchemaOptions {

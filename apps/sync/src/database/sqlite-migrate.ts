@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { assertSchemaKnown, migrationStatements, type MigrationLedger } from "../store/migrations.ts";
+import { assertSchemaKnown, migrationStatements, type MigrationLedger } from "./migration-ledger.ts";
 
 /** Runs `work` in one immediate (write-locking) transaction, rolled back when it throws. */
 export function inSqliteTransaction<T>(db: DatabaseSync, work: () => T): T {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { StoreError, SyncError } from "../common/errors.ts";
-import type { SyncStore } from "../store/store.ts";
 import { toStoreError, withStoreErrors } from "./store-errors.ts";
 
 describe("toStoreError", () => {
@@ -24,14 +23,14 @@ describe("withStoreErrors", () => {
   it("classifies synchronous throws and rejections of every method, and passes other properties through", async () => {
     const failing = {
       kind: "sqlite",
-      listSurveys: () => {
+      listSurveys: (): never => {
         throw Object.assign(new Error("database is not open"), { code: "ERR_INVALID_STATE" });
       },
-      latestSequence: () => Promise.reject(new Error("Cannot use a pool after calling end on the pool")),
-    } as unknown as SyncStore;
+      latestSequence: (): Promise<number> => Promise.reject(new Error("Cannot use a pool after calling end on the pool")),
+    };
     const store = withStoreErrors(failing);
     expect(store.kind).toBe("sqlite");
-    expect(() => store.listSurveys({} as never)).toThrow(StoreError);
+    expect(() => store.listSurveys()).toThrow(StoreError);
     await expect(store.latestSequence()).rejects.toThrow(/store latestSequence failed: Cannot use a pool/);
   });
 });

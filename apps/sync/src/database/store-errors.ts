@@ -1,5 +1,4 @@
 import { StoreError, SyncError } from "../common/errors.ts";
-import type { SyncStore } from "../store/store.ts";
 
 /*
  * Driver errors are classified once, here, where the store meets them: whatever a store method
@@ -22,7 +21,7 @@ export function toStoreError(error: unknown, what: string): Error {
  * Wraps a store so that every method's failure, synchronous or not, goes through
  * {@link toStoreError}. Properties that are not methods (`kind`) are passed through.
  */
-export function withStoreErrors(store: SyncStore): SyncStore {
+export function withStoreErrors<Store extends object>(store: Store): Store {
   return new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);

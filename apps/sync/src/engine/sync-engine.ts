@@ -35,6 +35,9 @@ export class ManualRunRefusedError extends SyncError {
     super(message);
     this.retryAfterMs = retryAfterMs;
   }
+  override get http(): HttpMeaning {
+    return { status: 429, code: "too_many_runs", message: this.message, headers: { "retry-after": String(Math.max(1, Math.ceil(this.retryAfterMs / 1000))) }, logged: false };
+  }
 }
 
 /** The longest upstream `Retry-After` the engine honours, in ms: an absurd value (a year) must not stop syncing for good. */

@@ -5,16 +5,13 @@ import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
-import { buildSyncOpenApiDocument, routeDocs } from "./openapi-document.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
-import * as routes from "./routes.ts";
-import { issueEntryLink, match as matchRespondent } from "../loop/match-routes.ts";
-import { listOutcomes, receiveOutcome } from "../loop/outcome-routes.ts";
-import { statusPage, statusScript, statusStyle } from "../status-page/status-page.ts";
+import type { RouteModule, RouteRow } from "./route-module.ts";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
-  readonly context: routes.RouteContext;
+  /** The route modules this listener serves (those of its kind, see `serve`). */
+  readonly modules: readonly RouteModule[];
   readonly host: string;
   readonly port: number;
   /** Bearer token every `/v1` route requires; none when undefined. */
@@ -40,56 +37,19 @@ export interface ApiServer {
   close(graceMs?: number): Promise<void>;
 }
 
-interface Route {
-  readonly method: "GET" | "POST";
-  /** A path template of the shared router (`{param}` segments). */
-  readonly path: string;
-  readonly handler: routes.Handler;
-  readonly authenticated: boolean;
-  /** A route of the S2S outcome receiver: authenticated by signature, reachable by the marketplace. */
-  readonly receiver?: boolean;
-}
-
-let openApiJson: string | undefined;
-/** `GET /openapi.json`: open like `/metrics` (it holds no data, only the contract, and tools fetch it without credentials). */
-const openApi: routes.Handler = () => {
-  openApiJson ??= JSON.stringify(buildSyncOpenApiDocument(table, routeDocs));
-  return Promise.resolve({ status: 200, body: openApiJson, contentType: "application/json; charset=utf-8" });
-};
-
-/** Every route of the API, by name. */
-const table = {
-  statusPage: { method: "GET", path: "/", handler: statusPage, authenticated: false },
-  statusScript: { method: "GET", path: "/status.js", handler: statusScript, authenticated: false },
-  statusStyle: { method: "GET", path: "/status.css", handler: statusStyle, authenticated: false },
-  openApi: { method: "GET", path: "/openapi.json", handler: openApi, authenticated: false },
-  healthz: { method: "GET", path: "/healthz", handler: routes.healthz, authenticated: false },
-  readyz: { method: "GET", path: "/readyz", handler: routes.readyz, authenticated: false },
-  metrics: { method: "GET", path: "/metrics", handler: routes.metrics, authenticated: false },
-  listSurveys: { method: "GET", path: "/v1/surveys", handler: routes.listSurveys, authenticated: true },
-  getSurvey: { method: "GET", path: "/v1/surveys/{id}", handler: routes.getSurvey, authenticated: true },
-  listChanges: { method: "GET", path: "/v1/changes", handler: routes.listChanges, authenticated: true },
-  listCollections: { method: "GET", path: "/v1/collections", handler: routes.listCollections, authenticated: true },
-  syncStatus: { method: "GET", path: "/v1/sync/status", handler: routes.syncStatus, authenticated: true },
-  runSync: { method: "POST", path: "/v1/sync/run", handler: routes.runSync, authenticated: true },
-  confirmClosures: { method: "POST", path: "/v1/sync/closures/confirm", handler: routes.confirmClosures, authenticated: true },
-  match: { method: "POST", path: "/v1/match", handler: matchRespondent, authenticated: true },
-  issueEntryLink: { method: "POST", path: "/v1/entry-links", handler: issueEntryLink, authenticated: true },
-  listOutcomes: { method: "GET", path: "/v1/outcomes", handler: listOutcomes, authenticated: true },
-  receiveOutcome: { method: "GET", path: "/v1/outcomes/{outcome}", handler: receiveOutcome, authenticated: false, receiver: true },
-  receiveOutcomeByPost: { method: "POST", path: "/v1/outcomes/{outcome}", handler: receiveOutcome, authenticated: false, receiver: true },
-} as const satisfies Record<string, Route>;
-type RouteId = keyof typeof table;
-
 type Served = NonNullable<ApiServerOptions["serve"]>;
 
-/** One router per listener kind: the private API, the outcome receiver, or both on one listener. */
-function routerFor(serve: Served) {
-  const entries = Object.entries(table) as [RouteId, Route][];
-  const served = entries.filter(([, route]) => (route.receiver === true ? serve !== "api" : serve !== "outcomes"));
-  return createRouter(served.map(([id, route]) => ({ id, method: route.method, path: route.path })));
+/** The router of one listener over the rows it serves: the private API, the outcome receiver, or both. */
+function routerFor(modules: readonly RouteModule[], serve: Served) {
+  const rows = new Map<string, RouteRow>();
+  for (const module of modules) {
+    for (const [id, row] of Object.entries(module.routes)) {
+      const receiver = row.listener === "receiver";
+      if (receiver ? serve !== "api" : serve !== "outcomes") rows.set(id, row);
+    }
+  }
+  return { rows, router: createRouter([...rows].map(([id, row]) => ({ id, method: row.method, path: row.path }))) };
 }
-const routers = { api: routerFor("api"), outcomes: routerFor("outcomes"), both: routerFor("both") } as const;
 
 /**
  * Starts the HTTP API on `node:http`. Every answer is JSON (except `/metrics`); a bad parameter
@@ -114,9 +74,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   const address = server.address() as AddressInfo;
   const state: ServerState = { closing: false };
+  const routing = routerFor(options.modules, options.serve ?? "both");
   const guard = createRequestGuard({ bindHost: options.host, port: address.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    void handle(options, guard, request, response, (reply) => {
+    void handle(options, routing, guard, request, response, (reply) => {
       // While closing, every answer ends its connection, so a keep-alive client does not hold shutdown.
       if (state.closing) response.setHeader("connection", "close");
       send(response, reply);
@@ -126,7 +87,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   return { url: `http://${host}:${address.port}`, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
 }
 
-async function handle(options: ApiServerOptions, guard: RequestGuard, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
+async function handle(options: ApiServerOptions, routing: ReturnType<typeof routerFor>, guard: RequestGuard, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
   const abort = new AbortController();
   response.on("close", () => {
     abort.abort();
@@ -141,28 +102,29 @@ async function handle(options: ApiServerOptions, guard: RequestGuard, request: I
     return;
   }
   const path = url.pathname;
-  const match = routers[options.serve ?? "both"].match(request.method ?? "GET", path);
+  const match = routing.router.match(request.method ?? "GET", path);
   if (match.kind !== "matched") {
     answer(unmatchedReply(match, request.method ?? "?", path));
     request.resume();
     return;
   }
-  const route: Route = table[match.id];
+  const route = routing.rows.get(match.id);
+  if (!route) throw new Error(`the router matched ${match.id}, which no module declares`);
   // The outcome receiver is called by the marketplace under its public name and checks signatures instead.
-  const refusal = route.receiver === true ? undefined : ((route.authenticated ? guard.checkHost(request) : undefined) ?? (route.method === "GET" ? undefined : guard.checkOrigin(request)));
+  const refusal = route.access === "signature" ? undefined : ((route.access === "token" ? guard.checkHost(request) : undefined) ?? (route.method === "GET" ? undefined : guard.checkOrigin(request)));
   if (refusal) {
     answer(refusal);
     request.resume();
     return;
   }
-  if (route.authenticated && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
+  if (route.access === "token" && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
     answer(errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
     request.resume();
     return;
   }
   let reply: Reply;
   try {
-    reply = await route.handler(options.context, { url, params: match.params, signal: abort.signal, incoming: request });
+    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request });
   } catch (error) {
     reply = errorToReply(error, options.logger, path);
   }
@@ -171,7 +133,7 @@ async function handle(options: ApiServerOptions, guard: RequestGuard, request: I
   answer(reply);
 }
 
-function unmatchedReply(match: Exclude<RouteMatch<RouteId>, { kind: "matched" }>, method: string, path: string): Reply {
+function unmatchedReply(match: Exclude<RouteMatch<string>, { kind: "matched" }>, method: string, path: string): Reply {
   switch (match.kind) {
     case "method-not-allowed":
       return errorReply(405, "method_not_allowed", `${method} is not allowed on ${path}`, { allow: match.allow.join(", ") });

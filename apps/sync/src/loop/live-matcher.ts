@@ -1,12 +1,13 @@
 import { SurveyMatcher, type MatchQualification } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { SurveyDetail, SyncStore } from "../store/store.ts";
+import type { SurveyDetail } from "../store/store.ts";
+import type { InventoryReader } from "./inventory-reader.ts";
 import { RecordCache } from "./record-cache.ts";
 
 /** Options of {@link LiveMatcher}. */
 export interface LiveMatcherOptions {
-  readonly store: SyncStore;
+  readonly store: InventoryReader;
   readonly logger: Logger;
   /** How often the store is checked for committed cycles (every replica, leader or not), in ms. @default 1000 */
   readonly pollMs?: number;
@@ -41,7 +42,7 @@ export class LiveMatcher {
   readonly #records: RecordCache;
   /** Bumped whenever records may have changed: a read from the store that began before a bump is not cached. */
   #recordsVersion = 0;
-  readonly #store: SyncStore;
+  readonly #store: InventoryReader;
   readonly #logger: Logger;
   readonly #pollMs: number;
   #sequence = 0;

@@ -1,9 +1,11 @@
 import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest } from "@sds/routing";
 import { z } from "zod";
-import type { Handler } from "../http/routes.ts";
-import type { EntryLink } from "../http/api-schemas.ts";
-import { errorReply, json } from "../http/respond.ts";
 import { readJsonBody } from "../http/request-body.ts";
+import { errorReply, json, type Reply } from "../http/respond.ts";
+import type { RouteRequest } from "../http/route-module.ts";
+import { AccountUnavailableError } from "./loop-errors.ts";
+import type { LoopContext } from "./loop-context.ts";
+import type { EntryLink } from "./loop-schemas.ts";
 
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({
@@ -33,12 +35,12 @@ export function toMatchRequest(body: MatchBody): MatchRequest {
  * descending, then `SurveyId`), from the in-memory matcher. `eligible` counts them all,
  * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
  */
-export const match: Handler = async (context, request) => {
+export async function match(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
   const { explain } = body.value;
   const respondent = toMatchRequest(body.value);
-  const live = context.loop.liveMatcher;
+  const live = loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);
   const explanation = explain === undefined ? undefined : matcher.explain(explain, respondent);
@@ -48,7 +50,7 @@ export const match: Handler = async (context, request) => {
   const surveys = (await live.surveyRecords(result.surveyIds)).join(",");
   const rest = JSON.stringify({ eligible: result.eligible, sequence, ...(explanation === undefined ? {} : { explanation }) });
   return { status: 200, body: `{"surveys":[${surveys}],${rest.slice(1)}`, contentType: "application/json; charset=utf-8" };
-};
+}
 
 /** Body of `POST /v1/entry-links`. */
 export const EntryLinkBody = z.strictObject({
@@ -66,14 +68,14 @@ export const EntryLinkBody = z.strictObject({
  * token belongs to another entry, 404 when the survey is not live, 503 before the account's
  * encryption settings were read.
  */
-export const issueEntryLink: Handler = async (context, request) => {
+export async function issueEntryLink(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, EntryLinkBody);
   if (!body.ok) return body.reply;
   const { surveyId, token, uid } = body.value;
-  const survey = await context.loop.liveMatcher.liveSurvey(surveyId);
+  const survey = await loop.liveMatcher.liveSurvey(surveyId);
   if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
-  const settings = context.loop.account.current;
-  if (!settings) return errorReply(503, "account_unavailable", "the account's encryption settings have not been read yet; retry shortly", { "retry-after": "5" });
+  const settings = loop.account.current;
+  if (!settings) throw new AccountUnavailableError();
   let link: string;
   try {
     link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption });
@@ -81,7 +83,7 @@ export const issueEntryLink: Handler = async (context, request) => {
     if (isRoutingError(error)) return errorReply(422, "unusable_survey_url", error.message);
     throw error;
   }
-  const result = await context.loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
+  const result = await loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
   if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
   return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt } satisfies EntryLink);
-};
+}

@@ -1,9 +1,12 @@
 import { encryptionSigning, verifySignedUrl } from "@sds/routing";
-import type { Handler, RouteRequest } from "../http/routes.ts";
-import { parseChangesQuery } from "../http/params.ts";
-import type { OutcomePage, OutcomeReceipt } from "../http/api-schemas.ts";
+import { parseFeedQuery } from "../feed/feed-query.ts";
+import { readFeed } from "../feed/feed-reader.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
-import { isOutcomeKind, outcomeKinds, type OutcomeStore } from "./store/loop-store.ts";
+import type { RouteRequest } from "../http/route-module.ts";
+import { AccountUnavailableError } from "./loop-errors.ts";
+import type { LoopContext } from "./loop-context.ts";
+import type { OutcomePage, OutcomeReceipt } from "./loop-schemas.ts";
+import { isOutcomeKind, outcomeKinds } from "./store/loop-store.ts";
 
 /**
  * The absolute URL the marketplace signed: the configured public URL (or `http://` + `Host`)
@@ -24,14 +27,13 @@ export function receivedUrl(request: RouteRequest, publicUrl: string | undefined
  * answers 200 with `recorded: false`; another outcome for the same token is recorded as a
  * transition. 200 only once the record is committed. HEAD checks the same and records nothing.
  */
-export const receiveOutcome: Handler = async (context, request) => {
+export async function receiveOutcome(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const outcome = request.params.outcome ?? "";
   if (!isOutcomeKind(outcome)) return errorReply(404, "not_found", `no outcome ${JSON.stringify(outcome)}: one of ${outcomeKinds.join(", ")}`);
-  const { loop } = context;
   const token = request.url.searchParams.get(loop.tokenParameter);
   if (token === null || token === "") return errorReply(400, "bad_request", `${loop.tokenParameter}: the transaction token is required`);
   const settings = loop.account.current;
-  if (!settings) return errorReply(503, "account_unavailable", "the account's encryption settings have not been read yet; retry shortly", { "retry-after": "5" });
+  if (!settings) throw new AccountUnavailableError();
   const signing = encryptionSigning(settings.OutgoingEncryption);
   if (signing) {
     const verdict = verifySignedUrl(receivedUrl(request, loop.publicUrl), signing.key, signing.scheme);
@@ -45,33 +47,21 @@ export const receiveOutcome: Handler = async (context, request) => {
     loop.outcomeNotifier.publish(result.record.sequence);
   }
   return json(200, { recorded: result.recorded, outcome: result.record } satisfies OutcomeReceipt);
-};
-
-/** 410 `outcomes_expired` when outcomes after `after` were pruned (`SYNC_OUTCOME_RETENTION_SECONDS`), with where to go on from. */
-async function outcomesExpired(store: OutcomeStore, after: number): Promise<Reply | undefined> {
-  const horizon = await store.feedHorizon();
-  if (after >= horizon) return undefined;
-  return errorReply(
-    410,
-    "outcomes_expired",
-    `outcomes after sequence ${after} are no longer kept: the outcome feed now starts after sequence ${horizon} (older outcomes are pruned, see SYNC_OUTCOME_RETENTION_SECONDS). ` +
-      `What was pruned cannot be read again; go on with GET /v1/outcomes?after=${horizon}.`,
-  );
 }
 
 /** `GET /v1/outcomes?after=N&limit=M&wait=S`: recorded outcomes in order, long-polling like the change feed. */
-export const listOutcomes: Handler = async (context, request) => {
-  const query = parseChangesQuery(request.url.searchParams);
-  const { outcomes: store, outcomeNotifier } = context.loop;
-  let outcomes = await store.listOutcomes(query.after, query.limit);
-  // The horizon is read after the outcomes: pruning only ever raises it, so a read it does not pass was complete.
-  let expired = await outcomesExpired(store, query.after);
-  if (expired) return expired;
-  if (outcomes.length === 0 && query.waitSeconds > 0) {
-    await outcomeNotifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, request.signal);
-    outcomes = await store.listOutcomes(query.after, query.limit);
-    expired = await outcomesExpired(store, query.after);
-    if (expired) return expired;
+export async function listOutcomes(loop: LoopContext, request: RouteRequest): Promise<Reply> {
+  const query = parseFeedQuery(request.url.searchParams);
+  const store = loop.outcomes;
+  const read = await readFeed({ list: (after, limit) => store.listOutcomes(after, limit), horizon: () => store.feedHorizon(), notifier: loop.outcomeNotifier }, query, request.signal);
+  if (read.kind === "expired") {
+    return errorReply(
+      410,
+      "outcomes_expired",
+      `outcomes after sequence ${query.after} are no longer kept: the outcome feed now starts after sequence ${read.horizon} (older outcomes are pruned, see SYNC_OUTCOME_RETENTION_SECONDS). ` +
+        `What was pruned cannot be read again; go on with GET /v1/outcomes?after=${read.horizon}.`,
+    );
   }
+  const outcomes = read.entries;
   return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit } satisfies OutcomePage);
-};
+}

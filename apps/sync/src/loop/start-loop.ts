@@ -2,11 +2,11 @@ import { createClient } from "@sds/client";
 import type { Logger } from "pino";
 import type { SyncConfig } from "../config/config.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
+import { createLoopMetrics } from "./loop-metrics.ts";
 import { openOutcomeStore } from "./store/open-loop-store.ts";
-import type { SyncStore } from "../store/store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
-import type { SyncEngine } from "../engine/sync-engine.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";
@@ -18,9 +18,12 @@ const ACCOUNT_START_WAIT_MS = 5000;
 export interface LoopOptions {
   readonly config: SyncConfig;
   readonly logger: Logger;
-  readonly store: SyncStore;
-  readonly engine: SyncEngine;
-  readonly metrics: SyncMetrics;
+  /** The inventory the matcher follows. */
+  readonly inventory: InventoryReader;
+  /** Cycle ends, after which the matcher and the account are refreshed (the engine). */
+  readonly cycles: CycleEvents;
+  /** The service's metrics: the loop registers its own in their registry, and its feed uses the long-poll gauges. */
+  readonly metrics: Pick<SyncMetrics, "registry" | "longPollsWaiting" | "longPollsRefused">;
   /** The `fetch` the account is read with (the service's counting one). */
   readonly fetch: FetchFunction;
   /** How often the matcher checks the store for commits, in ms. @default 1000 */
@@ -42,12 +45,12 @@ export interface Loop {
  * replica runs and on timers (every replica: followers run no cycle).
  */
 export async function startLoop(options: LoopOptions): Promise<Loop> {
-  const { config, logger, store, engine, metrics } = options;
+  const { config, logger, inventory, cycles, metrics } = options;
   const outcomes = await openOutcomeStore(config.database);
   const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
   const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger });
-  const liveMatcher = new LiveMatcher({ store, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
-  const outcomesTotal = metrics.outcomes;
+  const liveMatcher = new LiveMatcher({ store: inventory, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
+  const outcomesTotal = createLoopMetrics(metrics.registry).outcomes;
   try {
     await liveMatcher.start(options.startSignal);
     // The first read is awaited briefly so the receiver is usable at once, but an upstream that
@@ -81,7 +84,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const isStopped = (): boolean => state.stopped;
   const followCycles = async (): Promise<void> => {
     while (!isStopped()) {
-      await engine.nextCycle();
+      await cycles.nextCycle();
       if (isStopped()) return;
       await Promise.all([
         liveMatcher.refresh().catch((error: unknown) => {

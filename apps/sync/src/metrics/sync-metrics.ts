@@ -24,8 +24,6 @@ export interface SyncMetrics {
   readonly latestSequence: Gauge;
   readonly leader: Gauge;
   readonly closuresHeld: Gauge;
-  /** S2S outcomes recorded by this replica (the respondent loop). */
-  readonly outcomes: Counter<"outcome">;
   /** Readers long-polling each feed (`wait=`) on this replica now. */
   readonly longPollsWaiting: Gauge<"feed">;
   /** Long-polls turned away with 503 because every place was taken (`SYNC_MAX_LONG_POLLS`). */
@@ -84,7 +82,6 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
     quarantineSize: new Gauge({ name: "sds_sync_quarantine_items", help: "Distinct unresolved items in quarantine.", registers }),
     latestSequence: new Gauge({ name: "sds_sync_change_sequence", help: "Highest sequence number of the change feed.", registers }),
     leader: new Gauge({ name: "sds_sync_leader", help: "1 when this replica leads (runs the cycles), else 0.", registers }),
-    outcomes: new Counter({ name: "sds_sync_outcomes_total", help: "S2S outcomes recorded by this replica (repeats excluded), by outcome.", labelNames: ["outcome"], registers }),
     closuresHeld: new Gauge({
       name: "sds_sync_closures_held",
       help: "Surveys absent from the live list whose closure the mass-closure guard holds (as of the last successful cycle).",

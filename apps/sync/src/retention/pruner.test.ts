@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { OutcomePruneTarget, PruneBatchOutcome, PruneTarget } from "../store/retention.ts";
+import type { PruneBatchOutcome, PruneTarget } from "../store/retention.ts";
+import type { OutcomePruneTarget } from "../loop/store/loop-store.ts";
 import type { Leadership } from "../store/store.ts";
 import { Pruner } from "./pruner.ts";
 

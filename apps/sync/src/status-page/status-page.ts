@@ -1,4 +1,4 @@
-import type { Handler } from "../http/routes.ts";
+import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import { statusHtml } from "./page-html.ts";
 import { statusJs } from "./page-script.ts";
 import { statusCss } from "./page-style.ts";
@@ -13,13 +13,17 @@ const CONTENT_SECURITY_POLICY =
 const headers = { "content-security-policy": CONTENT_SECURITY_POLICY, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" };
 
 /**
- * `GET /`: the status page. It holds no data (it reads the JSON API, with the token when one is
- * configured), so it is served without a token, like the probes.
+ * The status page (`GET /`) and its script and style sheet. It holds no data (it reads the JSON
+ * API, with the token when one is configured), so it is served without a token, like the probes.
  */
-export const statusPage: Handler = () => Promise.resolve({ status: 200, body: statusHtml, contentType: "text/html; charset=utf-8", headers });
-
-/** `GET /status.js`: the status page's script. */
-export const statusScript: Handler = () => Promise.resolve({ status: 200, body: statusJs, contentType: "text/javascript; charset=utf-8", headers });
-
-/** `GET /status.css`: the status page's stylesheet. */
-export const statusStyle: Handler = () => Promise.resolve({ status: 200, body: statusCss, contentType: "text/css; charset=utf-8", headers });
+export function statusPageRoutes(): RouteModule {
+  const serve = (body: string, contentType: string) => () => Promise.resolve({ status: 200, body, contentType, headers });
+  return defineRoutes({
+    schemas: {},
+    routes: {
+      statusPage: { method: "GET", path: "/", access: "open", handler: serve(statusHtml, "text/html; charset=utf-8"), doc: { summary: "The status page (HTML)", success: { "200": { contentType: "text/html" } }, errors: ["405"] } },
+      statusScript: { method: "GET", path: "/status.js", access: "open", handler: serve(statusJs, "text/javascript; charset=utf-8"), doc: { summary: "The status page's script", success: { "200": { contentType: "text/javascript" } }, errors: ["405"] } },
+      statusStyle: { method: "GET", path: "/status.css", access: "open", handler: serve(statusCss, "text/css; charset=utf-8"), doc: { summary: "The status page's style sheet", success: { "200": { contentType: "text/css" } }, errors: ["405"] } },
+    },
+  });
+}

@@ -1,3 +1,5 @@
+import type { Dialect, Migration, MigrationLedger } from "../database/migration-ledger.ts";
+
 /**
  * Versioned schema migrations, one list for both stores. Each store applies, at open and in
  * one transaction per migration, every version above the highest one recorded in
@@ -8,16 +10,6 @@
  * boolean and numeric. Raw upstream records are kept as text (`json` in PostgreSQL, which
  * preserves the bytes) so a survey reads back exactly as it was received.
  */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sqlite: string;
-  readonly postgres: string;
-}
-
-/** The two SQL dialects the stores speak. */
-export type Dialect = "sqlite" | "postgres";
-
 const types = {
   sqlite: { time: "TEXT", bool: "INTEGER", decimal: "REAL", json: "TEXT", bigint: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT" },
   postgres: { time: "timestamptz", bool: "boolean", decimal: "numeric", json: "json", bigint: "bigint", identity: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
@@ -140,44 +132,8 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: "quarantine resolution", sqlite: quarantineResolution("sqlite"), postgres: quarantineResolution("postgres") },
 ];
 
-/** The SQL statements of one migration, split so drivers that run one statement at a time can. */
-export function migrationStatements(migration: Migration, dialect: Dialect): string[] {
-  return migration[dialect]
-    .split(/;\s*\n/)
-    .map((statement) => statement.replace(/^\s*--.*$/gm, "").trim())
-    .filter((statement) => statement.length > 0);
-}
-
 /** The newest schema version this build knows. */
 export const latestSchemaVersion = Math.max(...migrations.map((migration) => migration.version));
 
-/**
- * A list of migrations with the table that records which of them a store applied and the name
- * of the advisory lock that serialises replicas migrating together (PostgreSQL). The sync tables
- * and the respondent loop's tables each have one; both stores apply them with the same runner
- * (`sqlite-migrate.ts`, `postgres-migrate.ts`).
- */
-export interface MigrationLedger {
-  readonly table: string;
-  /** Part of the advisory lock key; never change it, or replicas of two versions could migrate at once. */
-  readonly lockName: string;
-  readonly migrations: readonly Migration[];
-}
-
 /** The sync store's ledger. */
 export const syncLedger: MigrationLedger = { table: "schema_migrations", lockName: "migrations", migrations };
-
-/**
- * Refuses a store whose schema is newer than this build knows: an older sds-sync (a rollback, or
- * a replica not yet upgraded that restarts) must not write to tables whose meaning it does not
- * know. The remedy is in the message: run the newer version, or restore the backup taken before
- * the upgrade (docs/runbook.md).
- */
-export function assertSchemaKnown(appliedVersion: number, known: readonly Migration[] = migrations): void {
-  const latest = Math.max(0, ...known.map((migration) => migration.version));
-  if (appliedVersion <= latest) return;
-  throw new Error(
-    `the store's schema is at version ${appliedVersion}, newer than this sds-sync knows (${latest}): ` +
-      "run the sds-sync version that migrated it, or restore the backup taken before that upgrade (see the runbook)",
-  );
-}

@@ -4,7 +4,7 @@ import { openMigratedPool, type PostgresSchemaOptions } from "../database/postgr
 import { inPostgresTransaction } from "../database/postgres-transaction.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership } from "./postgres-leadership.ts";
-import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "../database/postgres-retention.ts";
+import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "./postgres-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {

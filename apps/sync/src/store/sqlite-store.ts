@@ -5,7 +5,7 @@ import { StoreError } from "../common/errors.ts";
 import { syncLedger } from "./migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "../database/sqlite-migrate.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
-import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "../database/sqlite-retention.ts";
+import { pruneSqliteBatch, SQLITE_FEED_HORIZON } from "./sqlite-retention.ts";
 import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
 import { surveyQueryWhere } from "./sql-filters.ts";
 import type {

@@ -1,6 +1,6 @@
 import { createClient, type ClientOptions } from "@sds/client";
 import { spoolListBody } from "./list-spool.ts";
-import { DEFAULT_MAX_LIST_BYTES, limitListBody } from "./size-limits.ts";
+import { DEFAULT_MAX_LIST_BYTES, limitListBody } from "./list-size-limit.ts";
 import type { CollectionName, Upstream } from "./upstream.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { operations, type OperationId } from "@sds/schemas";
+import { createRouter, operations, type OperationId } from "@sds/schemas";
 
 /** A function with the signature of the global `fetch`. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -6,18 +6,22 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
 /** Receives one line per HTTP request the wrapped fetch made. */
 export type RequestObserver = (request: { readonly operation: OperationId | "unknown"; readonly status: number; readonly durationMs: number }) => void;
 
-const routes = Object.entries(operations).map(([id, operation]) => ({
-  id: id as OperationId,
-  method: operation.method,
-  // Each `{param}` matches one path segment; the pattern is anchored at the end so a base path may precede it.
-  pattern: new RegExp(`${operation.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{\w+\\?\}/g, "[^/]+")}$`),
-}));
+/** The shared router (`@sds/schemas`) over the operations table: the one matcher of upstream paths. */
+const operationRouter = createRouter(Object.entries(operations).map(([id, operation]) => ({ id: id as OperationId, method: operation.method, path: operation.path })));
 
-/** The operation a request URL and method belong to, by the paths of `@sds/schemas`' operations table. */
+/**
+ * The operation a request URL and method belong to. The base path before the operation's own
+ * path (`/api/v1`, or any other) is not known here, so each tail of the path is tried, longest
+ * first, against the operations table.
+ */
 export function operationOf(method: string, url: string): OperationId | "unknown" {
-  const path = pathOf(url).replace(/\/+$/, "");
+  const segments = pathOf(url).replace(/\/+$/, "").split("/");
   const upper = method.toUpperCase();
-  return routes.find((route) => route.method === upper && route.pattern.test(path))?.id ?? "unknown";
+  for (let start = 1; start < segments.length; start++) {
+    const match = operationRouter.match(upper, `/${segments.slice(start).join("/")}`);
+    if (match.kind === "matched") return match.id;
+  }
+  return "unknown";
 }
 
 /**

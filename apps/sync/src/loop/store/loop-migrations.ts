@@ -1,4 +1,4 @@
-import type { Migration, MigrationLedger } from "../../store/migrations.ts";
+import type { Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 
 type Dialect = "sqlite" | "postgres";
 

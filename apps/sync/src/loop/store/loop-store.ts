@@ -1,4 +1,27 @@
-import type { OutcomeRetentionStore } from "../../store/retention.ts";
+import type { PruneBatchOutcome } from "../../store/retention.ts";
+
+/**
+ * The respondent loop's records, pruned by `SYNC_OUTCOME_RETENTION_SECONDS` (kept forever by
+ * default) through {@link OutcomeRetentionStore}:
+ *
+ * - `outcomes`: outcomes received before `before`, always a prefix of the outcome feed, like
+ *   `changes`;
+ * - `entries`: entry links issued before `before` whose latest outcome, if any, also came before it.
+ */
+export const outcomePruneTargets = ["outcomes", "entries"] as const;
+/** One of {@link outcomePruneTargets}. */
+export type OutcomePruneTarget = (typeof outcomePruneTargets)[number];
+
+/** What the outcome store offers retention: {@link RetentionStore}'s two calls, for the loop's records. */
+export interface OutcomeRetentionStore {
+  /** Deletes one batch of at most `limit` rows of `target` older than `before` (see {@link outcomePruneTargets}). */
+  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome>;
+  /**
+   * The outcome feed's horizon: the highest sequence number pruned from it, 0 while nothing was.
+   * A reader whose last seen sequence is below it has missed outcomes.
+   */
+  feedHorizon(): Promise<number>;
+}
 
 /** The four ends of a respondent's session the marketplace reports, as the receiver's routes name them. */
 export const outcomeKinds = ["complete", "terminate", "overquota", "security"] as const;

@@ -14,8 +14,9 @@ import {
   type SurveyConversionCounts,
 } from "./loop-store.ts";
 import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./loop-sql.ts";
-import { prunePostgresFeedPrefix } from "../../database/postgres-retention.ts";
-import type { OutcomePruneTarget, PruneBatchOutcome } from "../../store/retention.ts";
+import { prunePostgresFeedPrefix } from "../../store/postgres-retention.ts";
+import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { OutcomePruneTarget } from "./loop-store.ts";
 
 /**
  * Opens the PostgreSQL outcome store in the sync store's schema, applying its migrations under

@@ -5,8 +5,9 @@ import { StoreError } from "../../common/errors.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "../../database/sqlite-migrate.ts";
 import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./loop-sql.ts";
-import type { OutcomePruneTarget, PruneBatchOutcome } from "../../store/retention.ts";
-import { pruneSqliteFeedPrefix } from "../../database/sqlite-retention.ts";
+import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { OutcomePruneTarget } from "./loop-store.ts";
+import { pruneSqliteFeedPrefix } from "../../store/sqlite-retention.ts";
 import {
   type EntryInput,
   type EntryRecord,

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "../store/retention.ts";
+import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
 
 type Prepare = (sql: string) => StatementSync;
 

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { configSecrets, describeConfig, describeDatabase, loadConfig } from "../config/config.ts";
-import { createLogger } from "./logger.ts";
+import { configSecrets, describeConfig, describeDatabase, loadConfig } from "./config.ts";
+import { createLogger } from "../common/logger.ts";
 
 function capture() {
   const lines: string[] = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { encodeCursor, MAX_LIST_ITEMS, ParamError, parseChangesQuery, parseSurveyId, parseSurveyQuery } from "./params.ts";
+import { MAX_LIST_ITEMS, ParamError } from "../http/query-params.ts";
+import { encodeCursor, parseSurveyId, parseSurveyQuery } from "./survey-query.ts";
 
 const surveys = (query: string) => parseSurveyQuery(new URLSearchParams(query));
-const changes = (query: string) => parseChangesQuery(new URLSearchParams(query));
 
 /** The ParamError a parse throws: its parameter and message. */
 function refusal(parse: () => unknown): { param: string; message: string } {
@@ -89,24 +89,6 @@ describe("parseSurveyQuery", () => {
     const refused = refusal(() => surveys(query));
     expect(refused.param).toBe(param);
     expect(refused.message.startsWith(`${param}: `)).toBe(true);
-  });
-});
-
-describe("parseChangesQuery", () => {
-  it("defaults to the start of the feed, 100 a page, no wait", () => {
-    expect(changes("")).toEqual({ after: 0, limit: 100, waitSeconds: 0 });
-    expect(changes("after=41&limit=1000&wait=60")).toEqual({ after: 41, limit: 1000, waitSeconds: 60 });
-  });
-
-  it.each([
-    ["after=-1", "after"],
-    ["after=1.5", "after"],
-    ["after=99999999999999999999", "after"],
-    ["limit=0", "limit"],
-    ["wait=61", "wait"],
-    ["since=3", "since"],
-  ])("refuses %s, naming %s", (query, param) => {
-    expect(refusal(() => changes(query)).param).toBe(param);
   });
 });
 

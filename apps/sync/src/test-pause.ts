@@ -1,4 +1,4 @@
-import type { StopSignals } from "../stop-signals.ts";
+import type { StopSignals } from "./stop-signals.ts";
 
 /*
  * A seam for the tests of signals during start, not a setting (it is not in the configuration

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSurveyId } from "../http/params.ts";
-import { isSurveyId } from "./survey-id.ts";
+import { parseSurveyId } from "./survey-query.ts";
+import { isSurveyId } from "../survey-index/survey-id.ts";
 
 describe("the survey id rule", () => {
   it("accepts positive safe integers only", () => {

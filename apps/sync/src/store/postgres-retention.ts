@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "../store/retention.ts";
+import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
 
 /** The SQL of the feed horizon: one statement, so the feed and the counter come from one snapshot. */
 export const POSTGRES_FEED_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes'))::text AS horizon";

@@ -1,4 +1,4 @@
-import { allSettings, describeFallback } from "./config/config.ts";
+import { allSettings, describeFallback } from "./config.ts";
 
 /** Width `--help` wraps descriptions at. */
 const WIDTH = 80;

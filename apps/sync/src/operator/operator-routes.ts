@@ -1,0 +1,139 @@
+import { z } from "zod";
+import type { CycleResult } from "../cycle/cycle-result.ts";
+import type { SyncEngine } from "../engine/sync-engine.ts";
+import { errorReply, json } from "../http/respond.ts";
+import { guarded } from "../http/route-doc.ts";
+import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
+import type { SyncStore } from "../store/store.ts";
+
+/** `GET /v1/sync/status`: replica, store, recent cycles, collections, quarantine and the respondent loop. */
+export const SyncStatus = z.looseObject({
+  replica: z.looseObject({ id: z.string(), leader: z.boolean(), running: z.boolean(), consecutiveFailures: z.int() }),
+  closures: z.looseObject({ count: z.int(), sample: z.array(z.int()) }).nullable(),
+  store: z.looseObject({ kind: z.string(), live: z.int(), closed: z.int(), latestSequence: z.int() }),
+  languages: z.array(z.looseObject({ languageId: z.int(), live: z.int(), closed: z.int() })),
+  intervalSeconds: z.number(),
+  runs: z.array(z.looseObject({ id: z.int(), status: z.enum(["succeeded", "failed"]), startedAt: z.string(), finishedAt: z.string() })),
+  collections: z.array(z.object({ name: z.string(), fetchedAt: z.string() })),
+  quarantine: z.array(z.looseObject({ key: z.string(), surveyId: z.int().nullable(), source: z.string(), timesSeen: z.int() })),
+  loop: z.record(z.string(), z.unknown()),
+});
+
+/** A cycle's result (`POST /v1/sync/run`). */
+export const CycleRun = z.object({
+  run: z.looseObject({
+    id: z.int().nullable(),
+    status: z.enum(["succeeded", "failed"]),
+    startedAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime(),
+    durationMs: z.number(),
+    counts: z.record(z.string(), z.number()),
+    error: z.string().nullable(),
+  }),
+});
+
+/** `POST /v1/sync/run?wait=false`. */
+export const RunAccepted = z.object({ accepted: z.literal(true) });
+export type RunAccepted = z.output<typeof RunAccepted>;
+
+/** `POST /v1/sync/closures/confirm`. */
+export const ClosuresConfirmed = z.object({ confirmed: z.int(), appliedAt: z.string() });
+export type ClosuresConfirmed = z.output<typeof ClosuresConfirmed>;
+
+/** What the operator routes read and drive. */
+export interface OperatorContext {
+  readonly store: Pick<SyncStore, "kind" | "listRuns" | "stats" | "listCollections" | "listQuarantine" | "countByLanguage">;
+  readonly engine: Pick<SyncEngine, "status" | "runNow" | "confirmClosures">;
+  readonly intervalMs: number;
+  /** The respondent loop's section of `/v1/sync/status` (the loop reports on itself). */
+  readonly loopStatus: () => Promise<Record<string, unknown>>;
+}
+
+/** The operator's routes: the status of the replica and its store, a manual run, and confirming held closures. */
+export function operatorRoutes(context: OperatorContext): RouteModule {
+  return defineRoutes({
+    schemas: { SyncStatus, CycleRun, RunAccepted, ClosuresConfirmed },
+    routes: {
+      syncStatus: {
+        method: "GET",
+        path: "/v1/sync/status",
+        access: "token",
+        handler: () => syncStatus(context),
+        doc: { summary: "This replica, store counts, recent cycles, collections, quarantine and the respondent loop", success: { "200": "SyncStatus" }, errors: [...guarded, "503"] },
+      },
+      runSync: {
+        method: "POST",
+        path: "/v1/sync/run",
+        access: "token",
+        handler: (request) => runSync(context, request),
+        doc: {
+          summary: "Run a sync cycle now (502 with the run when it failed)",
+          parameters: [{ name: "wait", in: "query", description: "false: only ask for a cycle (202).", schema: z.enum(["true", "false"]).default("true") }],
+          success: { "200": "CycleRun", "202": "RunAccepted", "502": "CycleRun" },
+          errors: ["400", ...guarded, "409", "429", "503"],
+        },
+      },
+      confirmClosures: {
+        method: "POST",
+        path: "/v1/sync/closures/confirm",
+        access: "token",
+        // An operator confirms the closures the mass-closure guard holds; the next cycle applies them.
+        handler: () => Promise.resolve(json(202, { confirmed: context.engine.confirmClosures(), appliedAt: "the next cycle, for the surveys still absent then" } satisfies ClosuresConfirmed)),
+        doc: { summary: "Confirm the closures the mass-closure guard holds (on the leader)", success: { "202": "ClosuresConfirmed" }, errors: [...guarded, "409"] },
+      },
+    },
+  });
+}
+
+/** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
+async function syncStatus(context: OperatorContext) {
+  const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
+    context.store.listRuns(20),
+    context.store.stats(),
+    context.store.listCollections(),
+    context.store.listQuarantine(20),
+    context.loopStatus(),
+    context.store.countByLanguage(),
+  ]);
+  const engine = context.engine.status();
+  return json(200, {
+    replica: { id: engine.replicaId, leader: engine.leader, running: engine.running, consecutiveFailures: engine.consecutiveFailures, nextRunAt: engine.nextRunAt },
+    closures: engine.closures,
+    store: { kind: context.store.kind, ...stats },
+    languages,
+    intervalSeconds: context.intervalMs / 1000,
+    runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
+    collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),
+    quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues })),
+    loop,
+  });
+}
+
+/** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
+async function runSync(context: OperatorContext, request: RouteRequest) {
+  const wait = request.url.searchParams.get("wait");
+  if (wait !== null && wait !== "true" && wait !== "false") return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
+  // A refused run (ManualRunRefusedError) carries its own answer: 429 with Retry-After.
+  const cycle = context.engine.runNow();
+  if (wait === "false") {
+    cycle.catch(() => undefined); // the outcome is logged and recorded by the engine
+    return json(202, { accepted: true } satisfies RunAccepted);
+  }
+  const result = await cycle;
+  return json(result.status === "succeeded" ? 200 : 502, { run: describeCycle(result) });
+}
+
+/** A cycle result as JSON. */
+export function describeCycle(result: CycleResult): Record<string, unknown> {
+  return {
+    id: result.runId ?? null,
+    status: result.status,
+    startedAt: result.startedAt.toISOString(),
+    finishedAt: result.finishedAt.toISOString(),
+    durationMs: result.finishedAt.getTime() - result.startedAt.getTime(),
+    counts: result.counts,
+    error: result.error,
+    firstSequence: result.firstSequence,
+    lastSequence: result.lastSequence,
+  };
+}

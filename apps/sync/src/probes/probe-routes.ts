@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { json } from "../http/respond.ts";
+import { defineRoutes, type RouteModule } from "../http/route-module.ts";
+import type { SyncMetrics } from "../metrics/sync-metrics.ts";
+import type { SyncStore } from "../store/store.ts";
+
+/** Readiness fails once the last success is older than this many intervals. */
+export const STALE_AFTER_INTERVALS = 3;
+
+/** `GET /healthz`. */
+export const Health = z.object({ status: z.literal("ok") });
+export type Health = z.output<typeof Health>;
+
+/** `GET /readyz`, 200 or 503. */
+export const Readiness = z.looseObject({
+  ready: z.boolean(),
+  reason: z.string().optional().describe("Why not ready (503)."),
+  lastSuccessAt: z.iso.datetime().optional(),
+  ageSeconds: z.number().optional(),
+  staleAfterSeconds: z.number().optional(),
+  closuresHeld: z.int().optional(),
+  warnings: z.array(z.string()).optional().describe("What works but needs an operator's attention (such as outcomes accepted unsigned)."),
+});
+export type Readiness = z.output<typeof Readiness>;
+
+/** What the probes read. */
+export interface ProbeContext {
+  readonly store: Pick<SyncStore, "lastSuccessfulRun">;
+  readonly metrics: Pick<SyncMetrics, "render" | "registry">;
+  readonly intervalMs: number;
+  /** True once shutdown began: readiness fails so load balancers drain this replica. */
+  readonly isStopping: () => boolean;
+  /** Conditions that leave the replica ready but that an operator should hear of (listed in `/readyz`'s body). */
+  readonly warnings?: () => readonly string[];
+}
+
+/** The probes: liveness, readiness and the Prometheus metrics, all open to orchestrators and scrapers. */
+export function probeRoutes(context: ProbeContext): RouteModule {
+  return defineRoutes({
+    schemas: { Health, Readiness },
+    routes: {
+      healthz: {
+        method: "GET",
+        path: "/healthz",
+        access: "open",
+        handler: () => Promise.resolve(json(200, { status: "ok" } satisfies Health)),
+        doc: { summary: "Liveness: the process is up", success: { "200": "Health" }, errors: ["405"] },
+      },
+      readyz: {
+        method: "GET",
+        path: "/readyz",
+        access: "open",
+        handler: () => readiness(context),
+        doc: { summary: "Readiness: a cycle succeeded within three intervals (503 with the same body otherwise)", success: { "200": "Readiness", "503": ["Readiness", "ErrorBody"] }, errors: ["405", "500"] },
+      },
+      metrics: {
+        method: "GET",
+        path: "/metrics",
+        access: "open",
+        handler: async () => ({ status: 200, body: await context.metrics.render(), contentType: context.metrics.registry.contentType }),
+        doc: { summary: "Prometheus metrics", success: { "200": { contentType: "text/plain" } }, errors: ["405", "500"] },
+      },
+    },
+  });
+}
+
+/** `GET /readyz`: a cycle succeeded (in the shared store) within the last three intervals. */
+async function readiness(context: ProbeContext) {
+  if (context.isStopping()) return json(503, { ready: false, reason: "shutting down" });
+  const last = await context.store.lastSuccessfulRun();
+  const warnings = context.warnings?.() ?? [];
+  const said = warnings.length > 0 ? { warnings: [...warnings] } : {};
+  if (!last) return json(503, { ready: false, reason: "no successful sync cycle yet", ...said } satisfies Readiness);
+  const ageSeconds = (Date.now() - last.finishedAt.getTime()) / 1000;
+  const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
+  // Held closures keep the replica ready (it serves the last good data, which is the point) but are said out loud.
+  const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds, closuresHeld: last.counts.closuresHeld ?? 0, ...said };
+  if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body } satisfies Readiness);
+  return json(200, { ready: true, ...body } satisfies Readiness);
+}
