@@ -1,14 +1,16 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { encryptionSigning, signUrl, verifySignedUrl } from "@sds/routing";
 import { createSeededRandom, deriveSeed } from "../random.ts";
+import { startNodeServer } from "../internal/node-server.ts";
+import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
-import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
+import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, MarketplaceServer, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
 
 const outcomes: readonly RespondentOutcome[] = ["complete", "terminate", "overquota", "security"];
 const entryPath = /^\/s\/(\d+)(?:[/?#]|$)/;
+/** The entry endpoint reads no body; anything sent is drained, not kept. */
+const MAX_ENTRY_BODY_BYTES = 1024;
 
 /**
  * Creates the marketplace side of the respondent loop over a fake Supplier Data Service: an
@@ -36,7 +38,8 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const planned = new Map<string, RespondentOutcome>();
   const log: S2sDelivery[] = [];
   const pending = new Set<Promise<void>>();
-  let server: { readonly origin: string; close(): Promise<void> } | undefined;
+  const servers = createServerSet();
+  let server: MarketplaceServer | undefined;
 
   async function deliver(url: string, token: string, outcome: RespondentOutcome, duplicate: boolean): Promise<boolean> {
     const attempts: S2sAttempt[] = [];
@@ -117,33 +120,20 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
       planned.set(token, outcome);
     },
     async listen(listenOptions = {}) {
-      const http = createServer((request, response) => {
-        // request.url is the raw request target: nothing decoded or re-encoded, as the signature needs.
-        const result = handleEntry(request.url ?? "/", undefined);
-        response.writeHead(result.status, {
-          "content-type": "application/json; charset=utf-8",
-          ...(result.location === undefined ? {} : { location: result.location }),
-        });
-        response.end(JSON.stringify(result));
-      });
-      await new Promise<void>((resolve, reject) => {
-        http.once("error", reject);
-        http.listen(listenOptions.port ?? 0, "127.0.0.1", () => {
-          resolve();
-        });
-      });
-      const { port } = http.address() as AddressInfo;
-      server = {
-        origin: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((resolve) => {
-            http.closeAllConnections();
-            http.close(() => {
-              resolve();
-            });
-          }),
-      };
-      return server;
+      const started = await startNodeServer(
+        // The raw request target: nothing decoded or re-encoded, as the signature needs.
+        (_request, _receivedAt, rawTarget) => {
+          const result = handleEntry(rawTarget, undefined);
+          const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+          if (result.location !== undefined) headers.set("location", result.location);
+          return Promise.resolve({ kind: "response", response: new Response(JSON.stringify(result), { status: result.status, headers }) });
+        },
+        MAX_ENTRY_BODY_BYTES,
+        listenOptions,
+      );
+      const tracked = servers.track({ origin: started.origin, port: started.port, close: () => started.close() });
+      server = tracked;
+      return tracked;
     },
     async respond(entryLink, outcome) {
       if (server === undefined) throw new Error("call listen() before respond()");
@@ -163,7 +153,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     deliveries: () => log.map((delivery) => ({ ...delivery, attempts: [...delivery.attempts] })),
     async close() {
       await this.settle();
-      await server?.close();
+      await servers.closeAll();
       server = undefined;
     },
   };
