@@ -1,8 +1,10 @@
+import type { Survey } from "@sds/schemas";
 import { encryptionSigning, signUrl, verifySignedUrl } from "@sds/routing";
 import { createSeededRandom, deriveSeed } from "../random.ts";
 import { startNodeServer } from "../internal/node-server.ts";
 import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
+import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
 import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, MarketplaceServer, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
@@ -40,6 +42,12 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const pending = new Set<Promise<void>>();
   const servers = createServerSet();
   let server: MarketplaceServer | undefined;
+
+  function drawUnplanned(survey: Survey): RespondentOutcome {
+    if (options.conversion === undefined) return random.pick(outcomes);
+    const chance = options.conversion(survey);
+    return drawOutcome(Number.isFinite(chance) ? chance : 0, DEFAULT_OVERQUOTA_SHARE, random.next);
+  }
 
   async function deliver(url: string, token: string, outcome: RespondentOutcome, duplicate: boolean): Promise<boolean> {
     const attempts: S2sAttempt[] = [];
@@ -101,7 +109,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     const names = entryParameterNames(template);
     const token = (names.token === undefined ? undefined : rawQueryValue(original, names.token)) ?? "";
     const uid = (names.uid === undefined ? undefined : rawQueryValue(original, names.uid)) ?? "";
-    const outcome = chosen ?? planned.get(token) ?? random.pick(outcomes);
+    const outcome = chosen ?? planned.get(token) ?? drawUnplanned(record.survey);
     if (account.S2SUrls.Enabled) {
       const outgoing = encryptionSigning(account.OutgoingEncryption);
       const url = outcomeUrl(account.S2SUrls, outcome, token, uid);

@@ -1,3 +1,4 @@
+import type { Survey } from "@sds/schemas";
 import type { FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
 
 /** How a simulated respondent's session ends. */
@@ -9,6 +10,13 @@ export interface FakeMarketplaceOptions {
   readonly api: FakeSupplierApi;
   /** Seeds the outcome of entries that have none planned. @default 1 */
   readonly seed?: number;
+  /**
+   * The chance (0..1) that an entry into `survey` completes, for entries with no outcome planned:
+   * such an entry then ends in `complete` with that chance, else in `overquota` (one in five) or
+   * `terminate`, drawn from the seed. The sandbox passes the surveys' hidden conversion
+   * (`hiddenConversion`). Without it, the four outcomes are equally likely.
+   */
+  readonly conversion?: (survey: Survey) => number;
   /** What S2S deliveries go through. @default globalThis.fetch */
   readonly fetch?: FetchFunction;
   /** How S2S callbacks are sent, like a real sender: retried on failure, sometimes repeated. */
