@@ -83,10 +83,43 @@ export type {
   EntryResult,
   FakeMarketplace,
   FakeMarketplaceOptions,
+  MarketplaceServer,
   RespondentOutcome,
   S2sAttempt,
   S2sDelivery,
 } from "./marketplace/types.ts";
+
+// The hostile marketplace: attacks on an S2S outcome receiver, and hostile survey URLs.
+export { createHostileMarketplace } from "./marketplace/create-hostile-marketplace.ts";
+export { hostileSurveyInits, hostileSurveyUrls, type HostileSurveyOptions, type HostileSurveyUrlKind } from "./marketplace/hostile-survey-urls.ts";
+export type {
+  CallbackTarget,
+  HostileCallback,
+  HostileMarketplace,
+  HostileMarketplaceOptions,
+  HostileMarketplaceSigning,
+  HostileRequest,
+  HostileResponse,
+  ReplayTarget,
+} from "./marketplace/hostile-types.ts";
+
+// The seeded marketplace simulation (routing policies measured against an oracle).
+export { createMarketplaceSimulation } from "./simulation/create-marketplace-simulation.ts";
+export { runSimulation } from "./simulation/run-simulation.ts";
+export { oracleRouter, policyRouter, randomRouter, type SurveyScore } from "./simulation/routers.ts";
+export { drawOutcome, hiddenConversion, type HiddenConversionOptions } from "./simulation/hidden-conversion.ts";
+export type {
+  MarketplaceSimulation,
+  MarketplaceSimulationOptions,
+  RunSimulationOptions,
+  SimulatedEntry,
+  SimulatedOutcome,
+  SimulatedRespondent,
+  SimulatedSurvey,
+  SimulatedSurveyResult,
+  SimulationResult,
+  SimulationRouter,
+} from "./simulation/types.ts";
 
 // The sandbox server.
 export { startSandbox } from "./sandbox.ts";

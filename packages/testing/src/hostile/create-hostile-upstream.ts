@@ -2,6 +2,7 @@ import { API_BASE_PATH } from "../fake/constants.ts";
 import type { FakeServer, FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
 import { HTML_PAGE, duplicateIds, emptyList, errorAtEnd, outOfRangeIds, oversizeField, wrongTypes } from "../internal/hostile-bodies.ts";
 import { markStreamed, startNodeServer } from "../internal/node-server.ts";
+import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
 import type { HostileScenario } from "./scenarios.ts";
 
@@ -48,7 +49,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
   let scenario: HostileScenario | undefined;
   let faultIds: string[] = [];
   let requestsSeen = 0;
-  const servers = new Set<FakeServer>();
+  const servers = createServerSet();
 
   const removeFaults = () => {
     for (const id of faultIds) api.faults.remove(id);
@@ -75,16 +76,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
       return scenario;
     },
     async listen(options = {}) {
-      const server = await startNodeServer(async (request) => ({ kind: "response", response: await hostileFetch(request) }), MAX_REQUEST_BODY, options);
-      const tracked: FakeServer = {
-        ...server,
-        close: async () => {
-          servers.delete(tracked);
-          await server.close();
-        },
-      };
-      servers.add(tracked);
-      return tracked;
+      return servers.track(await startNodeServer(async (request) => ({ kind: "response", response: await hostileFetch(request) }), MAX_REQUEST_BODY, options));
     },
     use(next) {
       removeFaults();
@@ -97,9 +89,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
       removeFaults();
       scenario = undefined;
     },
-    async close() {
-      await Promise.all([...servers].map((server) => server.close()));
-    },
+    close: () => servers.closeAll(),
   };
 }
 
