@@ -16,11 +16,18 @@ const notPartOfAnyCall = new Set([
   "ItemwiseResult",
   "OperationDefinition",
   "OperationEvidence",
+  "ParsedRecontactRespondent",
+  "ParsedSurveyGroup",
+  "ParsedSurveyStats",
+  "ParseRecontactRespondentsResult",
+  "ParseSurveyGroupsResult",
+  "ParseSurveyStatsResult",
   "RouteDefinition",
   "RouteMatch",
   "Router",
   "SurveyDates",
   "SurveyNumbers",
+  "SurveyStatsScope",
   "UrlSettingsUrlField",
 ]);
 
