@@ -7,7 +7,6 @@ import type {
   RecontactRespondentInit,
   SurveyInit,
   SurveyPatch,
-  SurveyStatsInit,
   SurveyStatusFilter,
 } from "../fake/types.ts";
 import { createRouter, type SurveyQuota } from "@sds/schemas";
@@ -131,7 +130,7 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
   },
   setSurveyStats: async (api, request) => {
     const { stats } = await request.body(StatsBody);
-    return { stats: api.setSurveyStats(integerParam(request.params, "surveyId"), stats as SurveyStatsInit | null) };
+    return { stats: api.setSurveyStats(integerParam(request.params, "surveyId"), stats) };
   },
   listSurveyGroups: (api, { params }) => ({ surveyGroups: api.listSurveyGroups(integerParam(params, "supplierId")) }),
   setSurveyGroup: async (api, request) => {

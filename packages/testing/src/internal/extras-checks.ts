@@ -11,7 +11,7 @@ import { describeIssue } from "./request-body.ts";
  * are the hostile upstream's job.
  */
 
-const figure = z.number().finite().nonnegative();
+const figure = z.number().nonnegative();
 const ScopeStats = z.strictObject({
   Starts: z.int().nonnegative().optional(),
   Completes: z.int().nonnegative().optional(),

@@ -168,7 +168,7 @@ export class Store {
   /** Adds a survey; a survey with `Has_Survey_Groups` gets a group of its own, so the flag is true to the groups served. */
   addSurvey(supplierId: number, init: SurveyInit = {}): SurveyEntry {
     const entry = this.#add(this.#supplier(supplierId), init);
-    if (entry.survey.Has_Survey_Groups === true) this.#groups.set(this.#groups.freeGroupId(), supplierId, [entry.survey.SurveyId]);
+    if (entry.survey.Has_Survey_Groups) this.#groups.set(this.#groups.freeGroupId(), supplierId, [entry.survey.SurveyId]);
     return entry;
   }
 
