@@ -19,10 +19,10 @@ export interface SurveyGroupOptions extends SeedOptions {
 }
 
 /**
- * Groups an inventory: every survey with `Has_Survey_Groups` joins a group of 2 to 5 (in the
- * order given, so neighbours share groups), about one group in four also takes the last survey
- * of the group before (a survey in two groups), and no other survey is grouped. A lone
- * flagged survey forms a group of one. Membership is consistent by construction: a group lists
+ * Groups an inventory: the surveys with `Has_Survey_Groups` are cut into groups of 2 to 5 in
+ * the order given (so neighbours share groups; the last group may be smaller, a lone flagged
+ * survey a group of one), about one group in four also takes the last survey of the group
+ * before (a survey in two groups), and no other survey is grouped. Membership is consistent by construction: a group lists
  * each of its surveys, whichever of them is asked about.
  *
  * @example
