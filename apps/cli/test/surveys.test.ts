@@ -181,20 +181,20 @@ describe("per-survey reads", () => {
     expect(qualifications).toEqual(testbed.fake.api.getSurvey(505)?.qualifications);
     const quotas = JSON.parse((await run("surveys", "quotas", "505")).stdout) as unknown[];
     expect(quotas).toEqual(testbed.fake.api.getSurvey(505)?.quotas);
-    const groups = JSON.parse((await run("surveys", "groups", "502")).stdout) as { SurveyGroupId: number }[];
+    const groups = JSON.parse((await run("surveys", "groups", "502")).stdout) as { SurveyGroupID: number }[];
     expect(groups.length).toBeGreaterThan(0);
-    expect(groups[0]).toHaveProperty("SurveyGroupId");
-    const recontacts = JSON.parse((await run("recontacts", "list", "502")).stdout) as { RespondentId: string }[];
+    expect(groups[0]).toHaveProperty("SurveyGroupID");
+    const recontacts = JSON.parse((await run("recontacts", "list", "502")).stdout) as { PID: string }[];
     expect(recontacts.length).toBeGreaterThan(0);
-    expect(recontacts[0]).toHaveProperty("RespondentId");
+    expect(recontacts[0]).toHaveProperty("PID");
   });
 
   it("shows stats without the envelope", async () => {
     const stats = JSON.parse((await run("surveys", "stats", "503")).stdout) as Record<string, unknown>;
-    expect(stats).toMatchObject({ SurveyId: 503, Starts: expect.any(Number) as number, Completes: expect.any(Number) as number });
+    expect(stats).toMatchObject({ SurveyId: 503, Global: { Starts: expect.any(Number) as number, SystemConversion: expect.any(Number) as number } });
     expect(stats).not.toHaveProperty("hasError");
     const table = await runSdsOnTerminal(["surveys", "stats", "503", "--no-color"], testbed.home, { env: testbed.fake.env });
-    expect(table.stdout).toMatch(/ConversionRate\s+\d/);
+    expect(table.stdout).toMatch(/Global\s+\{"Starts":\d/);
   });
 
   it("reads a closed survey's qualifications by id (only the list is limited to live surveys)", async () => {

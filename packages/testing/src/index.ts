@@ -36,11 +36,14 @@ export type {
   FetchFunction,
   ListenOptions,
   QualificationInit,
+  RecontactRespondentInit,
   RequestLogEntry,
+  ScopeStatsInit,
   SupplierAccountOverrides,
   SupplierKey,
   SurveyInit,
   SurveyPatch,
+  SurveyStatsInit,
   SurveyStatusFilter,
 } from "./fake/types.ts";
 export type {
@@ -69,6 +72,9 @@ export type {
   HostileScenario,
   HostileScenarioKind,
   HtmlBodyScenario,
+  MalformedBodyKind,
+  MalformedRecontactRespondentsScenario,
+  MalformedSurveyGroupsScenario,
   OutOfRangeIdsScenario,
   OversizeFieldScenario,
   RateLimitStormScenario,
@@ -136,15 +142,9 @@ export {
 } from "./factories/survey.ts";
 export { buildQualifications } from "./factories/qualifications.ts";
 export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition, type QuotaOptions } from "./factories/quotas.ts";
-export {
-  buildRecontactRespondents,
-  buildSurveyGroups,
-  buildSurveyStats,
-  type GeneratedRecontactRespondent,
-  type GeneratedSurveyGroup,
-  type GeneratedSurveyStats,
-  type SurveyGroupOptions,
-} from "./factories/survey-extras.ts";
+export { buildSurveyStats, type GeneratedScopeStats, type GeneratedSurveyStats } from "./factories/survey-stats.ts";
+export { buildSurveyGroups, type GeneratedSurveyGroup, type SurveyGroupOptions } from "./factories/survey-groups.ts";
+export { buildRecontactRespondents, type GeneratedRecontactRespondent } from "./factories/recontact-respondents.ts";
 export { buildSupplierAccount, buildUrlSettings, type SupplierAccountOptions } from "./factories/account.ts";
 export type { SeedOptions, SurveyFactoryOptions } from "./factories/types.ts";
 
@@ -155,6 +155,7 @@ export {
   qualificationCategories,
   qualificationCategoryTypes,
   qualificationTypes,
+  RECONTACT_STUDY_TYPE_ID,
   studyTypes,
   surveyStatuses,
   type CollectionRecord,

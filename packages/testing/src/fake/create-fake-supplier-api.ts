@@ -13,7 +13,16 @@ import type { FakeSupplierApi, FakeSupplierApiOptions, FakeSurveyRecord, FetchFu
 
 function toRecord(entry: SurveyEntry, store: Store): FakeSurveyRecord {
   const { qualifications, quotas } = store.details(entry);
-  return structuredClone({ supplierId: entry.supplierId, live: entry.live, survey: entry.survey, qualifications, quotas });
+  return structuredClone({
+    supplierId: entry.supplierId,
+    live: entry.live,
+    survey: entry.survey,
+    qualifications,
+    quotas,
+    surveyGroups: store.surveyGroupsOf(entry.survey.SurveyId),
+    recontactRespondents: store.recontactsOf(entry),
+    stats: store.statsOf(entry),
+  });
 }
 
 /**
@@ -114,6 +123,15 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
     },
     replaceQualifications: (surveyId, qualifications) => structuredClone(store.replaceQualifications(surveyId, qualifications).qualifications ?? []),
     replaceQuotas: (surveyId, quotas) => structuredClone(store.replaceQuotas(surveyId, quotas).quotas ?? []),
+    listSurveyGroups: (supplierId) => store.surveyGroupsOfSupplier(supplierId),
+    setSurveyGroup: (groupId, surveyIds) => store.setSurveyGroup(groupId, surveyIds),
+    addToSurveyGroup: (groupId, surveyId) => store.addToSurveyGroup(groupId, surveyId),
+    removeFromSurveyGroup: (groupId, surveyId) => store.removeFromSurveyGroup(groupId, surveyId),
+    replaceRecontactRespondents(surveyId, respondents) {
+      const entry = store.replaceRecontactRespondents(surveyId, respondents);
+      return structuredClone(store.recontactsOf(entry));
+    },
+    setSurveyStats: (surveyId, stats) => structuredClone(store.statsOf(store.setSurveyStats(surveyId, stats))),
     requestLog: () => log.entries(),
     clearRequestLog: () => {
       log.clear();

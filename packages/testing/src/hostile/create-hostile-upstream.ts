@@ -1,5 +1,6 @@
 import { API_BASE_PATH } from "../fake/constants.ts";
 import type { FakeServer, FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
+import { reshapeDetailResponse } from "../internal/hostile-detail-bodies.ts";
 import { HTML_PAGE, duplicateIds, emptyList, errorAtEnd, outOfRangeIds, oversizeField, wrongTypes } from "../internal/hostile-bodies.ts";
 import { markStreamed, startNodeServer } from "../internal/node-server.ts";
 import { createServerSet } from "../internal/server-set.ts";
@@ -66,6 +67,8 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
     const isList = request.method === "GET" && new URL(request.url).pathname === LIST_PATH;
     if (isList && current?.kind === "hang" && current.afterBytes === undefined) return hangForever(request.signal);
     const response = await api.fetch(request);
+    const detail = await reshapeDetailResponse(request, response, current);
+    if (detail) return detail;
     if (!isList || current === undefined || response.status !== 200) return response;
     return reshapeList(response, current, request.signal);
   };
