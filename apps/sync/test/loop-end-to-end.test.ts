@@ -84,7 +84,7 @@ describe("the respondent loop, end to end over HTTP", () => {
     const status = await call("/v1/sync/status");
     const loop = status.body.loop as { conversion: unknown[]; outcomes: unknown; account: unknown };
     expect(loop.conversion).toEqual([
-      { surveyId: 7003, entries: 6, completes: 3, terminates: 2, overquotas: 1, securityTerminates: 0, conversion: 0.5, earningsPerEntry: 4.5 },
+      { surveyId: 7003, entries: 6, pending: 0, completes: 3, terminates: 2, overquotas: 1, securityTerminates: 0, reversals: 0, earnings: 27, conversion: 0.5, earningsPerEntry: 4.5 },
     ]);
     expect(loop.outcomes).toEqual({ complete: 3, terminate: 2, overquota: 1, security: 0 });
     expect(loop.account).toMatchObject({ entryLinksSigned: true, outcomesVerified: true });

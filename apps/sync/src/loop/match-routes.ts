@@ -6,6 +6,7 @@ import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
 import type { LoopContext } from "./loop-context.ts";
 import type { EntryLink } from "./loop-schemas.ts";
+import { loopText } from "./loop-text.ts";
 
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({
@@ -56,9 +57,9 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
 export const EntryLinkBody = z.strictObject({
   surveyId: z.number().int().positive(),
   /** The transaction token of this entry (echoed by the marketplace in the outcome). */
-  token: z.string().min(1).max(200),
+  token: loopText().pipe(z.string().min(1)),
   /** The respondent's id in the supplier's system. */
-  uid: z.string().max(200).default(""),
+  uid: loopText().default(""),
 });
 
 /**
@@ -75,7 +76,11 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const survey = await loop.liveMatcher.liveSurvey(surveyId);
   if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
   const settings = loop.account.current;
-  if (!settings) throw new AccountUnavailableError();
+  const verdicts = loop.account.verdicts;
+  if (!settings || !verdicts) throw new AccountUnavailableError();
+  if (verdicts.incoming.kind === "misconfigured") {
+    return errorReply(503, "entry_links_unsignable", `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`, { "retry-after": "60" });
+  }
   let link: string;
   try {
     link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption });
@@ -85,5 +90,7 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   }
   const result = await loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
   if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
+  if (result.kind === "refused") return errorReply(409, "respondent_excluded", "the respondent may not enter this survey");
+  if (result.kind === "recorded") for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
   return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt } satisfies EntryLink);
 }

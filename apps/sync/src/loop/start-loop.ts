@@ -4,6 +4,8 @@ import type { SyncConfig } from "../config/config.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
+import { ReceiverRefusals } from "./receiver-refusals.ts";
+import { loopWarnings } from "./loop-warnings.ts";
 import { openOutcomeStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
@@ -48,9 +50,13 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const { config, logger, inventory, cycles, metrics } = options;
   const outcomes = await openOutcomeStore(config.database);
   const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
-  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger });
+  const loopMetrics = createLoopMetrics(metrics.registry);
+  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger, onRead: (verdicts) => {
+      loopMetrics.recordVerdicts(verdicts);
+    },
+  });
   const liveMatcher = new LiveMatcher({ store: inventory, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
-  const outcomesTotal = createLoopMetrics(metrics.registry).outcomes;
+  const outcomesTotal = loopMetrics.outcomes;
   try {
     await liveMatcher.start(options.startSignal);
     // The first read is awaited briefly so the receiver is usable at once, but an upstream that
@@ -95,6 +101,13 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     }
   };
   void followCycles();
+  // The windows read the last 7 days of hourly counts; older hours are dropped every ten minutes.
+  const pruneHours = setInterval(() => {
+    outcomes.pruneHourlyCounts(new Date(Date.now() - 8 * 24 * 3_600_000)).catch((error: unknown) => {
+      logger.warn({ err: error }, "old hourly conversion counts could not be pruned; they are tried again in ten minutes");
+    });
+  }, 600_000);
+  pruneHours.unref();
   const outcomeNotifier = feedNotifier("outcomes", () => outcomes.latestSequence(), config, metrics);
   return {
     context: {
@@ -102,6 +115,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       account,
       outcomes,
       outcomeNotifier,
+      refusals: new ReceiverRefusals(metrics.registry, logger),
+      warnings: () => loopWarnings(account, config.outcomesPublicUrl),
       countOutcome: (outcome) => {
         outcomesTotal.inc({ outcome });
       },
@@ -110,6 +125,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     },
     async stop() {
       state.stopped = true;
+      clearInterval(pruneHours);
       outcomeNotifier.close();
       liveMatcher.stop();
       account.stop();
