@@ -56,12 +56,14 @@ export async function receiveOutcome(loop: LoopContext, request: RouteRequest): 
   if (headers.host !== undefined && !PLAIN_HOST.test(headers.host)) return refuse(loop, "bad_host", 400, "bad_request", "Host: must be a plain host[:port]");
   const target = request.incoming.url ?? "/";
   if (target.includes("#")) return refuse(loop, "bad_target", 400, "bad_request", "the request target must not hold a fragment");
+  if (/%(?![0-9A-Fa-f]{2})/.test(target)) return refuse(loop, "bad_target", 400, "bad_request", "the request target holds a malformed percent-encoding");
   const tokens = request.url.searchParams.getAll(loop.tokenParameter);
   if (tokens.length !== 1 || tokens[0] === "") {
     return refuse(loop, "missing_token", 400, "bad_request", `${loop.tokenParameter}: exactly one transaction token is required${tokens.length > 1 ? ` (got ${tokens.length})` : ""}`);
   }
   const token = tokens[0] ?? "";
-  const problem = loopTextProblem(token);
+  // Percent-decoding turns bytes that are not UTF-8 (a lone surrogate's, a cut sequence) into U+FFFD: the token sent is not the one read.
+  const problem = token.includes("\uFFFD") ? "is not valid percent-encoded UTF-8" : loopTextProblem(token);
   if (problem !== undefined) return refuse(loop, "bad_token", 400, "bad_request", `${loop.tokenParameter}: ${problem}`);
   const verdicts = loop.account.verdicts;
   if (!verdicts) {
