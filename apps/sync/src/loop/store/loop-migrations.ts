@@ -127,6 +127,49 @@ INSERT INTO loop_counters (name, value) VALUES ('orphans', (SELECT COUNT(*) FROM
 `;
 }
 
+/*
+ * Version 4: what respondent-aware routing and yield ranking read about each live survey, fetched
+ * by the leader from operations the spec names but does not show (Get Survey Groups, Get
+ * ReContact Respondents, Get Survey Stats) and shared by every replica through the store. Each
+ * fetch's outcome is kept (`ok`, `missing` for a 404, `unreadable` for a body no parser reads),
+ * so a wrong guess of a path is visible rather than silent. The counts learn when a survey last
+ * got an outcome and when it last reached the yield cut-off (N decided entries, no complete).
+ */
+function routingDataSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  return `
+CREATE TABLE loop_survey_groups (
+  survey_id ${t.bigint} NOT NULL,
+  group_id ${t.bigint} NOT NULL,
+  PRIMARY KEY (survey_id, group_id)
+);
+CREATE INDEX loop_survey_groups_group ON loop_survey_groups (group_id);
+CREATE TABLE loop_recontact_respondents (
+  survey_id ${t.bigint} NOT NULL,
+  uid TEXT NOT NULL,
+  active ${t.bigint} NOT NULL,
+  PRIMARY KEY (survey_id, uid)
+);
+CREATE TABLE loop_routing_fetches (
+  survey_id ${t.bigint} NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('groups', 'recontact', 'stats')),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'missing', 'unreadable')),
+  problem TEXT,
+  fetched_at ${t.time} NOT NULL,
+  PRIMARY KEY (survey_id, kind)
+);
+CREATE TABLE loop_survey_stats (
+  survey_id ${t.bigint} PRIMARY KEY,
+  conversion ${t.decimal},
+  effective_epc ${t.decimal},
+  length_of_interview ${t.decimal},
+  scope TEXT NOT NULL
+);
+ALTER TABLE loop_survey_counts ADD COLUMN last_outcome_at ${t.bigint};
+ALTER TABLE loop_survey_counts ADD COLUMN cutoff_reached_at ${t.bigint};
+`;
+}
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -137,6 +180,7 @@ export const outcomeMigrations: readonly Migration[] = [
   // Retention (SYNC_OUTCOME_RETENTION_SECONDS) looks for the oldest entries; outcomes go by sequence.
   { version: 2, name: "entries by issue time", sqlite: ENTRIES_BY_ISSUE_TIME, postgres: ENTRIES_BY_ISSUE_TIME },
   { version: 3, name: "transitions, orphans, respondents and conversion counts", sqlite: transitionsSchema("sqlite"), postgres: transitionsSchema("postgres") },
+  { version: 4, name: "survey groups, re-contact lists, survey stats and yield cut-off times", sqlite: routingDataSchema("sqlite"), postgres: routingDataSchema("postgres") },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */

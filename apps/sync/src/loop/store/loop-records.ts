@@ -132,8 +132,20 @@ interface CurrentEntry {
   readonly outcomeAt: string | null;
 }
 
+/** Settings the recording programs need. */
+export interface RecordingSettings {
+  /**
+   * Decided entries with no complete after which a survey is held out of yield ranking (the
+   * time it reaches each multiple is kept as `cutoff_reached_at`). @default 20
+   */
+  readonly cutoffEntries: number;
+}
+
+/** The default {@link RecordingSettings}. */
+export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 };
+
 /** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
-function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, source: OutcomeSource, reason: string | null): Program<OutcomeRecord> {
+function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, source: OutcomeSource, reason: string | null, settings: RecordingSettings): Program<OutcomeRecord> {
   const sequence = yield* nextSequence();
   const iso = at.toISOString();
   const row = yield* queryOne(
@@ -154,6 +166,17 @@ function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, sour
   const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
   if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
   yield* addCounts(entry.surveyId, null, lifetime);
+  const after = yield* queryOne("SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?", entry.surveyId);
+  const decided = Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
+  // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
+  const cutoff = previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
+  yield* query(
+    "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
+    at.getTime(),
+    cutoff ? 1 : 0,
+    at.getTime(),
+    entry.surveyId,
+  );
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
     yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 });
@@ -175,7 +198,7 @@ function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number |
 }
 
 /** {@link LoopStore.recordOutcome}. */
-export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput): Program<RecordOutcomeResult> {
+export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, settings: RecordingSettings = defaultRecordingSettings): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
   yield* lockToken(dialect, input.token);
@@ -183,7 +206,7 @@ export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput): Pr
   if (entryRow) {
     const entry = currentEntry(entryRow);
     if (entry.outcome === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
-    return { recorded: true, record: yield* applyTransition(entry, input.outcome, input.at, source, reason) };
+    return { recorded: true, record: yield* applyTransition(entry, input.outcome, input.at, source, reason, settings) };
   }
   // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
@@ -208,7 +231,12 @@ export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput): Pr
 }
 
 /** {@link LoopStore.recordEntry}. */
-export function* recordEntry<Refusal>(dialect: ProgramDialect, entry: EntryInput, admit: EntryAdmission<Refusal> | undefined): Program<RecordEntryResult<Refusal>> {
+export function* recordEntry<Refusal>(
+  dialect: ProgramDialect,
+  entry: EntryInput,
+  admit: EntryAdmission<Refusal> | undefined,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Program<RecordEntryResult<Refusal>> {
   const repeatOrConflict = (row: SqlRow): RecordEntryResult<Refusal> => {
     const existing = toEntry(row);
     return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
@@ -238,7 +266,7 @@ export function* recordEntry<Refusal>(dialect: ProgramDialect, entry: EntryInput
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", entry.token);
   const orphanOutcome = asOutcome(orphan?.outcome);
   if (orphanOutcome === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
-  const attached = yield* applyTransition({ token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued");
+  const attached = yield* applyTransition({ token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued", settings);
   yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
   yield* query(ADD_TO_COUNTER, "orphans", -1);
   return { kind: "recorded", entry: { ...toEntry(inserted), outcome: orphanOutcome }, attached: [attached] };

@@ -1,4 +1,5 @@
 import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
  * The respondent loop's records, pruned by `SYNC_OUTCOME_RETENTION_SECONDS` (kept forever by
@@ -195,6 +196,16 @@ export interface LoopStore extends OutcomeRetentionStore {
   respondentHistory(uid: string, limit: number): Promise<PastEntry[]>;
   /** Brings in entries made elsewhere; one already known (same respondent, survey and time) is skipped. */
   importHistory(entries: readonly HistoryInput[]): Promise<{ readonly imported: number; readonly skipped: number }>;
+  /** Stores one round of the refresher's fetches (groups, re-contact lists, stats, failures). */
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date): Promise<void>;
+  /** Forgets the routing data of surveys no longer live. */
+  forgetRoutingData(surveyIds: readonly number[]): Promise<void>;
+  /** The routing data's version (bumped by every write). */
+  routingDataVersion(): Promise<number>;
+  /** All the routing data. */
+  readRoutingData(): Promise<RoutingData>;
+  /** Per survey: decided entries, standing completes, the yield cut-off's time. */
+  yieldCounts(): Promise<SurveyYieldCounts[]>;
   /** Deletes hourly counts older than `before` (the windows need the last 7 days). */
   pruneHourlyCounts(before: Date): Promise<number>;
   close(): Promise<void>;

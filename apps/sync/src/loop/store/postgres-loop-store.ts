@@ -7,6 +7,8 @@ import type { PruneBatchOutcome } from "../../store/retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { postgresPlaceholders, runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
 import * as records from "./loop-records.ts";
+import * as routing from "./routing-data-records.ts";
+import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
 
 /**
@@ -84,6 +86,26 @@ class PostgresLoopStore implements LoopStore {
 
   importHistory(entries: readonly HistoryInput[]) {
     return this.#write("importing history", records.importHistory(entries));
+  }
+
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
+    return this.#write("routing data",  routing.writeRoutingData(writes, at));
+  }
+
+  forgetRoutingData(surveyIds: readonly number[]) {
+    return this.#write("routing data",  routing.forgetRoutingData(surveyIds));
+  }
+
+  routingDataVersion() {
+    return this.#read(routing.routingDataVersion());
+  }
+
+  readRoutingData() {
+    return this.#read(routing.readRoutingData());
+  }
+
+  yieldCounts() {
+    return this.#read(routing.yieldCounts());
   }
 
   pruneHourlyCounts(before: Date) {

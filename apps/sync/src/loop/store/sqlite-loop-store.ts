@@ -9,6 +9,8 @@ import { pruneSqliteFeedPrefix } from "../../store/sqlite-retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { runProgramSync, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
 import * as records from "./loop-records.ts";
+import * as routing from "./routing-data-records.ts";
+import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
@@ -130,6 +132,26 @@ class SqliteLoopStore implements LoopStore {
 
   importHistory(entries: readonly HistoryInput[]) {
     return this.#write(records.importHistory(entries));
+  }
+
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
+    return this.#write( routing.writeRoutingData(writes, at));
+  }
+
+  forgetRoutingData(surveyIds: readonly number[]) {
+    return this.#write( routing.forgetRoutingData(surveyIds));
+  }
+
+  routingDataVersion() {
+    return this.#read(routing.routingDataVersion());
+  }
+
+  readRoutingData() {
+    return this.#read(routing.readRoutingData());
+  }
+
+  yieldCounts() {
+    return this.#read(routing.yieldCounts());
   }
 
   pruneHourlyCounts(before: Date) {
