@@ -249,8 +249,8 @@ const worldRequestArbitrary = (maxSurveyId: number) =>
   );
 
 /** The reasons the new rules give, without their sentences, written from the rules alone. */
-function naiveRespondentReasons(surveyId: number, world: World, policy: RoutingPolicy, request: MatchRequest): Omit<ExclusionReason, "message">[] {
-  const reasons: Omit<ExclusionReason, "message">[] = [];
+function naiveRespondentReasons(surveyId: number, world: World, policy: RoutingPolicy, request: MatchRequest): Unworded[] {
+  const reasons: Unworded[] = [];
   const unroutable = world.unroutable.get(surveyId);
   if (unroutable !== undefined) reasons.push({ kind: "unusable-survey-url", reason: unroutable });
   const list = world.recontact.get(surveyId);
@@ -302,7 +302,10 @@ function naiveEstimate(survey: MatchableSurvey, evidence: YieldEvidence | undefi
   return alpha / (alpha + beta);
 }
 
-function withoutMessages(reasons: readonly ExclusionReason[]): Omit<ExclusionReason, "message">[] {
+/** An exclusion reason without its sentence (distributed over the kinds). */
+type Unworded = ExclusionReason extends infer Reason ? (Reason extends ExclusionReason ? Omit<Reason, "message"> : never) : never;
+
+function withoutMessages(reasons: readonly ExclusionReason[]): Unworded[] {
   return reasons.map((reason) => {
     expect(reason.message.length).toBeGreaterThan(10);
     const { message: _message, ...rest } = reason;

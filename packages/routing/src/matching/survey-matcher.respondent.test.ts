@@ -141,9 +141,9 @@ describe("SurveyMatcher with a named respondent", () => {
     expect(() => matcher.match({ answers: {}, now: Number.NaN })).toThrow(/now must be epoch milliseconds/);
     expect(() => new SurveyMatcher({ policy: { caps: { entriesPer24h: 0 } } })).toThrow(/caps\.entriesPer24h must be a positive integer/);
     expect(() => new SurveyMatcher({ policy: { reentryAfter: ["complete" as "terminate"] } })).toThrow(/reentryAfter/);
-    expect(() => matcher.setSurveyGroups(1, [1.5])).toThrow(/group ids must be integers/);
-    expect(() => matcher.setUnroutable(1, "")).toThrow(/non-empty string/);
-    expect(() => matcher.setRecontact(1, "r-1" as "unreadable")).toThrow(/re-contact list/);
+    expect(() => { matcher.setSurveyGroups(1, [1.5]); }).toThrow(/group ids must be integers/);
+    expect(() => { matcher.setUnroutable(1, ""); }).toThrow(/non-empty string/);
+    expect(() => { matcher.setRecontact(1, "r-1" as "unreadable"); }).toThrow(/re-contact list/);
   });
 
   it("returns byte-identical earnings results when the request names nobody and nothing else is set", () => {

@@ -121,8 +121,8 @@ describe("SurveyMatcher, order yield", () => {
   it("refuses an unknown order, bad evidence and bad yield options", () => {
     const matcher = new SurveyMatcher();
     expect(() => matcher.match({ answers: {}, order: "random" as "yield" })).toThrow('order must be "earnings" or "yield", got random');
-    expect(() => matcher.setYieldEvidence(1, { decided: 2, completes: 3 })).toThrow("survey 1: evidence.completes must be an integer from 0 to decided (2), got 3");
-    expect(() => matcher.setYieldEvidence(1, { decided: 2, completes: 0, marketplaceConversion: 12 })).toThrow(/marketplaceConversion must be in \[0, 1\]/);
+    expect(() => { matcher.setYieldEvidence(1, { decided: 2, completes: 3 }); }).toThrow("survey 1: evidence.completes must be an integer from 0 to decided (2), got 3");
+    expect(() => { matcher.setYieldEvidence(1, { decided: 2, completes: 0, marketplaceConversion: 12 }); }).toThrow(/marketplaceConversion must be in \[0, 1\]/);
     expect(() => new SurveyMatcher({ yield: { priorStrength: -1 } })).toThrow(/prior strength/);
     expect(() => new SurveyMatcher({ yield: { cutoff: { cooldownMs: -1 } } })).toThrow(/cooldownMs/);
   });
