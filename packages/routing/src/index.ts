@@ -32,7 +32,8 @@ export {
   type EntryLinkOptions,
   type EntryLinkValue,
 } from "./entry-link.ts";
-export { SurveyMatcher, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export { SurveyMatcher, type SurveyMatcherOptions, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export type { YieldOptions } from "./matching/yield-ranker.ts";
 export { expectedEarnings } from "./matching/compiled-survey.ts";
 export {
   DEFAULT_MATCH_LIMIT,
@@ -40,7 +41,24 @@ export {
   type ExclusionReason,
   type Explanation,
   type MatchableSurvey,
+  type MatchOrder,
   type MatchQualification,
   type MatchRequest,
   type MatchResult,
+  type YieldExplanation,
 } from "./matching/match-types.ts";
+export type { EntryOutcome, PastEntry, Respondent, RespondentCapKind, RoutingPolicy } from "./respondent/respondent-types.ts";
+export { CAP_WINDOW_MS } from "./respondent/routing-policy.ts";
+export type { YieldEvidence } from "./yield/yield-evidence.ts";
+export {
+  conversionPosterior,
+  conversionPrior,
+  DEFAULT_PRIOR_STRENGTH,
+  posteriorMean,
+  PRIOR_MEAN_FLOOR,
+  type BetaParameters,
+  type ConversionPrior,
+} from "./yield/conversion-estimate.ts";
+export { sampleBeta, sampleGamma } from "./yield/beta-sampling.ts";
+export { createSeededRandom } from "./yield/seeded-random.ts";
+export { DEFAULT_YIELD_CUTOFF, heldOutUntil, isHeldOut, recordOutcome, type YieldCutoff, type YieldOutcome } from "./yield/yield-cutoff.ts";
