@@ -13,6 +13,14 @@ export interface LiveMatcherOptions {
   readonly pollMs?: number;
   /** Most text of serialised survey records kept in memory for answers, in bytes. @default {@link DEFAULT_RECORD_CACHE_BYTES} */
   readonly recordCacheBytes?: number;
+  /** Told of every survey that enters or leaves the matcher, to give it the routing facts (groups, lists, evidence). */
+  readonly facts?: SurveyFactsListener;
+}
+
+/** Hears of surveys entering and leaving the matcher (see routing-facts.ts). */
+export interface SurveyFactsListener {
+  surveyApplied(matcher: SurveyMatcher, survey: Survey): void;
+  surveyRemoved(surveyId: number): void;
 }
 
 const PAGE = 1000;
@@ -45,6 +53,7 @@ export class LiveMatcher {
   readonly #store: InventoryReader;
   readonly #logger: Logger;
   readonly #pollMs: number;
+  readonly #facts: SurveyFactsListener | undefined;
   #sequence = 0;
   #runId: number | undefined;
   #awaitingRefetch = new Set<number>();
@@ -59,6 +68,7 @@ export class LiveMatcher {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#facts = options.facts;
     this.#records = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
   }
 
@@ -187,7 +197,7 @@ export class LiveMatcher {
     for (;;) {
       const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
       const ids = page.surveys.map((survey) => survey.id);
-      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
+      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids), this.#facts);
       if (!page.hasMore || page.lastId === null) break;
       if (this.#startSignal?.aborted) {
         this.#logger.info({ surveysLoaded: matcher.size }, "start: a stop was asked for; the matcher's load is abandoned");
@@ -217,7 +227,7 @@ export class LiveMatcher {
         if (changes.length === 0) break;
         const ids = [...new Set(changes.map((change) => change.surveyId))];
         this.#forgetRecords(ids);
-        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids));
+        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids), this.#facts);
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
       }
@@ -226,7 +236,7 @@ export class LiveMatcher {
       const awaiting = new Set(await this.#store.refetchPendingIds());
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
-      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved));
+      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved), this.#facts);
       this.#runId = run.id;
     }
   }
@@ -238,6 +248,7 @@ function applyDetails(
   awaiting: Set<number>,
   ids: readonly number[],
   details: readonly SurveyDetail[],
+  facts: SurveyFactsListener | undefined,
 ): void {
   const byId = new Map(details.map((detail) => [detail.id, detail]));
   for (const id of ids) {
@@ -245,6 +256,7 @@ function applyDetails(
     if (detail?.status !== "live") {
       matcher.remove(id);
       awaiting.delete(id);
+      facts?.surveyRemoved(id);
       continue;
     }
     const survey = detail.survey as Survey;
@@ -255,5 +267,6 @@ function applyDetails(
       awaiting.delete(id);
       matcher.upsert(survey, { qualifications: detail.qualifications as MatchQualification[], quotas: detail.quotas as SurveyQuota[] });
     }
+    facts?.surveyApplied(matcher, survey);
   }
 }

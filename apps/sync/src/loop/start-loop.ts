@@ -1,6 +1,7 @@
 import { createClient } from "@sds/client";
 import type { Logger } from "pino";
-import type { SyncConfig } from "../config/config.ts";
+import type { DatabaseConfig } from "../database/database-config.ts";
+import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
@@ -16,9 +17,18 @@ import type { LoopContext } from "./loop-context.ts";
 /** How long the start waits for the first read of the account, in ms. */
 const ACCOUNT_START_WAIT_MS = 5000;
 
+/** The settings the loop starts with: its own rows, and those of the service it reads. */
+export interface LoopStartConfig extends LoopConfig {
+  readonly database: DatabaseConfig;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly intervalSeconds: number;
+  readonly maxLongPolls?: number | undefined;
+}
+
 /** Options of {@link startLoop}. */
 export interface LoopOptions {
-  readonly config: SyncConfig;
+  readonly config: LoopStartConfig;
   readonly logger: Logger;
   /** The inventory the matcher follows. */
   readonly inventory: InventoryReader;

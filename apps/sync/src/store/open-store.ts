@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from "../config/config.ts";
+import type { DatabaseConfig } from "../database/database-config.ts";
 import type { SyncStore } from "./store.ts";
 import { withStoreErrors } from "../database/store-errors.ts";
 
