@@ -1,3 +1,7 @@
+// Over 400 lines, on purpose: the matcher's typed arrays and bitsets are read in its hot loops
+// (the candidate passes and the two collect loops), and splitting the class would expose them.
+// What does not need them lives beside it: respondent rules in ../respondent, estimation in
+// ../yield, the yield ranking in yield-ranker.ts, explain sentences in respondent-reasons.ts.
 import type { Device, SurveyQuota } from "@sds/schemas";
 import { BitsetPool, type Bitset } from "../internal/bitset.ts";
 import { Posting } from "../internal/posting.ts";

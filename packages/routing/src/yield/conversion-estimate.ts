@@ -31,7 +31,7 @@ function clampMean(value: number): number {
  * else on `Ir / 100` (either clamped into (0, 1)), weighing `strength` pseudo-entries:
  * `alpha = strength · p0`, `beta = strength · (1 − p0)`.
  *
- * @param ir the survey's `Ir` in percent (a malformed one counts as 0).
+ * @param input the survey's `Ir` in percent (`NaN` counts as 0) and the marketplace's conversion in [0, 1] when known.
  * @throws RangeError when `strength` is not a positive finite number.
  * @example
  * ```ts
