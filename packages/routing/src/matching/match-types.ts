@@ -41,6 +41,12 @@ export interface MatchRequest {
    * @default "earnings"
    */
   readonly order?: MatchOrder;
+  /**
+   * Under order `"yield"`: `true` ranks by a draw from each survey's posterior (Thompson
+   * sampling: it explores where unsure), `false` by the posterior mean (it only exploits).
+   * @default the matcher's `yield.explore` option (true)
+   */
+  readonly explore?: boolean;
 }
 
 /** How a match ranks the surveys a respondent qualifies for. */

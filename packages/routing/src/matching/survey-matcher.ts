@@ -296,7 +296,7 @@ export class SurveyMatcher {
     const reasons = exclusionReasons(this.#facts(slot), unpackTargeting(packed), toLookup(request.answers), request);
     reasons.push(...this.#respondentReasons(surveyId, request, now));
     if (!byYield) return { surveyId, eligible: reasons.length === 0, reasons };
-    const { yield: estimate, cutoff } = this.#yield.explain(slot, surveyId, request, now);
+    const { yield: estimate, cutoff } = this.#yield.explain(slot, surveyId, request, now, (request as MatchRequest).explore ?? undefined);
     if (cutoff !== undefined) reasons.push(cutoff);
     return { surveyId, eligible: reasons.length === 0, reasons, yield: estimate };
   }
@@ -398,7 +398,7 @@ export class SurveyMatcher {
         eligible++;
       }
     }
-    const surveyIds = this.#yield.rank(candidates, limit, this.#surveyIds, request).map((slot) => this.#surveyIds[slot] ?? 0);
+    const surveyIds = this.#yield.rank(candidates, limit, this.#surveyIds, request, (request as MatchRequest).explore ?? undefined).map((slot) => this.#surveyIds[slot] ?? 0);
     return { surveyIds, eligible };
   }
 

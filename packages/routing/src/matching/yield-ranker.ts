@@ -112,7 +112,7 @@ export class YieldRanker {
   }
 
   /** The best `limit` of the candidate slots (every one eligible), best first. */
-  rank(candidates: Uint32Array, limit: number, surveyIds: Float64Array, request: object): number[] {
+  rank(candidates: Uint32Array, limit: number, surveyIds: Float64Array, request: object, explore: boolean = this.#explore): number[] {
     const order = this.#sortedOrder(surveyIds);
     const scores = (this.#scores ??= new Float64Array(this.#cpi.length));
     const draws = (this.#draws ??= new Float64Array(this.#cpi.length));
@@ -128,7 +128,7 @@ export class YieldRanker {
       if (Math.max(cpi, 0) < top.threshold()) break;
       const posterior = this.#posterior(slot, surveyIds[slot] ?? 0);
       let conversion: number;
-      if (this.#explore) {
+      if (explore) {
         conversion = sampleBeta(posterior.alpha, posterior.beta, this.#random);
         draws[slot] = conversion;
         drawn[slot] = this.#stamp;
@@ -140,14 +140,14 @@ export class YieldRanker {
   }
 
   /** What `explain` says under yield: the estimate, and the cut-off when it holds the survey out. */
-  explain(slot: number, surveyId: number, request: object, now: number): { readonly yield: YieldExplanation; readonly cutoff: ExclusionReason | undefined } {
+  explain(slot: number, surveyId: number, request: object, now: number, explore: boolean = this.#explore): { readonly yield: YieldExplanation; readonly cutoff: ExclusionReason | undefined } {
     const evidence = this.#evidence.get(surveyId);
     const prior = conversionPrior({ ir: this.#ir[slot] ?? 0, marketplaceConversion: evidence?.marketplaceConversion }, this.#strength);
     const estimate = posteriorMean(conversionPosterior(prior, evidence));
     const cpi = this.#cpi[slot] ?? 0;
-    const drawnHere = this.#explore && request === this.#lastRequest && this.#drawn?.[slot] === this.#stamp;
+    const drawnHere = explore && request === this.#lastRequest && this.#drawn?.[slot] === this.#stamp;
     const draw = drawnHere ? this.#draws?.[slot] : undefined;
-    const score = this.#explore ? (draw === undefined ? undefined : cpi * draw) : cpi * estimate;
+    const score = explore ? (draw === undefined ? undefined : cpi * draw) : cpi * estimate;
     const explanation: YieldExplanation = {
       estimate,
       prior: { mean: prior.mean, strength: prior.strength, source: prior.source },
