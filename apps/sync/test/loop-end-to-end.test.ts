@@ -7,7 +7,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "end-to-end-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
+const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
 
 /** A survey screening on gender (43), entered through a link carrying the transaction and respondent ids. */
 const survey = (id: number, cpi: string, ir: string, codes: readonly string[]): SurveyInit =>

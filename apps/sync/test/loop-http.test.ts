@@ -8,7 +8,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "loop-test-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
+const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
 
 /** A survey screening on question 42 (open to all without `codes`), not shown on tablets. */
 const survey = (id: number, cpi: string, ir: string, codes: readonly string[] | undefined, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>

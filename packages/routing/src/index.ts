@@ -8,12 +8,22 @@
  * import { SurveyMatcher, buildEntryLink, verifySignedUrl } from "@sds/routing";
  * ```
  */
-export { RoutingError, UnfilledPlaceholderError, UnknownAlgorithmError, isRoutingError, type RoutingErrorName } from "./errors.ts";
+export {
+  RoutingError,
+  UnfilledPlaceholderError,
+  UnknownAlgorithmError,
+  UnsafeSurveyUrlError,
+  WeakKeyError,
+  isRoutingError,
+  type RoutingErrorName,
+  type UnsafeSurveyUrlReason,
+} from "./errors.ts";
 export { digestLengths, hashAlgorithms, parseHashAlgorithm, type HashAlgorithm } from "./hash-algorithm.ts";
 export {
   defaultSignatureScheme,
   digestEncodings,
   encryptionSigning,
+  MIN_KEY_LENGTH,
   resolveSignatureScheme,
   type DigestEncoding,
   type EncryptionSigning,
@@ -22,14 +32,23 @@ export {
   type SigningMethod,
 } from "./signature-scheme.ts";
 export { signUrl } from "./sign-url.ts";
-export { verifySignedUrl, type VerificationFailureReason, type VerificationResult } from "./verify-signed-url.ts";
+export {
+  verifySignedRequest,
+  verifySignedUrl,
+  type SignedRequest,
+  type VerificationFailureReason,
+  type VerificationResult,
+} from "./verify-signed-url.ts";
 export { calibrate, type CalibrationResult } from "./calibrate.ts";
 export {
   buildEntryLink,
   defaultEntryPlaceholders,
+  entryLinkProblem,
   fillPlaceholders,
   type EntryLinkInput,
   type EntryLinkOptions,
+  type EntryLinkProblem,
+  type EntryLinkProblemCode,
   type EntryLinkValue,
 } from "./entry-link.ts";
 export { SurveyMatcher, type SurveyMatcherOptions, type SurveyTargeting } from "./matching/survey-matcher.ts";
