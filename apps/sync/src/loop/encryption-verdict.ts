@@ -1,4 +1,4 @@
-import { encryptionSigning, type EncryptionSigning } from "@sds/routing";
+import { encryptionSigning, MIN_KEY_LENGTH, type EncryptionSigning } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
 
 /**
@@ -16,6 +16,7 @@ export type EncryptionVerdict =
 export function encryptionVerdict(settings: EncryptionSettings, name: "IncomingEncryption" | "OutgoingEncryption"): EncryptionVerdict {
   if (!settings.Enabled) return { kind: "off" };
   if (settings.EncryptionKey === null || settings.EncryptionKey.trim() === "") return { kind: "misconfigured", problem: `${name} is enabled with an empty EncryptionKey` };
+  if (settings.EncryptionKey.length < MIN_KEY_LENGTH) return { kind: "misconfigured", problem: `${name}'s EncryptionKey is shorter than ${MIN_KEY_LENGTH} characters: too short to be a key` };
   try {
     const signing = encryptionSigning(settings);
     if (signing === undefined) return { kind: "misconfigured", problem: `${name} is enabled but gives no key to sign with` };

@@ -1,4 +1,4 @@
-import { SurveyMatcher, type MatchQualification } from "@sds/routing";
+import { SurveyMatcher, type MatchQualification, type SurveyMatcherOptions } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
 import type { SurveyDetail } from "../store/store.ts";
@@ -13,6 +13,8 @@ export interface LiveMatcherOptions {
   readonly pollMs?: number;
   /** Most text of serialised survey records kept in memory for answers, in bytes. @default {@link DEFAULT_RECORD_CACHE_BYTES} */
   readonly recordCacheBytes?: number;
+  /** Options of every matcher this one builds (the routing policy, yield ranking). */
+  readonly matcherOptions?: SurveyMatcherOptions;
   /** Told of every survey that enters or leaves the matcher, to give it the routing facts (groups, lists, evidence). */
   readonly facts?: SurveyFactsListener;
 }
@@ -45,7 +47,8 @@ export const DEFAULT_RECORD_CACHE_BYTES = 8 * 1024 * 1024;
  * records an answer lists are read from the store, through a small cache bounded by bytes.
  */
 export class LiveMatcher {
-  #matcher = new SurveyMatcher();
+  #matcher: SurveyMatcher;
+  readonly #matcherOptions: SurveyMatcherOptions;
   /** Recently listed records as stored (JSON), so that most answers read nothing from the store. */
   readonly #records: RecordCache;
   /** Bumped whenever records may have changed: a read from the store that began before a bump is not cached. */
@@ -69,6 +72,8 @@ export class LiveMatcher {
     this.#logger = options.logger;
     this.#pollMs = options.pollMs ?? 1000;
     this.#facts = options.facts;
+    this.#matcherOptions = options.matcherOptions ?? {};
+    this.#matcher = new SurveyMatcher(this.#matcherOptions);
     this.#records = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
   }
 
@@ -191,7 +196,7 @@ export class LiveMatcher {
   async #load(): Promise<void> {
     // Positions first: whatever commits during the load is then replayed, which is harmless.
     const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
-    const matcher = new SurveyMatcher();
+    const matcher = new SurveyMatcher(this.#matcherOptions);
     const awaiting = new Set<number>();
     let afterId: number | undefined;
     for (;;) {

@@ -2,7 +2,9 @@ import type { OutcomeKind, OutcomeStore } from "./store/loop-store.ts";
 import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import type { AccountSettings } from "./account-settings.ts";
 import type { LiveMatcher } from "./live-matcher.ts";
+import type { RoutingPolicy } from "@sds/routing";
 import type { ReceiverRefusals } from "./receiver-refusals.ts";
+import type { RoutingFacts } from "./routing-facts.ts";
 
 /** What the respondent loop's routes read from and write to. */
 export interface LoopContext {
@@ -20,6 +22,12 @@ export interface LoopContext {
   readonly warnings: () => readonly string[];
   /** Counts an outcome this replica recorded (`sds_sync_outcomes_total{outcome}`). */
   readonly countOutcome: (outcome: OutcomeKind) => void;
+  /** What fills each placeholder of a SurveyUrl (`[#name#]`, `[%NAME%]`): the token or the uid. */
+  readonly placeholders: Readonly<Record<string, "token" | "uid">>;
+  /** Survey groups, re-contact lists, unroutable surveys and yield evidence, as the matcher holds them. */
+  readonly facts: RoutingFacts;
+  /** The respondent rules, applied by the matcher and again, atomically, when an entry link is issued. */
+  readonly policy: RoutingPolicy;
   /** The query parameter carrying the transaction token on S2S calls. @default "vq_token" */
   readonly tokenParameter: string;
   /**

@@ -1,4 +1,5 @@
 import { createClient } from "@sds/client";
+import { entryLinkProblem } from "@sds/routing";
 import type { Logger } from "pino";
 import type { DatabaseConfig } from "../database/database-config.ts";
 import type { LoopConfig } from "./loop-settings.ts";
@@ -6,6 +7,9 @@ import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
+import { entryPlaceholders, matcherOptions, refreshRoutingData, routingPolicy } from "./routing-setup.ts";
+import { RoutingDataRefresher } from "./routing-data-refresher.ts";
+import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
 import { openOutcomeStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
@@ -65,7 +69,26 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       loopMetrics.recordVerdicts(verdicts);
     },
   });
-  const liveMatcher = new LiveMatcher({ store: inventory, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
+  const placeholders = entryPlaceholders(config);
+  const facts = new RoutingFacts({
+    recontactStudyTypes: config.recontactStudyTypes ?? [],
+    missingGroups: config.missingGroups ?? "route",
+    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+  });
+  const liveMatcher = new LiveMatcher({
+    store: inventory,
+    logger,
+    facts,
+    matcherOptions: matcherOptions(config),
+    ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }),
+  });
+  const refresher = new RoutingDataRefresher({
+    client: sds,
+    store: outcomes,
+    facts,
+    logger,
+    settings: { refreshMs: (config.groupsRefreshSeconds ?? 600) * 1000, statsRefreshMs: (config.statsRefreshSeconds ?? 600) * 1000, cycleMs: config.intervalSeconds * 1000 },
+  });
   const outcomesTotal = loopMetrics.outcomes;
   try {
     await liveMatcher.start(options.startSignal);
@@ -98,6 +121,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   }
   const state = { stopped: false };
   const isStopped = (): boolean => state.stopped;
+  const refreshAbort = new AbortController();
   const followCycles = async (): Promise<void> => {
     while (!isStopped()) {
       await cycles.nextCycle();
@@ -108,8 +132,27 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
         }),
         account.refresh(),
       ]);
+      // Only the leader runs cycles, so the routing data is fetched once per replica set.
+      await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
+      await followRoutingFacts();
     }
   };
+  // Every replica reads the routing data and the yield counts the store holds, so all rank and exclude alike.
+  let routingVersion = -1;
+  const followRoutingFacts = async (): Promise<void> => {
+    try {
+      const version = await outcomes.routingDataVersion();
+      const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
+      const counts = await outcomes.yieldCounts();
+      facts.update(liveMatcher.matcher, data, counts);
+      routingVersion = version;
+    } catch (error) {
+      logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
+    }
+  };
+  await followRoutingFacts();
+  const factsTimer = setInterval(() => void followRoutingFacts(), 2000);
+  factsTimer.unref();
   void followCycles();
   // The windows read the last 7 days of hourly counts; older hours are dropped every ten minutes.
   const pruneHours = setInterval(() => {
@@ -131,10 +174,15 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
         outcomesTotal.inc({ outcome });
       },
       tokenParameter: config.outcomesTokenParameter ?? "vq_token",
+      placeholders,
+      facts,
+      policy: routingPolicy(config),
       publicUrl: config.outcomesPublicUrl,
     },
     async stop() {
       state.stopped = true;
+      refreshAbort.abort();
+      clearInterval(factsTimer);
       clearInterval(pruneHours);
       outcomeNotifier.close();
       liveMatcher.stop();
