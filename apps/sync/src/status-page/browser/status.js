@@ -142,14 +142,15 @@ function sinceNow(iso) {
 }
 
 /**
- * Sets a fact of a `.facts` list: its text and, when given, its tone.
+ * Sets a fact of a `.facts` list: its text, its tone, and a smaller second line (a date) if given.
  * @param {string} id
  * @param {string} text
  * @param {"" | "bad" | "warning"} [tone]
+ * @param {string} [detail]
  */
-function fact(id, text, tone = "") {
+function fact(id, text, tone = "", detail = "") {
   const target = html(id);
-  target.textContent = text;
+  target.replaceChildren(text, ...(detail === "" ? [] : [element("span", detail, "detail")]));
   target.className = tone;
 }
 
@@ -285,10 +286,11 @@ function renderHealth() {
   list.hidden = warnings.length === 0;
 
   const success = readiness?.body.lastSuccessAt;
-  fact("fact-last-success", success ? `${sinceNow(success)} · ${dateTime(success)}` : "never", state === "down" ? "bad" : "");
+  fact("fact-last-success", success ? sinceNow(success) : "never", state === "down" ? "bad" : "", success ? dateTime(success) : "");
   fact("fact-failures", count(failures), failingNow ? "bad" : "");
   fact("fact-role", status ? `${status.replica.leader ? "Leader" : "Follower"}${status.replica.running ? ", syncing now" : ""}` : DASH);
-  fact("fact-next-run", status?.replica.nextRunAt ? dateTime(status.replica.nextRunAt) : DASH);
+  const next = status?.replica.nextRunAt;
+  fact("fact-next-run", next ? sinceNow(next) : DASH, "", next ? dateTime(next) : "");
   const held = status ? (status.closures?.count ?? 0) : readiness?.body.closuresHeld;
   fact("fact-closures", count(held), isNumber(held) && held > 0 ? "warning" : "");
   const quarantined = status?.store.quarantined;
@@ -468,15 +470,15 @@ function renderInventory(status) {
 }
 
 /**
- * The scale of a chart: the largest ordinary value. A value far above the rest (the first sync
- * against hundreds of later cycles) would flatten every other bar, so it is drawn to the top,
- * cut, and labelled with its value instead.
+ * The scale of a chart: the largest ordinary value. A value far above the typical one (the first
+ * sync's thousands of changes against a handful per later cycle) would flatten every other bar,
+ * so it is drawn to the top, cut, and labelled with its value instead.
  * @param {number[]} values
  */
 function chartScale(values) {
   const sorted = values.filter((value) => value > 0).sort((a, b) => a - b);
-  const upperQuartile = sorted[Math.floor(sorted.length * 0.75)] ?? 0;
-  const ceiling = Math.max(upperQuartile * 4, 1);
+  const typical = sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+  const ceiling = Math.max(typical * 8, 10);
   const ordinary = sorted.filter((value) => value <= ceiling);
   return { max: Math.max(ordinary.at(-1) ?? 1, 1), outliers: sorted.length - ordinary.length };
 }
