@@ -75,15 +75,19 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     for (const unusable of ["tokén-with-an-accent-0123456789", "token-with-a-euro-€-0123456789", "token with spaces 0123456789"]) {
       await page.getByLabel("API token").fill(unusable);
       await page.getByRole("button", { name: "Show status" }).click();
-      await expect.poll(() => page.locator("#token-error").textContent(), unusable).toMatch(/character an HTTP header cannot carry/);
+      await expect.poll(() => page.locator("#token-error").textContent(), { message: unusable }).toMatch(/character an HTTP header cannot carry/);
       expect(await page.evaluate(() => sessionStorage.getItem("sds-sync-token")), "the bad token is not kept").toBeNull();
       expect(await page.locator("#token-form").isVisible()).toBe(true);
-      await page.locator("#token-error").evaluate((node) => (node.textContent = ""));
+      await page.locator("#token-error").evaluate((node) => {
+        node.textContent = "";
+      });
     }
 
     // A tab that already holds such a token (kept by an older page, or set by hand) used to show
     // neither the form nor the forget button until it was closed.
-    await page.evaluate(() => sessionStorage.setItem("sds-sync-token", "tokén-with-an-accent-0123456789"));
+    await page.evaluate(() => {
+      sessionStorage.setItem("sds-sync-token", "tokén-with-an-accent-0123456789");
+    });
     await page.reload();
     await page.getByLabel("API token").waitFor();
     await expect.poll(() => page.locator("#token-error").textContent()).toMatch(/character an HTTP header cannot carry/);
