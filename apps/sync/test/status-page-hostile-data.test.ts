@@ -30,6 +30,7 @@ const loop = {
   refused: { total: 17, byReason: { bad_signature: 10, missing_token: 5, browser: 2 } },
   totals: { last24h: windowOf(10, 3, 4.5, 1), last7d: windowOf(40, 12, 18, 4), lifetime: windowOf(100, 30, 45.25, 5) },
   // Twelve surveys: the page shows the ten that earned most in the window.
+  inventoryData: { groups: { surveys: 40, unavailable: 1 }, recontact: { studies: 5, unavailable: 0 } },
   surveys: Array.from({ length: 12 }, (_, index) => ({ surveyId: 500 + index, lifetime: windowOf(20, index, index * 2), last24h: windowOf(1, 0, 0), last7d: windowOf(5, index % 4, (index % 4) * 2.25, index % 2) })),
 };
 
@@ -103,7 +104,8 @@ describe.skipIf(!chromiumPath)("the status page with the loop's full report and 
     expect(await page.locator("#fact-reversal-rate").textContent()).toBe("25 % of completes");
     expect(await page.locator("#fact-refused").textContent()).toBe("17 (81 % of callbacks): bad signature 10, missing token 5, browser 2");
     expect(await page.locator("#fact-orphans").textContent()).toBe("2");
-    expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsigned");
+    expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsignedentry links signed");
+    expect(await page.locator("#routing-data").textContent()).toBe("Respondent-aware routing data: survey groups for 40 surveys (1 unavailable), recontact lists for 5 studies (0 unavailable).");
   });
 
   it("ranks the top ten surveys by earnings in the chosen window", async () => {

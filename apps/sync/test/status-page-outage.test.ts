@@ -31,6 +31,7 @@ describe.skipIf(!chromiumPath)("the status page during an upstream outage", () =
     await expect.poll(() => page.locator("#health").getAttribute("class"), { timeout: 15_000 }).toBe("state-down");
     expect(await page.locator("#health-headline").textContent()).toBe("Not ready: stale: the last successful sync cycle is too old");
     expect(await inFirstScreen(page, "#health"), "the whole health band is in the first screen").toBe(true);
+    expect(await page.title(), "and the tab's title").toBe("NOT READY · sds-sync");
     expect(await page.locator("#health .band").evaluate((band) => getComputedStyle(band).backgroundColor)).toBe("rgb(164, 0, 0)");
     expect(await page.locator("#health-detail").textContent()).toMatch(new RegExp(`Last successful sync ${DATED.source}.*Last failure ${DATED.source}: `));
     await expect.poll(async () => Number(await page.locator("#fact-failures").textContent()), { timeout: 10_000 }).toBeGreaterThan(0);

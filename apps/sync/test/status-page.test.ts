@@ -108,7 +108,7 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     expect(await page.locator("#fact-last-success").textContent()).toMatch(DATED);
     expect(await page.locator("#fact-failures").textContent()).toBe("0");
     expect(await page.locator("#fact-role").textContent()).toBe("Leader");
-    expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsigned");
+    expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsignedentry links signed");
     expect(await page.locator("#health-detail").textContent()).toMatch(new RegExp(`Last successful sync ${DATED.source}`));
 
     const live = harness.api.listSurveys(1001);

@@ -27,7 +27,8 @@
  *   warnings?: string[], outcomes?: Record<string, number>, orphans?: { tokens?: number },
  *   refused?: { total?: number, byReason?: Record<string, number> },
  *   totals?: { last24h?: Window, last7d?: Window, lifetime?: Window },
- *   surveys?: SurveyWindows[], conversion?: LegacyConversion[] }} LoopStatus
+ *   surveys?: SurveyWindows[], conversion?: LegacyConversion[],
+ *   inventoryData?: { groups?: { surveys?: number, unavailable?: number }, recontact?: { studies?: number, unavailable?: number } } }} LoopStatus
  * @typedef {{ id?: number, status: string, startedAt: string, durationMs?: number, error?: string | null,
  *   counts?: Record<string, number> }} Run
  * @typedef {{ replica: { leader: boolean, running: boolean, consecutiveFailures?: number, nextRunAt?: string | null },
@@ -279,6 +280,7 @@ function renderHealth() {
   if (statusProblem !== "") detail.push(statusProblem);
 
   html("health").className = `state-${state}`;
+  document.title = `${state === "down" ? "NOT READY" : state === "warn" ? "Ready, with warnings" : "Ready"} · sds-sync`;
   html("health-headline").textContent = headline;
   html("health-detail").textContent = detail.join(" ");
   const list = html("warnings");
@@ -295,8 +297,15 @@ function renderHealth() {
   fact("fact-closures", count(held), isNumber(held) && held > 0 ? "warning" : "");
   const quarantined = status?.store.quarantined;
   fact("fact-quarantine", count(quarantined), isNumber(quarantined) && quarantined > 0 ? "warning" : "");
-  const verified = status?.loop?.account?.outcomesVerified;
-  fact("fact-signing", verified === true ? "Signature verified" : verified === false ? "Accepted unsigned" : DASH, verified === false ? "warning" : "");
+  const account = status?.loop?.account;
+  const verified = account?.outcomesVerified;
+  const signed = account?.entryLinksSigned;
+  fact(
+    "fact-signing",
+    verified === true ? "Signature verified" : verified === false ? "Accepted unsigned" : DASH,
+    verified === false ? "warning" : "",
+    signed === true ? "entry links signed" : signed === false ? "entry links unsigned" : "",
+  );
 }
 
 /**
@@ -437,6 +446,11 @@ function renderInventory(status) {
   html("inventory-summary").textContent =
     `${count(store.live)} live and ${count(store.closed)} closed surveys on ${store.kind}; feed at sequence ${count(store.latestSequence)}` +
     `${isNumber(matcher) ? `; the matcher holds ${count(matcher)} surveys` : ""}.`;
+  const routing = loop?.inventoryData;
+  html("routing-data").textContent = routing
+    ? `Respondent-aware routing data: survey groups for ${count(routing.groups?.surveys)} surveys (${count(routing.groups?.unavailable)} unavailable), ` +
+      `recontact lists for ${count(routing.recontact?.studies)} studies (${count(routing.recontact?.unavailable)} unavailable).`
+    : "";
   fillRows(
     "languages",
     (status.languages ?? []).map((entry) => {
