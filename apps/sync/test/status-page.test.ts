@@ -110,6 +110,8 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     expect(await page.locator("#fact-role").textContent()).toBe("Leader");
     expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsignedentry links signed");
     expect(await page.locator("#health-detail").textContent()).toMatch(new RegExp(`Last successful sync ${DATED.source}`));
+    // Then the money: no entry link was issued yet.
+    expect(await page.locator("#money-windows tbody tr", { hasText: /^Entries/ }).locator("td").last().textContent(), "lifetime entries").toBe("0");
 
     const live = harness.api.listSurveys(1001);
     const perLanguage = new Map<number, number>();

@@ -346,7 +346,9 @@ function loopSurveys(loop) {
  * @returns {Window | undefined}
  */
 function sumWindows(windows) {
-  if (windows.length === 0 || windows.some((window) => window === undefined)) return undefined;
+  // No survey listed: no entry was issued yet.
+  if (windows.length === 0) return { entries: 0, completes: 0, earnings: 0, conversion: 0, earningsPerEntry: 0 };
+  if (windows.some((window) => window === undefined)) return undefined;
   /** @type {(keyof Window)[]} */
   const fields = ["entries", "pending", "completes", "terminates", "overquotas", "securityTerminates", "reversals", "earnings"];
   /** @type {Window} */
