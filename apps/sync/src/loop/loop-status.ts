@@ -57,7 +57,24 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
     refused: loop.refusals.totals(),
     totals,
     surveys: surveys.map((survey) => ({ surveyId: survey.surveyId, ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])) })),
+    inventoryData: routingDataReport(loop),
     // Kept for readers of the earlier shape: lifetime counts per survey.
     conversion: surveys.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
   };
+}
+
+/**
+ * How the routing data stands on this replica: surveys whose groups were read (and those whose
+ * group list could not be: routed as if they had none, unless SYNC_MISSING_GROUPS=exclude),
+ * re-contact studies whose list was read (and those out because it could not be), stats read.
+ */
+export function routingDataReport(loop: Pick<LoopContext, "facts">): Record<string, Record<string, number>> {
+  const counts = { groups: { surveys: 0, unavailable: 0 }, recontact: { studies: 0, unavailable: 0 }, stats: { surveys: 0, unavailable: 0 } };
+  for (const fetch of loop.facts.data.fetches) {
+    const ok = fetch.status === "ok";
+    if (fetch.kind === "groups") counts.groups[ok ? "surveys" : "unavailable"] += 1;
+    else if (fetch.kind === "recontact") counts.recontact[ok ? "studies" : "unavailable"] += 1;
+    else counts.stats[ok ? "surveys" : "unavailable"] += 1;
+  }
+  return counts;
 }

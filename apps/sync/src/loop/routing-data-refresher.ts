@@ -60,6 +60,8 @@ export class RoutingDataRefresher {
   /** One refresh: fetches what is due, stores it, forgets surveys that left. */
   async refresh(signal: AbortSignal, now: number = Date.now()): Promise<RoutingRefreshReport> {
     const fetchedAt = await this.#fetchedAtMap();
+    // A survey that is new, or whose groups flag or study type changed, is fetched at once.
+    for (const id of this.#facts.takeChanged()) for (const kind of ["groups", "recontact"] as const) fetchedAt.delete(`${kind}:${id}`);
     const due = this.#due(fetchedAt, now);
     const writes: RoutingDataWrite[] = [];
     const fetched = { groups: 0, recontact: 0, stats: 0 };
@@ -107,7 +109,8 @@ export class RoutingDataRefresher {
     const wanted: { kind: RoutingDataKind; surveyId: number; at: number; every: number }[] = [];
     for (const [surveyId, traits] of this.#facts.traits) {
       const kinds: [RoutingDataKind, number][] = [];
-      if (traits.hasGroups) kinds.push(["groups", this.#settings.refreshMs]);
+      // A survey without the flag whose groups were fetched before (it left its last group) is fetched once more, to clear them.
+      if (traits.hasGroups || this.#facts.data.groups.has(surveyId)) kinds.push(["groups", this.#settings.refreshMs]);
       if (this.#facts.isRecontactStudy(traits.studyTypeId)) kinds.push(["recontact", this.#settings.refreshMs]);
       if (this.#settings.statsRefreshMs > 0) kinds.push(["stats", this.#settings.statsRefreshMs]);
       for (const [kind, every] of kinds) wanted.push({ kind, surveyId, at: fetchedAt.get(`${kind}:${surveyId}`) ?? Number.NEGATIVE_INFINITY, every });
@@ -123,18 +126,18 @@ export class RoutingDataRefresher {
     try {
       switch (kind) {
         case "groups": {
-          const parsed = parseSurveyGroups((await this.#client.surveys.groups(surveyId, { signal })).data);
+          const parsed = parseSurveyGroups(await this.#client.surveys.groups(surveyId, { signal }));
           if (!parsed.ok) return { kind: "failed", surveyId, of: kind, status: "unreadable", problem: parsed.problem };
           // The groups a survey's own answer names are the groups it belongs to (its membership is per survey, so a survey leaving a group frees the others).
           return { kind: "groups", surveyId, groupIds: parsed.groups.map((group) => group.groupId) };
         }
         case "recontact": {
-          const parsed = parseRecontactRespondents((await this.#client.recontacts.list(surveyId, { signal })).data);
+          const parsed = parseRecontactRespondents(await this.#client.recontacts.list(surveyId, { signal }));
           if (!parsed.ok) return { kind: "failed", surveyId, of: kind, status: "unreadable", problem: parsed.problem };
           return { kind: "recontact", surveyId, respondents: parsed.respondents };
         }
         case "stats": {
-          const parsed = parseSurveyStats((await this.#client.surveys.stats(surveyId, { signal })).data);
+          const parsed = parseSurveyStats(await this.#client.surveys.stats(surveyId, { signal }));
           if (!parsed.ok) return { kind: "failed", surveyId, of: kind, status: "unreadable", problem: parsed.problem };
           const { conversion, effectiveEpc, lengthOfInterview, scope } = parsed.stats;
           const any = conversion !== undefined || effectiveEpc !== undefined || lengthOfInterview !== undefined;

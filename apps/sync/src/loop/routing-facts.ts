@@ -32,6 +32,8 @@ export class RoutingFacts {
   readonly #unusable = new Map<number, string>();
   #recontactTypes = new Set<number>();
   #missingGroups = new Set<number>();
+  /** Surveys that entered or whose traits changed since the refresher last asked: their data is fetched at once. */
+  #changed = new Set<number>();
 
   constructor(settings: RoutingFactsSettings) {
     this.#settings = settings;
@@ -66,11 +68,21 @@ export class RoutingFacts {
   /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
   surveyApplied(matcher: SurveyMatcher, survey: Survey): void {
     const id = survey.SurveyId;
-    this.#traits.set(id, { hasGroups: survey.Has_Survey_Groups === true, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null });
+    const traits = { hasGroups: survey.Has_Survey_Groups === true, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null };
+    const before = this.#traits.get(id);
+    if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
+    this.#traits.set(id, traits);
     const unusable = this.#settings.unusableUrl(survey);
     if (unusable === undefined) this.#unusable.delete(id);
     else this.#unusable.set(id, unusable);
     this.#applyOne(matcher, id);
+  }
+
+  /** The surveys that entered or changed traits since the last call (a survey leaving its groups flips `Has_Survey_Groups`). */
+  takeChanged(): number[] {
+    const changed = [...this.#changed];
+    this.#changed.clear();
+    return changed;
   }
 
   /** A survey left the matcher. */

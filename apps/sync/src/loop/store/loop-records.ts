@@ -208,6 +208,9 @@ export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, set
     if (entry.outcome === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
     return { recorded: true, record: yield* applyTransition(entry, input.outcome, input.at, source, reason, settings) };
   }
+  if (source === "reconcile") {
+    return { recorded: false, unknownToken: true, record: { sequence: 0, token: input.token, outcome: input.outcome, surveyId: null, previousOutcome: null, receivedAt: input.at.toISOString(), source, reason } };
+  }
   // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
   const previous = asOutcome(orphan?.outcome);

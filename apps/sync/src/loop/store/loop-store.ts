@@ -116,6 +116,8 @@ export interface OutcomeRecord {
 /** What {@link LoopStore.recordOutcome} did: `recorded` false means the token's current outcome already was this one (nothing new). */
 export interface RecordOutcomeResult {
   readonly recorded: boolean;
+  /** A reconciliation for a token no entry carries: nothing recorded (a reconciliation corrects entries; it does not make orphans). */
+  readonly unknownToken?: true;
   /** The new transition, or (a repeat) the one that set the current outcome. */
   readonly record: OutcomeRecord;
 }
