@@ -38,12 +38,7 @@ export class PostgresCycleTransaction implements CycleTransaction {
 
   /** Opens the transaction on a connection of `pool`. */
   static async begin(pool: pg.Pool, leadership: PostgresLeadership, at: Date): Promise<PostgresCycleTransaction> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
-    }
+    const client = await pool.connect();
     try {
       await client.query("BEGIN");
       await assertLeader(client, leadership);
@@ -57,21 +52,12 @@ export class PostgresCycleTransaction implements CycleTransaction {
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 
   async write(batch: CycleBatch): Promise<void> {
     if (!this.#open) throw new StoreError("the cycle transaction is already over");
-    try {
-      await this.#write(batch);
-    } catch (error) {
-      throw new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error });
-    }
-  }
-
-  async #write(batch: CycleBatch): Promise<void> {
     const client = this.#client;
     const at = this.#at;
     for (const part of chunks(batch.surveys)) {
@@ -165,8 +151,7 @@ export class PostgresCycleTransaction implements CycleTransaction {
       return { runId: this.#runId, firstSequence, lastSequence };
     } catch (error) {
       await this.rollback();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 

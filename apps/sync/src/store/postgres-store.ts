@@ -2,6 +2,7 @@ import type pg from "pg";
 import { syncLedger } from "./migrations.ts";
 import { openMigratedPool, type PostgresSchemaOptions } from "../database/postgres-migrate.ts";
 import { inPostgresTransaction } from "../database/postgres-transaction.ts";
+import { withStoreErrors } from "../database/store-errors.ts";
 import { PostgresCycleTransaction } from "./postgres-cycle-transaction.ts";
 import { PostgresLeadership } from "./postgres-leadership.ts";
 import { POSTGRES_FEED_HORIZON, prunePostgresTarget } from "./postgres-retention.ts";
@@ -40,7 +41,7 @@ import type {
  */
 export async function openPostgresStore(options: PostgresSchemaOptions): Promise<SyncStore> {
   const { pool, schema } = await openMigratedPool(options, 5, syncLedger, "PostgreSQL store");
-  return new PostgresStore(pool, new PostgresLeadership(options.connectionString, schema));
+  return withStoreErrors(new PostgresStore(pool, new PostgresLeadership(options.connectionString, schema)));
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
@@ -83,8 +84,8 @@ class PostgresStore implements SyncStore {
     }));
   }
 
-  beginCycle(at: Date): Promise<CycleTransaction> {
-    return PostgresCycleTransaction.begin(this.#pool, this.leadership, at);
+  async beginCycle(at: Date): Promise<CycleTransaction> {
+    return withStoreErrors(await PostgresCycleTransaction.begin(this.#pool, this.leadership, at), () => "cycle commit");
   }
 
   async commitCycle(commit: CycleCommit): Promise<CommitOutcome> {

@@ -49,18 +49,14 @@ export class SqliteCycleTransaction implements CycleTransaction {
       return new SqliteCycleTransaction(db, statement, at, onEnd);
     } catch (error) {
       onEnd(false);
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 
   write(batch: CycleBatch): Promise<void> {
-    try {
-      this.#assertOpen();
-      this.#write(batch);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
-    }
+    this.#assertOpen();
+    this.#write(batch);
+    return Promise.resolve();
   }
 
   #write(batch: CycleBatch): void {
@@ -150,7 +146,7 @@ export class SqliteCycleTransaction implements CycleTransaction {
       return Promise.resolve({ runId: this.#runId, firstSequence, lastSequence });
     } catch (error) {
       this.#abandon();
-      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
+      throw error;
     }
   }
 

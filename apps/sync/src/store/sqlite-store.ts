@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../common/errors.ts";
+import { withStoreErrors } from "../database/store-errors.ts";
 import { syncLedger } from "./migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "../database/sqlite-migrate.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
@@ -71,7 +72,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
       reader = new DatabaseSync(options.path);
       reader.exec("PRAGMA busy_timeout = 5000;");
     }
-    return Promise.resolve(new SqliteStore(db, reader));
+    return Promise.resolve(withStoreErrors(new SqliteStore(db, reader)));
   } catch (error) {
     return Promise.reject(new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }));
   }
@@ -129,15 +130,12 @@ class SqliteStore implements SyncStore {
 
   beginCycle(at: Date): Promise<CycleTransaction> {
     if (this.#cycleOpen) return Promise.reject(new StoreError("a cycle transaction is already open"));
-    try {
-      this.#cycleOpen = true;
-      return Promise.resolve(SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, (committed) => {
-        this.#cycleOpen = false;
-        if (committed) this.#checkpointSoon();
-      }));
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new StoreError(String(error)));
-    }
+    this.#cycleOpen = true;
+    const transaction = SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, (committed) => {
+      this.#cycleOpen = false;
+      if (committed) this.#checkpointSoon();
+    });
+    return Promise.resolve(withStoreErrors(transaction, () => "cycle commit"));
   }
 
   async commitCycle(commit: CycleCommit): Promise<CommitOutcome> {
@@ -162,11 +160,7 @@ class SqliteStore implements SyncStore {
   }
 
   recordRun(run: RunInput): Promise<number> {
-    try {
-      return Promise.resolve(inTransaction(this.#db, () => this.#insertRun(run, null, null)));
-    } catch (error) {
-      return Promise.reject(new StoreError(`run record failed: ${(error as Error).message}`, { cause: error }));
-    }
+    return Promise.resolve(inTransaction(this.#db, () => this.#insertRun(run, null, null)));
   }
 
   listSurveys(query: SurveyQuery): Promise<SurveyPage> {
@@ -274,11 +268,7 @@ class SqliteStore implements SyncStore {
   pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
     // The writer connection is the cycle's while its transaction is open: a batch now would join it.
     if (this.#cycleOpen) return Promise.resolve({ deleted: 0, more: true, deferred: true });
-    try {
-      return Promise.resolve(pruneSqliteBatch(this.#db, (sql) => this.#statement(sql), target, before, limit));
-    } catch (error) {
-      return Promise.reject(new StoreError(`pruning ${target} failed: ${(error as Error).message}`, { cause: error }));
-    }
+    return Promise.resolve(pruneSqliteBatch(this.#db, (sql) => this.#statement(sql), target, before, limit));
   }
 
   countByLanguage(): Promise<LanguageCount[]> {
@@ -293,17 +283,13 @@ class SqliteStore implements SyncStore {
   }
 
   saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void> {
-    try {
-      inTransaction(this.#db, () => {
-        const upsert = this.#statement(
-          "INSERT INTO collections (name, fetched_at, body) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body",
-        );
-        for (const collection of collections) upsert.run(collection.name, fetchedAt.toISOString(), collection.body);
-      });
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(new StoreError(`saving collections failed: ${(error as Error).message}`, { cause: error }));
-    }
+    inTransaction(this.#db, () => {
+      const upsert = this.#statement(
+        "INSERT INTO collections (name, fetched_at, body) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body",
+      );
+      for (const collection of collections) upsert.run(collection.name, fetchedAt.toISOString(), collection.body);
+    });
+    return Promise.resolve();
   }
 
   listCollections(): Promise<CollectionRecord[]> {
