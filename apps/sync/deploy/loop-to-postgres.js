@@ -15,9 +15,8 @@
 // before the commit: any difference rolls everything back.
 // Exit 0 when copied, 1 on failure or refusal, 2 on a usage error. The URL's password is never printed.
 import { existsSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { inspectFile, isOpenElsewhere, ledgers, loopPathOf, messageOf } from "./sqlite-files.js";
+import { inspectFile, isOpenElsewhere, ledgers, loopPathOf, messageOf, openForReading } from "./sqlite-files.js";
 
 const USAGE =
   "usage: loop-to-postgres.js [--force] SQLITE.db DATABASE_URL\n" +
@@ -81,7 +80,7 @@ function openSource(path, force) {
   if (!force && isOpenElsewhere(path)) {
     throw new Error(`${path} is open in another process: stop sds-sync first (outcomes recorded after the copy would be lost), or pass --force`);
   }
-  const database = new DatabaseSync(path, { readOnly: true });
+  const database = openForReading(path);
   // One read transaction from the first SELECT to the end: every table from the same snapshot.
   database.exec("BEGIN");
   const tables = database
@@ -135,7 +134,8 @@ async function checkTarget(client, schema, version, tables) {
     const condition = table.name === COUNTERS ? " WHERE value <> 0" : "";
     const result = await client.query(`SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`);
     const count = result.rows[0]?.count ?? 0;
-    if (count > 0) recorded.push(`${table.name}: ${count}${table.name === COUNTERS ? " non-zero counters" : " rows"}`);
+    const unit = table.name === COUNTERS ? "non-zero counter" : "row";
+    if (count > 0) recorded.push(`${table.name}: ${count} ${unit}${count === 1 ? "" : "s"}`);
   }
   if (recorded.length > 0) {
     throw new Error(`schema ${schema} already holds loop records (${recorded.join(", ")}): refusing to mix them; copy into a schema where sds-sync has recorded nothing`);

@@ -15,7 +15,7 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
-import { inspectFile, ledgers, loopPathOf, messageOf, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
+import { inspectFile, ledgers, loopPathOf, messageOf, openForReading, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
 
 const USAGE = "usage: sqlite-backup.js SOURCE.db DESTINATION.db   (also copies SOURCE.loop.db to DESTINATION.loop.db)\n";
 // Every page in one step, so one read transaction: a writer committing between steps would
@@ -48,7 +48,7 @@ async function copyOnline(file) {
   file.partial = partial;
   rmSync(partial, { force: true });
   removeSideFiles(partial);
-  const database = new DatabaseSync(file.from, { readOnly: true });
+  const database = openForReading(file.from);
   try {
     file.pages = await backup(database, partial, { rate: ALL_PAGES });
   } finally {

@@ -25,8 +25,9 @@ export function loopPathOf(storePath) {
  */
 export function inspectFile(path, ledgerTable, label = path) {
   if (!existsSync(path)) throw new Error(`${label} does not exist`);
-  const database = new DatabaseSync(path, { readOnly: true });
+  let database;
   try {
+    database = openForReading(path);
     const problems = database
       .prepare("PRAGMA integrity_check")
       .all()
@@ -41,9 +42,23 @@ export function inspectFile(path, ledgerTable, label = path) {
     }
     const row = database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${ledgerTable}`).get();
     return { version: Number(row?.version ?? 0) };
+  } catch (error) {
+    // SQLite's own messages ("database disk image is malformed") do not say which file.
+    if (error?.code === "ERR_SQLITE_ERROR") throw new Error(`${label} is damaged or not a SQLite file: ${error.message}`, { cause: error });
+    throw error;
   } finally {
-    database.close();
+    database?.close();
   }
+}
+
+/**
+ * A connection that only reads. Not `readOnly`: a read-only connection to a WAL-mode file
+ * creates its -wal and -shm and, unable to write, cannot remove them when it is the last one to
+ * close; this one checkpoints and removes them as the service itself does. (A file the user may
+ * not write is still opened, read-only: SQLite falls back.)
+ */
+export function openForReading(path) {
+  return new DatabaseSync(path);
 }
 
 /**

@@ -15,8 +15,8 @@
 // Exit 0 when restored, 1 on failure (nothing replaced when a check fails), 2 on a usage error.
 import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { backup, DatabaseSync } from "node:sqlite";
-import { inspectFile, isOpenElsewhere, ledgers, loopPathOf, messageOf, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
+import { backup } from "node:sqlite";
+import { inspectFile, isOpenElsewhere, ledgers, loopPathOf, messageOf, openForReading, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
 
 const USAGE =
   "usage: sqlite-restore.js [--force] BACKUP.db TARGET.db   (also restores BACKUP.loop.db to TARGET.loop.db)\n" +
@@ -61,7 +61,7 @@ async function copyBeside(file) {
   file.partial = partial;
   rmSync(partial, { force: true });
   removeSideFiles(partial);
-  const database = new DatabaseSync(file.from, { readOnly: true });
+  const database = openForReading(file.from);
   try {
     await backup(database, partial, { rate: ALL_PAGES });
   } finally {
