@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -31,6 +31,8 @@ const runbook = {
   loopToPostgres: 'node "$SDS_SYNC/deploy/loop-to-postgres.js" "$DB" "$DATABASE_URL"',
 } as const;
 
+const runbookText = readFileSync(fileURLToPath(new URL("../docs/runbook.md", import.meta.url)), "utf8");
+
 const bash = (command: string, env: Record<string, string>) => run("bash", ["-euo", "pipefail", "-c", command], { env: { ...process.env, PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}`, SDS_SYNC: join(deploy, ".."), ...env } });
 
 const sqlite3 = ensureSystemTool("sqlite3", "sqlite3", "the sqlite3 CLI backup command");
@@ -53,7 +55,15 @@ const snapshot = (database: DatabaseConfig) =>
 /** Entries issued before the backup whose outcomes stream in while it runs. */
 const STREAMED_ENTRIES = 40;
 
+describe("docs/runbook.md", () => {
+  const lines = runbookText.split("\n").map((line) => line.trim());
+  it.each(Object.entries(runbook))("shows the %s command on a line of its own, exactly as the tests run it", (_name, command) => {
+    expect(lines).toContain(command);
+  });
+});
+
 describe("backup and restore, as the runbook says", () => {
+
   let directory: string;
   let api: FakeSupplierApi;
   const harnesses: ServiceHarness[] = [];
