@@ -11,9 +11,10 @@
 // service acknowledged before this command started. Each copy is written beside its
 // destination, checked (PRAGMA integrity_check, the schema version from its own ledger) and
 // only then renamed into place: a failed run leaves an earlier backup of the same name alone.
+// DESTINATION's directory is created when missing.
 // Exit 0 when both copies are sound, 1 on failure, 2 on a usage error.
-import { existsSync, renameSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
 import { inspectFile, ledgers, loopPathOf, messageOf, openForReading, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
 
@@ -69,6 +70,7 @@ const lines = [];
 try {
   if (!existsSync(source)) throw new Error(`${source} does not exist`);
   const [store, loop] = files;
+  mkdirSync(dirname(destination), { recursive: true });
   await copyOnline(store);
   const loopExists = existsSync(loop.from);
   if (loopExists) await copyOnline(loop);

@@ -19,7 +19,7 @@ export function loopPathOf(storePath) {
 }
 
 /**
- * Checks a SQLite file (opened read-only) and reads its schema version from `ledgerTable`.
+ * Checks a SQLite file (reading only, see openForReading) and reads its schema version from `ledgerTable`.
  * Throws when the file is unsound or is not the kind of file the ledger says; messages name
  * the file as `label` (a copy's partial name means nothing to the operator).
  */
@@ -44,8 +44,10 @@ export function inspectFile(path, ledgerTable, label = path) {
     return { version: Number(row?.version ?? 0) };
   } catch (error) {
     // SQLite's own messages ("database disk image is malformed") do not say which file.
-    if (error?.code === "ERR_SQLITE_ERROR") throw new Error(`${label} is damaged or not a SQLite file: ${error.message}`, { cause: error });
-    throw error;
+    if (error?.code !== "ERR_SQLITE_ERROR") throw error;
+    // SQLITE_CORRUPT (11), SQLITE_NOTADB (26).
+    const damaged = error.errcode === 11 || error.errcode === 26;
+    throw new Error(`${label}${damaged ? " is damaged or not a SQLite file" : ""}: ${error.message}`, { cause: error });
   } finally {
     database?.close();
   }
