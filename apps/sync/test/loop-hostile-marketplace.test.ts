@@ -81,7 +81,7 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect(recorded.map((record) => [record.token, record.outcome])).toEqual([["genuine-token", "complete"]]);
     const status = (await (await service.request("/v1/sync/status")).json()) as { loop: { refused: { total: number; byReason: Record<string, number> } } };
     expect(status.loop.refused.total).toBeGreaterThan(20);
-    expect(status.loop.refused.byReason).toMatchObject({ bad_signature: expect.any(Number), browser_context: expect.any(Number), bad_token: expect.any(Number) });
+    for (const reason of ["bad_signature", "browser_context", "bad_token"]) expect(status.loop.refused.byReason[reason], reason).toBeGreaterThan(0);
     const metrics = await (await service.request("/metrics")).text();
     expect(metrics).toMatch(/sds_sync_outcome_calls_refused_total\{reason="bad_signature"\} [1-9]/);
   });

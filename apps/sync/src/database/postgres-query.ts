@@ -1,5 +1,8 @@
 import pg from "pg";
 
+/** Statements already rewritten: a fixed set of literals, so the cache stays as small as the code. */
+const rewritten = new Map<string, string>();
+
 /**
  * Rewrites a statement written with `?` placeholders (the form node:sqlite takes, and the one
  * the statements both stores share are written in) into PostgreSQL's `$1 … $n`, in order. A `?`
@@ -11,6 +14,14 @@ import pg from "pg";
  * ```
  */
 export function postgresPlaceholders(sql: string): string {
+  const known = rewritten.get(sql);
+  if (known !== undefined) return known;
+  const result = numberPlaceholders(sql);
+  if (rewritten.size < 10_000) rewritten.set(sql, result);
+  return result;
+}
+
+function numberPlaceholders(sql: string): string {
   let converted = "";
   let quote: string | undefined;
   let index = 0;

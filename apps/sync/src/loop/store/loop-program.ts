@@ -48,18 +48,5 @@ export async function runProgram<T>(program: Program<T>, execute: (step: SqlStep
   return next.value;
 }
 
-const numbered = new Map<string, string>();
-
-/** `?` placeholders as PostgreSQL's `$1 … $n` (the statements hold no `?` in literals). */
-export function postgresPlaceholders(sql: string): string {
-  let converted = numbered.get(sql);
-  if (converted === undefined) {
-    let index = 0;
-    converted = sql.replace(/\?/g, () => `$${++index}`);
-    numbered.set(sql, converted);
-  }
-  return converted;
-}
-
 /** The driver a program runs on, for the few statements the dialects write differently. */
 export type ProgramDialect = Dialect;
