@@ -17,6 +17,8 @@ export interface RoutingDataRefresherSettings {
   readonly concurrency?: number;
 }
 
+const isAborted = (signal: AbortSignal): boolean => signal.aborted;
+
 /** The loop store's part the refresher uses. */
 type RoutingDataStore = Pick<LoopStore, "writeRoutingData" | "forgetRoutingData" | "readRoutingData">;
 
@@ -73,7 +75,8 @@ export class RoutingDataRefresher {
         const item = due[next++];
         if (item === undefined) return;
         const write = await this.#fetch(item.kind, item.surveyId, signal);
-        if (signal.aborted) return;
+        // Read through a function: the abort can come while the fetch awaits.
+        if (isAborted(signal)) return;
         writes.push(write);
         fetchedAt.set(`${item.kind}:${item.surveyId}`, now);
         fetched[item.kind] += 1;

@@ -68,7 +68,7 @@ export class RoutingFacts {
   /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
   surveyApplied(matcher: SurveyMatcher, survey: Survey): void {
     const id = survey.SurveyId;
-    const traits = { hasGroups: survey.Has_Survey_Groups === true, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null };
+    const traits = { hasGroups: survey.Has_Survey_Groups, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null };
     const before = this.#traits.get(id);
     if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
     this.#traits.set(id, traits);
