@@ -25,5 +25,10 @@ export function startNap(ms: number): Nap {
       resolve();
     };
   });
-  return { done, wake: () => wake() };
+  return {
+    done,
+    wake: () => {
+      wake();
+    },
+  };
 }

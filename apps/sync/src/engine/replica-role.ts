@@ -20,14 +20,19 @@ export interface ReplicaRoleOptions {
   readonly onChange: () => void;
 }
 
+/** How often the leader looks at its lock connection's state (no query): a connection the server ended is noticed this fast. */
+const LOCK_LOOK_MS = 100;
+
 /**
- * Whether this replica leads, kept true to what it holds: the leader confirms its lock every
- * `leaderCheckMs` (also while a cycle runs and between cycles, however long the interval), a
- * follower tries to take it every `followerPollMs`. Each change sets `sds_sync_leader` and logs
- * one line in the same step, so the gauge, the log and what the engine does never disagree: a
- * replica that lost its lock reports 0 from the check that noticed, and two replicas report 1 at
- * once for at most one `leaderCheckMs` (the old leader's blind spot; its commits are fenced
- * meanwhile, see postgres-cycle-transaction.ts).
+ * Whether this replica leads, kept true to what it holds: the leader confirms its lock with a
+ * query every `leaderCheckMs` (also while a cycle runs and between cycles, however long the
+ * interval) and looks at its lock connection every 100 ms (a session the server terminated or a
+ * connection that broke is noticed then); a follower tries to take the lock every
+ * `followerPollMs`. Each change sets `sds_sync_leader` and logs one line in the same step, so the
+ * gauge, the log and what the engine does never disagree: a replica that lost its lock reports 0
+ * from the check that noticed, and two replicas report 1 at once for at most one
+ * `leaderCheckMs` (the old leader's blind spot when its connection looks alive; its commits are
+ * fenced meanwhile, see postgres-cycle-transaction.ts).
  */
 export class ReplicaRole {
   readonly #options: ReplicaRoleOptions;
@@ -68,10 +73,15 @@ export class ReplicaRole {
   }
 
   async #watch(): Promise<void> {
-    while (!this.#stopping) {
-      this.#nap = startNap(this.#leads ? this.#options.leaderCheckMs : this.#options.followerPollMs);
+    let checkedAt = performance.now();
+    while (!this.#isStopping()) {
+      const { leaderCheckMs, followerPollMs, leadership } = this.#options;
+      this.#nap = startNap(this.#leads ? Math.min(LOCK_LOOK_MS, leaderCheckMs) : followerPollMs);
       await this.#nap.done;
-      if (this.#stopping) break;
+      if (this.#isStopping()) break;
+      // A leader whose lock connection still looks alive asks the server only every leaderCheckMs.
+      if (this.#leads && leadership.isLeader && performance.now() - checkedAt < leaderCheckMs) continue;
+      checkedAt = performance.now();
       try {
         await this.#check();
       } catch (error) {
@@ -81,10 +91,15 @@ export class ReplicaRole {
     }
   }
 
+  /** Read through a method: the loop condition narrows the field, but `stop()` changes it while a check awaits. */
+  #isStopping(): boolean {
+    return this.#stopping;
+  }
+
   async #check(): Promise<void> {
     const leads = await this.#options.leadership.acquire();
     // stop() decides the final role; a check that ends during it must not undo that.
-    if (this.#stopping || (this.#known && leads === this.#leads)) return;
+    if (this.#isStopping() || (this.#known && leads === this.#leads)) return;
     if (leads) {
       this.#set(true, "this replica leads: it runs the sync cycles");
       return;
