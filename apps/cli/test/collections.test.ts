@@ -44,6 +44,17 @@ describe("sds collections", () => {
     expect(csv.stdout).toContain("\r\n3,English - United States,US\r\n");
   });
 
+  it("lists the collection names without a NAME, and sends no request", async () => {
+    const result = await run("collections");
+    expect(result.code).toBe(0);
+    const names = JSON.parse(result.stdout) as { Name: string; SpecName: string }[];
+    expect(names.map((entry) => entry.Name)).toEqual(collections.map(([name]) => name));
+    expect(names).toContainEqual({ Name: "study-types", SpecName: "StudyTypes" });
+    expect(testbed.fake.api.requestLog()).toEqual([]);
+    const table = await runSdsOnTerminal(["collections", "--no-color"], testbed.home, { env: testbed.fake.env });
+    expect(table.stdout).toMatch(/^Name\s+SpecName\nlanguages\s+Languages\n/);
+  });
+
   it("exits 2 for an unknown collection, naming the known ones", async () => {
     const result = await run("collections", "colours");
     expect(result.code).toBe(2);

@@ -78,6 +78,43 @@ describe("sds login and profiles", () => {
     expect((await runSds(["account", "show", "--profile", "broken", "--timeout", "2"], testbed.home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(5);
   });
 
+  it("sds auth status lists the saved profiles, marks the active one and says where its key comes from, never printing a key", async () => {
+    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    await runSds(["login", "--base-url", testbed.fake.baseUrl, "--no-verify"], testbed.home, { input: "other-key-1b2c3d4e5f" });
+
+    const byDefault = await runSds(["auth", "status"], testbed.home);
+    expect(byDefault.code).toBe(0);
+    expect(JSON.parse(byDefault.stdout)).toMatchObject({
+      activeProfile: { name: "default", selectedBy: "default", saved: true },
+      baseUrl: { value: testbed.fake.baseUrl, source: 'profile "default"' },
+      apiKey: { source: 'profile "default"' },
+      profiles: [
+        { name: "sandbox", active: false, supplierId: "1001" },
+        { name: "default", active: true, supplierId: null },
+      ],
+    });
+
+    const fromEnvironment = await runSdsOnTerminal(["auth", "status", "--no-color"], testbed.home, { env: { SDS_PROFILE: "sandbox", SDS_API_KEY: canaryApiKey } });
+    expect(fromEnvironment.code).toBe(0);
+    expect(fromEnvironment.stdout).toMatch(/\*\s+sandbox\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1\s+1001/);
+    expect(fromEnvironment.stdout).toContain('Active profile: "sandbox" (named by --profile or SDS_PROFILE)');
+    expect(fromEnvironment.stdout).toContain("API key: set (from SDS_API_KEY; never shown)");
+
+    for (const result of [byDefault, fromEnvironment]) {
+      expect(result.stdout + result.stderr).not.toContain(canaryApiKey);
+      expect(result.stdout + result.stderr).not.toContain("other-key-1b2c3d4e5f");
+    }
+    expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSupplierAccount")).toHaveLength(1);
+  });
+
+  it("sds auth status says nothing is saved, and exits 3 without a key as other commands do", async () => {
+    const result = await runSds(["auth", "status", "-o", "table"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl } });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain("No profiles saved in");
+    expect(result.stdout).toContain("API key: not configured");
+    expect(result.stderr).toBe("error: no API key configured. Set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`.\n");
+  });
+
   it("lets SDS_BASE_URL and SDS_API_KEY override a saved profile", async () => {
     await runSds(["login", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, { input: "stale-key" });
     const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });

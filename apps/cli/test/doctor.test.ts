@@ -39,6 +39,9 @@ describe("sds doctor", () => {
     expect(result.code).toBe(3);
     expect(statuses(JSON.parse(result.stdout) as Report)).toMatchObject({ Reachable: "ok", "Key accepted": "fail", Latency: "skip", "Clock skew": "skip" });
     expect(result.stderr).toMatch(/^error: doctor: key accepted failed: GET \/supplier-account failed with HTTP 401/);
+    // The server's sentence ends in a full stop: the question follows as a sentence, not after "; ".
+    expect(result.stderr).toContain("The API key is not valid. Is the key for this deployment (sandbox or production)?");
+    expect(result.stdout + result.stderr).not.toMatch(/[.!?][;:] /);
   });
 
   it("exits 5 when the base URL is unreachable", async () => {
@@ -52,7 +55,7 @@ describe("sds doctor", () => {
     expect(result.code).toBe(4);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.checks.find((check) => check.name === "Base URL")?.detail).toContain("base URLs normally end in /api/v1");
-    expect(report.checks.find((check) => check.name === "Reachable")?.detail).toContain("check that the base URL ends in /api/v1");
+    expect(report.checks.find((check) => check.name === "Reachable")?.detail).toContain("the base URL must end in /api/v1");
   });
 
   it("reports missing configuration instead of failing outright", async () => {

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from "node:net";
 import type { FaultSpec } from "@sds/testing";
 import { describe, expect, it } from "vitest";
 import { canaryApiKey } from "./support/fake-service.ts";
@@ -37,12 +38,35 @@ describe("every failure of the service maps to its exit code, in one line", () =
     });
   }
 
-  it("a response slower than --timeout → exit 5", async () => {
+  it("a response slower than --timeout → exit 5, suggesting a longer --timeout", async () => {
     testbed.fake.api.faults.add({ kind: "latency", ms: 3000 });
     const result = await runSds(["account", "show", "--timeout", "0.2"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/^error: .*GET \/supplier-account.*/);
+    expect(result.stderr).toMatch(/^error: .*GET \/supplier-account.*\. The service did not answer in time: raise --timeout/);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("a refused connection → exit 5, pointing at the URL and the service, not at --timeout", async () => {
+    // A port that was just free: nothing listens on it.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const baseUrl = `http://127.0.0.1:${port}/api/v1`;
+    const result = await runSds(["account", "show"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: baseUrl } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/ECONNREFUSED.*\. Nothing accepted the connection: check the host and port of the base URL and that the service is running/);
+    expect(result.stderr).not.toContain("--timeout");
+  });
+
+  it("a 404 from a base URL without /api/v1 → exit 4, saying the base URL must end in /api/v1 rather than to check an id", async () => {
+    const baseUrl = testbed.fake.baseUrl.replace(/\/api\/v1$/, "");
+    const result = await runSds(["surveys", "list"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: baseUrl } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toBe(`error: GET /surveys failed with HTTP 404 (ROUTE_NOT_FOUND): No operation at GET /surveys. The base URL must end in /api/v1 (this request went to ${baseUrl}/surveys); pass --base-url https://HOST/api/v1.\n`);
+    const unknownSurvey = await runSds(["surveys", "qualifications", "999999"], testbed.home, { env: testbed.fake.env });
+    expect(unknownSurvey.code).toBe(4);
+    expect(unknownSurvey.stderr).toMatch(/\. Check the id; `sds surveys list` shows the live surveys\.\n$/);
   });
 
   it("a response that does not match the schema → exit 6, with the issues under --debug", async () => {

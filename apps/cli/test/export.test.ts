@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Survey } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
+import { startFake } from "./support/fake-service.ts";
 import { runSds, runSdsOnTerminal, startSds } from "./support/run-sds.ts";
 import { useCliTestbed } from "./support/testbed.ts";
 
@@ -143,6 +144,36 @@ describe("sds export", () => {
     expect(result.stderr).toBe("error: interrupted\n");
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(testbed.home.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("stops fetching when the reader of its output quits (`sds export | head -1`), quietly", async () => {
+    const big = await startFake({ seed: 3, suppliers: [{ supplierId: 1001, apiKey: "export-epipe-key-1", surveys: 400 }] });
+    try {
+      const started = startSds(["export"], testbed.home, { env: big.env, timeoutMs: 60_000 });
+      await started.waitForOutput("\n");
+      // What `head -1` does after its line: close the read end of the pipe.
+      started.child.stdout.destroy();
+      const result = await started.result;
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe("");
+      const fetched = big.api.requestLog().filter((entry) => entry.operationId === "getSurveyQualifications").length;
+      // Before, every one of the 400 surveys was fetched before the first line was written.
+      expect(fetched).toBeGreaterThan(0);
+      expect(fetched).toBeLessThan(40);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it("writes the first survey before fetching the last, in list order", async () => {
+    testbed.fake.api.faults.add({ kind: "latency", ms: 100, operation: "getSurveyQualifications" });
+    const started = startSds(["export", "--concurrency", "2"], testbed.home, { env: testbed.fake.env });
+    await started.waitForOutput("\n");
+    const fetchedAtFirstLine = testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQualifications").length;
+    const result = await started.result;
+    expect(result.code).toBe(0);
+    expect(fetchedAtFirstLine).toBeLessThan(liveSurveys().length);
+    expect(parseNdjson(result.stdout).map((record) => record.survey.SurveyId)).toEqual(liveSurveys().map((survey) => survey.SurveyId));
   });
 
   it("rejects a concurrency outside 1 to 32", async () => {

@@ -113,6 +113,29 @@ describe("usage errors exit 2 with one line that says what to do", () => {
     });
   }
 
+  it("says why there is no --api-key, never echoing the key, and points at --api-key-stdin and SDS_API_KEY", async () => {
+    for (const args of [["account", "show", "--api-key", "typed-secret-8c1d"], ["--api-key=typed-secret-8c1d", "surveys", "list"]]) {
+      const result = await runSds(args, home);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toBe(
+        "error: sds takes no --api-key: a key on the command line ends up in shell history and in `ps`. Pipe it to --api-key-stdin (`pass show sds | sds … --api-key-stdin`), set SDS_API_KEY, or save it with `sds login`.\n",
+      );
+    }
+    const link = await runSds(["link", "sign", "https://s.example/", "--key", "typed-secret-8c1d"], home);
+    expect(link.code).toBe(2);
+    expect(link.stderr).toMatch(/^error: `sds link sign` takes no --key: .*Pipe the EncryptionKey to --key-stdin, or set SDS_ENCRYPTION_KEY\.\n$/);
+    expect(link.stderr).not.toContain("typed-secret-8c1d");
+  });
+
+  it("takes -o surveys.csv for the file it is not: --out on export, a redirect elsewhere", async () => {
+    const exported = await runSds(["export", "-o", "surveys.csv"], home);
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toBe('error: --output must be one of table, json, ndjson, csv; got "surveys.csv". -o/--output is the format, not a file; to write to a file, use --out surveys.csv.\n');
+    const listed = await runSds(["surveys", "list", "-o", "out/surveys.json"], home);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(/-o\/--output is the format, not a file; redirect to write one: `-o json > out\/surveys\.json`\.\n$/);
+  });
+
   it("exits 2 without a base URL and 3 without a key, saying how to set them", async () => {
     const noBaseUrl = await runSds(["account", "show"], home, { env: { SDS_API_KEY: "k" } });
     expect(noBaseUrl.code).toBe(2);

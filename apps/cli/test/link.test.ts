@@ -48,6 +48,34 @@ describe("sds link sign", () => {
     expect(hex.stdout.trim()).toMatch(/^https:\/\/survey\.example\/s\/1\?sig=[0-9a-f]{64}$/);
   });
 
+  it("refuses with exit 2, signing nothing, what is no http(s) URL or still holds a placeholder", async () => {
+    const cases: readonly [string, RegExp][] = [
+      ["", /^error: the URL is not an http\(s\):\/\/host\[:port\]\/… URL\. Give a full http:\/\/ or https:\/\/ URL, quoted for the shell\.\n$/],
+      ["not a url", /^error: the URL is not an http\(s\)/],
+      ["javascript:alert(document.cookie)", /^error: the URL is a javascript: URL; only http: and https: URLs/],
+      ["https://user:pw-5f1e@survey.example/s/1", /^error: the URL has user information/],
+      ["https://survey.example/s/1?rid=[%RID%]", /^error: the URL holds placeholders that nothing fills: \[%RID%\]\. Fill the placeholders first/],
+    ];
+    for (const [url, message] of cases) {
+      const result = await run(["link", "sign", url], { key: lucidKey });
+      expect(result.code, url).toBe(2);
+      expect(result.stdout, url).toBe("");
+      expect(result.stderr, url).toMatch(message);
+      expect(result.stderr).not.toContain("pw-5f1e");
+    }
+  });
+
+  it("refuses a key shorter than 16 characters (exit 2), naming the minimum, and never marks ordinary words as redacted", async () => {
+    for (const key of ["k", "unknown", "fifteen-chars-k"]) {
+      for (const result of [await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key }), await run(["link", "verify", lucidSigned, "--key-stdin"], { input: `${key}\n` })]) {
+        expect(result.code, key).toBe(2);
+        expect(result.stdout).toBe("");
+        expect(result.stderr, key).toMatch(/^error: the key from (SDS_ENCRYPTION_KEY|--key-stdin) is shorter than 16 characters, too short to be an EncryptionKey\./);
+        expect(result.stderr, key).not.toContain("[redacted]");
+      }
+    }
+  });
+
   it("refuses an unknown algorithm with exit 2", async () => {
     const result = await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key: lucidKey });
     expect(result.code).toBe(2);
@@ -79,7 +107,7 @@ describe("sds link calibrate", () => {
     const found = await run(["link", "calibrate", lucidSigned, "-o", "json"], { key: lucidKey });
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ matches: [{ algorithm: "sha1", encoding: "base64url", includeSeparator: true, method: "hmac", parameter: "hash" }] });
-    expect(await run(["link", "calibrate", lucidSigned], { key: "not-the-key" })).toMatchObject({ code: 1 });
+    expect(await run(["link", "calibrate", lucidSigned], { key: "not-the-right-key-0" })).toMatchObject({ code: 1 });
   });
 });
 
@@ -94,6 +122,39 @@ describe("sds link entry", () => {
     const marketplace = createFakeMarketplace({ api: testbed.fake.api });
     expect(await marketplace.enter(link, { outcome: "complete" })).toMatchObject({ status: 302, token: "tok 1", uid: "r-9" });
     await marketplace.close();
+  });
+
+  it("fills [%RID%] with the token", async () => {
+    const survey = testbed.fake.api.listSurveys(1001).find((candidate) => candidate.SurveyUrl.includes("[%RID%]"));
+    if (survey === undefined) throw new Error("the fake has no survey with [%RID%]");
+    const result = await run(["link", "entry", String(survey.SurveyId), "--token", "tok 1"]);
+    expect(result.code).toBe(0);
+    const link = result.stdout.trim();
+    expect(link.startsWith(`${survey.SurveyUrl.replace("[%RID%]", "tok%201")}&hash=`)).toBe(true);
+    expect(verifySignedUrl(link, incomingKey, { algorithm: "SHA256" })).toEqual({ valid: true });
+  });
+
+  it("warns on stderr and exits 1 when the SurveyUrl has a placeholder nothing fills or an unusable scheme", async () => {
+    const [first, second] = testbed.fake.api.listSurveys(1001);
+    if (first === undefined || second === undefined) throw new Error("the fake has too few surveys");
+    testbed.fake.api.updateSurvey(first.SurveyId, { SurveyUrl: "https://survey.example.com/s/1?rid=[%RID%]&grp=[%GROUP%]" });
+    testbed.fake.api.updateSurvey(second.SurveyId, { SurveyUrl: "javascript:alert(1)//[#vq_tid#]" });
+    try {
+      const unfilled = await run(["link", "entry", String(first.SurveyId), "--token", "t"]);
+      expect(unfilled.code).toBe(1);
+      expect(unfilled.stdout).toBe("");
+      expect(unfilled.stderr).toBe(
+        `warning: survey ${first.SurveyId}: the survey URL holds placeholders that nothing fills: [%GROUP%] (unfilled-placeholder)\n` +
+          `error: survey ${first.SurveyId} has no usable entry link. Its SurveyUrl comes from the marketplace; report it there, or skip this survey.\n`,
+      );
+      const script = await run(["link", "entry", String(second.SurveyId), "--token", "t"]);
+      expect(script.code).toBe(1);
+      expect(script.stdout).toBe("");
+      expect(script.stderr).toMatch(new RegExp(`^warning: survey ${second.SurveyId}: the survey URL is a javascript: URL; only http: and https: URLs become entry links \\(unsupported-scheme\\)\n`));
+    } finally {
+      testbed.fake.api.updateSurvey(first.SurveyId, { SurveyUrl: first.SurveyUrl });
+      testbed.fake.api.updateSurvey(second.SurveyId, { SurveyUrl: second.SurveyUrl });
+    }
   });
 
   it("requires --token and answers 4 for a survey that is not live", async () => {

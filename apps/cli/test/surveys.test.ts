@@ -90,14 +90,32 @@ describe("sds surveys list", () => {
     expect(csv.stdout).toBe("SurveyId,Name,Loi\r\n501,US desktop cheap,5\r\n505,Qualified US,15\r\n");
   });
 
+  it("writes devices in CSV as the table shows them, not as JSON", async () => {
+    const csv = await run("surveys", "list", "--fields", "SurveyId,Devices", "-o", "csv", "--limit", "3");
+    expect(csv.stdout).toBe('SurveyId,Devices\r\n501,desktop\r\n502,"desktop, mobile"\r\n503,"desktop, mobile, tablet"\r\n');
+    const table = await runSdsOnTerminal(["surveys", "list", "--fields", "SurveyId,Devices", "--limit", "3", "--no-color"], testbed.home, { env: testbed.fake.env });
+    expect(table.stdout).toMatch(/503\s+desktop, mobile, tablet\n/);
+  });
+
   it("prints a table on a terminal, fitted to its width, with a count on stderr", async () => {
-    const result = await runSdsOnTerminal(["surveys", "list", "--no-color"], testbed.home, { env: testbed.fake.env, columns: 100 });
+    const result = await runSdsOnTerminal(["surveys", "list", "--no-color"], testbed.home, { env: testbed.fake.env, columns: 120 });
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toMatch(/^SurveyId\s+Name\s+Cpi\s+Loi\s+Ir\s+LanguageId/);
     expect(lines.find((line) => line.includes("501"))).toMatch(/^\s+501\s+US desktop cheap\s+1\.00/);
-    for (const line of lines) expect(Array.from(new Intl.Segmenter().segment(line)).length).toBeLessThanOrEqual(100);
+    for (const line of lines) expect(Array.from(new Intl.Segmenter().segment(line)).length).toBeLessThanOrEqual(120);
     expect(result.stdout).toContain("5 of 5 matching surveys shown (5 live).");
+  });
+
+  it("at 80 columns cuts the headers that overhang narrow values before the names", async () => {
+    const result = await runSdsOnTerminal(["surveys", "list", "--no-color"], testbed.home, { env: testbed.fake.env, columns: 80 });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    for (const line of lines) expect(Array.from(new Intl.Segmenter().segment(line)).length).toBeLessThanOrEqual(80);
+    // Before, names went down to "US de…" while LanguageId, StudyTypeId and Completes kept their full headers over one- and two-digit values.
+    expect(lines.find((line) => line.includes("501"))).toMatch(/^\s+501\s+US desktop…\s+1\.00/);
+    expect(lines[0]).not.toMatch(/LanguageId|StudyTypeId|Completes/);
+    expect(lines[0]).toMatch(/^Sur…\s+Name\s+Cpi\s+Loi\s+Ir\s+Lang…/);
   });
 
   it("says so on a terminal when nothing matches, and prints [] when piped", async () => {
@@ -181,20 +199,20 @@ describe("per-survey reads", () => {
     expect(qualifications).toEqual(testbed.fake.api.getSurvey(505)?.qualifications);
     const quotas = JSON.parse((await run("surveys", "quotas", "505")).stdout) as unknown[];
     expect(quotas).toEqual(testbed.fake.api.getSurvey(505)?.quotas);
-    const groups = JSON.parse((await run("surveys", "groups", "502")).stdout) as { SurveyGroupId: number }[];
+    const groups = JSON.parse((await run("surveys", "groups", "502")).stdout) as { SurveyGroupID: number }[];
     expect(groups.length).toBeGreaterThan(0);
-    expect(groups[0]).toHaveProperty("SurveyGroupId");
-    const recontacts = JSON.parse((await run("recontacts", "list", "502")).stdout) as { RespondentId: string }[];
+    expect(groups[0]).toHaveProperty("SurveyGroupID");
+    const recontacts = JSON.parse((await run("recontacts", "list", "502")).stdout) as { PID: string }[];
     expect(recontacts.length).toBeGreaterThan(0);
-    expect(recontacts[0]).toHaveProperty("RespondentId");
+    expect(recontacts[0]).toHaveProperty("PID");
   });
 
   it("shows stats without the envelope", async () => {
     const stats = JSON.parse((await run("surveys", "stats", "503")).stdout) as Record<string, unknown>;
-    expect(stats).toMatchObject({ SurveyId: 503, Starts: expect.any(Number) as number, Completes: expect.any(Number) as number });
+    expect(stats).toMatchObject({ SurveyId: 503, Global: { Starts: expect.any(Number) as number, SystemConversion: expect.any(Number) as number } });
     expect(stats).not.toHaveProperty("hasError");
     const table = await runSdsOnTerminal(["surveys", "stats", "503", "--no-color"], testbed.home, { env: testbed.fake.env });
-    expect(table.stdout).toMatch(/ConversionRate\s+\d/);
+    expect(table.stdout).toMatch(/Global\s+\{"Starts":\d/);
   });
 
   it("reads a closed survey's qualifications by id (only the list is limited to live surveys)", async () => {

@@ -90,7 +90,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
   const { store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
   const modules = [
     statusPageRoutes(),
-    probeRoutes({ store, metrics, intervalMs, isStopping }),
+    probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() }),
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
     operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),

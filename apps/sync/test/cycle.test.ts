@@ -11,9 +11,10 @@ const operationsOf = (requests: ReturnType<CycleHarness["takeRequests"]>) => req
 const count = <T>(items: readonly T[], item: T) => items.filter((candidate) => candidate === item).length;
 
 describe("the sync cycle", () => {
-  it("stores every live survey with its qualifications, and quotas where Has_Quotas, on the first cycle", async () => {
+  it("stores every live survey with its qualifications where Has_Qualifications, and quotas where Has_Quotas, on the first cycle", async () => {
     harness = await createCycleHarness({ surveys: 30 });
     const live = harness.api.listSurveys(1001);
+    const withQualifications = live.filter((survey) => survey.Has_Qualifications).length;
     const withQuotas = live.filter((survey) => survey.Has_Quotas).length;
 
     const result = await harness.cycle();
@@ -21,10 +22,10 @@ describe("the sync cycle", () => {
     expect(result.status).toBe("succeeded");
     const operations = operationsOf(harness.takeRequests());
     expect(count(operations, "listSurveys")).toBe(1);
-    expect(count(operations, "getSurveyQualifications")).toBe(30);
+    expect(count(operations, "getSurveyQualifications")).toBe(withQualifications);
     expect(count(operations, "getSurveyQuotas")).toBe(withQuotas);
-    expect(operations).toHaveLength(1 + 30 + withQuotas);
-    expect(result.counts).toMatchObject({ listed: 30, opened: 30, upstreamRequests: 1 + 30 + withQuotas, changes: 30 });
+    expect(operations).toHaveLength(1 + withQualifications + withQuotas);
+    expect(result.counts).toMatchObject({ listed: 30, opened: 30, upstreamRequests: 1 + withQualifications + withQuotas, changes: 30 });
 
     for (const survey of live) {
       const stored = await harness.store.getSurvey(survey.SurveyId);
@@ -199,5 +200,42 @@ describe("the sync cycle", () => {
     expect(operationsOf(harness.takeRequests())).toEqual(["listSurveys"]);
     expect(cleared.counts).toMatchObject({ quotasChanged: 1, updated: 1 });
     expect((await harness.store.getSurvey(1))?.quotas).toEqual([]);
+  });
+  it("fetches qualifications only while Has_Qualifications: an empty list and no request without it, fetched once it turns true", async () => {
+    const upstreamQualifications: QualificationInit[] = [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] }];
+    // The upstream holds qualification records for survey 1 although its flag says it has none: the flag decides.
+    harness = await createCycleHarness({ surveys: [{ survey: { SurveyId: 1, Has_Qualifications: false }, qualifications: upstreamQualifications }, { survey: { SurveyId: 2, Has_Qualifications: true } }] });
+    const qualificationRequests = () => harness.takeRequests().filter((request) => request.operationId === "getSurveyQualifications").map((request) => request.path);
+
+    const first = await harness.cycle();
+    expect(first.status).toBe("succeeded");
+    expect(qualificationRequests()).toEqual(["/api/v1/survey-qualifications/2"]);
+    expect(await harness.store.getSurvey(1)).toMatchObject({ needsRefetch: false, qualifications: [] });
+    expect(first.counts).toMatchObject({ opened: 2, qualificationsFetched: 1, fetchFailures: 0 });
+
+    // Nothing moved: no request for survey 1 on the next cycle either.
+    await harness.cycle();
+    expect(qualificationRequests()).toEqual([]);
+
+    // The flag turns true while Qual_LastUpdatedOnUTC stays where it was: fetched all the same.
+    const qualUpdated = harness.api.getSurvey(1)?.survey.Qual_LastUpdatedOnUTC;
+    harness.api.updateSurvey(1, { Has_Qualifications: true });
+    expect(harness.api.getSurvey(1)?.survey.Qual_LastUpdatedOnUTC).toBe(qualUpdated);
+    const flippedOn = await harness.cycle();
+    expect(qualificationRequests()).toEqual(["/api/v1/survey-qualifications/1"]);
+    expect(flippedOn.counts).toMatchObject({ updated: 1, qualificationsChanged: 1 });
+    expect((await harness.store.getSurvey(1))?.qualifications).toMatchObject([{ QualificationId: 42, OptionCodes: ["1"] }]);
+
+    // And false again: the stored ones are emptied without a request.
+    harness.api.updateSurvey(1, { Has_Qualifications: false });
+    const flippedOff = await harness.cycle();
+    expect(qualificationRequests()).toEqual([]);
+    expect(flippedOff.counts).toMatchObject({ updated: 1, qualificationsChanged: 1 });
+    expect(await harness.store.getSurvey(1)).toMatchObject({ needsRefetch: false, qualifications: [] });
+    const lastChanges = await harness.store.listChanges(flippedOn.lastSequence ?? 0, 10);
+    expect(lastChanges.map((change) => [change.type, change.surveyId])).toEqual([
+      ["updated", 1],
+      ["qualifications_changed", 1],
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "end-to-end-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
+const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
 
 /** A survey screening on gender (43), entered through a link carrying the transaction and respondent ids. */
 const survey = (id: number, cpi: string, ir: string, codes: readonly string[]): SurveyInit =>
@@ -84,7 +84,7 @@ describe("the respondent loop, end to end over HTTP", () => {
     const status = await call("/v1/sync/status");
     const loop = status.body.loop as { conversion: unknown[]; outcomes: unknown; account: unknown };
     expect(loop.conversion).toEqual([
-      { surveyId: 7003, entries: 6, completes: 3, terminates: 2, overquotas: 1, securityTerminates: 0, conversion: 0.5, earningsPerEntry: 4.5 },
+      { surveyId: 7003, entries: 6, pending: 0, completes: 3, terminates: 2, overquotas: 1, securityTerminates: 0, reversals: 0, earnings: 27, conversion: 0.5, earningsPerEntry: 4.5 },
     ]);
     expect(loop.outcomes).toEqual({ complete: 3, terminate: 2, overquota: 1, security: 0 });
     expect(loop.account).toMatchObject({ entryLinksSigned: true, outcomesVerified: true });

@@ -8,7 +8,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "loop-test-api-token-0123456789";
 const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key" };
+const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
 
 /** A survey screening on question 42 (open to all without `codes`), not shown on tablets. */
 const survey = (id: number, cpi: string, ir: string, codes: readonly string[] | undefined, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
@@ -130,7 +130,7 @@ describe("the respondent loop over HTTP", () => {
     expect(list.next).toBe(2);
     const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as { loop: { conversion: unknown[]; outcomes: unknown } };
     expect(status.loop.conversion).toEqual([
-      { surveyId: 9001, entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, conversion: 0.5, earningsPerEntry: 1 },
+      { surveyId: 9001, entries: 2, pending: 0, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 2, conversion: 0.5, earningsPerEntry: 1 },
     ]);
     expect(status.loop.outcomes).toEqual({ complete: 1, terminate: 1, overquota: 0, security: 0 });
     const metrics = await (await service.request("/metrics")).text();

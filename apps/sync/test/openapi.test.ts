@@ -22,7 +22,7 @@ const TOKEN = "openapi-test-token";
 const DOCUMENT_ID = "sds-sync-openapi.json";
 const METHODS = ["get", "head", "post"] as const;
 /** The account's S2S signing: outcome calls must be signed, so a bad signature is a 403. */
-const OUTGOING: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "openapi-s2s-key" };
+const OUTGOING: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "openapi-s2s-key-01" };
 const pgAvailable = await postgresAvailable();
 
 interface OperationObject {

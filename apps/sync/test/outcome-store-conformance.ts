@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { StoreError } from "../src/common/errors.ts";
 import type { OutcomeStore } from "../src/loop/store/loop-store.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 
@@ -22,15 +23,15 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect(first).toMatchObject({ kind: "recorded", entry: { token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, outcome: null } });
       expect((await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe("existing");
       expect((await store.recordEntry({ token: "t1", surveyId: 8, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe("conflict");
-      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 1, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, earnings: 0 }]);
+      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 1, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 }]);
     });
 
-    it("records one outcome per token and outcome, and a repeat records nothing new", async () => {
+    it("records a repeat of the current outcome as nothing new", async () => {
       await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, at: t0 });
       const first = await store.recordOutcome({ token: "t1", outcome: "complete", at: later(60) });
       expect(first).toEqual({
         recorded: true,
-        record: { sequence: 1, token: "t1", outcome: "complete", surveyId: 7, previousOutcome: null, receivedAt: later(60).toISOString() },
+        record: { sequence: 1, token: "t1", outcome: "complete", surveyId: 7, previousOutcome: null, receivedAt: later(60).toISOString(), source: "s2s", reason: null },
       });
       const repeat = await store.recordOutcome({ token: "t1", outcome: "complete", at: later(61) });
       expect(repeat).toEqual({ recorded: false, record: first.record });
@@ -60,7 +61,102 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       ]);
       expect(await store.listOutcomes(2, 10)).toHaveLength(1);
       expect(await store.latestSequence()).toBe(3);
-      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 2, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 1, earnings: 3 }]);
+      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 2, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 1, reversals: 1, earnings: 3 }]);
+    });
+
+    it("records complete, terminate, complete as three transitions in order: a return to an earlier outcome is not a repeat", async () => {
+      await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2, at: t0 });
+      const steps = [];
+      for (const [outcome, seconds] of [["complete", 1], ["terminate", 2], ["complete", 3], ["complete", 4]] as const) steps.push(await store.recordOutcome({ token: "t1", outcome, at: later(seconds) }));
+      expect(steps.map((step) => step.recorded)).toEqual([true, true, true, false]);
+      expect((await store.listOutcomes(0, 10)).map((record) => [record.outcome, record.previousOutcome])).toEqual([
+        ["complete", null],
+        ["terminate", "complete"],
+        ["complete", "terminate"],
+      ]);
+      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 1, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 2 }]);
+      expect(await store.outcomeCounts()).toEqual({ complete: 2, terminate: 1, overquota: 0, security: 0 });
+    });
+
+    it("keeps an outcome that arrives before its entry apart, and attaches it when the entry is issued: the real call is then a repeat, and conversion counts it", async () => {
+      const early = await store.recordOutcome({ token: "early", outcome: "complete", at: t0 });
+      expect(early).toMatchObject({ recorded: true, record: { surveyId: null, outcome: "complete" } });
+      expect(await store.orphanCount()).toBe(1);
+      expect(await store.conversion()).toEqual([]);
+      const issued = await store.recordEntry({ token: "early", surveyId: 9, uid: "r9", cpi: 4, at: later(5) });
+      expect(issued).toMatchObject({ kind: "recorded", entry: { outcome: "complete" }, attached: [{ token: "early", outcome: "complete", surveyId: 9, source: "attach" }] });
+      expect(await store.orphanCount()).toBe(0);
+      expect((await store.recordOutcome({ token: "early", outcome: "complete", at: later(6) })).recorded).toBe(false);
+      expect(await store.conversion()).toEqual([{ surveyId: 9, entries: 1, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 4 }]);
+      // A later change still lands on the entry.
+      expect((await store.recordOutcome({ token: "early", outcome: "security", at: later(7) })).record).toMatchObject({ surveyId: 9, previousOutcome: "complete" });
+    });
+
+    it("counts per survey and per window as recorded: entries by issue hour, outcomes by arrival hour, reversals net of earnings", async () => {
+      const now = new Date("2026-03-10T12:30:00.000Z");
+      const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
+      await store.recordEntry({ token: "old", surveyId: 5, uid: "a", cpi: 10, at: hoursAgo(100) });
+      await store.recordOutcome({ token: "old", outcome: "complete", at: hoursAgo(99) });
+      await store.recordEntry({ token: "new", surveyId: 5, uid: "b", cpi: 10, at: hoursAgo(2) });
+      await store.recordOutcome({ token: "new", outcome: "complete", at: hoursAgo(1) });
+      await store.recordEntry({ token: "pending", surveyId: 6, uid: "c", cpi: 3, at: hoursAgo(1) });
+      // The old complete is taken back today: it leaves the hour it arrived in, the reversal counts now.
+      await store.recordOutcome({ token: "old", outcome: "terminate", at: hoursAgo(0.5) });
+      const [five, six] = await store.conversionByWindow(now);
+      expect(five).toEqual({
+        surveyId: 5,
+        lifetime: { entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
+        last24h: { entries: 1, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
+        last7d: { entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
+      });
+      expect(six).toMatchObject({ surveyId: 6, lifetime: { entries: 1, completes: 0 }, last24h: { entries: 1 } });
+      expect(await store.pruneHourlyCounts(hoursAgo(48))).toBeGreaterThan(0);
+      expect((await store.conversionByWindow(now))[0]?.last7d.entries).toBe(1);
+    });
+
+    it("locks a respondent while deciding an entry: of concurrent entries one admission check at a time sees the others", async () => {
+      const admitOnce = (history: readonly { surveyId: number }[]) => (history.some((entry) => entry.surveyId === 41 || entry.surveyId === 42) ? "already in the group" : undefined);
+      const other = await open();
+      const attempts = await Promise.all(
+        Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? store : other).recordEntry({ token: `g-${index}`, surveyId: index % 2 === 0 ? 41 : 42, uid: "same-person", cpi: 1, at: later(index) }, admitOnce)),
+      );
+      expect(attempts.filter((attempt) => attempt.kind === "recorded")).toHaveLength(1);
+      expect(attempts.filter((attempt) => attempt.kind === "refused")).toHaveLength(9);
+      expect(await store.respondentHistory("same-person", 10)).toHaveLength(1);
+    });
+
+    it("imports a respondent's history once, and reads it back newest first, imports and issued entries alike", async () => {
+      await store.recordEntry({ token: "mine", surveyId: 3, uid: "p1", cpi: 1, at: later(30) });
+      const batch = [
+        { uid: "p1", surveyId: 1, enteredAt: later(10), outcome: "complete" as const },
+        { uid: "p1", surveyId: 2, enteredAt: later(20) },
+      ];
+      expect(await store.importHistory(batch)).toEqual({ imported: 2, skipped: 0 });
+      expect(await store.importHistory(batch)).toEqual({ imported: 0, skipped: 2 });
+      expect(await store.respondentHistory("p1", 10)).toEqual([
+        { surveyId: 3, enteredAt: later(30).getTime(), outcome: null },
+        { surveyId: 2, enteredAt: later(20).getTime(), outcome: null },
+        { surveyId: 1, enteredAt: later(10).getTime(), outcome: "complete" },
+      ]);
+      // Imported entries are history, not conversions of this supplier's links.
+      expect((await store.conversion()).map((row) => row.surveyId)).toEqual([3]);
+    });
+
+    it("rejects with StoreError once closed, for every read and write", async () => {
+      await store.close();
+      const calls: (() => Promise<unknown>)[] = [
+        () => store.listOutcomes(0, 10),
+        () => store.latestSequence(),
+        () => store.feedHorizon(),
+        () => store.conversion(),
+        () => store.conversionByWindow(t0),
+        () => store.outcomeCounts(),
+        () => store.orphanCount(),
+        () => store.respondentHistory("x", 1),
+        () => store.recordEntry({ token: "z", surveyId: 1, uid: "", cpi: 1, at: t0 }),
+        () => store.recordOutcome({ token: "z", outcome: "complete", at: t0 }),
+      ];
+      for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreError);
     });
 
     it("reports the outcome feed's latest sequence, 0 while empty, repeats not counted", async () => {
@@ -98,8 +194,9 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       await store.recordOutcome({ token: "old-ended-late", outcome: "complete", at: later(100) });
       expect(await store.pruneBatch("entries", later(10), 1)).toEqual({ deleted: 1, more: true, deferred: false });
       expect(await store.pruneBatch("entries", later(10), 10)).toEqual({ deleted: 1, more: false, deferred: false });
+      // Counts are kept as recorded: pruning entries does not take back what they earned.
       expect((await store.conversion()).map((counts) => [counts.surveyId, counts.entries, counts.completes])).toEqual([
-        [7, 1, 1],
+        [7, 3, 2],
         [8, 1, 0],
       ]);
       // The entries' outcomes are the outcome feed's business: pruned by their own target.
@@ -110,6 +207,7 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       const result = await store.recordOutcome({ token: "stranger", outcome: "overquota", at: t0 });
       expect(result.record).toMatchObject({ surveyId: null, previousOutcome: null });
       expect(await store.conversion()).toEqual([]);
+      expect(await store.orphanCount()).toBe(1);
     });
 
     it("keeps what it recorded across a re-open", async () => {

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { StoreError } from "../src/common/errors.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { describeRetentionConformance } from "./retention-conformance.ts";
 import { emptyCommit, qualificationsOf, quotasOf, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
@@ -143,6 +144,33 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(outcome.firstSequence).toBe(2);
     });
 
+    it("turns a driver error inside a cycle's batch write into a StoreError, and can still roll that cycle back", async () => {
+      const broken = surveyWrite(sampleSurvey(1));
+      const transaction = await store.beginCycle(t0);
+      const write = transaction.write(emptyCommit(t0, { surveys: [{ ...broken, columns: { ...broken.columns, languageId: null as unknown as number } }] }));
+      await expect(write).rejects.toBeInstanceOf(StoreError);
+      await expect(write).rejects.toThrow(/^cycle commit failed: .*language_id/);
+      await expect(write).rejects.toHaveProperty("cause", expect.objectContaining({ message: expect.stringContaining("language_id") as unknown }));
+      await transaction.rollback();
+      expect(await store.loadSurveyStates()).toEqual([]);
+      expect((await store.commitCycle(emptyCommit(later(60)))).runId).toBeGreaterThan(0);
+    });
+
+    it("opens one cycle transaction at a time: SQLite refuses a second with a StoreError, PostgreSQL holds it until the first is over", async () => {
+      const transaction = await store.beginCycle(t0);
+      try {
+        if (store.kind === "sqlite") await expect(store.beginCycle(t0)).rejects.toThrow(new StoreError("a cycle transaction is already open"));
+        else {
+          // PostgreSQL: the second waits for the first's lock on the counter row; once the first is over, it opens.
+          const second = store.beginCycle(later(1));
+          await transaction.rollback();
+          await (await second).rollback();
+        }
+      } finally {
+        await transaction.rollback();
+      }
+    });
+
     it("keeps the batches of an open cycle invisible to readers until the commit", async () => {
       await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
       const transaction = await store.beginCycle(later(60));
@@ -266,6 +294,45 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
         { name: "industries", fetchedAt: t0.toISOString(), body: { Industries: [] } },
         { name: "languages", fetchedAt: later(60).toISOString(), body: { Languages: [{ Id: 4 }] } },
       ]);
+    });
+
+    it("a closed store rejects with StoreError: every call, never a raw driver error nor a synchronous throw", async () => {
+      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await store.close();
+      const calls: Record<string, () => Promise<unknown>> = {
+        loadSurveyStates: () => store.loadSurveyStates(),
+        listSurveys: () => store.listSurveys({ status: "all", limit: 10 }),
+        getSurvey: () => store.getSurvey(1),
+        getSurveys: () => store.getSurveys([1]),
+        surveyRecords: () => store.surveyRecords([1]),
+        refetchPendingIds: () => store.refetchPendingIds(),
+        listChanges: () => store.listChanges(0, 10),
+        latestSequence: () => store.latestSequence(),
+        listRuns: () => store.listRuns(10),
+        lastSuccessfulRun: () => store.lastSuccessfulRun(),
+        stats: () => store.stats(),
+        countByLanguage: () => store.countByLanguage(),
+        listQuarantine: () => store.listQuarantine(10),
+        listCollections: () => store.listCollections(),
+        feedHorizon: () => store.feedHorizon(),
+        beginCycle: () => store.beginCycle(later(60)),
+        commitCycle: () => store.commitCycle(emptyCommit(later(60))),
+        recordRun: () => store.recordRun(runAt(later(60))),
+        saveCollections: () => store.saveCollections([{ name: "languages", body: "{}" }], later(60)),
+        pruneBatch: () => store.pruneBatch("changes", later(60), 10),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        let result: Promise<unknown> | undefined;
+        expect(() => (result = call()), name).not.toThrow();
+        const error: unknown = await result?.then(
+          () => undefined,
+          (rejection: unknown) => rejection,
+        );
+        expect(error, name).toBeInstanceOf(StoreError);
+        expect((error as StoreError).message, name).toMatch(new RegExp(`^store ${name} failed: `));
+        expect((error as StoreError).cause, name).toBeInstanceOf(Error);
+      }
+      await store.close();
     });
 
     it("leads when it acquires leadership, and closes twice without error", async () => {

@@ -69,6 +69,7 @@ export { Collections } from "./resources/collections.ts";
 export { SurveyStream, type StreamedSurvey, type SurveyListEnvelope, type SurveyStreamResult } from "./survey-stream.ts";
 export type { DetailsProgress, ListWithDetailsOptions, SurveyDetailsFailure, SurveyWithDetails, SurveysWithDetails } from "./survey-details.ts";
 export { SdsError, type RequestContext, type SdsErrorName, type SdsErrorOptions } from "./errors/sds-error.ts";
+export { RequestError, type RequestErrorName } from "./errors/request-error.ts";
 export {
   ApiError,
   AuthenticationError,
@@ -94,6 +95,7 @@ export {
   isPermissionDeniedError,
   isRateLimitError,
   isRequestAbortedError,
+  isRequestError,
   isRequestValidationError,
   isResponseValidationError,
   isSdsError,

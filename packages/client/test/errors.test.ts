@@ -9,6 +9,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   RequestAbortedError,
+  RequestError,
   RequestValidationError,
   ResponseValidationError,
   SdsError,
@@ -18,6 +19,7 @@ import {
   isAuthenticationError,
   isConnectionError,
   isRateLimitError,
+  isRequestError,
   isSdsError,
   isServerError,
   isTimeoutError,
@@ -187,10 +189,33 @@ describe("the error family", () => {
     }
   });
 
+  it("derives every error that belongs to a request from RequestError, with its request context set", () => {
+    const request = { operation: "listSurveys", method: "GET", path: "/surveys", url: "https://sds.example/api/v1/surveys", attempts: 2 } as const;
+    const errors: SdsError[] = [
+      new ServerError("m", { request, status: 503, errorCode: undefined, messages: [], requestId: undefined, retryAfter: undefined, headers: new Headers(), body: undefined }),
+      new ConnectionError("m", request, { cause: new Error("reset") }),
+      new TimeoutError("m", { request, phase: "attempt", timeout: 50 }),
+      new RequestAbortedError("m", request),
+      new ResponseValidationError("m", { request, status: 200, issues: [], body: "{" }),
+      new RequestValidationError("m", { request, issues: [] }),
+    ];
+    for (const error of errors) {
+      expect(error, error.name).toBeInstanceOf(RequestError);
+      expect(isRequestError(error), error.name).toBe(true);
+      expect(error, error.name).toMatchObject(request);
+    }
+    expect(errors.map((error) => error.name)).toEqual(["ServerError", "ConnectionError", "TimeoutError", "RequestAbortedError", "ResponseValidationError", "RequestValidationError"]);
+    expect((errors[1] as ConnectionError).cause).toEqual(new Error("reset"));
+    const configuration = new ConfigurationError("no key", "apiKey");
+    expect(configuration).not.toBeInstanceOf(RequestError);
+    expect(isRequestError(configuration)).toBe(false);
+  });
+
   it("recognises errors from another copy of the package by brand and name", () => {
     const foreign = Object.assign(new Error("limited"), { name: "RateLimitError", [Symbol.for("@sds/client/error")]: true });
     expect(isRateLimitError(foreign)).toBe(true);
     expect(isApiError(foreign)).toBe(true);
+    expect(isRequestError(foreign)).toBe(true);
     expect(isSdsError(foreign)).toBe(true);
     expect(isServerError(foreign)).toBe(false);
     expect(isConnectionError(foreign)).toBe(false);
@@ -199,6 +224,7 @@ describe("the error family", () => {
   it("does not mistake look-alikes for its errors", () => {
     expect(isTimeoutError(Object.assign(new Error("t"), { name: "TimeoutError" }))).toBe(false);
     expect(isSdsError({ name: "SdsError" })).toBe(false);
+    expect(isRequestError(Object.assign(new Error("r"), { name: "RequestError", [Symbol.for("@sds/client/error")]: true }))).toBe(false);
     expect(isAuthenticationError(null)).toBe(false);
     expect(isSdsError("SdsError")).toBe(false);
   });

@@ -1,5 +1,7 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { calibrate } from "./calibrate.ts";
+import { WeakKeyError } from "./errors.ts";
 import { signUrl } from "./sign-url.ts";
 
 describe("calibrate", () => {
@@ -9,8 +11,12 @@ describe("calibrate", () => {
     expect(result.tried).toBe(48);
   });
 
-  it("finds the separator rule of the SHA256 vector", () => {
-    const { matches } = calibrate("https://grabcherries.com/begin?sid=abc&pid=123&mid=456&hash=asd-eDSLSbAGCxnkZtYWtccsmREDr3EZoiHUSr4X5wE", "secret_hash_key");
+  // The published grabcherries vector's key ("secret_hash_key") is shorter than MIN_KEY_LENGTH:
+  // its scheme is rebuilt with node:crypto under a longer key.
+  it("finds the separator rule of a SHA256 signature made without the separator, ignoring a fragment", () => {
+    const unsigned = "https://grabcherries.com/begin?sid=abc&pid=123&mid=456";
+    const signed = `${unsigned}&hash=${createHmac("sha256", "secret_hash_key_1").update(unsigned).digest("base64url")}#top`;
+    const { matches } = calibrate(signed, "secret_hash_key_1");
     expect(matches).toEqual([{ algorithm: "sha256", parameter: "hash", encoding: "base64url", includeSeparator: false, method: "hmac" }]);
   });
 
@@ -21,7 +27,7 @@ describe("calibrate", () => {
         for (const encoding of ["base64url", "base64", "hex"] as const) {
           for (const includeSeparator of [true, false]) {
             const scheme = { algorithm, parameter: "signature", encoding, includeSeparator, method };
-            const { matches } = calibrate(signUrl(url, "key", scheme), "key");
+            const { matches } = calibrate(signUrl(url, "calibration-key-1", scheme), "calibration-key-1");
             expect(matches).toContainEqual(scheme);
             // A base64url digest without - or _ is valid (unpadded) base64 too: only the encoding can be ambiguous.
             for (const match of matches) expect({ ...match, encoding: scheme.encoding }).toEqual(scheme);
@@ -32,7 +38,11 @@ describe("calibrate", () => {
   });
 
   it("reports no match under the wrong key, and nothing to try without a query", () => {
-    expect(calibrate(signUrl("https://a.example/?x=1", "right"), "wrong")).toMatchObject({ matches: [], tried: 48, parameter: "hash" });
-    expect(calibrate("https://a.example/", "k")).toEqual({ matches: [], tried: 0, parameter: undefined });
+    expect(calibrate(signUrl("https://a.example/?x=1", "right-key-0123456"), "wrong-key-0123456")).toMatchObject({ matches: [], tried: 48, parameter: "hash" });
+    expect(calibrate("https://a.example/", "calibration-key-1")).toEqual({ matches: [], tried: 0, parameter: undefined });
+  });
+
+  it("refuses a key shorter than 16 characters before trying anything", () => {
+    expect(() => calibrate("https://a.example/", "k")).toThrow(WeakKeyError);
   });
 });

@@ -1,5 +1,6 @@
 import { hashAlgorithms } from "./hash-algorithm.ts";
 import { queryParameterNames, splitFragment } from "./internal/signed-url-parts.ts";
+import { assertUsableKey } from "./internal/signing-key.ts";
 import { digestEncodings, type SignatureScheme, type SigningMethod } from "./signature-scheme.ts";
 import { verifySignedUrl } from "./verify-signed-url.ts";
 
@@ -20,7 +21,11 @@ const methods: readonly SigningMethod[] = ["hmac", "concatenate"];
  * tries every supported algorithm, encoding, separator rule and method, taking the last query
  * parameter as the digest unless `parameter` is given.
  *
+ * A fragment (`#…`) is cut off first: a link pasted from a browser may carry one, and no
+ * signature covers it.
+ *
  * @param key The key it was signed with. Never logged, never in the result.
+ * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
  * @example
  * ```ts
  * const { matches } = calibrate(urlFromTheMarketplace, key);
@@ -28,7 +33,9 @@ const methods: readonly SigningMethod[] = ["hmac", "concatenate"];
  * ```
  */
 export function calibrate(signedUrl: string, key: string, options: { readonly parameter?: string } = {}): CalibrationResult {
-  const parameter = options.parameter ?? queryParameterNames(splitFragment(signedUrl).base).at(-1);
+  assertUsableKey(key);
+  const { base } = splitFragment(signedUrl);
+  const parameter = options.parameter ?? queryParameterNames(base).at(-1);
   if (parameter === undefined) return { matches: [], tried: 0, parameter };
   const matches: SignatureScheme[] = [];
   let tried = 0;
@@ -38,7 +45,7 @@ export function calibrate(signedUrl: string, key: string, options: { readonly pa
         for (const includeSeparator of [true, false]) {
           const scheme: SignatureScheme = { algorithm, parameter, encoding, includeSeparator, method };
           tried++;
-          if (verifySignedUrl(signedUrl, key, scheme).valid) matches.push(scheme);
+          if (verifySignedUrl(base, key, scheme).valid) matches.push(scheme);
         }
       }
     }

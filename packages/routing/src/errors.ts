@@ -1,5 +1,5 @@
 /** Every `name` an error of `@sds/routing` can carry. */
-export type RoutingErrorName = "RoutingError" | "UnknownAlgorithmError" | "UnfilledPlaceholderError";
+export type RoutingErrorName = "RoutingError" | "UnknownAlgorithmError" | "UnfilledPlaceholderError" | "UnsafeSurveyUrlError" | "WeakKeyError";
 
 /**
  * The base of every error `@sds/routing` throws. No error of this package ever holds a signing
@@ -30,19 +30,64 @@ export class UnknownAlgorithmError extends RoutingError {
   }
 }
 
-/** A survey URL still holds a `[#…#]` placeholder that the placeholder map does not fill. */
+/** A survey URL still holds a `[#…#]` or `[%…%]` placeholder that the placeholder map does not fill. */
 export class UnfilledPlaceholderError extends RoutingError {
   override name = "UnfilledPlaceholderError" as const;
   /** The placeholder names left in the URL, lowercased. */
   readonly placeholders: readonly string[];
 
-  constructor(placeholders: readonly string[]) {
-    super(`the survey URL holds placeholders that nothing fills: ${placeholders.map((name) => `[#${name}#]`).join(", ")}`);
+  /**
+   * @param placeholders The names, lowercased.
+   * @param written The placeholders as the URL spells them (`[%RID%]`), for the message.
+   */
+  constructor(placeholders: readonly string[], written: readonly string[] = placeholders.map((name) => `[#${name}#]`)) {
+    super(`the survey URL holds placeholders that nothing fills: ${written.join(", ")}`);
     this.placeholders = placeholders;
   }
 }
 
-const routingErrorNames: ReadonlySet<string> = new Set<RoutingErrorName>(["RoutingError", "UnknownAlgorithmError", "UnfilledPlaceholderError"]);
+/** Why a survey URL cannot become an entry link (see {@link entryLinkProblem}). */
+export type UnsafeSurveyUrlReason = "unsupported-scheme" | "userinfo" | "malformed-url";
+
+/**
+ * A survey URL that must not become an entry link: not `http:` or `https:` (`javascript:`,
+ * `data:` would run or show whatever the URL says), with user information before the host
+ * (`https://user:password@host`, a classic disguise), or not a URL with a plain `host[:port]`.
+ * The message never repeats the URL: user information may hold a password.
+ */
+export class UnsafeSurveyUrlError extends RoutingError {
+  override name = "UnsafeSurveyUrlError" as const;
+  /** What is wrong with it. */
+  readonly reason: UnsafeSurveyUrlReason;
+
+  constructor(reason: UnsafeSurveyUrlReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Signs and verifies only with keys of at least {@link MIN_KEY_LENGTH} characters. A shorter
+ * key is a typo or a placeholder, not a secret; the message names the minimum, never the key.
+ */
+export class WeakKeyError extends RoutingError {
+  override name = "WeakKeyError" as const;
+  /** The shortest key accepted, in characters. */
+  readonly minimumLength: number;
+
+  constructor(minimumLength: number) {
+    super(`the signing key is shorter than ${minimumLength} characters; use the account's full EncryptionKey`);
+    this.minimumLength = minimumLength;
+  }
+}
+
+const routingErrorNames: ReadonlySet<string> = new Set<RoutingErrorName>([
+  "RoutingError",
+  "UnknownAlgorithmError",
+  "UnfilledPlaceholderError",
+  "UnsafeSurveyUrlError",
+  "WeakKeyError",
+]);
 
 /** Whether `value` is an error of this package, also across duplicated copies of it (checks `name`). */
 export function isRoutingError(value: unknown): value is RoutingError {

@@ -8,12 +8,22 @@
  * import { SurveyMatcher, buildEntryLink, verifySignedUrl } from "@sds/routing";
  * ```
  */
-export { RoutingError, UnfilledPlaceholderError, UnknownAlgorithmError, isRoutingError, type RoutingErrorName } from "./errors.ts";
+export {
+  RoutingError,
+  UnfilledPlaceholderError,
+  UnknownAlgorithmError,
+  UnsafeSurveyUrlError,
+  WeakKeyError,
+  isRoutingError,
+  type RoutingErrorName,
+  type UnsafeSurveyUrlReason,
+} from "./errors.ts";
 export { digestLengths, hashAlgorithms, parseHashAlgorithm, type HashAlgorithm } from "./hash-algorithm.ts";
 export {
   defaultSignatureScheme,
   digestEncodings,
   encryptionSigning,
+  MIN_KEY_LENGTH,
   resolveSignatureScheme,
   type DigestEncoding,
   type EncryptionSigning,
@@ -22,17 +32,27 @@ export {
   type SigningMethod,
 } from "./signature-scheme.ts";
 export { signUrl } from "./sign-url.ts";
-export { verifySignedUrl, type VerificationFailureReason, type VerificationResult } from "./verify-signed-url.ts";
+export {
+  verifySignedRequest,
+  verifySignedUrl,
+  type SignedRequest,
+  type VerificationFailureReason,
+  type VerificationResult,
+} from "./verify-signed-url.ts";
 export { calibrate, type CalibrationResult } from "./calibrate.ts";
 export {
   buildEntryLink,
   defaultEntryPlaceholders,
+  entryLinkProblem,
   fillPlaceholders,
   type EntryLinkInput,
   type EntryLinkOptions,
+  type EntryLinkProblem,
+  type EntryLinkProblemCode,
   type EntryLinkValue,
 } from "./entry-link.ts";
-export { SurveyMatcher, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export { SurveyMatcher, type SurveyMatcherOptions, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export type { YieldOptions } from "./matching/yield-ranker.ts";
 export { expectedEarnings } from "./matching/compiled-survey.ts";
 export {
   DEFAULT_MATCH_LIMIT,
@@ -40,7 +60,24 @@ export {
   type ExclusionReason,
   type Explanation,
   type MatchableSurvey,
+  type MatchOrder,
   type MatchQualification,
   type MatchRequest,
   type MatchResult,
+  type YieldExplanation,
 } from "./matching/match-types.ts";
+export type { EntryOutcome, PastEntry, Respondent, RespondentCapKind, RoutingPolicy } from "./respondent/respondent-types.ts";
+export { CAP_WINDOW_MS } from "./respondent/routing-policy.ts";
+export type { YieldEvidence } from "./yield/yield-evidence.ts";
+export {
+  conversionPosterior,
+  conversionPrior,
+  DEFAULT_PRIOR_STRENGTH,
+  posteriorMean,
+  PRIOR_MEAN_FLOOR,
+  type BetaParameters,
+  type ConversionPrior,
+} from "./yield/conversion-estimate.ts";
+export { sampleBeta, sampleGamma } from "./yield/beta-sampling.ts";
+export { createSeededRandom } from "./yield/seeded-random.ts";
+export { DEFAULT_YIELD_CUTOFF, heldOutUntil, isHeldOut, recordOutcome, type YieldCutoff, type YieldOutcome } from "./yield/yield-cutoff.ts";

@@ -2,6 +2,7 @@ import { RoutingError } from "./errors.ts";
 import { encodeDigest } from "./internal/digest-encoding.ts";
 import { computeDigest } from "./internal/digest.ts";
 import { findDigestParameter, splitFragment } from "./internal/signed-url-parts.ts";
+import { assertUsableKey } from "./internal/signing-key.ts";
 import { resolveSignatureScheme, type SignatureScheme, type SignatureSchemeOptions } from "./signature-scheme.ts";
 
 /**
@@ -11,7 +12,9 @@ import { resolveSignatureScheme, type SignatureScheme, type SignatureSchemeOptio
  * what is sent. A fragment (`#…`) stays at the end, unsigned (browsers never send it). A URL
  * that already ends with the digest parameter is signed afresh.
  *
- * @param key The `EncryptionKey`, used as UTF-8 bytes. Never logged, never in an error.
+ * @param key The `EncryptionKey`, used as UTF-8 bytes, at least {@link MIN_KEY_LENGTH}
+ * characters. Never logged, never in an error.
+ * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
  * @throws RoutingError when the digest parameter is already there with parameters after it.
  * @throws UnknownAlgorithmError on an unsupported algorithm name.
  * @example
@@ -22,6 +25,7 @@ import { resolveSignatureScheme, type SignatureScheme, type SignatureSchemeOptio
  */
 export function signUrl(url: string, key: string, options: SignatureSchemeOptions | SignatureScheme = {}): string {
   const scheme = resolveSignatureScheme(options);
+  assertUsableKey(key);
   const { base, fragment } = splitFragment(url);
   const existing = findDigestParameter(base, scheme.parameter);
   if (existing?.followedByParameters === true) {

@@ -1,6 +1,14 @@
 import type { EncryptionSettings } from "@sds/schemas";
 import { parseHashAlgorithm, type HashAlgorithm } from "./hash-algorithm.ts";
 
+/**
+ * The shortest signing key accepted, in characters: {@link signUrl} and {@link verifySignedUrl}
+ * throw {@link WeakKeyError} on a shorter one. A real `EncryptionKey` is far longer (the sandbox
+ * generates 32 hex digits); a key of a few characters is a typo, a placeholder or a test value,
+ * and a signature under it proves nothing, since it can be found by trying.
+ */
+export const MIN_KEY_LENGTH = 16;
+
 /** How the digest is written into the URL. */
 export type DigestEncoding = "base64url" | "base64" | "hex";
 

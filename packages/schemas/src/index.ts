@@ -23,6 +23,13 @@ export {
   SurveyGroupsResponse,
   SurveyStatsResponse,
 } from "./survey-extras.ts";
+export { parseSurveyGroups, type ParsedSurveyGroup, type ParseSurveyGroupsResult } from "./survey-groups-parser.ts";
+export {
+  parseRecontactRespondents,
+  type ParsedRecontactRespondent,
+  type ParseRecontactRespondentsResult,
+} from "./recontact-respondents-parser.ts";
+export { parseSurveyStats, type ParsedSurveyStats, type ParseSurveyStatsResult, type SurveyStatsScope } from "./survey-stats-parser.ts";
 export {
   CollectionId,
   CollectionItem,

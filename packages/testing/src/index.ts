@@ -36,11 +36,14 @@ export type {
   FetchFunction,
   ListenOptions,
   QualificationInit,
+  RecontactRespondentInit,
   RequestLogEntry,
+  ScopeStatsInit,
   SupplierAccountOverrides,
   SupplierKey,
   SurveyInit,
   SurveyPatch,
+  SurveyStatsInit,
   SurveyStatusFilter,
 } from "./fake/types.ts";
 export type {
@@ -69,6 +72,9 @@ export type {
   HostileScenario,
   HostileScenarioKind,
   HtmlBodyScenario,
+  MalformedBodyKind,
+  MalformedRecontactRespondentsScenario,
+  MalformedSurveyGroupsScenario,
   OutOfRangeIdsScenario,
   OversizeFieldScenario,
   RateLimitStormScenario,
@@ -83,10 +89,43 @@ export type {
   EntryResult,
   FakeMarketplace,
   FakeMarketplaceOptions,
+  MarketplaceServer,
   RespondentOutcome,
   S2sAttempt,
   S2sDelivery,
 } from "./marketplace/types.ts";
+
+// The hostile marketplace: attacks on an S2S outcome receiver, and hostile survey URLs.
+export { createHostileMarketplace } from "./marketplace/create-hostile-marketplace.ts";
+export { hostileSurveyInits, hostileSurveyUrls, type HostileSurveyOptions, type HostileSurveyUrlKind } from "./marketplace/hostile-survey-urls.ts";
+export type {
+  CallbackTarget,
+  HostileCallback,
+  HostileMarketplace,
+  HostileMarketplaceOptions,
+  HostileMarketplaceSigning,
+  HostileRequest,
+  HostileResponse,
+  ReplayTarget,
+} from "./marketplace/hostile-types.ts";
+
+// The seeded marketplace simulation (routing policies measured against an oracle).
+export { createMarketplaceSimulation } from "./simulation/create-marketplace-simulation.ts";
+export { runSimulation } from "./simulation/run-simulation.ts";
+export { oracleRouter, policyRouter, randomRouter, type SurveyScore } from "./simulation/routers.ts";
+export { drawOutcome, hiddenConversion, type HiddenConversionOptions } from "./simulation/hidden-conversion.ts";
+export type {
+  MarketplaceSimulation,
+  MarketplaceSimulationOptions,
+  RunSimulationOptions,
+  SimulatedEntry,
+  SimulatedOutcome,
+  SimulatedRespondent,
+  SimulatedSurvey,
+  SimulatedSurveyResult,
+  SimulationResult,
+  SimulationRouter,
+} from "./simulation/types.ts";
 
 // The sandbox server.
 export { startSandbox } from "./sandbox.ts";
@@ -103,15 +142,9 @@ export {
 } from "./factories/survey.ts";
 export { buildQualifications } from "./factories/qualifications.ts";
 export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition, type QuotaOptions } from "./factories/quotas.ts";
-export {
-  buildRecontactRespondents,
-  buildSurveyGroups,
-  buildSurveyStats,
-  type GeneratedRecontactRespondent,
-  type GeneratedSurveyGroup,
-  type GeneratedSurveyStats,
-  type SurveyGroupOptions,
-} from "./factories/survey-extras.ts";
+export { buildSurveyStats, type GeneratedScopeStats, type GeneratedSurveyStats } from "./factories/survey-stats.ts";
+export { buildSurveyGroups, type GeneratedSurveyGroup, type SurveyGroupOptions } from "./factories/survey-groups.ts";
+export { buildRecontactRespondents, type GeneratedRecontactRespondent } from "./factories/recontact-respondents.ts";
 export { buildSupplierAccount, buildUrlSettings, type SupplierAccountOptions } from "./factories/account.ts";
 export type { SeedOptions, SurveyFactoryOptions } from "./factories/types.ts";
 
@@ -122,6 +155,7 @@ export {
   qualificationCategories,
   qualificationCategoryTypes,
   qualificationTypes,
+  RECONTACT_STUDY_TYPE_ID,
   studyTypes,
   surveyStatuses,
   type CollectionRecord,

@@ -1,7 +1,10 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { buildEntryLink } from "@sds/routing";
 import { SurveyListResponse } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
 import { callerFor } from "../test/http.ts";
-import { startSandbox } from "./index.ts";
+import { hiddenConversion, startSandbox } from "./index.ts";
 
 describe("startSandbox", () => {
   it("serves seeded surveys at a base URL ending in /api/v1, with control routes on", async () => {
@@ -65,5 +68,92 @@ describe("startSandbox", () => {
     await expect(startSandbox({ apiKey: "" })).rejects.toThrow(/apiKey/);
     await expect(startSandbox({ apiKey: "has space" })).rejects.toThrow(/apiKey/);
     await expect(startSandbox({ suppliers: 0 })).rejects.toThrow(/suppliers/);
+  });
+
+  it("starts no marketplace unless asked, and leaves the surveys' URLs alone", async () => {
+    const sandbox = await startSandbox({ surveys: 3 });
+    try {
+      expect(sandbox.marketplace).toBeUndefined();
+      expect(sandbox.marketplaceOrigin).toBeUndefined();
+      for (const survey of sandbox.api.listSurveys(1001)) expect(survey.SurveyUrl).toMatch(/^https:\/\/survey\.example\.com\/s\//);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("with the marketplace, entry links lead to it, and a visit ends in a redirect and an S2S call to the URLs the supplier set", async () => {
+    const calls: string[] = [];
+    const receiver = createServer((request, response) => {
+      calls.push(request.url ?? "");
+      response.writeHead(200).end("ok");
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const sandbox = await startSandbox({ seed: 3, surveys: 6, apiKey: "dev-key", marketplace: true });
+    try {
+      expect(sandbox.marketplaceOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sandbox.marketplaceOrigin).not.toBe(sandbox.origin);
+      const call = callerFor(fetch, sandbox.baseUrl, "dev-key");
+      const { Surveys } = SurveyListResponse.parse((await call("/surveys")).json);
+      for (const survey of Surveys) expect(survey.SurveyUrl.startsWith(`${sandbox.marketplaceOrigin ?? "?"}/s/${survey.SurveyId}?`)).toBe(true);
+      const routes = (outcome: string) => `${receiverOrigin}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`;
+      const update = await call("/supplier-account/1001/s2s-redirect-url", {
+        method: "PUT",
+        body: { Enabled: true, CompleteUrl: routes("complete"), TerminateUrl: routes("terminate"), OverQuotaUrl: routes("overquota"), SecurityTerminateUrl: routes("security") },
+      });
+      expect(update.status).toBe(200);
+
+      const survey = Surveys.find((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
+      if (survey === undefined) throw new Error("no survey with [#vq_tid#] among the sandbox's");
+      const account = sandbox.api.getAccount(1001);
+      const link = buildEntryLink(survey, { token: "tok-42", uid: "resp-1" }, { encryption: account.IncomingEncryption });
+      const visit = await fetch(link, { redirect: "manual" });
+      expect(visit.status).toBe(302);
+      const { outcome } = (await visit.json()) as { outcome: string };
+      expect(visit.headers.get("location")).toMatch(new RegExp(`/${outcome === "overquota" ? "overquota" : outcome}\\?`));
+      await sandbox.marketplace?.settle();
+      expect(calls).toEqual([`/v1/outcomes/${outcome}?vq_token=tok-42`]);
+    } finally {
+      await sandbox.close();
+      await new Promise<void>((resolve) => receiver.close(() => { resolve(); }));
+    }
+  });
+
+  it("with the marketplace, unplanned entries complete as often as the survey's hidden conversion says", async () => {
+    const seed = 5;
+    const sandbox = await startSandbox({ seed, surveys: 30, apiKey: "dev-key", marketplace: true });
+    try {
+      // No S2S calls: the generated account's URLs name hosts that do not exist.
+      const s2s = sandbox.api.getAccount(1001).S2SUrls;
+      expect((await callerFor(fetch, sandbox.baseUrl, "dev-key")("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: { ...s2s, Enabled: false } })).status).toBe(200);
+      const account = sandbox.api.getAccount(1001);
+      const surveys = sandbox.api.listSurveys(1001).filter((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
+      const rates = [];
+      for (const survey of surveys.slice(0, 3)) {
+        let completes = 0;
+        const visits = 600;
+        for (let index = 0; index < visits; index++) {
+          const link = buildEntryLink(survey, { token: `t-${survey.SurveyId}-${index}` }, { encryption: account.IncomingEncryption });
+          const result = await sandbox.marketplace?.enter(link);
+          if (result?.outcome === "complete") completes++;
+          expect(result?.outcome).not.toBe("security");
+        }
+        rates.push({ observed: completes / visits, hidden: hiddenConversion(survey, { seed }) });
+      }
+      expect(new Set(rates.map((rate) => rate.hidden.toFixed(2))).size).toBe(rates.length);
+      for (const rate of rates) expect(Math.abs(rate.observed - rate.hidden)).toBeLessThan(0.07);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("closes the marketplace when the sandbox cannot listen", async () => {
+    const first = await startSandbox({ surveys: 0 });
+    try {
+      await expect(startSandbox({ surveys: 0, port: first.port, marketplace: true, marketplacePort: 0 })).rejects.toMatchObject({ code: "EADDRINUSE" });
+      await expect(startSandbox({ marketplacePort: 70_000 })).rejects.toThrow(/marketplacePort/);
+    } finally {
+      await first.close();
+    }
   });
 });

@@ -1,7 +1,11 @@
 import { CONTROL_PREFIX } from "./fake/constants.ts";
 import { createFakeSupplierApi } from "./fake/create-fake-supplier-api.ts";
 import type { Clock, FakeSupplierApi, FakeSupplierInit, SupplierKey } from "./fake/types.ts";
+import { createFakeMarketplace } from "./marketplace/create-fake-marketplace.ts";
+import { pointSurveyUrlsAt } from "./marketplace/point-survey-urls.ts";
+import type { FakeMarketplace } from "./marketplace/types.ts";
 import { createSeededRandom, deriveSeed } from "./random.ts";
+import { hiddenConversion } from "./simulation/hidden-conversion.ts";
 
 /** Options of {@link startSandbox}; every one has a default so `startSandbox()` just works. */
 export interface SandboxOptions {
@@ -23,6 +27,16 @@ export interface SandboxOptions {
   readonly apiKey?: string;
   /** The clock. @default () => new Date() */
   readonly now?: Clock;
+  /**
+   * Also start the fake marketplace (the other side of the respondent loop) and point every
+   * survey's `SurveyUrl` at it, so that an entry link built for a sandbox survey leads to it:
+   * visiting the link ends the session in an outcome drawn from the survey's hidden conversion
+   * (`hiddenConversion` with the sandbox's seed), redirects to the account's redirect URL and
+   * calls its S2S URL. @default false
+   */
+  readonly marketplace?: boolean;
+  /** TCP port of the marketplace (with `marketplace`); 0 picks a free one. @default 0 */
+  readonly marketplacePort?: number;
 }
 
 /** A running sandbox. */
@@ -39,7 +53,14 @@ export interface Sandbox {
   readonly keys: readonly SupplierKey[];
   /** The fake behind it, for control and faults from the same process. */
   readonly api: FakeSupplierApi;
-  /** Stops the server. */
+  /**
+   * Scheme, host and port of the marketplace's entry endpoint (`GET /s/{surveyId}?…`), where
+   * the sandbox surveys' `SurveyUrl`s point; `undefined` without the `marketplace` option.
+   */
+  readonly marketplaceOrigin: string | undefined;
+  /** The marketplace, to plan outcomes and read its S2S deliveries; `undefined` without the `marketplace` option. */
+  readonly marketplace: FakeMarketplace | undefined;
+  /** Stops the servers (the marketplace after its pending S2S deliveries). */
   close(): Promise<void>;
 }
 
@@ -84,6 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   checkInteger("closedSurveys", closedSurveys, 0, MAX_SANDBOX_SURVEYS);
   checkInteger("suppliers", supplierCount, 1, 100);
   checkInteger("port", options.port ?? 0, 0, 65_535);
+  checkInteger("marketplacePort", options.marketplacePort ?? 0, 0, 65_535);
   if (options.apiKey !== undefined && (options.apiKey.trim() !== options.apiKey || options.apiKey === "" || /[^\x21-\x7e]/.test(options.apiKey))) {
     throw new RangeError("apiKey must be non-empty printable ASCII without spaces");
   }
@@ -94,7 +116,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return { supplierId, apiKey, surveys, closedSurveys };
   });
   const api = createFakeSupplierApi({ seed, suppliers, control: true, ...(options.now ? { now: options.now } : {}) });
-  const server = await api.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
+  const host = options.host ?? "127.0.0.1";
+  const marketplace = options.marketplace === true ? await startMarketplace(api, seed, host, options.marketplacePort ?? 0) : undefined;
+  let server;
+  try {
+    server = await api.listen({ port: options.port ?? 0, host });
+  } catch (error) {
+    await marketplace?.fake.close();
+    throw error;
+  }
   return {
     baseUrl: server.baseUrl,
     origin: server.origin,
@@ -102,6 +132,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port: server.port,
     keys: api.keys,
     api,
-    close: () => api.close(),
+    marketplaceOrigin: marketplace?.origin,
+    marketplace: marketplace?.fake,
+    async close() {
+      await marketplace?.fake.close();
+      await api.close();
+    },
   };
+}
+
+/** The marketplace over the sandbox's fake, listening, with every survey's `SurveyUrl` pointing at it. */
+async function startMarketplace(api: FakeSupplierApi, seed: number, host: string, port: number): Promise<{ readonly origin: string; readonly fake: FakeMarketplace }> {
+  const fake = createFakeMarketplace({ api, seed, conversion: (survey) => hiddenConversion(survey, { seed }) });
+  const { origin } = await fake.listen({ port, host });
+  pointSurveyUrlsAt(
+    api,
+    api.keys.map((key) => key.supplierId),
+    origin,
+  );
+  return { origin, fake };
 }

@@ -33,18 +33,25 @@ function findCollection(typed: string): string | undefined {
   return collectionNames.find((name) => name.replaceAll("-", "") === squashed);
 }
 
-/** `sds collections NAME`: one reference collection. */
+/** `sds collections [NAME]`: one reference collection, or the names of all of them. */
 export const command = defineCommand({
-  description: `Lists a reference collection. NAME is one of ${collectionNames.join(", ")} (the spec's names such as StudyTypes work too). The ninth collection, one qualification question with its options, is \`sds collections qualification LANGUAGE_ID QUALIFICATION_ID\`. Several of these operations are not in the spec; their paths follow public integrations or are guesses.`,
-  arguments: [{ name: "NAME", description: "the collection", suggestions: collectionNames }],
+  description: `Lists a reference collection, or without NAME the names of the collections (nothing is fetched). NAME is one of ${collectionNames.join(", ")} (the spec's names such as StudyTypes work too). The ninth collection, one qualification question with its options, is \`sds collections qualification LANGUAGE_ID QUALIFICATION_ID\`. Several of these operations are not in the spec; their paths follow public integrations or are guesses.`,
+  arguments: [{ name: "NAME", description: "the collection (leave out to list the names)", suggestions: collectionNames, optional: true }],
   options: {},
   examples: [
+    { command: "collections", description: "The names of the collections" },
     { command: "collections languages", description: "Languages with their country codes" },
     { command: "collections industries -o csv", description: "Industries as CSV" },
     { command: "collections qualification 3 43", description: "Question 43 in language 3, with its options" },
   ],
   async run(context) {
-    const typed = context.positionals[0] as string;
+    const typed = context.positionals[0];
+    if (typed === undefined) {
+      const names = [...collections].map(([name, source]) => ({ Name: name, SpecName: source.listField }));
+      await context.output.records(names, { columns: [{ header: "Name" }, { header: "SpecName" }] });
+      if (context.output.format === "table") context.output.note("`sds collections NAME` lists one; `sds collections qualification LANGUAGE_ID QUALIFICATION_ID` shows one question.");
+      return;
+    }
     const name = findCollection(typed);
     const source = name === undefined ? undefined : collections.get(name);
     if (source === undefined) throw new UsageError(`no collection "${typed}"`, { hint: `Collections: ${collectionNames.join(", ")}.` });

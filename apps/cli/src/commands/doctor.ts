@@ -6,6 +6,7 @@ import { inspectConfig, type ConfigInspection } from "../internal/config.ts";
 import { CheckFailedError } from "../internal/errors.ts";
 import { ExitCode, exitCodeForError } from "../internal/exit-codes.ts";
 import { profilesFileMode } from "../internal/profiles.ts";
+import { joinSentences } from "../internal/report-error.ts";
 import type { Styles } from "../internal/styles.ts";
 
 /** The outcome of one check. */
@@ -103,10 +104,10 @@ function checksForFailure(error: unknown): Check[] {
     case ExitCode.Authentication:
       return [
         { name: "Reachable", status: "ok", detail: "the service answered" },
-        { name: "Key accepted", status: "fail", detail: `${message}; is the key for this deployment (sandbox or production)?`, exitCode: code },
+        { name: "Key accepted", status: "fail", detail: joinSentences(message, "is the key for this deployment (sandbox or production)?"), exitCode: code },
       ];
     case ExitCode.NotFound:
-      return [{ name: "Reachable", status: "fail", detail: `${message}: the host answers but has no Supplier Data Service there; check that the base URL ends in /api/v1`, exitCode: code }];
+      return [{ name: "Reachable", status: "fail", detail: joinSentences(message, "the host answers but has no Supplier Data Service there; the base URL must end in /api/v1"), exitCode: code }];
     case ExitCode.Interrupted:
       throw error;
     default:

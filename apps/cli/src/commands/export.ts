@@ -4,7 +4,7 @@ import { defineCommand } from "../internal/command.ts";
 import { CliError, PartialFailureError, UsageError } from "../internal/errors.ts";
 import { ExitCode, exitCodeForError } from "../internal/exit-codes.ts";
 import { exportFormats, formatFromExtension, type ExportFormat } from "../internal/export-format.ts";
-import type { ExportRecord } from "../internal/export-writer.ts";
+import type { ExportSink } from "../internal/export-writer.ts";
 import { parseNumberOption } from "../internal/option-values.ts";
 import { createProgressBar } from "../internal/progress.ts";
 
@@ -13,7 +13,7 @@ const quotaModes = ["flagged", "all", "none"] as const;
 /** `sds export`: every live survey with its qualifications and quotas, to a file or stdout. */
 export const command = defineCommand({
   description:
-    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency); a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all. In CSV, cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR; numbers excepted) get a leading ' unless --raw-csv is given.",
+    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency) and written as they arrive, in list order, so a reader that stops early (`sds export | head`) stops the export; a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all. In CSV, cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR; numbers excepted) get a leading ' unless --raw-csv is given.",
   options: {
     out: { type: "string", valueName: "FILE", isPath: true, description: "write to FILE instead of standard output" },
     format: { type: "string", valueName: "FORMAT", choices: exportFormats, description: "ndjson, json or csv (default: from FILE's extension, else ndjson)" },
@@ -33,38 +33,47 @@ export const command = defineCommand({
     const quotaMode = (options.quotas ?? "flagged") as (typeof quotaModes)[number];
 
     const { client } = await connect(context);
+    const { exportSerializer, fileSink, streamSink } = await import("../internal/export-writer.ts");
+    const { exportInListOrder } = await import("../internal/export-fan-out.ts");
+    const serializer = exportSerializer(format, { defuseFormulas: !context.globals.rawCsv });
+    const sink = options.out === undefined ? streamSink(io.stdout) : await openFile(options.out, fileSink);
     const progress = createProgressBar(io.stderr, "Exporting", output.errorStyles);
+    // Written as fetched, in list order: a reader that stops early (`| head`) stops the export
+    // at the next write (EPIPE ends the process, see main.ts), not after every request.
+    // The header goes out with the first record (or at the end): a failed list request leaves stdout empty.
+    let headerWritten = false;
+    const writeHeader = async () => {
+      if (!headerWritten) await sink.write(serializer.header);
+      headerWritten = true;
+    };
     let result;
     try {
-      result = await client.surveys.listWithDetails({
+      result = await exportInListOrder(client, {
         concurrency,
         includeQuotas: quotaMode === "all" ? true : quotaMode === "none" ? false : "flagged",
         signal: context.signal,
-        onProgress: ({ completed, total }) => {
+        onProgress: (completed, total) => {
           progress.update(completed, total);
         },
+        onRecord: async (record, index) => {
+          await writeHeader();
+          await sink.write(serializer.record(record, index));
+        },
       });
+      await writeHeader();
+      await sink.write(serializer.footer(result.written));
+      await sink.commit();
+    } catch (error) {
+      await sink.discard();
+      if (options.out !== undefined && isFileError(error)) throw new CliError(`cannot write ${options.out}: ${error.message}`, ExitCode.Failure, { cause: error });
+      throw error;
     } finally {
       progress.finish();
     }
-
-    const records: ExportRecord[] = result.surveys.map((entry) => ({ survey: entry.survey, qualifications: entry.qualifications, quotas: entry.quotas ?? null }));
-    const { serializeExport, writeExportFile, writeExportStream } = await import("../internal/export-writer.ts");
-    const chunks = serializeExport(records, format, { defuseFormulas: !context.globals.rawCsv });
-    if (options.out === undefined) {
-      await writeExportStream(io.stdout, chunks);
-    } else {
-      try {
-        await writeExportFile(options.out, chunks);
-      } catch (error) {
-        throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, ExitCode.Failure, { cause: error });
-      }
-    }
-
     const failedSurveys = new Set(result.failures.map((failure) => failure.surveyId));
     const destination = options.out === undefined ? "" : ` to ${options.out}`;
     const problems = [failedSurveys.size > 0 ? `${failedSurveys.size} failed` : "", result.invalid.length > 0 ? `${result.invalid.length} invalid` : ""].filter(Boolean);
-    output.note(`Exported ${records.length} survey${records.length === 1 ? "" : "s"}${destination} as ${format}${problems.length > 0 ? ` (${problems.join(", ")})` : ""}.`);
+    output.note(`Exported ${result.written} survey${result.written === 1 ? "" : "s"}${destination} as ${format}${problems.length > 0 ? ` (${problems.join(", ")})` : ""}.`);
     reportFailures(context.output.warn.bind(context.output), result.failures);
     if (result.invalid.length > 0) {
       output.warn(`${result.invalid.length} survey${result.invalid.length === 1 ? "" : "s"} of the list failed validation and ${result.invalid.length === 1 ? "was" : "were"} left out (run with --debug for the issues)`);
@@ -99,4 +108,17 @@ function reportFailures(warn: (text: string) => void, failures: readonly SurveyD
     warn(`survey ${failure.surveyId}: ${what}: ${failure.error.message}`);
   }
   if (failures.length > shown.length) warn(`… and ${failures.length - shown.length} more failures`);
+}
+
+async function openFile(path: string, open: (path: string) => Promise<ExportSink>): Promise<ExportSink> {
+  try {
+    return await open(path);
+  } catch (error) {
+    throw new CliError(`cannot write ${path}: ${(error as Error).message}`, ExitCode.Failure, { cause: error });
+  }
+}
+
+/** An error of the file system (it has an errno code such as `ENOSPC`), not of the service. */
+function isFileError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
 }

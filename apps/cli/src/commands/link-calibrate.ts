@@ -1,7 +1,7 @@
 import { defineCommand } from "../internal/command.ts";
 import { CliError } from "../internal/errors.ts";
 import { ExitCode } from "../internal/exit-codes.ts";
-import { linkKeyOptions, resolveLinkKey } from "../internal/link-signing.ts";
+import { linkKeyOptions, resolveLinkKey, usageOnBadScheme } from "../internal/link-signing.ts";
 
 /** `sds link calibrate URL`: finds the scheme a known-good signed URL was signed with. */
 export const command = defineCommand({
@@ -14,7 +14,7 @@ export const command = defineCommand({
     const url = context.positionals[0] as string;
     const { key } = await resolveLinkKey(context, "OutgoingEncryption");
     const { calibrate } = await import("@sds/routing");
-    const result = calibrate(url, key);
+    const result = await usageOnBadScheme(() => calibrate(url, key));
     if (result.matches.length === 0) throw new CliError(`no supported scheme matches (tried ${result.tried}, digest parameter ${JSON.stringify(result.parameter ?? null)})`, ExitCode.Failure);
     await context.output.document(result, () =>
       result.matches

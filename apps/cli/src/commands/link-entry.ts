@@ -9,10 +9,10 @@ import { parseIdArgument } from "../internal/option-values.ts";
 /** `sds link entry SURVEY_ID --token T [--uid U]`: prints a survey's entry link. */
 export const command = defineCommand({
   description:
-    "Prints the entry link of a live survey: its SurveyUrl with [#vq_tid#] filled with the token and [#vq_tuid#] with the uid (any case, percent-encoded), signed with the account's IncomingEncryption when it is enabled. The key is never printed.",
+    "Prints the entry link of a live survey: its SurveyUrl with [#vq_tid#] and [%RID%] filled with the token and [#vq_tuid#] with the uid (any case, percent-encoded), signed with the account's IncomingEncryption when it is enabled. The key is never printed. A SurveyUrl that cannot become a link (a placeholder nothing fills, a scheme other than http/https, user@ before the host) is reported on stderr and exits 1.",
   arguments: [{ name: "SURVEY_ID", description: "the survey's id (SurveyId)" }],
   options: {
-    token: { type: "string", valueName: "T", description: "the transaction token of this entry (fills [#vq_tid#]); required" },
+    token: { type: "string", valueName: "T", description: "the transaction token of this entry (fills [#vq_tid#] and [%RID%]); required" },
     uid: { type: "string", valueName: "U", description: "the respondent's id in your system (fills [#vq_tuid#])" },
   },
   examples: [{ command: "link entry 12345 --token t-8f2c --uid r-91", description: "An entry link for survey 12345" }],
@@ -23,7 +23,13 @@ export const command = defineCommand({
     const { client } = await connect(context);
     const [{ data: account }, survey] = await Promise.all([client.account.get({ signal: context.signal }), findSurvey(context, surveyId)]);
     for (const settings of [account.IncomingEncryption, account.OutgoingEncryption]) if (settings.EncryptionKey) context.registerSecret(settings.EncryptionKey);
-    const { buildEntryLink, isRoutingError } = await import("@sds/routing");
+    const { buildEntryLink, entryLinkProblem, isRoutingError } = await import("@sds/routing");
+    // The survey's data, not the command line, is at fault: a warning on stderr, exit 1.
+    const problem = entryLinkProblem(survey.SurveyUrl);
+    if (problem !== undefined) {
+      context.output.warn(`survey ${surveyId}: ${problem.message} (${problem.code})`);
+      throw new CliError(`survey ${surveyId} has no usable entry link`, ExitCode.Failure, { hint: "Its SurveyUrl comes from the marketplace; report it there, or skip this survey." });
+    }
     let link: string;
     try {
       link = buildEntryLink(survey, { token, ...(uid === undefined ? {} : { uid }) }, { encryption: account.IncomingEncryption });

@@ -1,10 +1,10 @@
 import { defineCommand } from "../internal/command.ts";
-import { linkSchemeOptions, resolveLinkKey, printLinkResult, schemeFromFlags, usageOnBadScheme } from "../internal/link-signing.ts";
+import { linkSchemeOptions, refuseUnsignableUrl, resolveLinkKey, printLinkResult, schemeFromFlags, usageOnBadScheme } from "../internal/link-signing.ts";
 
 /** `sds link sign URL`: prints the URL signed. */
 export const command = defineCommand({
   description:
-    "Signs a URL the way the marketplace checks entry links: HMAC with the algorithm over the URL up to and including the ? or & before the digest parameter, appended as hash=DIGEST (base64url) by default. The key comes from --key-stdin, else SDS_ENCRYPTION_KEY, else the account's IncomingEncryption (fetched, with its Algorithm and QueryParameter); it is never printed.",
+    "Signs a URL the way the marketplace checks entry links: HMAC with the algorithm over the URL up to and including the ? or & before the digest parameter, appended as hash=DIGEST (base64url) by default. The key comes from --key-stdin, else SDS_ENCRYPTION_KEY, else the account's IncomingEncryption (fetched, with its Algorithm and QueryParameter); it is never printed. Only a full http(s) URL with no user@ and no unfilled placeholder is signed, and only with a key of at least 16 characters (exit 2 otherwise).",
   arguments: [{ name: "URL", description: "the URL to sign" }],
   options: linkSchemeOptions,
   examples: [
@@ -13,6 +13,7 @@ export const command = defineCommand({
   ],
   async run(context) {
     const url = context.positionals[0] as string;
+    await refuseUnsignableUrl(url);
     const { key, fromAccount } = await resolveLinkKey(context, "IncomingEncryption");
     const { signUrl } = await import("@sds/routing");
     const signed = await usageOnBadScheme(() => signUrl(url, key, schemeFromFlags(context.options, fromAccount)));

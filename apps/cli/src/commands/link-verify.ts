@@ -6,7 +6,7 @@ import { linkSchemeOptions, resolveLinkKey, printLinkResult, schemeFromFlags, us
 /** `sds link verify URL`: exits 0 when the signature is valid, 1 (reason on stderr) when not. */
 export const command = defineCommand({
   description:
-    "Checks the signature of a signed URL (such as an S2S callback you received): exits 0 when it is valid and 1 when it is not, with the reason (missing, malformed or mismatch) on stderr. The URL is checked as given, never re-encoded. The key comes from --key-stdin, else SDS_ENCRYPTION_KEY, else the account's OutgoingEncryption (fetched); it is never printed.",
+    "Checks the signature of a signed URL (such as an S2S callback you received): exits 0 when it is valid and 1 when it is not, with the reason on stderr: missing, malformed or mismatch; fragment (a #… that no signed request carries), userinfo (user@ before the host) or authority (not http(s)://host[:port]). The URL is checked as given, never re-encoded. The key comes from --key-stdin, else SDS_ENCRYPTION_KEY, else the account's OutgoingEncryption (fetched); it is never printed.",
   arguments: [{ name: "URL", description: "the signed URL" }],
   options: linkSchemeOptions,
   examples: [

@@ -15,6 +15,7 @@ const groups = {
   recontacts: "Re-contact respondents of a survey",
   link: "Sign, verify and build respondent links",
   collections: "Reference collections (languages, industries, …)",
+  auth: "Saved profiles and where the API key comes from",
 };
 
 /** Every command of `sds`, in the order `sds --help` lists them. */
@@ -39,6 +40,7 @@ const entries: readonly CommandEntry[] = [
   { path: ["doctor"], summary: "Check configuration, reachability, the key, latency and clock skew", load: async () => (await import("./doctor.ts")).command },
   { path: ["login"], summary: "Save a base URL and API key as a profile", load: async () => (await import("./login.ts")).command },
   { path: ["logout"], summary: "Delete a saved profile", load: async () => (await import("./logout.ts")).command },
+  { path: ["auth", "status"], summary: "List saved profiles, the active one, and where its key comes from", load: async () => (await import("./auth-status.ts")).command },
   { path: ["sandbox"], summary: "Run a local fake of the service to try things against", load: async () => (await import("./sandbox.ts")).command },
   { path: ["completion"], summary: "Print a shell completion script (bash, zsh, fish)", load: async () => (await import("./completion.ts")).command },
   { path: ["help"], summary: "Show help for a command", load: async () => (await import("./help.ts")).command },

@@ -89,7 +89,7 @@ export function parseCommandArguments(args: readonly string[], options: OptionSp
     const spec = Object.hasOwn(options, name) ? options[name] : undefined;
     if (spec === undefined || !hasType(value, spec)) continue;
     values[name] = value;
-    problem ??= choiceProblem(name, spec, value);
+    problem ??= choiceProblem(name, spec, value, options);
   }
   return { values, positionals: parsed.positionals, problem };
 }
@@ -103,6 +103,8 @@ function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandNam
   const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
   const negated = token.rawName.startsWith("--no-") && token.rawName !== `--${token.name}`;
   if (spec === undefined) {
+    const secretFlag = secretOnCommandLineProblem(token.name, options, commandName);
+    if (secretFlag !== undefined) return secretFlag;
     const typed = token.rawName.startsWith("--") && token.inlineValue === true ? `${token.rawName}=` : token.rawName;
     const suggestion = closestMatch(token.rawName, Object.keys(options).map((name) => `--${name}`));
     const hint = suggestion === undefined ? `Run \`sds help ${commandName}\` for its options.` : `Did you mean ${suggestion}?`;
@@ -122,12 +124,41 @@ function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandNam
   return undefined;
 }
 
-function choiceProblem(name: string, spec: OptionSpec, value: unknown): UsageError | undefined {
+/**
+ * The options that would carry a secret on the command line, and the safe way each command
+ * offers instead: `--api-key` (every command reads standard input or the environment) and, for
+ * the `link` commands, `--key`. A flag value is in shell history and in `ps` for everyone on
+ * the machine, which is why these options do not exist.
+ */
+function secretOnCommandLineProblem(name: string, options: OptionSpecs, commandName: string): UsageError | undefined {
+  if (name === "key" && Object.hasOwn(options, "key-stdin")) {
+    return new UsageError(`\`sds ${commandName}\` takes no --key: a key on the command line ends up in shell history and in \`ps\``, {
+      hint: "Pipe the EncryptionKey to --key-stdin, or set SDS_ENCRYPTION_KEY.",
+    });
+  }
+  if (name === "api-key" || name === "apikey" || name === "token") {
+    return new UsageError(`sds takes no --${name}: a key on the command line ends up in shell history and in \`ps\``, {
+      hint: "Pipe it to --api-key-stdin (`pass show sds | sds … --api-key-stdin`), set SDS_API_KEY, or save it with `sds login`.",
+    });
+  }
+  return undefined;
+}
+
+function choiceProblem(name: string, spec: OptionSpec, value: unknown, options: OptionSpecs): UsageError | undefined {
   if (spec.choices === undefined) return undefined;
   for (const item of Array.isArray(value) ? value : [value]) {
     if (typeof item === "string" && !spec.choices.includes(item)) {
+      const message = `--${name} must be one of ${spec.choices.join(", ")}; got "${item}"`;
+      // `-o surveys.csv`: a file name where the format goes, as in tools where -o means the output file.
+      if (name === "output" && /[./\\]/.test(item)) {
+        const format = spec.choices.find((choice) => item.toLowerCase().endsWith(`.${choice}`)) ?? "csv";
+        const hint = Object.hasOwn(options, "out")
+          ? `-o/--output is the format, not a file; to write to a file, use --out ${item}.`
+          : `-o/--output is the format, not a file; redirect to write one: \`-o ${format} > ${item}\`.`;
+        return new UsageError(message, { hint });
+      }
       const suggestion = closestMatch(item, spec.choices);
-      return new UsageError(`--${name} must be one of ${spec.choices.join(", ")}; got "${item}"`, suggestion === undefined ? {} : { hint: `Did you mean "${suggestion}"?` });
+      return new UsageError(message, suggestion === undefined ? {} : { hint: `Did you mean "${suggestion}"?` });
     }
   }
   return undefined;

@@ -10,12 +10,13 @@ export function tableCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A value as a CSV field: scalars as themselves, anything nested as JSON (lossless, parseable). */
+/**
+ * A value as a CSV field: the text a table shows (scalars as themselves, lists of scalars such
+ * as `Devices` joined with `, `), anything nested as JSON. A spreadsheet user reads the same
+ * `desktop, mobile` as a terminal user; programs wanting exact structure use JSON or NDJSON.
+ */
 export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
-  return JSON.stringify(value);
+  return tableCell(value);
 }
 
 /**

@@ -41,11 +41,13 @@ export async function resolveLinkKey(
     if (context.globals.apiKeyStdin) throw new UsageError("--key-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY");
     const key = (await readStdinText(context.io.stdin)).replace(/\r?\n$/, "");
     if (key === "") throw new UsageError("--key-stdin read an empty key");
+    await refuseShortKey(key, "--key-stdin");
     context.registerSecret(key);
     return { key, fromAccount: {} };
   }
   const fromEnvironment = context.io.env[ENCRYPTION_KEY_ENV];
   if (fromEnvironment !== undefined && fromEnvironment !== "") {
+    await refuseShortKey(fromEnvironment, ENCRYPTION_KEY_ENV);
     context.registerSecret(fromEnvironment);
     return { key: fromEnvironment, fromAccount: {} };
   }
@@ -53,6 +55,35 @@ export async function resolveLinkKey(
   const { data: account } = await client.account.get({ signal: context.signal });
   for (const settings of [account.IncomingEncryption, account.OutgoingEncryption]) if (settings.EncryptionKey) context.registerSecret(settings.EncryptionKey);
   return fromSettings(account[accountField], accountField);
+}
+
+/**
+ * Refuses a key shorter than @sds/routing's `MIN_KEY_LENGTH` where it enters, before it is
+ * registered as a secret: signing with it would fail anyway, and redacting a few characters
+ * would mark them in ordinary words. The message names the minimum, never the key.
+ */
+async function refuseShortKey(key: string, source: string): Promise<void> {
+  const { MIN_KEY_LENGTH } = await import("@sds/routing");
+  if (Array.from(key).length < MIN_KEY_LENGTH) {
+    throw new UsageError(`the key from ${source} is shorter than ${MIN_KEY_LENGTH} characters, too short to be an EncryptionKey`, {
+      hint: "Use the account's full EncryptionKey (`sds account show --reveal-secrets` shows it).",
+    });
+  }
+}
+
+/**
+ * Refuses (exit 2) what cannot be a signed link: no http(s) URL (`''`, `not a url`,
+ * `javascript:…`), user information before the host, or a placeholder left unfilled (a
+ * signature over `[#vq_tid#]` breaks when it is filled; `sds link entry` fills, then signs).
+ */
+export async function refuseUnsignableUrl(url: string): Promise<void> {
+  const { entryLinkProblem } = await import("@sds/routing");
+  const problem = entryLinkProblem(url, { placeholders: {} });
+  if (problem === undefined) return;
+  const message = problem.message.replace(/^the survey URL/, "the URL");
+  throw new UsageError(message, {
+    hint: problem.code === "unfilled-placeholder" ? "Fill the placeholders first; `sds link entry SURVEY_ID --token T` fills and signs a survey's link." : "Give a full http:// or https:// URL, quoted for the shell.",
+  });
 }
 
 function fromSettings(settings: EncryptionSettings, accountField: string): LinkKey {

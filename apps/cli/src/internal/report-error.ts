@@ -16,9 +16,60 @@ export interface ReportContext {
 const hintByExitCode: Partial<Record<ExitCode, string>> = {
   [ExitCode.Authentication]: "Check the API key (SDS_API_KEY, --api-key-stdin or `sds login`) and that it belongs to this base URL.",
   [ExitCode.NotFound]: "Check the id; `sds surveys list` shows the live surveys.",
-  [ExitCode.Network]: "Check the base URL and the network, or raise --timeout; `sds doctor` diagnoses the connection.",
+  [ExitCode.Network]: "Check the base URL and the network; `sds doctor` diagnoses the connection.",
   [ExitCode.Validation]: "The service sent data this version of sds does not understand; run with --debug to see the issues.",
 };
+
+/**
+ * The shortest secret that is redacted: `MIN_KEY_LENGTH` of @sds/routing (a test keeps the two
+ * equal; importing it here would load the signing code at every start). A shorter key is
+ * refused where it enters (`sds link`), and redacting a few characters would blank them out of
+ * ordinary words (`un[redacted]nown`), which shows the key instead of hiding it.
+ */
+export const minimumRedactedLength = 16;
+
+/** The hint of an error, from what it is rather than only its exit code. */
+function hintFor(error: Error, exitCode: ExitCode): string | undefined {
+  if (exitCode === ExitCode.NotFound) return notFoundHint(error);
+  if (error.name === "TimeoutError") return "The service did not answer in time: raise --timeout, or check the network; `sds doctor` diagnoses the connection.";
+  if (error.name === "ConnectionError") {
+    const code = causeCode(error);
+    if (code === "ECONNREFUSED") return "Nothing accepted the connection: check the host and port of the base URL and that the service is running; `sds doctor` diagnoses the connection.";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "The host name of the base URL did not resolve: check it for typos, and the network or DNS; `sds doctor` diagnoses the connection.";
+  }
+  return hintByExitCode[exitCode];
+}
+
+/**
+ * A 404 for a request that went outside `/api/v1/` means the base URL lacks it (every route of
+ * the service is under it), not that an id is wrong.
+ */
+function notFoundHint(error: Error): string | undefined {
+  const { url } = error as { url?: unknown };
+  if (typeof url === "string" && URL.canParse(url) && !new URL(url).pathname.includes("/api/v1/")) {
+    return `The base URL must end in /api/v1 (this request went to ${new URL(url).origin}${new URL(url).pathname}); pass --base-url https://HOST/api/v1.`;
+  }
+  return hintByExitCode[ExitCode.NotFound];
+}
+
+/** The system error code (`ECONNREFUSED`) somewhere in the cause chain, if any. */
+function causeCode(error: Error): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === "string") return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * `first` followed by `next` as the next sentence, or joined with `; ` when `first` has no
+ * closing punctuation: never `valid.; is…`.
+ */
+export function joinSentences(first: string, next: string): string {
+  return /[.!?]$/.test(first) ? `${first} ${next.charAt(0).toUpperCase()}${next.slice(1)}` : `${first}; ${next}`;
+}
 
 /** Error classes whose message is written for users (the client's and the CLI's own). */
 const userFacingErrorNames = new Set([
@@ -59,7 +110,7 @@ function describeError(error: unknown, exitCode: ExitCode, debug: boolean): { me
   if (exitCode === ExitCode.Interrupted) return { message: "interrupted", hint: undefined };
   if (error instanceof Error && isUserFacing(error)) {
     if (exitCode === ExitCode.Validation && debug) return { message: firstLine(error.message), hint: "The service sent data this version of sds does not understand; the issues are below." };
-    return { message: firstLine(error.message), hint: hintByExitCode[exitCode] ?? (debug ? undefined : "Run with --debug for details.") };
+    return { message: firstLine(error.message), hint: hintFor(error, exitCode) ?? (debug ? undefined : "Run with --debug for details.") };
   }
   const message = error instanceof Error ? firstLine(error.message) : String(error);
   return { message: `unexpected error: ${message}`, hint: debug ? "This is a bug in sds; please report it with the details below." : "Run with --debug for details, and report it if it persists." };
@@ -107,9 +158,12 @@ function firstLine(text: string): string {
   return (text.split("\n")[0] ?? text).trim();
 }
 
-/** Replaces every occurrence of every secret in `text` with `[redacted]`. */
+/**
+ * Replaces every occurrence of every secret of at least {@link minimumRedactedLength}
+ * characters in `text` with `[redacted]`.
+ */
 export function redactSecrets(text: string, secrets: ReadonlySet<string>): string {
   let result = text;
-  for (const secret of secrets) if (secret.length > 0) result = result.replaceAll(secret, "[redacted]");
+  for (const secret of secrets) if (Array.from(secret).length >= minimumRedactedLength) result = result.replaceAll(secret, "[redacted]");
   return result;
 }

@@ -25,16 +25,26 @@ export interface TableRenderer {
 }
 
 const gap = "  ";
+/** The narrowest a column's values are cut to (`Smart…`) before the table gives up fitting. */
 const minimumColumnWidth = 6;
+/** The narrowest a header is cut to over narrower values (`Lang…` over `3`). */
+const minimumHeaderWidth = 4;
+/**
+ * How much cheaper a header's overhang (the part wider than every value under it) is to cut
+ * than values: it goes once the value columns are down to this much more than the header.
+ */
+const headerOverhangDiscount = 6;
 
 /**
  * Renders rows of already-formatted cells as an aligned text table with a bold header line.
- * Wide tables are fitted to `maxWidth` by shortening the widest columns.
+ * Wide tables are fitted to `maxWidth` by cutting the widest columns, headers that overhang
+ * their values first (see `fitWidths`).
  */
 export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], options: TableOptions): string {
   const cells = rows.map((row) => columns.map((_, index) => singleLine(row[index] ?? "")));
-  const widths = columns.map((column, index) => Math.max(textWidth(column.header), ...cells.map((row) => textWidth(row[index] ?? ""))));
-  if (options.maxWidth !== undefined) fitWidths(widths, columns, options.maxWidth);
+  const contentWidths = columns.map((_, index) => Math.max(0, ...cells.map((row) => textWidth(row[index] ?? ""))));
+  const widths = columns.map((column, index) => Math.max(textWidth(column.header), contentWidths[index] ?? 0));
+  if (options.maxWidth !== undefined) fitWidths(widths, contentWidths, options.maxWidth);
   const line = (values: readonly string[], style: (text: string) => string) =>
     values
       .map((value, index) => {
@@ -53,16 +63,31 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   return [header, ...cells.map((row) => line(row, (text) => text))].join("\n") + "\n";
 }
 
-function fitWidths(widths: number[], columns: readonly TableColumn[], maxWidth: number): void {
-  const total = () => widths.reduce((sum, width) => sum + width, 0) + gap.length * Math.max(0, widths.length - 1);
-  while (total() > maxWidth) {
-    let widest = 0;
+/**
+ * Narrows `widths` (in place) one column at a time until the table fits `maxWidth`, always
+ * cutting the widest column, so that the widest ones even out instead of one being crushed.
+ * A header that overhangs its values (`LengthOfInterview` over `15`) counts
+ * {@link headerOverhangDiscount} wider than it is: headers give way before values do. Values
+ * are cut down to {@link minimumColumnWidth}, headers to their values (at least
+ * {@link minimumHeaderWidth}); below that the table is left wider than asked.
+ */
+function fitWidths(widths: number[], contentWidths: readonly number[], maxWidth: number): void {
+  let excess = widths.reduce((sum, width) => sum + width, 0) + gap.length * Math.max(0, widths.length - 1) - maxWidth;
+  while (excess > 0) {
+    let widest: number | undefined;
+    let widestScore = Number.NEGATIVE_INFINITY;
     widths.forEach((width, index) => {
-      if (width > (widths[widest] ?? 0)) widest = index;
+      const overhangs = width > (contentWidths[index] ?? 0);
+      if (width <= (overhangs ? minimumHeaderWidth : minimumColumnWidth)) return;
+      const score = width + (overhangs ? headerOverhangDiscount : 0);
+      if (score > widestScore) {
+        widest = index;
+        widestScore = score;
+      }
     });
-    const floor = Math.max(minimumColumnWidth, Math.min(textWidth(columns[widest]?.header ?? ""), 12));
-    if ((widths[widest] ?? 0) <= floor) return;
-    widths[widest] = Math.max(floor, (widths[widest] ?? 0) - Math.max(1, total() - maxWidth));
+    if (widest === undefined) return;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+    excess--;
   }
 }
 

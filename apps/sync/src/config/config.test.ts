@@ -40,8 +40,39 @@ describe("loadConfig", () => {
       maxLongPolls: 1000,
       outcomesHost: "127.0.0.1",
       outcomesTokenParameter: "vq_token",
+      entryPlaceholders: { RID: "token" },
+      groupsRefreshSeconds: 600,
+      statsRefreshSeconds: 600,
+      missingGroups: "route",
+      groupBlockingOutcomes: "all",
+      yieldPriorStrength: 10,
+      yieldCutoffEntries: 20,
+      yieldCooldownSeconds: 21_600,
       allowUnauthenticated: false,
     });
+  });
+
+  it("reads the respondent loop's routing settings, and names the variable of a bad one", () => {
+    const config = loadConfig({
+      ...minimal,
+      SYNC_ENTRY_PLACEHOLDERS: "rid=token, PSID=uid",
+      SYNC_REENTRY_AFTER: "terminate,overquota",
+      SYNC_GROUP_BLOCKING_OUTCOMES: "complete,pending",
+      SYNC_RECONTACT_STUDY_TYPES: "2, 9",
+      SYNC_MAX_ENTRIES_PER_DAY: "25",
+      SYNC_MISSING_GROUPS: "exclude",
+    });
+    expect(config).toMatchObject({
+      entryPlaceholders: { RID: "token", PSID: "uid" },
+      reentryAfter: ["terminate", "overquota"],
+      groupBlockingOutcomes: ["complete", "pending"],
+      recontactStudyTypes: [2, 9],
+      maxEntriesPerDay: 25,
+      missingGroups: "exclude",
+    });
+    expect(issuesOf({ ...minimal, SYNC_REENTRY_AFTER: "complete" })[0]).toMatchObject({ variable: "SYNC_REENTRY_AFTER", message: expect.stringMatching(/terminate, overquota/) });
+    expect(issuesOf({ ...minimal, SYNC_ENTRY_PLACEHOLDERS: "RID" })[0]).toMatchObject({ variable: "SYNC_ENTRY_PLACEHOLDERS" });
+    expect(issuesOf({ ...minimal, SYNC_MISSING_GROUPS: "drop" })[0]).toMatchObject({ variable: "SYNC_MISSING_GROUPS" });
   });
 
   it("keeps entry links and outcomes forever by default, and takes 0 or a retention like SYNC_RETENTION_SECONDS", () => {

@@ -1,7 +1,16 @@
 import { isConfigurationError, parseBaseUrl as clientParseBaseUrl } from "@sds/client";
 import { ConfigError, type ConfigIssue } from "../common/errors.ts";
 import { logLevels, type LogLevel } from "../common/logger.ts";
-import { SettingProblem, booleanValue, numberValue, oneOf } from "./config-parsers.ts";
+import { SettingProblem, booleanValue, numberValue, oneOf } from "../common/setting-parsers.ts";
+import type { DatabaseConfig } from "../database/database-config.ts";
+import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
+import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
+import { isLoopbackHost } from "../http/request-guard.ts";
+import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
+import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
+
+export type { DatabaseConfig };
+export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTES, isLoopbackHost };
 
 /*
  * The configuration of sds-sync is one table, `settings`: each row names its environment
@@ -13,22 +22,8 @@ import { SettingProblem, booleanValue, numberValue, oneOf } from "./config-parse
  * and a row in the README's table.
  */
 
-/** Where the service keeps its copy: an embedded SQLite file or a PostgreSQL schema. */
-export type DatabaseConfig =
-  | { readonly kind: "sqlite"; /** File path, or `:memory:`. */ readonly path: string }
-  | {
-      readonly kind: "postgres";
-      /** The connection string as given, without the `schema` parameter. */
-      readonly connectionString: string;
-      /** Schema holding the tables, from the URL's `schema` parameter. @default "public" */
-      readonly schema: string;
-    };
-
-/** Readers that may wait on each feed at once unless `SYNC_MAX_LONG_POLLS` says otherwise. */
-export const DEFAULT_MAX_LONG_POLLS = 1000;
-
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig {
+export interface SyncConfig extends LoopConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -71,14 +66,8 @@ export interface SyncConfig {
   readonly manualRunSpacingSeconds: number;
   /** `SYNC_MAX_LONG_POLLS`: readers that may wait (`wait=`) on each feed at once; more get 503. @default 1000 */
   readonly maxLongPolls?: number | undefined;
-  /** `SYNC_OUTCOMES_PORT`: the S2S outcome receiver listens on its own port, apart from the private API; served on the main listener when unset. */
-  readonly outcomesPort?: number | undefined;
   /** `SYNC_OUTCOMES_HOST`: interface of the receiver's own listener. @default HOST */
   readonly outcomesHost?: string | undefined;
-  /** `SYNC_OUTCOMES_PUBLIC_URL`: the origin (and path prefix) the marketplace calls the receiver at, as in the account's S2S URLs; signatures are verified over it. @default "http://" + the Host header */
-  readonly outcomesPublicUrl?: string | undefined;
-  /** `SYNC_OUTCOMES_TOKEN_PARAM`: the query parameter carrying the transaction token on S2S calls. @default "vq_token" */
-  readonly outcomesTokenParameter?: string | undefined;
   /** `SYNC_ALLOWED_HOSTS`: Host names the API answers besides loopback names and `HOST`; `"any"` turns the check off. @default [] */
   readonly allowedHosts?: readonly string[] | "any" | undefined;
   /** `SYNC_ALLOWED_ORIGINS`: browser origins allowed to call mutating routes besides the service's own. @default [] */
@@ -104,10 +93,6 @@ export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
   return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
-/** Default `SYNC_MAX_RECORD_BYTES`: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
-export const DEFAULT_MAX_RECORD_BYTES = 1_048_576;
-/** Default `SYNC_MAX_LIST_BYTES`: about 500,000 surveys. */
-export const DEFAULT_MAX_LIST_BYTES = 536_870_912;
 
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
 export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
@@ -278,35 +263,15 @@ export const settings = {
     parse: numberValue({ min: 1, max: 100_000, integer: true }),
     fallback: { kind: "default", raw: String(DEFAULT_MAX_LONG_POLLS) },
   },
-  outcomesPort: {
-    variable: "SYNC_OUTCOMES_PORT",
-    description:
-      "Port of the S2S outcome receiver's own listener (0 picks a free one). Unset: the receiver's routes are served on the main listener. Set: only there, and the main listener no longer serves them.",
-    parse: numberValue({ min: 0, max: 65_535, integer: true }),
-    fallback: { kind: "unset" },
-  },
+
   outcomesHost: {
     variable: "SYNC_OUTCOMES_HOST",
     description: "Interface of the receiver's own listener.",
     parse: (raw) => raw,
     fallback: { kind: "derived", text: "HOST", derive: (config) => config.host },
   },
-  outcomesPublicUrl: {
-    variable: "SYNC_OUTCOMES_PUBLIC_URL",
-    description:
-      "The origin, and any path prefix, the marketplace calls the receiver at, exactly as in the account's S2S URLs (https://panel.example/sds): signatures are verified over this followed by the request target as received. Unset: http:// and the request's Host header.",
-    parse: parseOutcomesPublicUrl,
-    fallback: { kind: "unset" },
-  },
-  outcomesTokenParameter: {
-    variable: "SYNC_OUTCOMES_TOKEN_PARAM",
-    description: "The query parameter that carries the transaction token on S2S calls.",
-    parse: (raw) => {
-      if (!/^[A-Za-z0-9_.~-]+$/.test(raw)) throw new SettingProblem(`must be a plain query parameter name, got ${JSON.stringify(raw)}`);
-      return raw;
-    },
-    fallback: { kind: "default", raw: "vq_token" },
-  },
+
+
   allowedHosts: {
     variable: "SYNC_ALLOWED_HOSTS",
     description:
@@ -321,6 +286,7 @@ export const settings = {
     parse: parseOriginList,
     fallback: { kind: "unset" },
   },
+  ...loopSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
     description:
@@ -345,10 +311,6 @@ const configRules: readonly ConfigRule[] = [
 ];
 
 /** Whether a host name or address only ever reaches this machine (`localhost`, 127.0.0.0/8, `::1`). */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  return name === "localhost" || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name) || name === "::1" || name === "0:0:0:0:0:0:0:1";
-}
 
 function parseHostList(raw: string): string[] {
   const hosts = raw.split(",").map((host) => host.trim().toLowerCase().replace(/\.$/, "")).filter((host) => host !== "");
@@ -531,16 +493,3 @@ function parseApiToken(value: string): string {
   return value;
 }
 
-function parseOutcomesPublicUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new SettingProblem(`is not a URL: ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingProblem(`must be http or https, got ${url.protocol}`);
-  if (url.search !== "" || url.hash !== "" || url.username || url.password) {
-    throw new SettingProblem("must be an origin with an optional path prefix, without credentials, query or fragment");
-  }
-  return value.replace(/\/+$/, "");
-}

@@ -16,6 +16,8 @@ export interface SurveyPlan {
   readonly recordChanged: boolean;
   readonly fetchQualifications: boolean;
   readonly fetchQuotas: boolean;
+  /** `Has_Qualifications` went false while qualifications are stored: empty them, no request needed. */
+  readonly clearQualifications: boolean;
   /** `Has_Quotas` went false while quotas are stored: empty them, no request needed. */
   readonly clearQuotas: boolean;
 }
@@ -26,20 +28,36 @@ export interface SurveyPlan {
  * this cycle (`SurveyStates.isCurrent` answers the same without building the state).
  * Qualifications are fetched for new surveys and whenever `Qual_LastUpdatedOnUTC` differs from
  * the marker the stored ones were fetched at (which also retries a failed fetch, whose marker
- * was never advanced); quotas likewise, and only where `Has_Quotas`.
+ * was never advanced), and only where `Has_Qualifications`; quotas likewise, and only where
+ * `Has_Quotas`. A survey without either stores an empty list for it, asked of nobody, with no
+ * marker; a marker is left only by a fetch, so a survey whose flag turns true again is fetched
+ * even when its timestamp did not move.
  */
 export function planSurvey(survey: Survey, state: StoredSurveyState | undefined, raw = JSON.stringify(survey), hash = rawHash(raw)): SurveyPlan | undefined {
   if (!state) {
-    return { survey, rawHash: hash, recordHash: recordHash(survey), state, kind: "opened", recordChanged: true, fetchQualifications: true, fetchQuotas: survey.Has_Quotas, clearQuotas: false };
+    return {
+      survey,
+      rawHash: hash,
+      recordHash: recordHash(survey),
+      state,
+      kind: "opened",
+      recordChanged: true,
+      fetchQualifications: survey.Has_Qualifications,
+      fetchQuotas: survey.Has_Quotas,
+      clearQualifications: false,
+      clearQuotas: false,
+    };
   }
-  const fetchQualifications = state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
+  const fetchQualifications = survey.Has_Qualifications && state.qualificationsMarker !== survey.Qual_LastUpdatedOnUTC;
   const fetchQuotas = survey.Has_Quotas && state.quotasMarker !== survey.Quota_LastUpdatedOnUTC;
+  // Qualifications are stored only by a fetch, which sets the marker: no marker, none stored.
+  const clearQualifications = !survey.Has_Qualifications && state.qualificationsMarker !== null;
   const clearQuotas = !survey.Has_Quotas && (state.quotaCount > 0 || state.quotasMarker !== null);
   const kind = state.status === "closed" ? "reopened" : "live";
-  if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQuotas) return undefined;
+  if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQualifications && !clearQuotas) return undefined;
   // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
   const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
-  return { survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQuotas };
+  return { survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQualifications, clearQuotas };
 }
 
 /**

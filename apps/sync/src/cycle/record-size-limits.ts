@@ -1,9 +1,10 @@
-import { DEFAULT_MAX_RECORD_BYTES } from "../config/config.ts";
 import type { QuarantineInput } from "../store/store.ts";
 import type { FetchFailure, SurveyFetchResult } from "./fetch-children.ts";
 import { quarantineItemText } from "./quarantine.ts";
 
-export { DEFAULT_MAX_RECORD_BYTES };
+/** Default `SYNC_MAX_RECORD_BYTES`: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
+export const DEFAULT_MAX_RECORD_BYTES = 1_048_576;
+
 
 /** UTF-8 size of a JSON text, without scanning it when it obviously fits (at most 3 bytes per UTF-16 unit). */
 export function utf8Bytes(text: string, limit: number): number {

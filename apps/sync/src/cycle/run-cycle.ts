@@ -219,7 +219,7 @@ class Cycle {
     const { survey, raw } = listed;
     this.#counts.listed += 1;
     const hash = rawHash(raw);
-    if (states.isCurrent(survey.SurveyId, hash, survey.Has_Quotas)) return undefined;
+    if (states.isCurrent(survey.SurveyId, hash, survey.Has_Qualifications, survey.Has_Quotas)) return undefined;
     const plan = planSurvey(survey, states.get(survey.SurveyId), raw, hash);
     if (plan === undefined) return undefined;
     if (plan.fetchQualifications || plan.fetchQuotas) return pool.run(() => this.#fetchAndWrite(plan, writer));
@@ -361,7 +361,7 @@ class Cycle {
 function resolvedChildKeys(plan: SurveyPlan, fetched: FetchedRecords): string[] {
   const id = plan.survey.SurveyId;
   const keys: string[] = [];
-  if (plan.fetchQualifications && fetched.qualifications) keys.push(`qualifications:${id}`);
+  if ((plan.fetchQualifications && fetched.qualifications) || plan.clearQualifications) keys.push(`qualifications:${id}`);
   if ((plan.fetchQuotas && fetched.quotas) || plan.clearQuotas) keys.push(`quotas:${id}`);
   return keys;
 }

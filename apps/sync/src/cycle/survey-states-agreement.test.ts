@@ -22,8 +22,8 @@ describe("SurveyStates.isCurrent", () => {
   it("answers exactly as planSurvey does (needs nothing), over every combination of the fields it reads", () => {
     const other = "2020-01-01T00:00:00Z";
     const answers: boolean[] = [];
-    for (const hasQuotas of [true, false]) {
-      const survey = buildSurvey({ SurveyId: 7, Has_Quotas: hasQuotas });
+    for (const [hasQualifications, hasQuotas] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+      const survey = buildSurvey({ SurveyId: 7, Has_Qualifications: hasQualifications, Has_Quotas: hasQuotas });
       const raw = JSON.stringify(survey);
       const hash = rawHash(raw);
       for (const status of ["live", "closed"] as const)
@@ -45,17 +45,17 @@ describe("SurveyStates.isCurrent", () => {
                     quotaCount,
                   };
                   const states = SurveyStates.from([state]);
-                  const label = JSON.stringify({ hasQuotas, ...state });
-                  const current = states.isCurrent(7, hash, hasQuotas);
+                  const label = JSON.stringify({ hasQualifications, hasQuotas, ...state });
+                  const current = states.isCurrent(7, hash, hasQualifications, hasQuotas);
                   expect(current, label).toBe(planSurvey(survey, states.get(7), raw) === undefined);
                   answers.push(current);
                 }
     }
-    expect(answers).toHaveLength(2 * 2 * 2 * 3 * 3 * 2 * 2);
+    expect(answers).toHaveLength(4 * 2 * 2 * 3 * 3 * 2 * 2);
     // Both answers occur: the comparison is not one-sided.
     expect(answers.filter(Boolean).length).toBeGreaterThan(0);
     expect(answers.filter((answer) => !answer).length).toBeGreaterThan(0);
     // A survey never stored is never current.
-    expect(SurveyStates.from([stored]).isCurrent(9, stored.rawHash, false)).toBe(false);
+    expect(SurveyStates.from([stored]).isCurrent(9, stored.rawHash, false, false)).toBe(false);
   });
 });

@@ -26,7 +26,7 @@ export interface SurveyWritePlan {
  * - `updated`: a live survey whose record changed beyond its timestamps;
  * - `qualifications_changed` / `quotas_changed`: new qualifications (quotas) were stored for a
  *   survey that stayed live: its marker moved, or an earlier failed fetch finally succeeded,
- *   or `Has_Quotas` went false and stored quotas were emptied.
+ *   or `Has_Qualifications` (`Has_Quotas`) went false and the stored ones were emptied.
  * A fetch that failed leaves the child marker where it was and sets `needsRefetch`, so the next
  * cycle asks again. A survey with nothing new is not written at all.
  */
@@ -37,11 +37,11 @@ export function settleSurvey(plan: SurveyPlan, fetched: FetchedRecords): SurveyW
   const newQuotas = plan.fetchQuotas ? fetched.quotas : undefined;
   const needsRefetch = (plan.fetchQualifications && !newQualifications) || (plan.fetchQuotas && !newQuotas);
 
-  const qualificationsMarker = newQualifications ? survey.Qual_LastUpdatedOnUTC : (state?.qualificationsMarker ?? null);
+  const qualificationsMarker = newQualifications ? survey.Qual_LastUpdatedOnUTC : survey.Has_Qualifications ? (state?.qualificationsMarker ?? null) : null;
   const quotasMarker = newQuotas ? survey.Quota_LastUpdatedOnUTC : survey.Has_Quotas ? (state?.quotasMarker ?? null) : null;
   const quotaCount = newQuotas ? newQuotas.length : plan.clearQuotas ? 0 : (state?.quotaCount ?? 0);
 
-  const qualifications = newQualifications ? { surveyId: id, records: newQualifications } : undefined;
+  const qualifications = newQualifications ? { surveyId: id, records: newQualifications } : plan.clearQualifications ? { surveyId: id, records: [] } : undefined;
   const quotas = newQuotas ? { surveyId: id, records: newQuotas } : plan.clearQuotas ? { surveyId: id, records: [] } : undefined;
 
   const changes: ChangeType[] = [];
@@ -49,7 +49,9 @@ export function settleSurvey(plan: SurveyPlan, fetched: FetchedRecords): SurveyW
   else if (plan.kind === "reopened") changes.push("reopened");
   else {
     if (plan.recordChanged) changes.push("updated");
-    if (qualifications) changes.push("qualifications_changed");
+    // Emptied because the flag turned false this cycle (the record changed with it); a survey stored
+    // before the flag was honoured, fetched empty at its marker, is emptied once without a change.
+    if (newQualifications || (plan.clearQualifications && plan.recordChanged)) changes.push("qualifications_changed");
     if (newQuotas || (plan.clearQuotas && (state?.quotaCount ?? 0) > 0)) changes.push("quotas_changed");
   }
 

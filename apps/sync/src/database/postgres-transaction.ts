@@ -1,18 +1,13 @@
 import type pg from "pg";
-import { StoreError } from "../common/errors.ts";
 
 /**
- * Runs `work` on one pooled connection inside BEGIN … COMMIT, rolled back when it throws. A
- * failure (connecting included) arrives as a StoreError naming `what`; a StoreError `work`
- * throws itself passes through unchanged.
+ * Runs `work` on one pooled connection inside BEGIN … COMMIT, rolled back when it throws, and
+ * rethrows what failed as it was: the store's `withStoreErrors` wrapper
+ * (store-errors.ts) classifies it.
+ * `_what` names the work at the call site only; it is kept so callers need not change.
  */
-export async function inPostgresTransaction<T>(pool: pg.Pool, what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
-  }
+export async function inPostgresTransaction<T>(pool: pg.Pool, _what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -20,8 +15,7 @@ export async function inPostgresTransaction<T>(pool: pg.Pool, what: string, work
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
-    if (error instanceof StoreError) throw error;
-    throw new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error });
+    throw error;
   } finally {
     client.release();
   }

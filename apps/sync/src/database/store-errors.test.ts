@@ -20,17 +20,37 @@ describe("toStoreError", () => {
 });
 
 describe("withStoreErrors", () => {
-  it("classifies synchronous throws and rejections of every method, and passes other properties through", async () => {
+  it("turns a synchronous throw into a rejection, classifies every failure, and passes other properties through", async () => {
     const failing = {
       kind: "sqlite",
-      listSurveys: (): never => {
+      listSurveys: (): Promise<never> => {
         throw Object.assign(new Error("database is not open"), { code: "ERR_INVALID_STATE" });
       },
       latestSequence: (): Promise<number> => Promise.reject(new Error("Cannot use a pool after calling end on the pool")),
+      stats: (): Promise<number> => Promise.resolve(3),
     };
     const store = withStoreErrors(failing);
     expect(store.kind).toBe("sqlite");
-    expect(() => store.listSurveys()).toThrow(StoreError);
+    let listed: Promise<unknown> | undefined;
+    expect(() => (listed = store.listSurveys())).not.toThrow();
+    await expect(listed).rejects.toThrow(StoreError);
+    await expect(listed).rejects.toThrow("store listSurveys failed: database is not open");
     await expect(store.latestSequence()).rejects.toThrow(/store latestSequence failed: Cannot use a pool/);
+    expect(await store.stats()).toBe(3);
+  });
+
+  it("names the failing call as asked, and keeps our own errors and programming errors", async () => {
+    const ours = new StoreError("the cycle transaction is already over");
+    const transaction = withStoreErrors(
+      {
+        write: (): Promise<void> => Promise.reject(new Error("null value in column \"language_id\"")),
+        commit: (): Promise<void> => Promise.reject(ours),
+        rollback: (): Promise<void> => Promise.reject(new TypeError("x is undefined")),
+      },
+      () => "cycle commit",
+    );
+    await expect(transaction.write()).rejects.toThrow('cycle commit failed: null value in column "language_id"');
+    await expect(transaction.commit()).rejects.toBe(ours);
+    await expect(transaction.rollback()).rejects.toThrow(TypeError);
   });
 });

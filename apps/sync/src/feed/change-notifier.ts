@@ -1,6 +1,8 @@
-import { DEFAULT_MAX_LONG_POLLS, type SyncConfig } from "../config/config.ts";
 import { LongPollLimitError } from "../common/errors.ts";
 import type { longPollFeeds, SyncMetrics } from "../metrics/sync-metrics.ts";
+
+/** Readers that may wait on each feed at once unless `SYNC_MAX_LONG_POLLS` says otherwise. */
+export const DEFAULT_MAX_LONG_POLLS = 1000;
 
 /** Options of {@link ChangeNotifier}. */
 export interface ChangeNotifierOptions {
@@ -116,7 +118,7 @@ export class ChangeNotifier {
 export function feedNotifier(
   feed: (typeof longPollFeeds)[number],
   readLatest: () => Promise<number>,
-  config: Pick<SyncConfig, "maxLongPolls">,
+  config: { readonly maxLongPolls?: number | undefined },
   metrics: Pick<SyncMetrics, "longPollsWaiting" | "longPollsRefused">,
 ): ChangeNotifier {
   return new ChangeNotifier(readLatest, {

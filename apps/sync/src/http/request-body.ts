@@ -34,7 +34,9 @@ export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodTy
   }
   // JSON.parse makes `"__proto__"` an own key, but zod (and any object spread) drops it without
   // a word: a body naming it would be answered as if the key were absent. Refuse it instead.
-  if (holdsProtoKey(json)) return refuse(400, "bad_request", 'the body must not use "__proto__" as a key');
+  const shape = inspectShape(json);
+  if (shape === "too-deep") return refuse(400, "bad_request", `the body must not nest deeper than ${MAX_BODY_DEPTH} levels`);
+  if (shape === "proto-key") return refuse(400, "bad_request", 'the body must not use "__proto__" as a key');
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`);
@@ -43,11 +45,23 @@ export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodTy
   return { ok: true, value: parsed.data };
 }
 
-/** Whether any object in a parsed JSON value has an own `__proto__` key. */
-function holdsProtoKey(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(holdsProtoKey);
-  return Object.hasOwn(value, "__proto__") || Object.values(value).some(holdsProtoKey);
+/** The deepest nesting of arrays and objects a body may have: every body the routes take is a few levels deep. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Walks a parsed JSON value without recursion (a 64 KiB body of `[[[[…` is 65,536 levels: a
+ * recursive walk overflows the stack): too deep, an own `__proto__` key somewhere, or fine.
+ */
+function inspectShape(value: unknown): "too-deep" | "proto-key" | undefined {
+  const stack: { readonly value: unknown; readonly depth: number }[] = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const current = item.value;
+    if (typeof current !== "object" || current === null) continue;
+    if (item.depth >= MAX_BODY_DEPTH) return "too-deep";
+    if (!Array.isArray(current) && Object.hasOwn(current, "__proto__")) return "proto-key";
+    for (const child of Object.values(current)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return undefined;
 }
 
 function refuse(status: number, code: string, message: string): BodyResult<never> {

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from "node:http";
-import { isLoopbackHost } from "../config/config.ts";
 import { errorReply, type Reply } from "./respond.ts";
 
 /*
@@ -62,4 +61,9 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
       return errorReply(403, "origin_not_allowed", "requests from this Origin may not change anything; add it to SYNC_ALLOWED_ORIGINS if it is yours");
     },
   };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name) || name === "::1" || name === "0:0:0:0:0:0:0:1";
 }

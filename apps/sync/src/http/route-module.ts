@@ -19,6 +19,8 @@ export interface RouteRequest {
   readonly signal: AbortSignal;
   /** The request as received: its body, and its target unaltered (signatures are over it). */
   readonly incoming: IncomingMessage;
+  /** The origin of the listener that took the request (`http://127.0.0.1:8787`), from the configuration, never from `Host`. */
+  readonly origin: string;
 }
 
 /** A route handler. */

@@ -75,19 +75,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const address = server.address() as AddressInfo;
   const state: ServerState = { closing: false };
   const routing = routerFor(options.modules, options.serve ?? "both");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const origin = `http://${host}:${address.port}`;
   const guard = createRequestGuard({ bindHost: options.host, port: address.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    void handle(options, routing, guard, request, response, (reply) => {
+    void handle(options, routing, guard, origin, request, response, (reply) => {
       // While closing, every answer ends its connection, so a keep-alive client does not hold shutdown.
       if (state.closing) response.setHeader("connection", "close");
       send(response, reply);
     });
   });
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return { url: `http://${host}:${address.port}`, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
+  return { url: origin, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
 }
 
-async function handle(options: ApiServerOptions, routing: ReturnType<typeof routerFor>, guard: RequestGuard, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
+async function handle(options: ApiServerOptions, routing: ReturnType<typeof routerFor>, guard: RequestGuard, origin: string, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
   const abort = new AbortController();
   response.on("close", () => {
     abort.abort();
@@ -124,7 +125,7 @@ async function handle(options: ApiServerOptions, routing: ReturnType<typeof rout
   }
   let reply: Reply;
   try {
-    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request });
+    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request, origin });
   } catch (error) {
     reply = errorToReply(error, options.logger, path);
   }

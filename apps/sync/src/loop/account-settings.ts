@@ -1,15 +1,26 @@
 import type { SupplierAccount } from "@sds/schemas";
 import type { Logger } from "pino";
 import { describeUpstreamFailure, upstreamFailureFields } from "../upstream/upstream-failure.ts";
+import { encryptionVerdict, type EncryptionVerdict } from "./encryption-verdict.ts";
 
 /** The account's link encryption, as the loop needs it. Holds secrets (`EncryptionKey`): never log it. */
 export type LinkEncryption = Pick<SupplierAccount, "IncomingEncryption" | "OutgoingEncryption">;
+
+/** The account's two link encryptions, decided (see encryption-verdict.ts). */
+export interface EncryptionVerdicts {
+  /** Signing entry links. */
+  readonly incoming: EncryptionVerdict;
+  /** Verifying S2S outcomes. */
+  readonly outgoing: EncryptionVerdict;
+}
 
 /** Options of {@link AccountSettings}. */
 export interface AccountSettingsOptions {
   /** Get Supplier Details (the client's `account.get`), resolving to the account. */
   readonly fetchAccount: (signal: AbortSignal) => Promise<SupplierAccount>;
   readonly logger: Logger;
+  /** Called after every successful read with the verdicts (gauges). */
+  readonly onRead?: (verdicts: EncryptionVerdicts) => void;
 }
 
 /**
@@ -22,6 +33,7 @@ export interface AccountSettingsOptions {
 export class AccountSettings {
   readonly #options: AccountSettingsOptions;
   #current: LinkEncryption | undefined;
+  #verdicts: EncryptionVerdicts | undefined;
   #fetchedAt: Date | undefined;
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | undefined;
@@ -34,6 +46,11 @@ export class AccountSettings {
   /** The encryption settings last read, `undefined` before the first successful read. */
   get current(): LinkEncryption | undefined {
     return this.#current;
+  }
+
+  /** What the settings last read mean for signing links and verifying outcomes, `undefined` before the first read. */
+  get verdicts(): EncryptionVerdicts | undefined {
+    return this.#verdicts;
   }
 
   /** When the settings were last read successfully. */
@@ -49,6 +66,10 @@ export class AccountSettings {
         (account) => {
           this.#current = { IncomingEncryption: account.IncomingEncryption, OutgoingEncryption: account.OutgoingEncryption };
           this.#fetchedAt = new Date();
+          const verdicts = { incoming: encryptionVerdict(account.IncomingEncryption, "IncomingEncryption"), outgoing: encryptionVerdict(account.OutgoingEncryption, "OutgoingEncryption") };
+          this.#verdicts = verdicts;
+          this.#warnAbout(verdicts);
+          this.#options.onRead?.(verdicts);
         },
         (error: unknown) => {
           if (!this.#abort.signal.aborted) this.#options.logger.warn(upstreamFailureFields(error), `the account could not be read: ${describeUpstreamFailure(error)}; link encryption settings unchanged`);
@@ -58,6 +79,15 @@ export class AccountSettings {
         this.#inFlight = undefined;
       });
     return this.#inFlight;
+  }
+
+  /** One warning per read while outcomes are accepted unsigned or an encryption setting cannot be used. */
+  #warnAbout(verdicts: EncryptionVerdicts): void {
+    const { logger } = this.#options;
+    if (verdicts.outgoing.kind === "off") logger.warn("outcomes are accepted unsigned: the account's OutgoingEncryption is off, so anyone who can reach the receiver can record an outcome");
+    for (const verdict of [verdicts.incoming, verdicts.outgoing]) {
+      if (verdict.kind === "misconfigured") logger.warn({ problem: verdict.problem }, `account misconfigured: ${verdict.problem}; the calls that need it are answered 503 until it is fixed`);
+    }
   }
 
   /** Reads now, then every `everyMs`. */

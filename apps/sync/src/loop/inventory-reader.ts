@@ -2,12 +2,13 @@ import type { SyncStore } from "../store/store.ts";
 
 /**
  * What the respondent loop reads of the inventory: the eight store reads the matcher follows
- * the store with, and nothing that writes. The loop depends on this, not on the whole store, so
+ * the store with, the reference collections (which study types are re-contact studies), and
+ * nothing that writes. The loop depends on this, not on the whole store, so
  * that it could move into a service of its own by giving it another reader.
  */
 export type InventoryReader = Pick<
   SyncStore,
-  "surveyRecords" | "latestSequence" | "lastSuccessfulRun" | "listSurveys" | "getSurveys" | "feedHorizon" | "listChanges" | "refetchPendingIds"
+  "surveyRecords" | "latestSequence" | "lastSuccessfulRun" | "listSurveys" | "getSurveys" | "feedHorizon" | "listChanges" | "refetchPendingIds" | "listCollections"
 >;
 
 /** What the loop hears of the sync cycles: when one ends (the matcher and the account are then refreshed). */

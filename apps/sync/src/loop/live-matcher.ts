@@ -1,4 +1,4 @@
-import { SurveyMatcher, type MatchQualification } from "@sds/routing";
+import { SurveyMatcher, type MatchQualification, type SurveyMatcherOptions } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
 import type { SurveyDetail } from "../store/store.ts";
@@ -13,6 +13,16 @@ export interface LiveMatcherOptions {
   readonly pollMs?: number;
   /** Most text of serialised survey records kept in memory for answers, in bytes. @default {@link DEFAULT_RECORD_CACHE_BYTES} */
   readonly recordCacheBytes?: number;
+  /** Options of every matcher this one builds (the routing policy, yield ranking). */
+  readonly matcherOptions?: SurveyMatcherOptions;
+  /** Told of every survey that enters or leaves the matcher, to give it the routing facts (groups, lists, evidence). */
+  readonly facts?: SurveyFactsListener;
+}
+
+/** Hears of surveys entering and leaving the matcher (see routing-facts.ts). */
+export interface SurveyFactsListener {
+  surveyApplied(matcher: SurveyMatcher, survey: Survey): void;
+  surveyRemoved(surveyId: number): void;
 }
 
 const PAGE = 1000;
@@ -37,7 +47,8 @@ export const DEFAULT_RECORD_CACHE_BYTES = 8 * 1024 * 1024;
  * records an answer lists are read from the store, through a small cache bounded by bytes.
  */
 export class LiveMatcher {
-  #matcher = new SurveyMatcher();
+  #matcher: SurveyMatcher;
+  readonly #matcherOptions: SurveyMatcherOptions;
   /** Recently listed records as stored (JSON), so that most answers read nothing from the store. */
   readonly #records: RecordCache;
   /** Bumped whenever records may have changed: a read from the store that began before a bump is not cached. */
@@ -45,6 +56,7 @@ export class LiveMatcher {
   readonly #store: InventoryReader;
   readonly #logger: Logger;
   readonly #pollMs: number;
+  readonly #facts: SurveyFactsListener | undefined;
   #sequence = 0;
   #runId: number | undefined;
   #awaitingRefetch = new Set<number>();
@@ -59,6 +71,9 @@ export class LiveMatcher {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#facts = options.facts;
+    this.#matcherOptions = options.matcherOptions ?? {};
+    this.#matcher = new SurveyMatcher(this.#matcherOptions);
     this.#records = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
   }
 
@@ -181,13 +196,13 @@ export class LiveMatcher {
   async #load(): Promise<void> {
     // Positions first: whatever commits during the load is then replayed, which is harmless.
     const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
-    const matcher = new SurveyMatcher();
+    const matcher = new SurveyMatcher(this.#matcherOptions);
     const awaiting = new Set<number>();
     let afterId: number | undefined;
     for (;;) {
       const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
       const ids = page.surveys.map((survey) => survey.id);
-      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids));
+      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids), this.#facts);
       if (!page.hasMore || page.lastId === null) break;
       if (this.#startSignal?.aborted) {
         this.#logger.info({ surveysLoaded: matcher.size }, "start: a stop was asked for; the matcher's load is abandoned");
@@ -217,7 +232,7 @@ export class LiveMatcher {
         if (changes.length === 0) break;
         const ids = [...new Set(changes.map((change) => change.surveyId))];
         this.#forgetRecords(ids);
-        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids));
+        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids), this.#facts);
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
       }
@@ -226,7 +241,7 @@ export class LiveMatcher {
       const awaiting = new Set(await this.#store.refetchPendingIds());
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
-      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved));
+      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved), this.#facts);
       this.#runId = run.id;
     }
   }
@@ -238,6 +253,7 @@ function applyDetails(
   awaiting: Set<number>,
   ids: readonly number[],
   details: readonly SurveyDetail[],
+  facts: SurveyFactsListener | undefined,
 ): void {
   const byId = new Map(details.map((detail) => [detail.id, detail]));
   for (const id of ids) {
@@ -245,6 +261,7 @@ function applyDetails(
     if (detail?.status !== "live") {
       matcher.remove(id);
       awaiting.delete(id);
+      facts?.surveyRemoved(id);
       continue;
     }
     const survey = detail.survey as Survey;
@@ -255,5 +272,6 @@ function applyDetails(
       awaiting.delete(id);
       matcher.upsert(survey, { qualifications: detail.qualifications as MatchQualification[], quotas: detail.quotas as SurveyQuota[] });
     }
+    facts?.surveyApplied(matcher, survey);
   }
 }

@@ -1,17 +1,32 @@
-import { Counter, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { EncryptionVerdicts } from "./account-settings.ts";
 import { outcomeKinds, type OutcomeKind } from "./store/loop-store.ts";
 
 /** The respondent loop's metrics, registered in the service's registry. */
 export interface LoopMetrics {
   /** S2S outcomes recorded by this replica (repeats excluded), by outcome. */
   readonly outcomes: Counter<"outcome">;
+  /** Sets the account gauges from the verdicts of the last account read. */
+  recordVerdicts(verdicts: EncryptionVerdicts): void;
 }
 
 /** Registers the loop's metrics in `registry`, every series present from the start (at 0). */
 export function createLoopMetrics(registry: Registry): LoopMetrics {
   const registers = [registry];
+  const unsigned = new Gauge({ name: "sds_sync_outcomes_unsigned", help: "1 while outcomes are accepted unsigned (the account's OutgoingEncryption is off).", registers });
+  const misconfigured = new Gauge({
+    name: "sds_sync_encryption_misconfigured",
+    help: "1 while the account's encryption setting cannot be used (enabled with no key, unknown algorithm), by direction; the calls that need it get 503.",
+    labelNames: ["direction"],
+    registers,
+  });
   const metrics: LoopMetrics = {
-    outcomes: new Counter({ name: "sds_sync_outcomes_total", help: "S2S outcomes recorded by this replica (repeats excluded), by outcome.", labelNames: ["outcome"], registers }),
+    outcomes: new Counter({ name: "sds_sync_outcomes_total", help: "S2S outcome transitions recorded by this replica (repeats excluded), by outcome.", labelNames: ["outcome"], registers }),
+    recordVerdicts(verdicts) {
+      unsigned.set(verdicts.outgoing.kind === "off" ? 1 : 0);
+      misconfigured.set({ direction: "incoming" }, verdicts.incoming.kind === "misconfigured" ? 1 : 0);
+      misconfigured.set({ direction: "outgoing" }, verdicts.outgoing.kind === "misconfigured" ? 1 : 0);
+    },
   };
   for (const outcome of outcomeKinds) metrics.outcomes.inc({ outcome } satisfies Record<"outcome", OutcomeKind>, 0);
   return metrics;

@@ -5,7 +5,9 @@ import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { EntryLink, MatchResult, Outcome, OutcomePage, OutcomeReceipt } from "./loop-schemas.ts";
 import { EntryLinkBody, issueEntryLink, match, MatchBody } from "./match-routes.ts";
+import { HistoryBody, HistoryImported, importHistory } from "./history-routes.ts";
 import { listOutcomes, receiveOutcome } from "./outcome-routes.ts";
+import { ReconcileBody, Reconciled, reconcileOutcomes } from "./reconcile-routes.ts";
 import { outcomeKinds } from "./store/loop-store.ts";
 
 const outcomeReceiver = {
@@ -25,8 +27,8 @@ const outcomeReceiver = {
  */
 export function loopRoutes(loop: LoopContext): RouteModule {
   return defineRoutes({
-    schemas: { MatchResult, EntryLink, Outcome, OutcomePage, OutcomeReceipt },
-    bodies: { MatchBody, EntryLinkBody },
+    schemas: { MatchResult, EntryLink, Outcome, OutcomePage, OutcomeReceipt, HistoryImported, Reconciled },
+    bodies: { MatchBody, EntryLinkBody, HistoryBody, ReconcileBody },
     routes: {
       match: {
         method: "POST",
@@ -53,6 +55,20 @@ export function loopRoutes(loop: LoopContext): RouteModule {
         access: "token",
         handler: (request) => listOutcomes(loop, request),
         doc: { summary: "Recorded outcomes in order, long-polling with wait like the change feed", parameters: inQuery(feedQueryParameters), success: { "200": "OutcomePage" }, errors: ["400", ...guarded, "410", "503"] },
+      },
+      importHistory: {
+        method: "POST",
+        path: "/v1/respondents/history",
+        access: "token",
+        handler: (request) => importHistory(loop, request),
+        doc: { summary: "Bring in entries respondents made elsewhere, so routing knows them (idempotent)", requestBody: "HistoryBody", success: { "200": "HistoryImported" }, errors: ["400", ...guarded, "413", "415", "503"] },
+      },
+      reconcileOutcomes: {
+        method: "POST",
+        path: "/v1/outcomes/reconcile",
+        access: "token",
+        handler: (request) => reconcileOutcomes(loop, request),
+        doc: { summary: "Record the marketplace's corrections (reversals) as transitions, with their reasons", requestBody: "ReconcileBody", success: { "200": "Reconciled" }, errors: ["400", ...guarded, "413", "415", "503"] },
       },
       receiveOutcome: { method: "GET", path: "/v1/outcomes/{outcome}", access: "signature", listener: "receiver", handler: (request) => receiveOutcome(loop, request), doc: outcomeReceiver },
       receiveOutcomeByPost: { method: "POST", path: "/v1/outcomes/{outcome}", access: "signature", listener: "receiver", handler: (request) => receiveOutcome(loop, request), doc: outcomeReceiver },

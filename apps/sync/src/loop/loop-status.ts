@@ -1,33 +1,80 @@
-import { encryptionSigning } from "@sds/routing";
 import type { LoopContext } from "./loop-context.ts";
+import type { ConversionCounts } from "./store/loop-store.ts";
+
+/** One window's counts as `/v1/sync/status` and the status page read them. */
+export interface ConversionWindowReport extends ConversionCounts {
+  /** Entries with no outcome yet. */
+  readonly pending: number;
+  /** completes / entries, 0 with no entries. */
+  readonly conversion: number;
+  /** earnings / entries, 0 with no entries. */
+  readonly earningsPerEntry: number;
+}
+
+/** Counts with what is derived from them. */
+export function windowReport(counts: ConversionCounts): ConversionWindowReport {
+  const decided = counts.completes + counts.terminates + counts.overquotas + counts.securityTerminates;
+  return {
+    ...counts,
+    pending: Math.max(0, counts.entries - decided),
+    conversion: counts.entries === 0 ? 0 : counts.completes / counts.entries,
+    earningsPerEntry: counts.entries === 0 ? 0 : counts.earnings / counts.entries,
+  };
+}
+
+const windowNames = ["lifetime", "last24h", "last7d"] as const;
+
+function sum(rows: readonly ConversionCounts[]): ConversionCounts {
+  const total = { entries: 0, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 };
+  for (const row of rows) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += row[key];
+  return total;
+}
 
 /**
- * The respondent loop in `/v1/sync/status`: the matcher's size and feed position, whether the
- * account's settings were read (and whether links are signed and outcomes verified), outcomes by
- * kind, and per survey the entries issued through sds-sync, their outcomes (each entry counted by
- * its latest), conversion (completes / entries) and earnings per entry (the `Cpi` of completed
- * entries / entries: completes × Cpi / entries).
+ * The respondent loop in `/v1/sync/status`: the matcher's size and feed position, the account's
+ * encryption (whether links are signed and outcomes verified, or why they cannot be), warnings,
+ * outcomes by kind, orphans, refused calls, and conversion (entries, outcomes, reversals,
+ * earnings net of reversals) in total and per survey, over the lifetime and the last 24 hours
+ * and 7 days. Every figure comes from counts kept as entries and outcomes are recorded: O(surveys).
+ * The shape is the contract of the status page (docs/status-contract in the notes).
  */
-export async function loopStatus(loop: LoopContext): Promise<Record<string, unknown>> {
-  const [rows, outcomes] = await Promise.all([loop.outcomes.conversion(), loop.outcomes.outcomeCounts()]);
-  const settings = loop.account.current;
+export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
+  const [surveys, outcomes, orphans] = await Promise.all([loop.outcomes.conversionByWindow(now), loop.outcomes.outcomeCounts(), loop.outcomes.orphanCount()]);
+  const verdicts = loop.account.verdicts;
+  const problems = verdicts ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) => (verdict.kind === "misconfigured" ? [verdict.problem] : [])) : [];
+  const totals = Object.fromEntries(windowNames.map((name) => [name, windowReport(sum(surveys.map((survey) => survey[name])))]));
   return {
     matcher: { surveys: loop.liveMatcher.matcher.size, sequence: loop.liveMatcher.sequence },
     account: {
       fetchedAt: loop.account.fetchedAt?.toISOString() ?? null,
-      entryLinksSigned: settings ? encryptionSigning(settings.IncomingEncryption) !== undefined : null,
-      outcomesVerified: settings ? encryptionSigning(settings.OutgoingEncryption) !== undefined : null,
+      entryLinksSigned: verdicts ? verdicts.incoming.kind === "on" : null,
+      outcomesVerified: verdicts ? verdicts.outgoing.kind === "on" : null,
+      problem: problems.length > 0 ? problems.join("; ") : null,
     },
+    warnings: loop.warnings(),
     outcomes,
-    conversion: rows.map((row) => ({
-      surveyId: row.surveyId,
-      entries: row.entries,
-      completes: row.completes,
-      terminates: row.terminates,
-      overquotas: row.overquotas,
-      securityTerminates: row.securityTerminates,
-      conversion: row.entries === 0 ? 0 : row.completes / row.entries,
-      earningsPerEntry: row.entries === 0 ? 0 : row.earnings / row.entries,
-    })),
+    orphans: { tokens: orphans },
+    refused: loop.refusals.totals(),
+    totals,
+    surveys: surveys.map((survey) => ({ surveyId: survey.surveyId, ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])) })),
+    inventoryData: routingDataReport(loop),
+    // Kept for readers of the earlier shape: lifetime counts per survey.
+    conversion: surveys.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
   };
+}
+
+/**
+ * How the routing data stands on this replica: surveys whose groups were read (and those whose
+ * group list could not be: routed as if they had none, unless SYNC_MISSING_GROUPS=exclude),
+ * re-contact studies whose list was read (and those out because it could not be), stats read.
+ */
+export function routingDataReport(loop: Pick<LoopContext, "facts">): Record<string, Record<string, number>> {
+  const counts = { groups: { surveys: 0, unavailable: 0 }, recontact: { studies: 0, unavailable: 0 }, stats: { surveys: 0, unavailable: 0 } };
+  for (const fetch of loop.facts.data.fetches) {
+    const ok = fetch.status === "ok";
+    if (fetch.kind === "groups") counts.groups[ok ? "surveys" : "unavailable"] += 1;
+    else if (fetch.kind === "recontact") counts.recontact[ok ? "studies" : "unavailable"] += 1;
+    else counts.stats[ok ? "surveys" : "unavailable"] += 1;
+  }
+  return counts;
 }

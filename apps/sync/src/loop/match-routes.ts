@@ -1,4 +1,4 @@
-import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest } from "@sds/routing";
+import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest, type PastEntry } from "@sds/routing";
 import { z } from "zod";
 import { readJsonBody } from "../http/request-body.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
@@ -6,6 +6,7 @@ import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
 import type { LoopContext } from "./loop-context.ts";
 import type { EntryLink } from "./loop-schemas.ts";
+import { loopText } from "./loop-text.ts";
 
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({
@@ -16,30 +17,48 @@ export const MatchBody = z.strictObject({
   limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
   /** A SurveyId: say why that survey is in or out for this respondent. */
   explain: z.number().int().positive().optional(),
+  /** The respondent's id in the supplier's system: their history (entries issued and imported) keeps out surveys the buyer would reject. */
+  uid: loopText().pipe(z.string().min(1)).optional(),
+  /** `earnings` (`Cpi × Ir / 100`, the default) or `yield` (`Cpi ×` the conversion learned from outcomes). */
+  order: z.enum(["earnings", "yield"]).optional(),
+  /** Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). @default true */
+  explore: z.boolean().optional(),
 });
 export type MatchBody = z.infer<typeof MatchBody>;
 
+/** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
+const respondentReasonKinds: ReadonlySet<string> = new Set(["already-entered", "survey-group", "recontact", "respondent-cap"]);
+
+/** The most recent entries of a respondent the rules read per request (one indexed read). */
+export const MATCH_HISTORY_LIMIT = 200;
+
 /** The matcher's request for a validated body. */
-export function toMatchRequest(body: MatchBody): MatchRequest {
-  const { answers, languageId, device, limit } = body;
+export function toMatchRequest(body: MatchBody, history?: readonly PastEntry[]): MatchRequest {
+  const { answers, languageId, device, limit, uid, order, explore } = body;
   return {
     answers,
     ...(languageId === undefined ? {} : { languageId }),
     ...(device === undefined ? {} : { device }),
     ...(limit === undefined ? {} : { limit }),
+    ...(uid === undefined ? {} : { respondent: { uid, history: history ?? [] } }),
+    ...(order === undefined ? {} : { order }),
+    ...(explore === undefined ? {} : { explore }),
   };
 }
 
 /**
  * `POST /v1/match`: the live surveys the respondent qualifies for, best first (`Cpi × Ir / 100`
- * descending, then `SurveyId`), from the in-memory matcher. `eligible` counts them all,
+ * descending, then `SurveyId`, or by learned yield), from the in-memory matcher. With a `uid`,
+ * the respondent's history (one indexed read) keeps out surveys they entered, other surveys of
+ * those surveys' groups, re-contact studies not meant for them and everything past a daily cap. `eligible` counts them all,
  * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
  */
 export async function match(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
-  const { explain } = body.value;
-  const respondent = toMatchRequest(body.value);
+  const { explain, uid } = body.value;
+  const history = uid === undefined ? undefined : await loop.outcomes.respondentHistory(uid, MATCH_HISTORY_LIMIT);
+  const respondent = toMatchRequest(body.value, history);
   const live = loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);
@@ -56,9 +75,9 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
 export const EntryLinkBody = z.strictObject({
   surveyId: z.number().int().positive(),
   /** The transaction token of this entry (echoed by the marketplace in the outcome). */
-  token: z.string().min(1).max(200),
+  token: loopText().pipe(z.string().min(1)),
   /** The respondent's id in the supplier's system. */
-  uid: z.string().max(200).default(""),
+  uid: loopText().default(""),
 });
 
 /**
@@ -75,15 +94,34 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const survey = await loop.liveMatcher.liveSurvey(surveyId);
   if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
   const settings = loop.account.current;
-  if (!settings) throw new AccountUnavailableError();
+  const verdicts = loop.account.verdicts;
+  if (!settings || !verdicts) throw new AccountUnavailableError();
+  if (verdicts.incoming.kind === "misconfigured") {
+    return errorReply(503, "entry_links_unsignable", `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`, { "retry-after": "60" });
+  }
   let link: string;
   try {
-    link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption });
+    link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption, placeholders: loop.placeholders });
   } catch (error) {
     if (isRoutingError(error)) return errorReply(422, "unusable_survey_url", error.message);
     throw error;
   }
-  const result = await loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: new Date() });
+  const now = new Date();
+  // The respondent rules of /v1/match, decided again here under a lock on the respondent (every replica): two
+  // concurrent links of one respondent into one survey, or into two surveys of a group, yield one.
+  const excluded = (history: readonly PastEntry[]) => respondentExclusions(loop, surveyId, uid, history, now.getTime());
+  const anonymous = uid === "" ? excluded([]) : undefined;
+  if (anonymous !== undefined) return errorReply(409, "respondent_excluded", anonymous);
+  const result = await loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: now }, uid === "" ? undefined : excluded);
   if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
+  if (result.kind === "refused") return errorReply(409, "respondent_excluded", result.refusal);
+  if (result.kind === "recorded") for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
   return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt } satisfies EntryLink);
+}
+
+/** Why the respondent may not enter the survey (every respondent rule that excludes it, as sentences), or undefined. */
+function respondentExclusions(loop: LoopContext, surveyId: number, uid: string, history: readonly PastEntry[], now: number): string | undefined {
+  const request: MatchRequest = { answers: {}, now, ...(uid === "" ? {} : { respondent: { uid, history } }) };
+  const reasons = loop.liveMatcher.matcher.explain(surveyId, request).reasons.filter((reason) => respondentReasonKinds.has(reason.kind));
+  return reasons.length === 0 ? undefined : `the respondent may not enter survey ${surveyId}: ${reasons.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`;
 }

@@ -1,9 +1,16 @@
 import { createClient } from "@sds/client";
+import { entryLinkProblem } from "@sds/routing";
 import type { Logger } from "pino";
-import type { SyncConfig } from "../config/config.ts";
+import type { DatabaseConfig } from "../database/database-config.ts";
+import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
+import { ReceiverRefusals } from "./receiver-refusals.ts";
+import { entryPlaceholders, matcherOptions, refreshRoutingData, routingPolicy } from "./routing-setup.ts";
+import { RoutingDataRefresher } from "./routing-data-refresher.ts";
+import { RoutingFacts } from "./routing-facts.ts";
+import { loopWarnings } from "./loop-warnings.ts";
 import { openOutcomeStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
@@ -14,9 +21,18 @@ import type { LoopContext } from "./loop-context.ts";
 /** How long the start waits for the first read of the account, in ms. */
 const ACCOUNT_START_WAIT_MS = 5000;
 
+/** The settings the loop starts with: its own rows, and those of the service it reads. */
+export interface LoopStartConfig extends LoopConfig {
+  readonly database: DatabaseConfig;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly intervalSeconds: number;
+  readonly maxLongPolls?: number | undefined;
+}
+
 /** Options of {@link startLoop}. */
 export interface LoopOptions {
-  readonly config: SyncConfig;
+  readonly config: LoopStartConfig;
   readonly logger: Logger;
   /** The inventory the matcher follows. */
   readonly inventory: InventoryReader;
@@ -48,9 +64,32 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const { config, logger, inventory, cycles, metrics } = options;
   const outcomes = await openOutcomeStore(config.database);
   const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
-  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger });
-  const liveMatcher = new LiveMatcher({ store: inventory, logger, ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }) });
-  const outcomesTotal = createLoopMetrics(metrics.registry).outcomes;
+  const loopMetrics = createLoopMetrics(metrics.registry);
+  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger, onRead: (verdicts) => {
+      loopMetrics.recordVerdicts(verdicts);
+    },
+  });
+  const placeholders = entryPlaceholders(config);
+  const facts = new RoutingFacts({
+    recontactStudyTypes: config.recontactStudyTypes ?? [],
+    missingGroups: config.missingGroups ?? "route",
+    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+  });
+  const liveMatcher = new LiveMatcher({
+    store: inventory,
+    logger,
+    facts,
+    matcherOptions: matcherOptions(config),
+    ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }),
+  });
+  const refresher = new RoutingDataRefresher({
+    client: sds,
+    store: outcomes,
+    facts,
+    logger,
+    settings: { refreshMs: (config.groupsRefreshSeconds ?? 600) * 1000, statsRefreshMs: (config.statsRefreshSeconds ?? 600) * 1000, cycleMs: config.intervalSeconds * 1000 },
+  });
+  const outcomesTotal = loopMetrics.outcomes;
   try {
     await liveMatcher.start(options.startSignal);
     // The first read is awaited briefly so the receiver is usable at once, but an upstream that
@@ -82,6 +121,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   }
   const state = { stopped: false };
   const isStopped = (): boolean => state.stopped;
+  const refreshAbort = new AbortController();
   const followCycles = async (): Promise<void> => {
     while (!isStopped()) {
       await cycles.nextCycle();
@@ -92,9 +132,35 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
         }),
         account.refresh(),
       ]);
+      // Only the leader runs cycles, so the routing data is fetched once per replica set.
+      await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
+      await followRoutingFacts();
     }
   };
+  // Every replica reads the routing data and the yield counts the store holds, so all rank and exclude alike.
+  let routingVersion = -1;
+  const followRoutingFacts = async (): Promise<void> => {
+    try {
+      const version = await outcomes.routingDataVersion();
+      const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
+      const counts = await outcomes.yieldCounts();
+      facts.update(liveMatcher.matcher, data, counts);
+      routingVersion = version;
+    } catch (error) {
+      logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
+    }
+  };
+  await followRoutingFacts();
+  const factsTimer = setInterval(() => void followRoutingFacts(), 2000);
+  factsTimer.unref();
   void followCycles();
+  // The windows read the last 7 days of hourly counts; older hours are dropped every ten minutes.
+  const pruneHours = setInterval(() => {
+    outcomes.pruneHourlyCounts(new Date(Date.now() - 8 * 24 * 3_600_000)).catch((error: unknown) => {
+      logger.warn({ err: error }, "old hourly conversion counts could not be pruned; they are tried again in ten minutes");
+    });
+  }, 600_000);
+  pruneHours.unref();
   const outcomeNotifier = feedNotifier("outcomes", () => outcomes.latestSequence(), config, metrics);
   return {
     context: {
@@ -102,14 +168,22 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       account,
       outcomes,
       outcomeNotifier,
+      refusals: new ReceiverRefusals(metrics.registry, logger),
+      warnings: () => loopWarnings(account, config.outcomesPublicUrl),
       countOutcome: (outcome) => {
         outcomesTotal.inc({ outcome });
       },
       tokenParameter: config.outcomesTokenParameter ?? "vq_token",
+      placeholders,
+      facts,
+      policy: routingPolicy(config),
       publicUrl: config.outcomesPublicUrl,
     },
     async stop() {
       state.stopped = true;
+      refreshAbort.abort();
+      clearInterval(factsTimer);
+      clearInterval(pruneHours);
       outcomeNotifier.close();
       liveMatcher.stop();
       account.stop();

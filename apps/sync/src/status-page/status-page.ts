@@ -1,7 +1,5 @@
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
-import { statusHtml } from "./page-html.ts";
-import { statusJs } from "./page-script.ts";
-import { statusCss } from "./page-style.ts";
+import { readPageAssets } from "./page-assets.ts";
 
 /**
  * Everything from this origin, nothing inline: the page's script and style are served beside it,
@@ -17,13 +15,14 @@ const headers = { "content-security-policy": CONTENT_SECURITY_POLICY, "x-content
  * API, with the token when one is configured), so it is served without a token, like the probes.
  */
 export function statusPageRoutes(): RouteModule {
+  const { html, script, style } = readPageAssets();
   const serve = (body: string, contentType: string) => () => Promise.resolve({ status: 200, body, contentType, headers });
   return defineRoutes({
     schemas: {},
     routes: {
-      statusPage: { method: "GET", path: "/", access: "open", handler: serve(statusHtml, "text/html; charset=utf-8"), doc: { summary: "The status page (HTML)", success: { "200": { contentType: "text/html" } }, errors: ["405"] } },
-      statusScript: { method: "GET", path: "/status.js", access: "open", handler: serve(statusJs, "text/javascript; charset=utf-8"), doc: { summary: "The status page's script", success: { "200": { contentType: "text/javascript" } }, errors: ["405"] } },
-      statusStyle: { method: "GET", path: "/status.css", access: "open", handler: serve(statusCss, "text/css; charset=utf-8"), doc: { summary: "The status page's style sheet", success: { "200": { contentType: "text/css" } }, errors: ["405"] } },
+      statusPage: { method: "GET", path: "/", access: "open", handler: serve(html, "text/html; charset=utf-8"), doc: { summary: "The status page (HTML)", success: { "200": { contentType: "text/html" } }, errors: ["405"] } },
+      statusScript: { method: "GET", path: "/status.js", access: "open", handler: serve(script, "text/javascript; charset=utf-8"), doc: { summary: "The status page's script", success: { "200": { contentType: "text/javascript" } }, errors: ["405"] } },
+      statusStyle: { method: "GET", path: "/status.css", access: "open", handler: serve(style, "text/css; charset=utf-8"), doc: { summary: "The status page's style sheet", success: { "200": { contentType: "text/css" } }, errors: ["405"] } },
     },
   });
 }

@@ -1,11 +1,11 @@
-import type { DatabaseConfig } from "../config/config.ts";
+import type { DatabaseConfig } from "../database/database-config.ts";
 import type { SyncStore } from "./store.ts";
-import { withStoreErrors } from "../database/store-errors.ts";
 
 /**
  * Opens the store `DATABASE_URL` names, applying pending migrations. Each store is imported only
  * when used: a PostgreSQL deployment never loads node:sqlite, nor SQLite the pg driver. Every
- * driver error it throws afterwards arrives as a StoreError (see store-errors.ts).
+ * driver error a store throws afterwards arrives as a StoreError (each open function wraps its
+ * store, see store-errors.ts).
  *
  * @example
  * ```ts
@@ -15,8 +15,8 @@ import { withStoreErrors } from "../database/store-errors.ts";
 export async function openStore(database: DatabaseConfig): Promise<SyncStore> {
   if (database.kind === "sqlite") {
     const { openSqliteStore } = await import("./sqlite-store.ts");
-    return withStoreErrors(await openSqliteStore({ path: database.path }));
+    return openSqliteStore({ path: database.path });
   }
   const { openPostgresStore } = await import("./postgres-store.ts");
-  return withStoreErrors(await openPostgresStore({ connectionString: database.connectionString, schema: database.schema }));
+  return openPostgresStore({ connectionString: database.connectionString, schema: database.schema });
 }

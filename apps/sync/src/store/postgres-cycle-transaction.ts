@@ -1,5 +1,7 @@
 import type pg from "pg";
 import { StoreError } from "../common/errors.ts";
+import { postgresQuery } from "../database/postgres-query.ts";
+import { inventorySql, quarantineColumns, quarantineUpsertConflict, runParams, surveyUpsertConflict, surveyWriteColumns } from "./inventory-sql.ts";
 import type { PostgresLeadership } from "./postgres-leadership.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, QuarantineInput, RunInput } from "./store.ts";
 
@@ -38,58 +40,35 @@ export class PostgresCycleTransaction implements CycleTransaction {
 
   /** Opens the transaction on a connection of `pool`. */
   static async begin(pool: pg.Pool, leadership: PostgresLeadership, at: Date): Promise<PostgresCycleTransaction> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
-    }
+    const client = await pool.connect();
     try {
       await client.query("BEGIN");
       await assertLeader(client, leadership);
-      const counter = await client.query<{ value: string }>("SELECT value FROM counters WHERE name = 'changes' FOR UPDATE");
-      // The run row is written first so changes can name it; it is completed at commit and vanishes with a rollback.
-      const run = await client.query<{ id: string }>(
-        "INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts) VALUES ('', 'schedule', 'succeeded', $1, $1, 0, '{}') RETURNING id",
-        [at],
-      );
+      // The counter row stays locked to the commit: the next cycle's sequence numbers start after this one's.
+      const counter = await postgresQuery(client, `${inventorySql.latestSequence} FOR UPDATE`);
+      const run = await postgresQuery(client, inventorySql.openCycleRun, [at.toISOString(), at.toISOString()]);
       return new PostgresCycleTransaction(client, leadership, at, Number(run.rows[0]?.id), Number(counter.rows[0]?.value ?? 0) + 1);
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 
   async write(batch: CycleBatch): Promise<void> {
     if (!this.#open) throw new StoreError("the cycle transaction is already over");
-    try {
-      await this.#write(batch);
-    } catch (error) {
-      throw new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error });
-    }
-  }
-
-  async #write(batch: CycleBatch): Promise<void> {
     const client = this.#client;
     const at = this.#at;
     for (const part of chunks(batch.surveys)) {
       await client.query(
-        `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-           tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
+        `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, ${surveyWriteColumns})
          SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
            u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.raw_hash, u.record_hash, u.raw::json
          FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[], $19::text[])
            AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
              quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-         ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
-           cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
-           mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
-           qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
-           qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker, quota_count = excluded.quota_count,
-           needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`,
+         ${surveyUpsertConflict}`,
         [
           at,
           part.map((s) => s.id),
@@ -147,26 +126,15 @@ export class PostgresCycleTransaction implements CycleTransaction {
     const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
     try {
       await assertLeader(this.#client, this.#leadership);
-      await this.#client.query(
-        `UPDATE runs SET replica_id = $1, run_trigger = $2, status = $3, started_at = $4, finished_at = $5, duration_ms = $6, counts = $7, error = $8,
-           first_sequence = $9, last_sequence = $10 WHERE id = $11`,
-        [
-          run.replicaId, run.trigger, run.status, run.startedAt, run.finishedAt, Math.round(run.finishedAt.getTime() - run.startedAt.getTime()),
-          JSON.stringify(run.counts), run.error, firstSequence, lastSequence, this.#runId,
-        ],
-      );
-      if (lastSequence !== null) await this.#client.query("UPDATE counters SET value = $1 WHERE name = 'changes'", [lastSequence]);
-      if (run.status === "succeeded") {
-        // The list was read whole: what it no longer carries is no longer wrong upstream.
-        await this.#client.query("UPDATE quarantine SET resolved_at = $1 WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM $2", [this.#at, this.#runId]);
-      }
+      await postgresQuery(this.#client, inventorySql.completeCycleRun, [...runParams(run), firstSequence, lastSequence, this.#runId]);
+      if (lastSequence !== null) await postgresQuery(this.#client, inventorySql.setLatestSequence, [lastSequence]);
+      if (run.status === "succeeded") await postgresQuery(this.#client, inventorySql.resolveListQuarantine, [this.#at.toISOString(), this.#runId]);
       await this.#client.query("COMMIT");
       this.#end();
       return { runId: this.#runId, firstSequence, lastSequence };
     } catch (error) {
       await this.rollback();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 
@@ -212,11 +180,10 @@ export class PostgresCycleTransaction implements CycleTransaction {
     const unique = [...new Map(items.map((item) => [item.key, item])).values()];
     for (const batch of chunks(unique)) {
       await client.query(
-        `INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
+        `INSERT INTO quarantine (${quarantineColumns})
          SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
          FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
-         ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-           last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source, resolved_at = NULL`,
+         ${quarantineUpsertConflict}`,
         [this.#at, this.#runId, batch.map((i) => i.key), batch.map((i) => i.surveyId), batch.map((i) => i.source), batch.map((i) => i.item), batch.map((i) => i.issues)],
       );
     }

@@ -1,8 +1,7 @@
 import type pg from "pg";
-import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
-
-/** The SQL of the feed horizon: one statement, so the feed and the counter come from one snapshot. */
-export const POSTGRES_FEED_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes'))::text AS horizon";
+import { postgresQuery } from "../database/postgres-query.ts";
+import { toDate, toNumberOrNull } from "../database/row-values.ts";
+import { prefixCutoff, retentionSql, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
 
 /**
  * Deletes the oldest entries of `feed` older than `before`, at most `limit`, always a prefix (it
@@ -10,10 +9,10 @@ export const POSTGRES_FEED_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM
  * the outcome feed.
  */
 export async function prunePostgresFeedPrefix(client: pg.ClientBase, feed: PrunedFeed, before: Date, limit: number): Promise<PruneBatchOutcome> {
-  const result = await client.query<{ sequence: string; at: Date }>(`SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT $1`, [limit]);
-  const head = result.rows.map((row) => ({ id: Number(row.sequence), at: row.at }));
+  const result = await postgresQuery(client, retentionSql.feedHead(feed), [limit]);
+  const head = result.rows.map((row) => ({ id: Number(row.sequence), at: toDate(row.at) }));
   const { cutoff, whole } = prefixCutoff(head, before);
-  const deleted = cutoff === null ? 0 : ((await client.query(`DELETE FROM ${feed.table} WHERE sequence <= $1`, [cutoff])).rowCount ?? 0);
+  const deleted = cutoff === null ? 0 : ((await postgresQuery(client, retentionSql.deleteFeedPrefix(feed), [cutoff])).rowCount ?? 0);
   return { deleted, more: whole && head.length === limit, deferred: false };
 }
 
@@ -28,20 +27,15 @@ export async function prunePostgresTarget(client: pg.ClientBase, target: PruneTa
     case "changes":
       return prunePostgresFeedPrefix(client, { table: "changes", timeColumn: "occurred_at" }, before, limit);
     case "runs": {
-      const keep = await client.query<{ id: string | null }>("SELECT max(id) AS id FROM runs WHERE status = 'succeeded'");
-      const keepId = keep.rows[0]?.id == null ? -1 : Number(keep.rows[0].id);
-      const result = await client.query<{ id: string; finished_at: Date }>("SELECT id, finished_at FROM runs ORDER BY id LIMIT $1", [limit]);
-      const head = result.rows.map((row) => ({ id: Number(row.id), at: row.finished_at }));
+      const keepId = toNumberOrNull((await postgresQuery(client, retentionSql.lastSuccessfulRunId)).rows[0]?.id) ?? -1;
+      const result = await postgresQuery(client, retentionSql.runsHead, [limit]);
+      const head = result.rows.map((row) => ({ id: Number(row.id), at: toDate(row.finished_at) }));
       const { cutoff, whole } = prefixCutoff(head, before, keepId);
-      const deleted = cutoff === null ? 0 : ((await client.query("DELETE FROM runs WHERE id <= $1 AND id <> $2", [cutoff, keepId])).rowCount ?? 0);
+      const deleted = cutoff === null ? 0 : ((await postgresQuery(client, retentionSql.deleteRunsUpTo, [cutoff, keepId])).rowCount ?? 0);
       return { deleted, more: whole && head.length === limit, deferred: false };
     }
     case "quarantine": {
-      const result = await client.query(
-        "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < $1 ORDER BY resolved_at LIMIT $2)",
-        [before, limit],
-      );
-      const deleted = result.rowCount ?? 0;
+      const deleted = (await postgresQuery(client, retentionSql.deleteResolvedQuarantine, [before.toISOString(), limit])).rowCount ?? 0;
       return { deleted, more: deleted === limit, deferred: false };
     }
   }

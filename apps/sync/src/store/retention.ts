@@ -69,3 +69,19 @@ export interface PrunedFeed {
   readonly table: "changes" | "loop_outcomes";
   readonly timeColumn: "occurred_at" | "received_at";
 }
+
+/** The statements of pruning, the same in both dialects (`?` placeholders, times bound as ISO 8601 text). */
+export const retentionSql = {
+  /** The oldest entries of a feed, with their time as `at`. Binds the limit. */
+  feedHead: (feed: PrunedFeed): string => `SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`,
+  /** Binds the highest sequence to delete. */
+  deleteFeedPrefix: (feed: PrunedFeed): string => `DELETE FROM ${feed.table} WHERE sequence <= ?`,
+  /** The run readiness reads, kept however old. */
+  lastSuccessfulRunId: "SELECT MAX(id) AS id FROM runs WHERE status = 'succeeded'",
+  /** Binds the limit. */
+  runsHead: "SELECT id, finished_at FROM runs ORDER BY id LIMIT ?",
+  /** Binds the cutoff and the id kept. */
+  deleteRunsUpTo: "DELETE FROM runs WHERE id <= ? AND id <> ?",
+  /** Binds the time and the limit. */
+  deleteResolvedQuarantine: "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)",
+} as const;

@@ -1,21 +1,16 @@
 import type { SurveyQuery } from "./store.ts";
 
 /**
- * The WHERE clause of a survey query, shared by both stores so their filtering cannot drift.
- * `placeholder(n)` renders the n-th parameter in the driver's syntax (`?` or `$n`);
- * `boolTrue` is the dialect's true literal.
+ * The WHERE clause of a survey query with `?` placeholders, shared by both stores so their
+ * filtering cannot drift. A device condition is the bare boolean column, which both dialects
+ * read as true or false; the change time is bound as ISO 8601 text.
  */
-export function surveyQueryWhere(
-  query: SurveyQuery,
-  placeholder: (index: number) => string,
-  encodeTime: (time: Date) => unknown,
-  boolTrue: string,
-): { readonly where: string; readonly params: unknown[] } {
+export function surveyQueryWhere(query: SurveyQuery): { readonly where: string; readonly params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const bind = (value: unknown): string => {
     params.push(value);
-    return placeholder(params.length);
+    return "?";
   };
 
   if (query.status !== "all") conditions.push(`status = ${bind(query.status)}`);
@@ -25,8 +20,8 @@ export function surveyQueryWhere(
   if (query.minCpi !== undefined) conditions.push(`cpi >= ${bind(query.minCpi)}`);
   if (query.maxCpi !== undefined) conditions.push(`cpi <= ${bind(query.maxCpi)}`);
   if (query.maxLoi !== undefined) conditions.push(`loi <= ${bind(query.maxLoi)}`);
-  for (const device of query.devices ?? []) conditions.push(`${device}_allowed = ${boolTrue}`);
-  if (query.updatedSince !== undefined) conditions.push(`changed_at >= ${bind(encodeTime(query.updatedSince))}`);
+  for (const device of query.devices ?? []) conditions.push(`${device}_allowed`);
+  if (query.updatedSince !== undefined) conditions.push(`changed_at >= ${bind(query.updatedSince.toISOString())}`);
   if (query.afterId !== undefined) conditions.push(`id > ${bind(query.afterId)}`);
 
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "", params };

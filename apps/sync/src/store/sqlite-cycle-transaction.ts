@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { StoreError } from "../common/errors.ts";
+import { inventorySql, quarantineColumns, quarantineUpsertConflict, runParams, surveyUpsertConflict, surveyWriteColumns } from "./inventory-sql.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, RunInput } from "./store.ts";
 
 const bool = (value: boolean): number => (value ? 1 : 0);
@@ -29,13 +30,11 @@ export class SqliteCycleTransaction implements CycleTransaction {
     this.#onEnd = onEnd;
     db.exec("BEGIN IMMEDIATE");
     try {
-      const counter = statement("SELECT value FROM counters WHERE name = 'changes'").get() as { value: number };
+      // BEGIN IMMEDIATE holds the write lock: the counter cannot move under this transaction.
+      const counter = statement(inventorySql.latestSequence).get() as { value: number };
       this.#firstSequence = counter.value + 1;
       this.#nextSequence = this.#firstSequence;
-      // The run row is written first so changes can name it; it is completed at commit and vanishes with a rollback.
-      const run = statement(`
-        INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts)
-        VALUES ('', 'schedule', 'succeeded', ?, ?, 0, '{}') RETURNING id`).get(this.#at, this.#at) as { id: number };
+      const run = statement(inventorySql.openCycleRun).get(this.#at, this.#at) as { id: number };
       this.#runId = run.id;
     } catch (error) {
       db.exec("ROLLBACK");
@@ -49,32 +48,21 @@ export class SqliteCycleTransaction implements CycleTransaction {
       return new SqliteCycleTransaction(db, statement, at, onEnd);
     } catch (error) {
       onEnd(false);
-      throw new StoreError(`cannot open the cycle transaction: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
   }
 
   write(batch: CycleBatch): Promise<void> {
-    try {
-      this.#assertOpen();
-      this.#write(batch);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
-    }
+    this.#assertOpen();
+    this.#write(batch);
+    return Promise.resolve();
   }
 
   #write(batch: CycleBatch): void {
     const at = this.#at;
     const upsertSurvey = this.#statement(`
-      INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, language_id, cpi, loi, ir, desktop_allowed, mobile_allowed,
-        tablet_allowed, last_updated, qual_updated, quota_updated, qualifications_marker, quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET status = 'live', closed_at = NULL, changed_at = excluded.changed_at, language_id = excluded.language_id,
-        cpi = excluded.cpi, loi = excluded.loi, ir = excluded.ir, desktop_allowed = excluded.desktop_allowed,
-        mobile_allowed = excluded.mobile_allowed, tablet_allowed = excluded.tablet_allowed, last_updated = excluded.last_updated,
-        qual_updated = excluded.qual_updated, quota_updated = excluded.quota_updated,
-        qualifications_marker = excluded.qualifications_marker, quotas_marker = excluded.quotas_marker,
-        quota_count = excluded.quota_count, needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`);
+      INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, ${surveyWriteColumns})
+      VALUES (?, 'live', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${surveyUpsertConflict}`);
     for (const survey of batch.surveys) {
       const c = survey.columns;
       upsertSurvey.run(
@@ -110,11 +98,7 @@ export class SqliteCycleTransaction implements CycleTransaction {
       this.#nextSequence += 1;
     }
 
-    const quarantine = this.#statement(`
-      INSERT INTO quarantine (key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues)
-      VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
-      ON CONFLICT (key) DO UPDATE SET last_seen_at = excluded.last_seen_at, times_seen = quarantine.times_seen + 1,
-        last_run_id = excluded.last_run_id, item = excluded.item, issues = excluded.issues, source = excluded.source, resolved_at = NULL`);
+    const quarantine = this.#statement(`INSERT INTO quarantine (${quarantineColumns}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?) ${quarantineUpsertConflict}`);
     for (const item of batch.quarantine) quarantine.run(item.key, item.surveyId, item.source, at, at, this.#runId, item.item, item.issues);
     const resolve = this.#statement("UPDATE quarantine SET resolved_at = ? WHERE key = ? AND resolved_at IS NULL");
     for (const key of batch.resolvedQuarantineKeys) resolve.run(at, key);
@@ -126,17 +110,9 @@ export class SqliteCycleTransaction implements CycleTransaction {
       const hasChanges = this.#nextSequence > this.#firstSequence;
       const firstSequence = hasChanges ? this.#firstSequence : null;
       const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
-      this.#statement(`
-        UPDATE runs SET replica_id = ?, run_trigger = ?, status = ?, started_at = ?, finished_at = ?, duration_ms = ?, counts = ?, error = ?,
-          first_sequence = ?, last_sequence = ? WHERE id = ?`).run(
-        run.replicaId, run.trigger, run.status, run.startedAt.toISOString(), run.finishedAt.toISOString(),
-        Math.round(run.finishedAt.getTime() - run.startedAt.getTime()), JSON.stringify(run.counts), run.error, firstSequence, lastSequence, this.#runId,
-      );
-      if (lastSequence !== null) this.#statement("UPDATE counters SET value = ? WHERE name = 'changes'").run(lastSequence);
-      if (run.status === "succeeded") {
-        // The list was read whole: what it no longer carries is no longer wrong upstream.
-        this.#statement("UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS NOT ?").run(this.#at, this.#runId);
-      }
+      this.#statement(inventorySql.completeCycleRun).run(...runParams(run), firstSequence, lastSequence, this.#runId);
+      if (lastSequence !== null) this.#statement(inventorySql.setLatestSequence).run(lastSequence);
+      if (run.status === "succeeded") this.#statement(inventorySql.resolveListQuarantine).run(this.#at, this.#runId);
       // By now the WAL holds the whole cycle (thousands of pages after a first sync): SQLite's
       // auto-checkpoint would copy them into the database and fsync inside this COMMIT, adding
       // ~175 ms to a 10,000-survey first sync. The store checkpoints right after instead (`onEnd`).
@@ -150,7 +126,7 @@ export class SqliteCycleTransaction implements CycleTransaction {
       return Promise.resolve({ runId: this.#runId, firstSequence, lastSequence });
     } catch (error) {
       this.#abandon();
-      return Promise.reject(error instanceof StoreError ? error : new StoreError(`cycle commit failed: ${(error as Error).message}`, { cause: error }));
+      throw error;
     }
   }
 

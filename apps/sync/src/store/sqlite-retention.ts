@@ -1,10 +1,8 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { prefixCutoff, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
+import { toDate, toNumberOrNull, type Row } from "../database/row-values.ts";
+import { prefixCutoff, retentionSql, type PruneBatchOutcome, type PrunedFeed, type PruneTarget } from "./retention.ts";
 
 type Prepare = (sql: string) => StatementSync;
-
-/** The SQL of the feed horizon: one statement, so the feed and the counter come from one snapshot. */
-export const SQLITE_FEED_HORIZON = "SELECT COALESCE((SELECT MIN(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes')) AS horizon";
 
 /**
  * One pruning batch on the SQLite writer connection, in its own `BEGIN IMMEDIATE` transaction.
@@ -29,12 +27,9 @@ export function pruneSqliteBatch(db: DatabaseSync, prepare: Prepare, target: Pru
  * the outcome feed.
  */
 export function pruneSqliteFeedPrefix(prepare: Prepare, feed: PrunedFeed, before: Date, limit: number): PruneBatchOutcome {
-  const head = (prepare(`SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`).all(limit) as { sequence: number; at: string }[]).map((row) => ({
-    id: row.sequence,
-    at: new Date(row.at),
-  }));
+  const head = (prepare(retentionSql.feedHead(feed)).all(limit) as Row[]).map((row) => ({ id: Number(row.sequence), at: toDate(row.at) }));
   const { cutoff, whole } = prefixCutoff(head, before);
-  const deleted = cutoff === null ? 0 : Number(prepare(`DELETE FROM ${feed.table} WHERE sequence <= ?`).run(cutoff).changes);
+  const deleted = cutoff === null ? 0 : Number(prepare(retentionSql.deleteFeedPrefix(feed)).run(cutoff).changes);
   return { deleted, more: whole && head.length === limit, deferred: false };
 }
 
@@ -43,21 +38,14 @@ function pruneTarget(prepare: Prepare, target: PruneTarget, before: Date, limit:
     case "changes":
       return pruneSqliteFeedPrefix(prepare, { table: "changes", timeColumn: "occurred_at" }, before, limit);
     case "runs": {
-      const keep = prepare("SELECT MAX(id) AS id FROM runs WHERE status = 'succeeded'").get() as { id: number | null };
-      const keepId = keep.id ?? -1;
-      const head = (prepare("SELECT id, finished_at FROM runs ORDER BY id LIMIT ?").all(limit) as { id: number; finished_at: string }[]).map((row) => ({
-        id: row.id,
-        at: new Date(row.finished_at),
-      }));
+      const keepId = toNumberOrNull((prepare(retentionSql.lastSuccessfulRunId).get() as Row).id) ?? -1;
+      const head = (prepare(retentionSql.runsHead).all(limit) as Row[]).map((row) => ({ id: Number(row.id), at: toDate(row.finished_at) }));
       const { cutoff, whole } = prefixCutoff(head, before, keepId);
-      const deleted = cutoff === null ? 0 : Number(prepare("DELETE FROM runs WHERE id <= ? AND id <> ?").run(cutoff, keepId).changes);
+      const deleted = cutoff === null ? 0 : Number(prepare(retentionSql.deleteRunsUpTo).run(cutoff, keepId).changes);
       return { deleted, more: whole && head.length === limit, deferred: false };
     }
     case "quarantine": {
-      const deleted = Number(
-        prepare("DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)").run(before.toISOString(), limit)
-          .changes,
-      );
+      const deleted = Number(prepare(retentionSql.deleteResolvedQuarantine).run(before.toISOString(), limit).changes);
       return { deleted, more: deleted === limit, deferred: false };
     }
   }

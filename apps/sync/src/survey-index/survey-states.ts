@@ -9,6 +9,8 @@ const FLAG_QUALIFICATIONS_CURRENT = 4;
 const FLAG_QUOTAS_CURRENT = 8;
 /** No quotas are stored and none were ever fetched (count 0, no marker). */
 const FLAG_NO_QUOTAS = 16;
+/** No qualifications are stored: only a fetch stores them, and it sets the marker. */
+const FLAG_NO_QUALIFICATIONS = 32;
 
 /**
  * The stored survey states, one slot per survey id in typed columns: about 100 bytes a survey
@@ -58,14 +60,14 @@ export class SurveyStates {
    * Whether a live-list entry needs nothing this cycle, decided without building its state (the
    * no-change cycle asks this of every survey): the survey is stored as live, its JSON hashes to
    * the stored `rawHash` (so its two child timestamps are the stored ones), and its children were
-   * fetched at those timestamps (quotas: or, without `Has_Quotas`, none are stored). The same
-   * answer as `planSurvey(survey, get(id))` being undefined.
+   * fetched at those timestamps (or, without `Has_Qualifications` / `Has_Quotas`, none are
+   * stored). The same answer as `planSurvey(survey, get(id))` being undefined.
    */
-  isCurrent(id: number, rawHash: string, hasQuotas: boolean): boolean {
+  isCurrent(id: number, rawHash: string, hasQualifications: boolean, hasQuotas: boolean): boolean {
     const slot = this.#slots.get(id);
     if (slot === undefined) return false;
     const flags = this.#flags[slot] ?? 0;
-    const children = FLAG_QUALIFICATIONS_CURRENT | (hasQuotas ? FLAG_QUOTAS_CURRENT : FLAG_NO_QUOTAS);
+    const children = (hasQualifications ? FLAG_QUALIFICATIONS_CURRENT : FLAG_NO_QUALIFICATIONS) | (hasQuotas ? FLAG_QUOTAS_CURRENT : FLAG_NO_QUOTAS);
     return (flags & FLAG_CLOSED) === 0 && (flags & children) === children && this.#rawHashes.equals(slot, rawHash);
   }
 
@@ -113,7 +115,8 @@ export class SurveyStates {
       (state.needsRefetch ? FLAG_NEEDS_REFETCH : 0) |
       (state.qualificationsMarker === state.qualUpdated ? FLAG_QUALIFICATIONS_CURRENT : 0) |
       (state.quotasMarker === state.quotaUpdated ? FLAG_QUOTAS_CURRENT : 0) |
-      (state.quotaCount === 0 && state.quotasMarker === null ? FLAG_NO_QUOTAS : 0);
+      (state.quotaCount === 0 && state.quotasMarker === null ? FLAG_NO_QUOTAS : 0) |
+      (state.qualificationsMarker === null ? FLAG_NO_QUALIFICATIONS : 0);
   }
 
   #slotOf(id: number): number {

@@ -1,9 +1,9 @@
 import type { FetchFunction as ClientFetch } from "@sds/client";
 import { SyncError } from "../common/errors.ts";
-import { DEFAULT_MAX_LIST_BYTES } from "../config/config.ts";
 import { operationOf } from "./counting-fetch.ts";
 
-export { DEFAULT_MAX_LIST_BYTES };
+/** Default `SYNC_MAX_LIST_BYTES`: about 500,000 surveys. */
+export const DEFAULT_MAX_LIST_BYTES = 536_870_912;
 
 /** The Get Surveys body grew past `SYNC_MAX_LIST_BYTES`: the cycle fails, nothing of it is kept. */
 export class ListTooLargeError extends SyncError {

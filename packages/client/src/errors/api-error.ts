@@ -1,4 +1,5 @@
-import { SdsError, defineHiddenProperty, type RequestContext } from "./sds-error.ts";
+import { RequestError } from "./request-error.ts";
+import { defineHiddenProperty, type RequestContext } from "./sds-error.ts";
 
 /** What the client knows of an error response. */
 export interface ApiErrorDetails {
@@ -34,13 +35,8 @@ export interface ApiErrorDetails {
  * }
  * ```
  */
-export class ApiError extends SdsError {
+export class ApiError extends RequestError {
   override name: "ApiError" | ApiErrorSubclassName = "ApiError";
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
   /** The HTTP status; 200 when only the envelope signalled the error. */
   readonly status: number;
   /** `error.errorCode` from the envelope, when the body carried one. */
@@ -60,7 +56,7 @@ export class ApiError extends SdsError {
   declare readonly body: unknown;
 
   constructor(message: string, details: ApiErrorDetails, options: { readonly cause?: unknown } = {}) {
-    super(message, { request: details.request, cause: options.cause });
+    super(message, details.request, options);
     this.status = details.status;
     this.errorCode = details.errorCode;
     this.messages = details.messages;

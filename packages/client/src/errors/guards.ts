@@ -1,29 +1,35 @@
 import type { ApiError, AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError } from "./api-error.ts";
 import type { ConfigurationError } from "./configuration-error.ts";
+import type { RequestError } from "./request-error.ts";
 import { sdsErrorBrand, SdsError, type SdsErrorName } from "./sds-error.ts";
 import type { ConnectionError, RequestAbortedError, TimeoutError } from "./transport-errors.ts";
 import type { RequestValidationError, ResponseValidationError } from "./validation-errors.ts";
 
-/** Each error name and the name of its parent class: the hierarchy, readable without `instanceof`. */
-const parentOf: Readonly<Record<SdsErrorName, SdsErrorName | undefined>> = {
+/** A class of the family: every error name, and the abstract {@link RequestError} that no error is named after. */
+type ErrorClassName = SdsErrorName | "RequestError";
+
+/** Each error class and its parent class: the hierarchy, readable without `instanceof`. */
+const parentOf: Readonly<Record<ErrorClassName, ErrorClassName | undefined>> = {
   SdsError: undefined,
   ConfigurationError: "SdsError",
-  RequestValidationError: "SdsError",
-  ApiError: "SdsError",
+  RequestError: "SdsError",
+  RequestValidationError: "RequestError",
+  ApiError: "RequestError",
   BadRequestError: "ApiError",
   AuthenticationError: "ApiError",
   PermissionDeniedError: "ApiError",
   NotFoundError: "ApiError",
   RateLimitError: "ApiError",
   ServerError: "ApiError",
-  ConnectionError: "SdsError",
-  TimeoutError: "SdsError",
-  RequestAbortedError: "SdsError",
-  ResponseValidationError: "SdsError",
+  ConnectionError: "RequestError",
+  TimeoutError: "RequestError",
+  RequestAbortedError: "RequestError",
+  ResponseValidationError: "RequestError",
 };
 
-function descendsFrom(name: unknown, ancestor: SdsErrorName): boolean {
-  let current = typeof name === "string" && Object.hasOwn(parentOf, name) ? (name as SdsErrorName) : undefined;
+/** Whether an error named `name` is of class `ancestor`; `name` must be one an error can carry (the abstract `RequestError` is none). */
+function descendsFrom(name: unknown, ancestor: ErrorClassName): boolean {
+  let current = typeof name === "string" && name !== "RequestError" && Object.hasOwn(parentOf, name) ? (name as ErrorClassName) : undefined;
   while (current !== undefined) {
     if (current === ancestor) return true;
     current = parentOf[current];
@@ -36,7 +42,7 @@ function descendsFrom(name: unknown, ancestor: SdsErrorName): boolean {
  * another copy of this package (where `instanceof` fails): branded by a registered symbol and
  * named after the class or a subclass of it.
  */
-function isErrorOf(value: unknown, className: SdsErrorName): boolean {
+function isErrorOf(value: unknown, className: ErrorClassName): boolean {
   if (value instanceof SdsError) return descendsFrom(value.name, className);
   if (typeof value !== "object" || value === null) return false;
   return (value as { [sdsErrorBrand]?: unknown })[sdsErrorBrand] === true && descendsFrom((value as { name?: unknown }).name, className);
@@ -48,6 +54,8 @@ export const isSdsError = (value: unknown): value is SdsError => isErrorOf(value
 export const isConfigurationError = (value: unknown): value is ConfigurationError => isErrorOf(value, "ConfigurationError");
 /** Whether `value` is a {@link RequestValidationError}. */
 export const isRequestValidationError = (value: unknown): value is RequestValidationError => isErrorOf(value, "RequestValidationError");
+/** Whether `value` is a {@link RequestError}: any error that belongs to a request (all but `ConfigurationError`). */
+export const isRequestError = (value: unknown): value is RequestError => isErrorOf(value, "RequestError");
 /** Whether `value` is an {@link ApiError} or one of its subclasses. */
 export const isApiError = (value: unknown): value is ApiError => isErrorOf(value, "ApiError");
 /** Whether `value` is a {@link BadRequestError} (HTTP 400). */

@@ -1,20 +1,12 @@
-import { SdsError, type RequestContext } from "./sds-error.ts";
+import { RequestError } from "./request-error.ts";
+import type { RequestContext } from "./sds-error.ts";
 
 /**
  * No response arrived: DNS failure, refused or reset connection, TLS failure, or a body cut
  * off mid-way. Retried automatically before this is thrown; `cause` holds the runtime's error.
  */
-export class ConnectionError extends SdsError {
+export class ConnectionError extends RequestError {
   override name = "ConnectionError" as const;
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
-
-  constructor(message: string, request: RequestContext, options: { readonly cause?: unknown } = {}) {
-    super(message, { request, cause: options.cause });
-  }
 }
 
 /** Which limit a {@link TimeoutError} hit. */
@@ -24,20 +16,15 @@ export type TimeoutPhase = "attempt" | "deadline";
  * A time limit ran out: the per-attempt `timeout` (after the retries it allows) or the overall
  * `deadline` of the call (which also counts time queued and between retries).
  */
-export class TimeoutError extends SdsError {
+export class TimeoutError extends RequestError {
   override name = "TimeoutError" as const;
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
   /** `"attempt"` when one attempt took longer than `timeout`; `"deadline"` when the whole call ran past `deadline`. */
   readonly phase: TimeoutPhase;
   /** The limit that ran out, in milliseconds. */
   readonly timeout: number;
 
   constructor(message: string, details: { readonly request: RequestContext; readonly phase: TimeoutPhase; readonly timeout: number }) {
-    super(message, { request: details.request });
+    super(message, details.request);
     this.phase = details.phase;
     this.timeout = details.timeout;
   }
@@ -58,15 +45,6 @@ export class TimeoutError extends SdsError {
  * await pending; // rejects with RequestAbortedError
  * ```
  */
-export class RequestAbortedError extends SdsError {
+export class RequestAbortedError extends RequestError {
   override name = "RequestAbortedError" as const;
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
-
-  constructor(message: string, request: RequestContext, options: { readonly cause?: unknown } = {}) {
-    super(message, { request, cause: options.cause });
-  }
 }

@@ -1,4 +1,5 @@
-import { SdsError, defineHiddenProperty, type RequestContext } from "./sds-error.ts";
+import { RequestError } from "./request-error.ts";
+import { defineHiddenProperty, type RequestContext } from "./sds-error.ts";
 
 /** One validation problem: where (`path`), what (`message`) and its kind (`code`, zod's issue code). */
 export interface ValidationIssue {
@@ -26,13 +27,8 @@ export interface ValidationIssue {
  * }
  * ```
  */
-export class ResponseValidationError extends SdsError {
+export class ResponseValidationError extends RequestError {
   override name = "ResponseValidationError" as const;
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
   /** The HTTP status the body came with. */
   readonly status: number;
   /** What did not match, each with its path inside the body. */
@@ -44,7 +40,7 @@ export class ResponseValidationError extends SdsError {
   declare readonly body: unknown;
 
   constructor(message: string, details: { readonly request: RequestContext; readonly status: number; readonly issues: readonly ValidationIssue[]; readonly body: unknown }) {
-    super(message, { request: details.request });
+    super(message, details.request);
     this.status = details.status;
     this.issues = details.issues;
     defineHiddenProperty(this, "body", details.body);
@@ -59,18 +55,13 @@ export class ResponseValidationError extends SdsError {
  * A request was refused before it was sent: an update body that fails `UrlSettingsBody`, or
  * a path parameter that is not a valid id. Nothing went over the network.
  */
-export class RequestValidationError extends SdsError {
+export class RequestValidationError extends RequestError {
   override name = "RequestValidationError" as const;
-  declare readonly operation: RequestContext["operation"];
-  declare readonly method: RequestContext["method"];
-  declare readonly path: string;
-  declare readonly url: string;
-  declare readonly attempts: number;
   /** What is wrong with the request, each with its path inside the body or parameters. */
   readonly issues: readonly ValidationIssue[];
 
   constructor(message: string, details: { readonly request: RequestContext; readonly issues: readonly ValidationIssue[] }) {
-    super(message, { request: details.request });
+    super(message, details.request);
     this.issues = details.issues;
   }
 

@@ -63,14 +63,15 @@ function compileQuota(quota: SurveyQuota): CompiledQuota {
   return { quotaId: quota.QuotaId, remaining: readInteger(quota["Remaining"]), conditions: readable ? conditions : undefined };
 }
 
-function decimal(value: string): number {
+/** A decimal survey field (`Cpi`, `Ir`) as a number; a malformed one counts as 0. */
+export function decimalField(value: string): number {
   const number = /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
   return Number.isFinite(number) ? number : 0;
 }
 
 /** Expected earnings per entry: `Cpi × Ir / 100` (a malformed number counts as 0). */
 export function expectedEarnings(survey: Pick<MatchableSurvey, "Cpi" | "Ir">): number {
-  return (decimal(survey.Cpi) * decimal(survey.Ir)) / 100;
+  return (decimalField(survey.Cpi) * decimalField(survey.Ir)) / 100;
 }
 
 /** Compiles a survey's qualifications and quotas (`null`: not stored). */

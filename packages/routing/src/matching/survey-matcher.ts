@@ -1,12 +1,22 @@
+// Over 400 lines, on purpose: the matcher's typed arrays and bitsets are read in its hot loops
+// (the candidate passes and the two collect loops), and splitting the class would expose them.
+// What does not need them lives beside it: respondent rules in ../respondent, estimation in
+// ../yield, the yield ranking in yield-ranker.ts, explain sentences in respondent-reasons.ts.
 import type { Device, SurveyQuota } from "@sds/schemas";
 import { BitsetPool, type Bitset } from "../internal/bitset.ts";
 import { Posting } from "../internal/posting.ts";
+import { checkRespondent, excludeByHistory, historyVerdict } from "../respondent/history-rules.ts";
+import type { RecontactList, RoutingPolicy } from "../respondent/respondent-types.ts";
+import { resolveRoutingPolicy, type ResolvedRoutingPolicy } from "../respondent/routing-policy.ts";
+import { SurveyGroups } from "../respondent/survey-groups.ts";
+import type { YieldEvidence } from "../yield/yield-evidence.ts";
 import { answerNumber } from "./answer-rule.ts";
-import { compileTargeting, expectedEarnings, type CompiledTargeting, type SurveyFacts } from "./compiled-survey.ts";
+import { compileTargeting, decimalField, expectedEarnings, type CompiledTargeting, type SurveyFacts } from "./compiled-survey.ts";
 import { closedQuotaFor, exclusionReasons, qualificationsMet, type AnswerLookup } from "./evaluate.ts";
 import {
   DEFAULT_MATCH_LIMIT,
   MAX_MATCH_LIMIT,
+  type ExclusionReason,
   type Explanation,
   type MatchableSurvey,
   type MatchQualification,
@@ -14,7 +24,18 @@ import {
   type MatchResult,
 } from "./match-types.ts";
 import { packTargeting, unpackTargeting } from "./packed-targeting.ts";
+import { historyReasons, recontactReason, unroutableReason } from "./respondent-reasons.ts";
+import { SlotMarks } from "./slot-marks.ts";
 import { TopSlots } from "./top-slots.ts";
+import { YieldRanker, type YieldOptions } from "./yield-ranker.ts";
+
+/** How a {@link SurveyMatcher} routes besides the inventory. */
+export interface SurveyMatcherOptions {
+  /** How a respondent's history keeps surveys out (requests that name a `respondent`). @default the strictest: no re-entry, every group entry blocks, no caps */
+  readonly policy?: RoutingPolicy;
+  /** How order `"yield"` estimates and ranks. */
+  readonly yield?: YieldOptions;
+}
 
 /** What a survey is routed on besides itself; `null` where it is not stored (then it is never matched). */
 export interface SurveyTargeting {
@@ -68,9 +89,20 @@ const DEVICE_BITS: Readonly<Record<Device, number>> = { desktop: 1, mobile: 2, t
  * matcher.upsert(survey, { qualifications, quotas });
  * const { surveyIds } = matcher.match({ answers: { "42": ["30"], "43": ["2"] }, device: "mobile" });
  * ```
+ *
+ * Besides the inventory, the service sets per survey id its groups ({@link setSurveyGroups}),
+ * its re-contact list ({@link setRecontact}), whether its URL is unusable ({@link setUnroutable})
+ * and its outcomes so far ({@link setYieldEvidence}). These are kept by survey id whether or not
+ * the survey is live (an entry into a closed survey still blocks its group; a re-contact study
+ * that closes and reopens stays one) until the service sets them again or clears them.
  */
 export class SurveyMatcher {
   readonly #pool = new BitsetPool(INITIAL_WORDS);
+  readonly #policy: ResolvedRoutingPolicy;
+  readonly #groups = new SurveyGroups();
+  readonly #recontact = new SlotMarks<RecontactList>(this.#pool);
+  readonly #unroutable = new SlotMarks<string>(this.#pool);
+  readonly #yield: YieldRanker;
   readonly #slotById = new Map<number, number>();
   /** Per slot, the compiled targeting packed by {@link packTargeting}; `undefined` for a free slot. */
   readonly #targeting: (string | undefined)[] = [];
@@ -98,6 +130,14 @@ export class SurveyMatcher {
   };
   readonly #qualifications = new Map<number, QualificationIndex>();
 
+  /**
+   * @throws RangeError when the policy or the yield options hold a value out of range.
+   */
+  constructor(options: SurveyMatcherOptions = {}) {
+    this.#policy = resolveRoutingPolicy(options.policy);
+    this.#yield = new YieldRanker(this.#pool, options.yield);
+  }
+
   /** How many surveys the matcher holds (stored or awaiting a refetch). */
   get size(): number {
     return this.#slotById.size;
@@ -114,9 +154,12 @@ export class SurveyMatcher {
    */
   upsert(survey: MatchableSurvey, targeting: SurveyTargeting): void {
     let slot = this.#slotById.get(survey.SurveyId);
+    const fresh = slot === undefined;
     if (slot === undefined) {
       slot = this.#allocateSlot();
       this.#slotById.set(survey.SurveyId, slot);
+      this.#recontact.attach(survey.SurveyId, slot);
+      this.#unroutable.attach(survey.SurveyId, slot);
     } else {
       this.#unindex(slot);
     }
@@ -126,6 +169,7 @@ export class SurveyMatcher {
     this.#surveyIds[slot] = survey.SurveyId;
     this.#languages[slot] = survey.LanguageId;
     this.#devices[slot] = (survey.DesktopAllowed ? DEVICE_BITS.desktop : 0) | (survey.MobileAllowed ? DEVICE_BITS.mobile : 0) | (survey.TabletAllowed ? DEVICE_BITS.tablet : 0);
+    this.#yield.place(slot, survey.SurveyId, decimalField(survey.Cpi), decimalField(survey.Ir), fresh);
     this.#index(slot, compiled);
   }
 
@@ -135,21 +179,80 @@ export class SurveyMatcher {
     if (slot === undefined) return false;
     this.#unindex(slot);
     this.#targeting[slot] = undefined;
+    this.#recontact.detach(slot);
+    this.#unroutable.detach(slot);
+    this.#yield.release(slot);
     this.#slotById.delete(surveyId);
     this.#freeSlots.push(slot);
     return true;
   }
 
   /**
+   * Replaces the groups a survey belongs to (`[]`: none). A group's members are the surveys
+   * whose groups name it; a respondent who entered one member is kept out of the others.
+   *
+   * @throws TypeError when a group id is not an integer.
+   */
+  setSurveyGroups(surveyId: number, groupIds: readonly number[]): void {
+    this.#groups.set(surveyId, groupIds);
+  }
+
+  /**
+   * Makes a survey a re-contact study that admits only the given uids (its ACTIVE list, copied),
+   * or one whose list could not be read (`"unreadable"`: out for everyone); `undefined` when it
+   * is no longer a re-contact study.
+   *
+   * @throws TypeError when the list is neither `"unreadable"` nor an iterable of strings.
+   */
+  setRecontact(surveyId: number, list: Iterable<string> | "unreadable" | undefined): void {
+    let kept: RecontactList | undefined;
+    if (list === undefined) kept = undefined;
+    else if (list === "unreadable") kept = "unreadable";
+    else {
+      if (typeof list === "string" || typeof (list as Partial<Iterable<string>>)[Symbol.iterator] !== "function") {
+        throw new TypeError(`survey ${surveyId}: a re-contact list is "unreadable" or an iterable of uids`);
+      }
+      kept = new Set(list);
+    }
+    this.#recontact.set(surveyId, kept, this.#slotById.get(surveyId));
+  }
+
+  /**
+   * Marks a survey as one the service cannot route to (an unusable `SurveyUrl`, say), with the
+   * reason `explain` gives; `undefined` clears the mark. Marked surveys are never matched.
+   *
+   * @throws TypeError when the reason is not a non-empty string.
+   */
+  setUnroutable(surveyId: number, reason: string | undefined): void {
+    if (reason !== undefined && (typeof reason !== "string" || reason.length === 0)) throw new TypeError(`survey ${surveyId}: an unroutable reason must be a non-empty string`);
+    this.#unroutable.set(surveyId, reason, this.#slotById.get(surveyId));
+  }
+
+  /**
+   * Sets what the service knows of a survey's outcomes, for order `"yield"` (`undefined`: nothing,
+   * the prior alone). Cheap enough to call on every outcome: one map entry, no re-sorting.
+   *
+   * @throws RangeError when a count is out of range (see {@link YieldEvidence}).
+   */
+  setYieldEvidence(surveyId: number, evidence: YieldEvidence | undefined): void {
+    this.#yield.setEvidence(surveyId, evidence, this.#slotById.get(surveyId));
+  }
+
+  /**
    * The ids of the surveys the respondent qualifies for, best first.
    *
-   * @throws RangeError when `limit` is not an integer from 1 to 5000.
+   * @throws RangeError when `limit` is not an integer from 1 to 5000, `order` is unknown or `now` is not finite.
+   * @throws TypeError when the respondent or an entry of their history is malformed.
    */
   match(request: MatchRequest): MatchResult {
     const limit = request.limit ?? DEFAULT_MATCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MATCH_LIMIT) {
       throw new RangeError(`limit must be an integer from 1 to ${MAX_MATCH_LIMIT}, got ${limit}`);
     }
+    const byYield = orderIsYield(request.order);
+    const { respondent } = request;
+    if (respondent !== undefined) checkRespondent(respondent);
+    const now = requestTime(request.now, respondent !== undefined || byYield);
     const answers = toLookup(request.answers);
     const candidates = this.#candidates;
     candidates.set(this.#routable.words);
@@ -166,8 +269,18 @@ export class SurveyMatcher {
         met[word] = 0;
       }
     }
-    return this.#collect(answers, limit);
+    if (this.#unroutable.bits.size > 0) this.#subtract(this.#unroutable.bits.words);
+    if (respondent !== undefined && excludeByHistory(respondent.history, this.#policy, this.#groups, now, this.#excludeSurvey).length > 0) {
+      return { surveyIds: [], eligible: 0 };
+    }
+    return byYield ? this.#collectByYield(answers, limit, respondent?.uid, now, request) : this.#collect(answers, limit, respondent?.uid);
   }
+
+  /** Takes one survey (by id) out of the candidates of the current match; bound once, called per excluded survey. */
+  readonly #excludeSurvey = (surveyId: number): void => {
+    const slot = this.#slotById.get(surveyId);
+    if (slot !== undefined) this.#candidates[slot >>> 5] = (this.#candidates[slot >>> 5] ?? 0) & ~(1 << (slot & 31));
+  };
 
   /** Why the survey is out for this respondent (or that it is in). A survey not held is `not-live`. */
   explain(surveyId: number, request: Omit<MatchRequest, "limit">): Explanation {
@@ -176,8 +289,29 @@ export class SurveyMatcher {
     if (slot === undefined || packed === undefined) {
       return { surveyId, eligible: false, reasons: [{ kind: "not-live", message: `survey ${surveyId} is not live (not held by the matcher)` }] };
     }
+    const byYield = orderIsYield(request.order);
+    const { respondent } = request;
+    if (respondent !== undefined) checkRespondent(respondent);
+    const now = requestTime(request.now, respondent !== undefined || byYield);
     const reasons = exclusionReasons(this.#facts(slot), unpackTargeting(packed), toLookup(request.answers), request);
-    return { surveyId, eligible: reasons.length === 0, reasons };
+    reasons.push(...this.#respondentReasons(surveyId, request, now));
+    if (!byYield) return { surveyId, eligible: reasons.length === 0, reasons };
+    const { yield: estimate, cutoff } = this.#yield.explain(slot, surveyId, request, now, (request as MatchRequest).explore ?? undefined);
+    if (cutoff !== undefined) reasons.push(cutoff);
+    return { surveyId, eligible: reasons.length === 0, reasons, yield: estimate };
+  }
+
+  /** The reasons beyond the survey's own rules: unroutable, re-contact, the respondent's history. */
+  #respondentReasons(surveyId: number, request: Omit<MatchRequest, "limit">, now: number): ExclusionReason[] {
+    const reasons: ExclusionReason[] = [];
+    const unroutable = this.#unroutable.get(surveyId);
+    if (unroutable !== undefined) reasons.push(unroutableReason(unroutable));
+    const list = this.#recontact.get(surveyId);
+    const recontact = list === undefined ? undefined : recontactReason(list, request.respondent?.uid);
+    if (recontact !== undefined) reasons.push(recontact);
+    const { respondent } = request;
+    if (respondent !== undefined) reasons.push(...historyReasons(historyVerdict(surveyId, respondent.history, this.#policy, this.#groups, now)));
+    return reasons;
   }
 
   /** The survey fields that `explain` reports, as held for the slot. */
@@ -196,6 +330,11 @@ export class SurveyMatcher {
     for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & (words[word] ?? 0);
   }
 
+  #subtract(words: Uint32Array): void {
+    const candidates = this.#candidates;
+    for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & ~(words[word] ?? 0);
+  }
+
   /** Sets in `#met` (zero on `words` before) the surveys of the index whose qualification the answers meet. */
   #markMet(index: QualificationIndex, given: readonly string[] | undefined, words: readonly number[]): void {
     if (given === undefined || given.length === 0) return;
@@ -209,10 +348,11 @@ export class SurveyMatcher {
     }
   }
 
-  #collect(answers: AnswerLookup, limit: number): MatchResult {
+  #collect(answers: AnswerLookup, limit: number, uid: string | undefined): MatchResult {
     const top = new TopSlots(limit, this.#scores, this.#surveyIds);
     const candidates = this.#candidates;
     const direct = this.#directCheck.words;
+    const recontact = this.#recontact.bits.words;
     let eligible = 0;
     for (let word = 0; word < candidates.length; word++) {
       let bits = candidates[word] ?? 0;
@@ -221,12 +361,51 @@ export class SurveyMatcher {
         const slot = word * 32 + (31 - Math.clz32(lowest));
         bits ^= lowest;
         if (((direct[word] ?? 0) & lowest) !== 0 && !this.#passesDirectCheck(slot, answers)) continue;
+        if (((recontact[word] ?? 0) & lowest) !== 0 && !this.#admits(slot, uid)) continue;
         eligible++;
         top.offer(slot);
       }
     }
     const surveyIds = top.sorted().map((slot) => this.#surveyIds[slot] ?? 0);
     return { surveyIds, eligible };
+  }
+
+  /**
+   * Under yield: one pass drops from the candidates every survey that a direct check, a
+   * re-contact list or the cut-off keeps out (so `eligible` is exact), then the ranker visits
+   * the rest by `Cpi` and samples only those that could make the results.
+   */
+  #collectByYield(answers: AnswerLookup, limit: number, uid: string | undefined, now: number, request: object): MatchResult {
+    const candidates = this.#candidates;
+    const direct = this.#directCheck.words;
+    const recontact = this.#recontact.bits.words;
+    const held = this.#yield.mayBeHeldOut;
+    let eligible = 0;
+    for (let word = 0; word < candidates.length; word++) {
+      let bits = candidates[word] ?? 0;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        const slot = word * 32 + (31 - Math.clz32(lowest));
+        bits ^= lowest;
+        if (
+          (((direct[word] ?? 0) & lowest) !== 0 && !this.#passesDirectCheck(slot, answers)) ||
+          (((recontact[word] ?? 0) & lowest) !== 0 && !this.#admits(slot, uid)) ||
+          (((held[word] ?? 0) & lowest) !== 0 && this.#yield.isHeldOut(this.#surveyIds[slot] ?? 0, now))
+        ) {
+          candidates[word] = (candidates[word] ?? 0) & ~lowest;
+          continue;
+        }
+        eligible++;
+      }
+    }
+    const surveyIds = this.#yield.rank(candidates, limit, this.#surveyIds, request, (request as MatchRequest).explore ?? undefined).map((slot) => this.#surveyIds[slot] ?? 0);
+    return { surveyIds, eligible };
+  }
+
+  /** Whether the re-contact study in the slot admits the uid. */
+  #admits(slot: number, uid: string | undefined): boolean {
+    const list = this.#recontact.get(this.#surveyIds[slot] ?? 0);
+    return uid !== undefined && list !== undefined && list !== "unreadable" && list.has(uid);
   }
 
   #passesDirectCheck(slot: number, answers: AnswerLookup): boolean {
@@ -260,6 +439,7 @@ export class SurveyMatcher {
     const devices = new Uint8Array(wordCount * 32);
     devices.set(this.#devices);
     this.#devices = devices;
+    this.#yield.grow(wordCount * 32);
     this.#candidates = new Uint32Array(wordCount);
     this.#met = new Uint32Array(wordCount);
     this.#zero = new Uint32Array(wordCount);
@@ -368,6 +548,21 @@ function rangeHits(index: QualificationIndex, value: number): Int32Array {
   if (index.rangeHits.size >= RANGE_HITS_KEPT) index.rangeHits.clear();
   index.rangeHits.set(value, hits);
   return hits;
+}
+
+function orderIsYield(order: MatchRequest["order"]): boolean {
+  // Read as any string: callers in plain JavaScript can pass anything.
+  const given: string | undefined = order;
+  if (given === undefined || given === "earnings") return false;
+  if (given === "yield") return true;
+  throw new RangeError(`order must be "earnings" or "yield", got ${given}`);
+}
+
+/** The time of a request: `now` checked, else the clock when a rule needs it. */
+function requestTime(now: number | undefined, needed: boolean): number {
+  if (now === undefined) return needed ? Date.now() : 0;
+  if (!Number.isFinite(now)) throw new RangeError(`now must be epoch milliseconds, got ${now}`);
+  return now;
 }
 
 function toLookup(answers: MatchRequest["answers"]): AnswerLookup {

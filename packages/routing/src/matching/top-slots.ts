@@ -23,6 +23,15 @@ export class TopSlots {
     return (this.#surveyIds[left] ?? 0) > (this.#surveyIds[right] ?? 0);
   }
 
+  /**
+   * The score a slot must at least reach to be kept: the worst kept score once `limit` slots
+   * are kept, `-Infinity` before.
+   */
+  threshold(): number {
+    const worst = this.#heap[0];
+    return this.#heap.length < this.#limit || worst === undefined ? Number.NEGATIVE_INFINITY : (this.#scores[worst] ?? 0);
+  }
+
   offer(slot: number): void {
     const heap = this.#heap;
     if (heap.length < this.#limit) {

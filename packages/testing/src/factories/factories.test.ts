@@ -1,10 +1,12 @@
 import {
   EncryptionSettings,
+  parseRecontactRespondents,
+  parseSurveyGroups,
+  parseSurveyStats,
   RecontactRespondentsResponse,
   strict,
   SupplierAccount,
   Survey,
-  SurveyGroupsResponse,
   SurveyQualification,
   SurveyQuota,
   SurveyStatsResponse,
@@ -28,6 +30,7 @@ import {
   industries,
   languages,
   qualificationCatalogue,
+  RECONTACT_STUDY_TYPE_ID,
   studyTypes,
 } from "../index.ts";
 
@@ -195,32 +198,53 @@ describe("quota factory", () => {
 });
 
 describe("stats, groups and re-contact factories", () => {
-  it("build bodies the response schemas accept, consistent with the survey", () => {
+  it("build stats consistent with the survey, that parseSurveyStats reads as the supplier's when there are some", () => {
     fc.assert(
       fc.property(seeds, (seed) => {
         for (const survey of buildSurveys(20, { seed })) {
           const stats = buildSurveyStats(survey, { seed });
           expect(SurveyStatsResponse.safeParse({ SurveyId: survey.SurveyId, Stats: stats }).success).toBe(true);
-          expect(stats.Completes).toBe(survey.Completes);
-          expect(stats.Terminates + stats.OverQuotas + stats.SecurityTerminates + stats.Completes).toBe(stats.Starts);
-          expect(stats.ConversionRate).toBeGreaterThanOrEqual(0);
-          expect(stats.ConversionRate).toBeLessThanOrEqual(1);
-          const groups = buildSurveyGroups(survey, { seed, relatedSurveyIds: [1, 2, 3] });
-          expect(SurveyGroupsResponse.safeParse({ SurveyGroups: groups }).success).toBe(true);
-          for (const group of groups) expect(group.SurveyIds).toContain(survey.SurveyId);
-          const respondents = buildRecontactRespondents(survey, { seed });
-          expect(RecontactRespondentsResponse.safeParse({ Respondents: respondents }).success).toBe(true);
+          expect(stats.Global.Completes).toBe(survey.Completes);
+          for (const scope of [stats.Global, stats.Supplier ?? stats.Global]) {
+            expect(scope.Completes).toBeLessThanOrEqual(scope.Starts);
+            expect(scope.SystemConversion).toBe(scope.Starts === 0 ? 0 : Math.round((scope.Completes / scope.Starts) * 10_000) / 100);
+            expect(scope.EffectiveEPC).toBeCloseTo((survey.Revenue * scope.SystemConversion) / 100, 2);
+          }
+          const parsed = parseSurveyStats({ Stats: stats });
+          expect(parsed.ok && parsed.stats.scope).toBe(stats.Supplier ? "supplier" : "global");
         }
       }),
       { numRuns: 20 },
     );
   });
 
-  it("give groups only to grouped surveys and re-contacts only to re-contact studies", () => {
-    expect(buildSurveyGroups(buildSurvey({ Has_Survey_Groups: false }))).toEqual([]);
-    expect(buildSurveyGroups(buildSurvey({ Has_Survey_Groups: true })).length).toBeGreaterThan(0);
+  it("group every flagged survey, no other, with the same membership whichever survey is asked about", () => {
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const surveys = buildSurveys(300, { seed });
+        const groups = buildSurveyGroups(surveys, { seed });
+        expect(parseSurveyGroups({ SurveyGroups: groups }).ok).toBe(true);
+        const grouped = new Set(groups.flatMap((group) => group.SurveyGroupSurveys));
+        expect([...grouped].sort()).toEqual(surveys.filter((survey) => survey.Has_Survey_Groups).map((survey) => survey.SurveyId).sort());
+        expect(new Set(groups.map((group) => group.SurveyGroupID)).size).toBe(groups.length);
+        expect(buildSurveyGroups(surveys, { seed })).toEqual(groups);
+      }),
+      { numRuns: 20 },
+    );
+    expect(buildSurveyGroups([buildSurvey({ Has_Survey_Groups: false })])).toEqual([]);
+    expect(buildSurveyGroups([buildSurvey({ SurveyId: 5, Has_Survey_Groups: true })], { firstGroupId: 90 })).toEqual([{ SurveyGroupID: 90, SurveyGroupSurveys: [5] }]);
+  });
+
+  it("list re-contact respondents, some inactive, only for re-contact studies", () => {
     expect(buildRecontactRespondents(buildSurvey({ StudyTypeId: 1 }))).toEqual([]);
-    expect(buildRecontactRespondents(buildSurvey({ StudyTypeId: 2 })).length).toBeGreaterThan(0);
+    const all = buildSurveys(60).flatMap((survey) => buildRecontactRespondents({ ...survey, StudyTypeId: RECONTACT_STUDY_TYPE_ID }));
+    expect(RecontactRespondentsResponse.safeParse({ Respondents: all }).success).toBe(true);
+    expect(new Set(all.map((respondent) => respondent.PID)).size).toBe(all.length);
+    const active = all.filter((respondent) => respondent.IsActive).length;
+    expect(active / all.length).toBeGreaterThan(0.6);
+    expect(active).toBeLessThan(all.length);
+    const parsed = parseRecontactRespondents({ Respondents: all });
+    expect(parsed.ok && parsed.respondents.length).toBe(all.length);
   });
 });
 

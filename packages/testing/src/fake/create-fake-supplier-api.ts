@@ -2,17 +2,27 @@ import type { Survey } from "@sds/schemas";
 import { createControlHandler } from "../internal/control-routes.ts";
 import { FaultEngine } from "../internal/fault-engine.ts";
 import { startNodeServer } from "../internal/node-server.ts";
+import { createServerSet } from "../internal/server-set.ts";
 import { RequestLog } from "../internal/request-log.ts";
 import { createService } from "../internal/service.ts";
 import { Store } from "../internal/store.ts";
 import type { SurveyEntry } from "../internal/survey-entry.ts";
 import { createSeededRandom, deriveSeed } from "../random.ts";
 import { DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_SUPPLIER_ID } from "./constants.ts";
-import type { FakeServer, FakeSupplierApi, FakeSupplierApiOptions, FakeSurveyRecord, FetchFunction } from "./types.ts";
+import type { FakeSupplierApi, FakeSupplierApiOptions, FakeSurveyRecord, FetchFunction } from "./types.ts";
 
 function toRecord(entry: SurveyEntry, store: Store): FakeSurveyRecord {
   const { qualifications, quotas } = store.details(entry);
-  return structuredClone({ supplierId: entry.supplierId, live: entry.live, survey: entry.survey, qualifications, quotas });
+  return structuredClone({
+    supplierId: entry.supplierId,
+    live: entry.live,
+    survey: entry.survey,
+    qualifications,
+    quotas,
+    surveyGroups: store.surveyGroupsOf(entry.survey.SurveyId),
+    recontactRespondents: store.recontactsOf(entry),
+    stats: store.statsOf(entry),
+  });
 }
 
 /**
@@ -47,7 +57,7 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
   let store = new Store(seed, now, suppliers);
   const faults = new FaultEngine(createSeededRandom(deriveSeed(seed, 0xfa17)));
   const log = new RequestLog(options.requestLogLimit ?? 10_000);
-  const servers = new Set<FakeServer>();
+  const servers = createServerSet();
 
   // The control routes call the methods of `api`, which is defined below; they are only
   // reached through a request, by which time `api` exists.
@@ -88,20 +98,9 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
       return store.keys();
     },
     async listen(listenOptions = {}) {
-      const server = await startNodeServer(handle, maxBodyBytes, listenOptions);
-      const tracked: FakeServer = {
-        ...server,
-        close: async () => {
-          servers.delete(tracked);
-          await server.close();
-        },
-      };
-      servers.add(tracked);
-      return tracked;
+      return servers.track(await startNodeServer(handle, maxBodyBytes, listenOptions));
     },
-    async close() {
-      await Promise.all([...servers].map((server) => server.close()));
-    },
+    close: () => servers.closeAll(),
     getAccount: (supplierId) => store.account(supplierId),
     getSurvey(surveyId) {
       const entry = store.entry(surveyId);
@@ -124,6 +123,15 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
     },
     replaceQualifications: (surveyId, qualifications) => structuredClone(store.replaceQualifications(surveyId, qualifications).qualifications ?? []),
     replaceQuotas: (surveyId, quotas) => structuredClone(store.replaceQuotas(surveyId, quotas).quotas ?? []),
+    listSurveyGroups: (supplierId) => store.surveyGroupsOfSupplier(supplierId),
+    setSurveyGroup: (groupId, surveyIds) => store.setSurveyGroup(groupId, surveyIds),
+    addToSurveyGroup: (groupId, surveyId) => store.addToSurveyGroup(groupId, surveyId),
+    removeFromSurveyGroup: (groupId, surveyId) => store.removeFromSurveyGroup(groupId, surveyId),
+    replaceRecontactRespondents(surveyId, respondents) {
+      const entry = store.replaceRecontactRespondents(surveyId, respondents);
+      return structuredClone(store.recontactsOf(entry));
+    },
+    setSurveyStats: (surveyId, stats) => structuredClone(store.statsOf(store.setSurveyStats(surveyId, stats))),
     requestLog: () => log.entries(),
     clearRequestLog: () => {
       log.clear();

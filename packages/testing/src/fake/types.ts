@@ -5,6 +5,9 @@ import type {
   SurveyQualification,
   SurveyQuota,
 } from "@sds/schemas";
+import type { GeneratedRecontactRespondent } from "../factories/recontact-respondents.ts";
+import type { GeneratedSurveyGroup } from "../factories/survey-groups.ts";
+import type { GeneratedScopeStats } from "../factories/survey-stats.ts";
 import type { FaultController } from "./faults.ts";
 
 /** A function with the signature of the global `fetch`, so it can replace it anywhere. */
@@ -51,6 +54,28 @@ export type QualificationInit = Pick<SurveyQualification, "QualificationId" | "Q
  * change (a different one is refused).
  */
 export type SurveyPatch = Partial<Survey>;
+
+/** A respondent of a re-contact survey as given to the fake. */
+export interface RecontactRespondentInit {
+  /** The supplier's respondent id: a non-empty string, unique within the list. */
+  readonly PID: string;
+  /** Whether the respondent may still enter. @default true */
+  readonly IsActive?: boolean;
+}
+
+/** Figures of one scope of Get Survey Stats as given to the fake; each non-negative, `SystemConversion` at most 100. */
+export type ScopeStatsInit = Partial<GeneratedScopeStats>;
+
+/**
+ * What Get Survey Stats serves as `Stats` once set: the scopes given, the figures given, nothing
+ * else (`{}` serves a survey with no statistics at all).
+ */
+export interface SurveyStatsInit {
+  /** Every supplier's traffic. */
+  readonly Global?: ScopeStatsInit;
+  /** The caller's own traffic. */
+  readonly Supplier?: ScopeStatsInit;
+}
 
 /** Account fields that can be given instead of generated ones (`Id` always follows the supplier id). */
 export type SupplierAccountOverrides = Partial<
@@ -144,6 +169,12 @@ export interface FakeSurveyRecord {
   readonly survey: Survey;
   readonly qualifications: readonly SurveyQualification[];
   readonly quotas: readonly SurveyQuota[];
+  /** The groups the survey belongs to, as Get Survey Groups serves them. */
+  readonly surveyGroups: readonly GeneratedSurveyGroup[];
+  /** The re-contact list as Get ReContact Respondents serves it (empty unless the study type is Recontact). */
+  readonly recontactRespondents: readonly GeneratedRecontactRespondent[];
+  /** The statistics as Get Survey Stats serves them in `Stats`. */
+  readonly stats: SurveyStatsInit;
 }
 
 /** The id and key of one supplier of the fake. */
@@ -203,6 +234,27 @@ export interface FakeSupplierApi {
   replaceQualifications(surveyId: number, qualifications: readonly QualificationInit[]): SurveyQualification[];
   /** Replaces a survey's quotas; moves `Quota_LastUpdatedOnUTC` and `LastUpdatedOnUTC`. */
   replaceQuotas(surveyId: number, quotas: readonly SurveyQuota[]): SurveyQuota[];
+  /** Every survey group of a supplier, by `SurveyGroupID`. @throws RangeError for an unknown supplier. */
+  listSurveyGroups(supplierId: number): GeneratedSurveyGroup[];
+  /**
+   * Sets the surveys of a group, creating it when new and deleting it when `surveyIds` is
+   * empty; returns the group, or `undefined` once deleted. Every survey must exist and belong
+   * to the group's supplier. `Has_Survey_Groups` of each survey whose membership changes
+   * follows whether it is in a group now (moving `LastUpdatedOnUTC` when it flips); other
+   * fields and timestamps stay, as group changes are polled on their own.
+   */
+  setSurveyGroup(groupId: number, surveyIds: readonly number[]): GeneratedSurveyGroup | undefined;
+  /** Moves a survey into a group (created when new); {@link FakeSupplierApi.setSurveyGroup} with the survey added. */
+  addToSurveyGroup(groupId: number, surveyId: number): GeneratedSurveyGroup;
+  /** Moves a survey out of a group; the group is deleted (`undefined`) when it was the last. @throws RangeError for an unknown group. */
+  removeFromSurveyGroup(groupId: number, surveyId: number): GeneratedSurveyGroup | undefined;
+  /**
+   * Replaces the re-contact list of a survey whose study type is Recontact; returns it as served.
+   * @throws RangeError for another study type, an empty or repeated `PID`.
+   */
+  replaceRecontactRespondents(surveyId: number, respondents: readonly RecontactRespondentInit[]): GeneratedRecontactRespondent[];
+  /** Sets what Get Survey Stats serves for a survey; `null` goes back to the generated figures. Returns the stats as served. */
+  setSurveyStats(surveyId: number, stats: SurveyStatsInit | null): SurveyStatsInit;
   /** Every logged request, oldest first. */
   requestLog(): readonly RequestLogEntry[];
   /** Empties the request log. */

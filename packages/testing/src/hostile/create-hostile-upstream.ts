@@ -1,7 +1,9 @@
 import { API_BASE_PATH } from "../fake/constants.ts";
 import type { FakeServer, FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
+import { reshapeDetailResponse } from "../internal/hostile-detail-bodies.ts";
 import { HTML_PAGE, duplicateIds, emptyList, errorAtEnd, outOfRangeIds, oversizeField, wrongTypes } from "../internal/hostile-bodies.ts";
 import { markStreamed, startNodeServer } from "../internal/node-server.ts";
+import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
 import type { HostileScenario } from "./scenarios.ts";
 
@@ -48,7 +50,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
   let scenario: HostileScenario | undefined;
   let faultIds: string[] = [];
   let requestsSeen = 0;
-  const servers = new Set<FakeServer>();
+  const servers = createServerSet();
 
   const removeFaults = () => {
     for (const id of faultIds) api.faults.remove(id);
@@ -65,6 +67,8 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
     const isList = request.method === "GET" && new URL(request.url).pathname === LIST_PATH;
     if (isList && current?.kind === "hang" && current.afterBytes === undefined) return hangForever(request.signal);
     const response = await api.fetch(request);
+    const detail = await reshapeDetailResponse(request, response, current);
+    if (detail) return detail;
     if (!isList || current === undefined || response.status !== 200) return response;
     return reshapeList(response, current, request.signal);
   };
@@ -75,16 +79,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
       return scenario;
     },
     async listen(options = {}) {
-      const server = await startNodeServer(async (request) => ({ kind: "response", response: await hostileFetch(request) }), MAX_REQUEST_BODY, options);
-      const tracked: FakeServer = {
-        ...server,
-        close: async () => {
-          servers.delete(tracked);
-          await server.close();
-        },
-      };
-      servers.add(tracked);
-      return tracked;
+      return servers.track(await startNodeServer(async (request) => ({ kind: "response", response: await hostileFetch(request) }), MAX_REQUEST_BODY, options));
     },
     use(next) {
       removeFaults();
@@ -97,9 +92,7 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
       removeFaults();
       scenario = undefined;
     },
-    async close() {
-      await Promise.all([...servers].map((server) => server.close()));
-    },
+    close: () => servers.closeAll(),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * What a hostile upstream can do to a client, one scenario at a time. Scenarios about the body
- * apply to Get Surveys (`GET /surveys`), the one response a poller trusts most; the others to
- * every request. Each is plain data, so a test can name and print it.
+ * apply to Get Surveys (`GET /surveys`), the one response a poller trusts most, except the
+ * `malformed-…` ones, which break the per-survey groups and re-contact lists; the others apply
+ * to every request. Each is plain data, so a test can name and print it.
  */
 export type HostileScenario =
   | EmptyListScenario
@@ -15,7 +16,9 @@ export type HostileScenario =
   | HtmlBodyScenario
   | ErrorAtEndScenario
   | UnauthorizedMidRunScenario
-  | RateLimitStormScenario;
+  | RateLimitStormScenario
+  | MalformedSurveyGroupsScenario
+  | MalformedRecontactRespondentsScenario;
 
 /** A well-formed, successful Get Surveys with no survey at all: `{"Surveys": []}`. */
 export interface EmptyListScenario {
@@ -113,6 +116,33 @@ export interface RateLimitStormScenario {
   readonly kind: "rate-limit-storm";
   /** @default 86400 (a day) */
   readonly retryAfterSeconds?: number;
+}
+
+/**
+ * How a malformed per-survey body is broken:
+ * - `wrong-types`: the real list with ids as strings and negative or fractional ids (groups:
+ *   `SurveyGroupID: "7001"`, `SurveyGroupSurveys: "100001,100002"`; re-contacts: `PID` a number,
+ *   `IsActive: "yes"`), plus `null` and `42` as items;
+ * - `html`: 200 with `text/html`, a login page;
+ * - `truncated-json`: the real body cut at 60 %, with a matching Content-Length;
+ * - `not-found`: 404 `ROUTE_NOT_FOUND`, as from a deployment where the guessed path does not exist.
+ */
+export type MalformedBodyKind = "wrong-types" | "html" | "truncated-json" | "not-found";
+
+/** Get Survey Groups (`/survey-groups/{surveyId}`) answers a malformed body, for every survey or only `surveyIds`. */
+export interface MalformedSurveyGroupsScenario {
+  readonly kind: "malformed-survey-groups";
+  readonly body: MalformedBodyKind;
+  /** Only these surveys' answers are broken; the others stay honest. @default every survey */
+  readonly surveyIds?: readonly number[];
+}
+
+/** Get ReContact Respondents (`/recontact-respondents/{surveyId}`) answers a malformed body, for every survey or only `surveyIds`. */
+export interface MalformedRecontactRespondentsScenario {
+  readonly kind: "malformed-recontact-respondents";
+  readonly body: MalformedBodyKind;
+  /** Only these surveys' answers are broken; the others stay honest. @default every survey */
+  readonly surveyIds?: readonly number[];
 }
 
 /** The `kind` of a {@link HostileScenario}. */

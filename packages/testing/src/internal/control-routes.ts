@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { fakeErrorCodes } from "../fake/constants.ts";
 import type { FaultSpec } from "../fake/faults.ts";
-import type { FakeSupplierApi, QualificationInit, SurveyInit, SurveyPatch, SurveyStatusFilter } from "../fake/types.ts";
+import type {
+  FakeSupplierApi,
+  QualificationInit,
+  RecontactRespondentInit,
+  SurveyInit,
+  SurveyPatch,
+  SurveyStatusFilter,
+} from "../fake/types.ts";
 import { createRouter, type SurveyQuota } from "@sds/schemas";
 import { ControlError } from "./control-error.ts";
 import { errorResponse, jsonResponse, okBody } from "./envelope.ts";
@@ -23,6 +30,12 @@ const routeTable = [
   { id: "reopenSurvey", method: "POST", path: "/surveys/{surveyId}/reopen" },
   { id: "replaceQualifications", method: "PUT", path: "/surveys/{surveyId}/qualifications" },
   { id: "replaceQuotas", method: "PUT", path: "/surveys/{surveyId}/quotas" },
+  { id: "replaceRecontactRespondents", method: "PUT", path: "/surveys/{surveyId}/recontact-respondents" },
+  { id: "setSurveyStats", method: "PUT", path: "/surveys/{surveyId}/stats" },
+  { id: "listSurveyGroups", method: "GET", path: "/suppliers/{supplierId}/survey-groups" },
+  { id: "setSurveyGroup", method: "PUT", path: "/survey-groups/{groupId}" },
+  { id: "addToSurveyGroup", method: "PUT", path: "/survey-groups/{groupId}/surveys/{surveyId}" },
+  { id: "removeFromSurveyGroup", method: "DELETE", path: "/survey-groups/{groupId}/surveys/{surveyId}" },
   { id: "requestLog", method: "GET", path: "/requests" },
   { id: "clearRequestLog", method: "DELETE", path: "/requests" },
   { id: "listFaults", method: "GET", path: "/faults" },
@@ -46,6 +59,9 @@ const SurveyInitBody = z.strictObject({
 });
 const QualificationsBody = z.strictObject({ qualifications: z.array(record) });
 const QuotasBody = z.strictObject({ quotas: z.array(record) });
+const RespondentsBody = z.strictObject({ respondents: z.array(record) });
+const StatsBody = z.strictObject({ stats: record.nullable() });
+const SurveyGroupBody = z.strictObject({ surveyIds: z.array(z.number()) });
 const statusFilters = new Set<string>(["live", "closed", "all"]);
 
 /** The request after the router: its params and a body reader. */
@@ -108,6 +124,23 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
     const surveyId = integerParam(request.params, "surveyId");
     return { quotas: api.replaceQuotas(surveyId, quotas as SurveyQuota[]), survey: api.getSurvey(surveyId)?.survey };
   },
+  replaceRecontactRespondents: async (api, request) => {
+    const { respondents } = await request.body(RespondentsBody);
+    return { respondents: api.replaceRecontactRespondents(integerParam(request.params, "surveyId"), respondents as unknown as RecontactRespondentInit[]) };
+  },
+  setSurveyStats: async (api, request) => {
+    const { stats } = await request.body(StatsBody);
+    return { stats: api.setSurveyStats(integerParam(request.params, "surveyId"), stats) };
+  },
+  listSurveyGroups: (api, { params }) => ({ surveyGroups: api.listSurveyGroups(integerParam(params, "supplierId")) }),
+  setSurveyGroup: async (api, request) => {
+    const { surveyIds } = await request.body(SurveyGroupBody);
+    return { surveyGroup: api.setSurveyGroup(integerParam(request.params, "groupId"), surveyIds) ?? null };
+  },
+  addToSurveyGroup: (api, { params }) => ({ surveyGroup: api.addToSurveyGroup(integerParam(params, "groupId"), integerParam(params, "surveyId")) }),
+  removeFromSurveyGroup: (api, { params }) => ({
+    surveyGroup: api.removeFromSurveyGroup(integerParam(params, "groupId"), integerParam(params, "surveyId")) ?? null,
+  }),
   requestLog: (api) => ({ requests: api.requestLog() }),
   clearRequestLog: (api) => {
     api.clearRequestLog();

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import type { FakeServer, ListenOptions } from "../fake/types.ts";
 import { API_BASE_PATH } from "../fake/constants.ts";
-import type { Outcome, ServiceHandler } from "./service.ts";
+import type { Outcome } from "./service.ts";
 
 /*
  * node:http in front of the WHATWG request pipeline: each IncomingMessage becomes a Request,
@@ -105,11 +105,18 @@ async function streamBody(status: number, headers: Record<string, string>, body:
 }
 
 /**
+ * What the server hands each request to: the request (its URL on a placeholder origin, as the
+ * URL parser normalised it), when it arrived, and the request target exactly as received, for
+ * handlers that must see the raw bytes (a signature covers them, never a re-encoding).
+ */
+export type NodeRequestHandler = (request: Request, receivedAt: number, rawTarget: string) => Promise<Outcome>;
+
+/**
  * Starts an HTTP server that hands each request to `handle`. `maxBodyBytes` bounds what is
  * buffered: one byte more is kept so the pipeline can tell that a body was too large.
  */
 export async function startNodeServer(
-  handle: ServiceHandler,
+  handle: NodeRequestHandler,
   maxBodyBytes: number,
   options: ListenOptions,
 ): Promise<FakeServer> {
@@ -127,13 +134,14 @@ export async function startNodeServer(
     void (async () => {
       const method = message.method ?? "GET";
       const body = method === "GET" || method === "HEAD" ? undefined : await readBody(message, maxBodyBytes + 1);
-      const request = new Request(`http://fake.invalid${pathAndQuery(message.url ?? "/")}`, {
+      const rawTarget = message.url ?? "/";
+      const request = new Request(`http://fake.invalid${pathAndQuery(rawTarget)}`, {
         method,
         headers: toHeaders(message.rawHeaders),
         ...(body === undefined || body.byteLength === 0 ? {} : { body: Uint8Array.from(body) }),
         signal: aborted.signal,
       });
-      await respond(await handle(request, receivedAt), message, response);
+      await respond(await handle(request, receivedAt, rawTarget), message, response);
     })().catch((error: unknown) => {
       if (aborted.signal.aborted) return;
       if (!response.headersSent) {

@@ -1,5 +1,4 @@
 import { UrlSettingsBody, type OperationId } from "@sds/schemas";
-import { buildRecontactRespondents, buildSurveyGroups, buildSurveyStats } from "../factories/survey-extras.ts";
 import { fakeErrorCodes } from "../fake/constants.ts";
 import { industries, qualificationCategories, qualificationCategoryTypes, qualificationTypes, studyTypes, surveyStatuses } from "../fixtures/collections.ts";
 import { languages } from "../fixtures/languages.ts";
@@ -65,13 +64,6 @@ function updateUrls(field: "RedirectUrls" | "S2SUrls", confirmation: string): Ha
   };
 }
 
-/** Surveys near this one in the supplier's list: the candidates for its groups. */
-function neighbours(store: Store, entry: SurveyEntry): number[] {
-  const ids = store.surveyIdsOf(entry.supplierId);
-  const index = ids.indexOf(entry.survey.SurveyId);
-  return ids.slice(Math.max(0, index - 10), index + 11);
-}
-
 /** One handler per operation of the `operations` table; the record type makes a missing one a type error. */
 export const operationHandlers: Readonly<Record<OperationId, Handler>> = {
   getSupplierAccount: ({ store, supplierId }) => ok(okBody({ data: store.account(supplierId) })),
@@ -82,20 +74,11 @@ export const operationHandlers: Readonly<Record<OperationId, Handler>> = {
     ok(okBody({ Qualifications: store.details(entry).qualifications, SurveyId: entry.survey.SurveyId })),
   ),
   getSurveyQuotas: withSurvey((entry, { store }) => ok(okBody({ Quotas: store.details(entry).quotas, SurveyId: entry.survey.SurveyId }))),
-  getSurveyStats: withSurvey((entry, { store }) =>
-    ok(okBody({ SurveyId: entry.survey.SurveyId, Stats: buildSurveyStats(entry.survey, { seed: store.seed }) })),
-  ),
-  getSurveyGroups: withSurvey((entry, { store }) =>
-    ok(
-      okBody({
-        SurveyId: entry.survey.SurveyId,
-        SurveyGroups: buildSurveyGroups(entry.survey, { seed: store.seed, relatedSurveyIds: neighbours(store, entry) }),
-      }),
-    ),
-  ),
-  listRecontactRespondents: withSurvey((entry, { store }) =>
-    ok(okBody({ SurveyId: entry.survey.SurveyId, Respondents: buildRecontactRespondents(entry.survey, { seed: store.seed }) })),
-  ),
+  // The three undocumented per-survey bodies (README, Assumptions 16): Lucid's fields, the SDS's envelope and list names.
+  getSurveyStats: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, Stats: store.statsOf(entry) }))),
+  getSurveyGroups: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, SurveyGroups: store.surveyGroupsOf(entry.survey.SurveyId) }))),
+  // A survey of another study type answers an empty list, not 404: it exists, it merely admits anyone.
+  listRecontactRespondents: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, Respondents: store.recontactsOf(entry) }))),
   listLanguages: () => ok(collectionBodies.listLanguages),
   listIndustries: () => ok(collectionBodies.listIndustries),
   listStudyTypes: () => ok(collectionBodies.listStudyTypes),

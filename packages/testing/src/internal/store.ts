@@ -1,11 +1,17 @@
 import type { SupplierAccount, Survey, SurveyQuota, UrlSettingsBody } from "@sds/schemas";
 import { buildSupplierAccount } from "../factories/account.ts";
+import { buildRecontactRespondents, type GeneratedRecontactRespondent } from "../factories/recontact-respondents.ts";
+import type { GeneratedSurveyGroup } from "../factories/survey-groups.ts";
+import { buildSurveyStats } from "../factories/survey-stats.ts";
 import { createSurveyFactory } from "../factories/survey.ts";
 import { fakeErrorCodes } from "../fake/constants.ts";
-import type { FakeSupplierInit, QualificationInit, SupplierKey, SurveyInit, SurveyPatch } from "../fake/types.ts";
+import type { FakeSupplierInit, QualificationInit, RecontactRespondentInit, SupplierKey, SurveyInit, SurveyPatch, SurveyStatsInit } from "../fake/types.ts";
+import { RECONTACT_STUDY_TYPE_ID } from "../fixtures/collections.ts";
 import { ControlError } from "./control-error.ts";
+import { checkGroupId, recontactRecords, statsRecord } from "./extras-checks.ts";
 import { checkSurvey, qualificationRecords, quotaRecords } from "./record-checks.ts";
 import { materialize, surveyJson, type SurveyEntry } from "./survey-entry.ts";
+import { SurveyGroupRegistry } from "./survey-group-registry.ts";
 import { nextTimestamp } from "./timestamps.ts";
 
 interface SupplierEntry {
@@ -37,6 +43,7 @@ export class Store {
   readonly #suppliers = new Map<number, SupplierEntry>();
   readonly #supplierByKey = new Map<string, SupplierEntry>();
   readonly #surveys = new Map<number, SurveyEntry>();
+  readonly #groups = new SurveyGroupRegistry();
   #nextSurveyId = FIRST_SURVEY_ID;
 
   constructor(seed: number, now: () => number, suppliers: readonly FakeSupplierInit[]) {
@@ -59,9 +66,10 @@ export class Store {
       if (typeof surveys === "number") {
         this.#generate(supplier, factory, surveys, true);
       } else {
-        for (const surveyInit of surveys) this.addSurvey(init.supplierId, surveyInit);
+        for (const surveyInit of surveys) this.#add(supplier, surveyInit);
       }
       this.#generate(supplier, factory, init.closedSurveys ?? 0, false);
+      this.#groups.seed(supplier.supplierId, supplier.surveyIds.flatMap((id) => this.#surveys.get(id)?.survey ?? []), seed);
     }
   }
 
@@ -69,7 +77,7 @@ export class Store {
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`survey counts must be non-negative integers, got ${String(count)}`);
     for (let index = 0; index < count; index++) {
       const survey = factory.build({ SurveyId: this.#takeSurveyId() });
-      this.#surveys.set(survey.SurveyId, { supplierId: supplier.supplierId, live, survey, qualifications: undefined, quotas: undefined, json: undefined });
+      this.#surveys.set(survey.SurveyId, { supplierId: supplier.supplierId, live, survey, qualifications: undefined, quotas: undefined, recontacts: undefined, stats: undefined, json: undefined });
       // Generated ids only grow, so appending keeps the list sorted.
       supplier.surveyIds.push(survey.SurveyId);
     }
@@ -157,8 +165,15 @@ export class Store {
     if (supplier) supplier.liveListJson = undefined;
   }
 
+  /** Adds a survey; a survey with `Has_Survey_Groups` gets a group of its own, so the flag is true to the groups served. */
   addSurvey(supplierId: number, init: SurveyInit = {}): SurveyEntry {
-    const supplier = this.#supplier(supplierId);
+    const entry = this.#add(this.#supplier(supplierId), init);
+    if (entry.survey.Has_Survey_Groups) this.#groups.set(this.#groups.freeGroupId(), supplierId, [entry.survey.SurveyId]);
+    return entry;
+  }
+
+  #add(supplier: SupplierEntry, init: SurveyInit): SurveyEntry {
+    const supplierId = supplier.supplierId;
     const requestedId = init.survey?.SurveyId;
     if (requestedId !== undefined && (!Number.isSafeInteger(requestedId) || requestedId <= 0)) {
       throw new ControlError(400, fakeErrorCodes.validationFailed, `SurveyId must be a positive integer, got ${JSON.stringify(requestedId)}`);
@@ -180,6 +195,8 @@ export class Store {
       survey,
       qualifications: init.qualifications ? qualificationRecords(surveyId, survey.Qual_LastUpdatedOnUTC, init.qualifications) : undefined,
       quotas: init.quotas ? quotaRecords(init.quotas) : undefined,
+      recontacts: undefined,
+      stats: undefined,
       json: undefined,
     };
     this.#surveys.set(surveyId, entry);
@@ -216,6 +233,7 @@ export class Store {
   removeSurvey(surveyId: number): void {
     const entry = this.#existing(surveyId);
     this.#surveys.delete(surveyId);
+    this.#groups.drop(surveyId);
     const supplier = this.#suppliers.get(entry.supplierId);
     if (supplier) {
       supplier.surveyIds.splice(supplier.surveyIds.indexOf(surveyId), 1);
@@ -242,6 +260,81 @@ export class Store {
     entry.quotas = records;
     entry.survey = { ...entry.survey, Has_Quotas: records.length > 0, Quota_LastUpdatedOnUTC: moved, LastUpdatedOnUTC: moved };
     this.#changed(entry);
+    return entry;
+  }
+
+  /** The groups of a survey, as Get Survey Groups serves them. */
+  surveyGroupsOf(surveyId: number): GeneratedSurveyGroup[] {
+    return this.#groups.groupsOf(surveyId);
+  }
+
+  /** Every group of a supplier. */
+  surveyGroupsOfSupplier(supplierId: number): GeneratedSurveyGroup[] {
+    this.#supplier(supplierId);
+    return this.#groups.groupsOfSupplier(supplierId);
+  }
+
+  /** Sets a group's surveys (see `FakeSupplierApi.setSurveyGroup`); `Has_Survey_Groups` follows membership. */
+  setSurveyGroup(groupId: number, surveyIds: readonly number[]): GeneratedSurveyGroup | undefined {
+    checkGroupId(groupId);
+    const entries = surveyIds.map((surveyId) => this.#existing(surveyId));
+    const owner = this.#groups.supplierOf(groupId) ?? entries[0]?.supplierId;
+    if (owner === undefined) throw new ControlError(404, fakeErrorCodes.resourceNotFound, `no survey group ${groupId}`);
+    const stranger = entries.find((entry) => entry.supplierId !== owner);
+    if (stranger) {
+      throw new ControlError(409, fakeErrorCodes.validationFailed, `survey ${stranger.survey.SurveyId} belongs to supplier ${stranger.supplierId}, survey group ${groupId} to supplier ${owner}`);
+    }
+    for (const surveyId of this.#groups.set(groupId, owner, surveyIds)) {
+      const entry = this.#surveys.get(surveyId);
+      const grouped = this.#groups.isGrouped(surveyId);
+      if (entry && entry.survey.Has_Survey_Groups !== grouped) {
+        entry.survey = { ...entry.survey, Has_Survey_Groups: grouped, LastUpdatedOnUTC: nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC) };
+        this.#changed(entry);
+      }
+    }
+    return this.#groups.group(groupId);
+  }
+
+  /** Moves a survey into a group, creating the group when new. */
+  addToSurveyGroup(groupId: number, surveyId: number): GeneratedSurveyGroup {
+    checkGroupId(groupId);
+    const members = this.#groups.group(groupId)?.SurveyGroupSurveys ?? [];
+    return this.setSurveyGroup(groupId, [...members, surveyId]) as GeneratedSurveyGroup;
+  }
+
+  /** Moves a survey out of a group; `undefined` once the group is empty and gone. */
+  removeFromSurveyGroup(groupId: number, surveyId: number): GeneratedSurveyGroup | undefined {
+    checkGroupId(groupId);
+    const group = this.#groups.group(groupId);
+    if (!group) throw new ControlError(404, fakeErrorCodes.resourceNotFound, `no survey group ${groupId}`);
+    this.#existing(surveyId);
+    return this.setSurveyGroup(groupId, group.SurveyGroupSurveys.filter((id) => id !== surveyId));
+  }
+
+  /** The re-contact list as served: empty unless the study type is Recontact, generated on first use. */
+  recontactsOf(entry: SurveyEntry): GeneratedRecontactRespondent[] {
+    if (entry.survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID) return [];
+    entry.recontacts ??= buildRecontactRespondents(entry.survey, { seed: this.#seed });
+    return entry.recontacts;
+  }
+
+  replaceRecontactRespondents(surveyId: number, respondents: readonly RecontactRespondentInit[]): SurveyEntry {
+    const entry = this.#existing(surveyId);
+    if (entry.survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID) {
+      throw new ControlError(409, fakeErrorCodes.validationFailed, `survey ${surveyId} is no re-contact survey (StudyTypeId ${String(entry.survey.StudyTypeId)}, not ${RECONTACT_STUDY_TYPE_ID})`);
+    }
+    entry.recontacts = recontactRecords(respondents);
+    return entry;
+  }
+
+  /** The statistics as served: set by a test, or generated from the survey as it is now. */
+  statsOf(entry: SurveyEntry): SurveyStatsInit {
+    return entry.stats ?? buildSurveyStats(entry.survey, { seed: this.#seed });
+  }
+
+  setSurveyStats(surveyId: number, stats: SurveyStatsInit | null): SurveyEntry {
+    const entry = this.#existing(surveyId);
+    entry.stats = stats === null ? undefined : statsRecord(stats);
     return entry;
   }
 }

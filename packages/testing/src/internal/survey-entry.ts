@@ -1,6 +1,8 @@
 import type { Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
+import type { GeneratedRecontactRespondent } from "../factories/recontact-respondents.ts";
 import { buildQualifications } from "../factories/qualifications.ts";
 import { buildQuotas } from "../factories/quotas.ts";
+import type { SurveyStatsInit } from "../fake/types.ts";
 
 /**
  * A survey as the store keeps it. Qualifications and quotas of generated surveys are built on
@@ -12,6 +14,10 @@ export interface SurveyEntry {
   survey: Survey;
   qualifications: SurveyQualification[] | undefined;
   quotas: SurveyQuota[] | undefined;
+  /** The re-contact list once generated or replaced; served only while the study type is Recontact. */
+  recontacts: GeneratedRecontactRespondent[] | undefined;
+  /** Statistics set by a test; `undefined` serves generated ones. */
+  stats: SurveyStatsInit | undefined;
   json: string | undefined;
 }
 

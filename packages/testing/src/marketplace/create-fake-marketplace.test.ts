@@ -8,7 +8,7 @@ import { createFakeMarketplace } from "./create-fake-marketplace.ts";
 import type { FakeMarketplace, FakeMarketplaceOptions } from "./types.ts";
 
 const SUPPLIER = 1001;
-const OUTGOING = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "outgoing-secret" };
+const OUTGOING = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "outgoing-secret-key" };
 
 /** A stand-in S2S receiver that records raw request URLs and fails the first `failures` requests. */
 async function startReceiver(failures = 0): Promise<{ origin: string; urls: string[]; server: Server }> {
@@ -74,7 +74,7 @@ describe("createFakeMarketplace", () => {
     expect(receiver.urls).toHaveLength(1);
     const url = `${receiver.origin}${receiver.urls[0] ?? ""}`;
     expect(url).toMatch(/\/v1\/outcomes\/complete\?vq_token=tok-1&sig=/);
-    expect(verifySignedUrl(url, "outgoing-secret", { algorithm: "SHA256", parameter: "sig" })).toEqual({ valid: true });
+    expect(verifySignedUrl(url, "outgoing-secret-key", { algorithm: "SHA256", parameter: "sig" })).toEqual({ valid: true });
   });
 
   it("refuses an unsigned or tampered entry link with 403 and the reason, and sends nothing", async () => {

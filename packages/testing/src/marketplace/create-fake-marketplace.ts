@@ -1,14 +1,18 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Survey } from "@sds/schemas";
 import { encryptionSigning, signUrl, verifySignedUrl } from "@sds/routing";
 import { createSeededRandom, deriveSeed } from "../random.ts";
+import { startNodeServer } from "../internal/node-server.ts";
+import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
+import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
-import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
+import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, MarketplaceServer, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
 
 const outcomes: readonly RespondentOutcome[] = ["complete", "terminate", "overquota", "security"];
 const entryPath = /^\/s\/(\d+)(?:[/?#]|$)/;
+/** The entry endpoint reads no body; anything sent is drained, not kept. */
+const MAX_ENTRY_BODY_BYTES = 1024;
 
 /**
  * Creates the marketplace side of the respondent loop over a fake Supplier Data Service: an
@@ -36,7 +40,14 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const planned = new Map<string, RespondentOutcome>();
   const log: S2sDelivery[] = [];
   const pending = new Set<Promise<void>>();
-  let server: { readonly origin: string; close(): Promise<void> } | undefined;
+  const servers = createServerSet();
+  let server: MarketplaceServer | undefined;
+
+  function drawUnplanned(survey: Survey): RespondentOutcome {
+    if (options.conversion === undefined) return random.pick(outcomes);
+    const chance = options.conversion(survey);
+    return drawOutcome(Number.isFinite(chance) ? chance : 0, DEFAULT_OVERQUOTA_SHARE, random.next);
+  }
 
   async function deliver(url: string, token: string, outcome: RespondentOutcome, duplicate: boolean): Promise<boolean> {
     const attempts: S2sAttempt[] = [];
@@ -98,7 +109,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     const names = entryParameterNames(template);
     const token = (names.token === undefined ? undefined : rawQueryValue(original, names.token)) ?? "";
     const uid = (names.uid === undefined ? undefined : rawQueryValue(original, names.uid)) ?? "";
-    const outcome = chosen ?? planned.get(token) ?? random.pick(outcomes);
+    const outcome = chosen ?? planned.get(token) ?? drawUnplanned(record.survey);
     if (account.S2SUrls.Enabled) {
       const outgoing = encryptionSigning(account.OutgoingEncryption);
       const url = outcomeUrl(account.S2SUrls, outcome, token, uid);
@@ -117,33 +128,20 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
       planned.set(token, outcome);
     },
     async listen(listenOptions = {}) {
-      const http = createServer((request, response) => {
-        // request.url is the raw request target: nothing decoded or re-encoded, as the signature needs.
-        const result = handleEntry(request.url ?? "/", undefined);
-        response.writeHead(result.status, {
-          "content-type": "application/json; charset=utf-8",
-          ...(result.location === undefined ? {} : { location: result.location }),
-        });
-        response.end(JSON.stringify(result));
-      });
-      await new Promise<void>((resolve, reject) => {
-        http.once("error", reject);
-        http.listen(listenOptions.port ?? 0, "127.0.0.1", () => {
-          resolve();
-        });
-      });
-      const { port } = http.address() as AddressInfo;
-      server = {
-        origin: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((resolve) => {
-            http.closeAllConnections();
-            http.close(() => {
-              resolve();
-            });
-          }),
-      };
-      return server;
+      const started = await startNodeServer(
+        // The raw request target: nothing decoded or re-encoded, as the signature needs.
+        (_request, _receivedAt, rawTarget) => {
+          const result = handleEntry(rawTarget, undefined);
+          const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+          if (result.location !== undefined) headers.set("location", result.location);
+          return Promise.resolve({ kind: "response", response: new Response(JSON.stringify(result), { status: result.status, headers }) });
+        },
+        MAX_ENTRY_BODY_BYTES,
+        listenOptions,
+      );
+      const tracked = servers.track({ origin: started.origin, port: started.port, close: () => started.close() });
+      server = tracked;
+      return tracked;
     },
     async respond(entryLink, outcome) {
       if (server === undefined) throw new Error("call listen() before respond()");
@@ -163,7 +161,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     deliveries: () => log.map((delivery) => ({ ...delivery, attempts: [...delivery.attempts] })),
     async close() {
       await this.settle();
-      await server?.close();
+      await servers.closeAll();
       server = undefined;
     },
   };

@@ -4,7 +4,11 @@ export interface EntryParameterNames {
   readonly uid: string | undefined;
 }
 
-/** Finds which query parameters of the template hold `[#vq_tid#]` and `[#vq_tuid#]` (any case). */
+/**
+ * Finds which query parameters of the template hold the token (`[#vq_tid#]`, or `[%RID%]`, the
+ * respondent id most supplier S2S URLs carry and sds-sync fills with the token) and the uid
+ * (`[#vq_tuid#]`), any case.
+ */
 export function entryParameterNames(surveyUrl: string): EntryParameterNames {
   const query = surveyUrl.slice(surveyUrl.indexOf("?") + 1);
   let token: string | undefined;
@@ -12,6 +16,7 @@ export function entryParameterNames(surveyUrl: string): EntryParameterNames {
   for (const pair of query.split("&")) {
     const [name = "", value = ""] = pair.split("=", 2);
     if (/^\[#\s*vq_tid\s*#\]/i.test(value)) token = name;
+    else if (/^\[%\s*rid\s*%\]/i.test(value)) token ??= name;
     else if (/^\[#\s*vq_tuid\s*#\]/i.test(value)) uid = name;
   }
   return { token, uid };

@@ -1,4 +1,5 @@
-import type { FakeSupplierApi, FetchFunction } from "../fake/types.ts";
+import type { Survey } from "@sds/schemas";
+import type { FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
 
 /** How a simulated respondent's session ends. */
 export type RespondentOutcome = "complete" | "terminate" | "overquota" | "security";
@@ -9,6 +10,13 @@ export interface FakeMarketplaceOptions {
   readonly api: FakeSupplierApi;
   /** Seeds the outcome of entries that have none planned. @default 1 */
   readonly seed?: number;
+  /**
+   * The chance (0..1) that an entry into `survey` completes, for entries with no outcome planned:
+   * such an entry then ends in `complete` with that chance, else in `overquota` (one in five) or
+   * `terminate`, drawn from the seed. The sandbox passes the surveys' hidden conversion
+   * (`hiddenConversion`). Without it, the four outcomes are equally likely.
+   */
+  readonly conversion?: (survey: Survey) => number;
   /** What S2S deliveries go through. @default globalThis.fetch */
   readonly fetch?: FetchFunction;
   /** How S2S callbacks are sent, like a real sender: retried on failure, sometimes repeated. */
@@ -58,6 +66,16 @@ export interface EntryResult {
   readonly outcome?: RespondentOutcome;
 }
 
+/** The marketplace's entry endpoint, listening. */
+export interface MarketplaceServer {
+  /** Scheme, host and port, such as `http://127.0.0.1:40123`; entry links go to `${origin}/s/{surveyId}?…`. */
+  readonly origin: string;
+  /** The port actually bound. */
+  readonly port: number;
+  /** Stops this server and drops its open connections. */
+  close(): Promise<void>;
+}
+
 /** The marketplace side of the respondent loop, for tests. */
 export interface FakeMarketplace {
   /** Handles one entry link in-process: checks it, ends the session, fires the S2S callbacks (see {@link settle}). */
@@ -65,10 +83,11 @@ export interface FakeMarketplace {
   /** Decides the outcome of the entry that carries `token`. */
   plan(token: string, outcome: RespondentOutcome): void;
   /**
-   * Serves `GET /s/{surveyId}?…` over HTTP on 127.0.0.1. The entry link's host is the survey's
-   * (`survey.example.com`); the server checks the signature against that original URL.
+   * Serves `GET /s/{surveyId}?…` over HTTP (127.0.0.1 and a free port unless told otherwise). The
+   * entry link's host is the survey's (`survey.example.com`); the server checks the signature
+   * against that original URL. A later call replaces the server that {@link respond} uses; {@link close} closes all.
    */
-  listen(options?: { readonly port?: number }): Promise<{ readonly origin: string; close(): Promise<void> }>;
+  listen(options?: ListenOptions): Promise<MarketplaceServer>;
   /** Sends a simulated respondent's browser to the listening server with `entryLink`'s path and query, not following the redirect. */
   respond(entryLink: string, outcome?: RespondentOutcome): Promise<EntryResult>;
   /** Waits until every S2S delivery started so far has finished (retries included). */

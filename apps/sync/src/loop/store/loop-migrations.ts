@@ -1,6 +1,4 @@
-import type { Migration, MigrationLedger } from "../../database/migration-ledger.ts";
-
-type Dialect = "sqlite" | "postgres";
+import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 
 const types = {
   sqlite: { time: "TEXT", decimal: "REAL", bigint: "INTEGER" },
@@ -43,6 +41,135 @@ INSERT INTO loop_counters (name, value) VALUES ('outcomes', 0);
 
 const ENTRIES_BY_ISSUE_TIME = "CREATE INDEX loop_entries_issued ON loop_entries (issued_at);\n";
 
+/*
+ * Version 3: the history of an entry is its transitions, and conversion is counted as it is
+ * recorded. The (token, outcome) uniqueness goes (it could not tell a late duplicate from a real
+ * return to an earlier outcome: complete, terminate, complete lost its last step); a repeat of
+ * the CURRENT outcome records nothing instead. Orphans (outcomes for tokens never issued) are
+ * kept apart until their entry is issued. Counts per survey, lifetime and per hour (epoch hour),
+ * are backfilled once here and maintained in the recording transaction from then on.
+ */
+const COUNT_COLUMNS = (t: (typeof types)[Dialect]) => `
+  entries ${t.bigint} NOT NULL DEFAULT 0,
+  completes ${t.bigint} NOT NULL DEFAULT 0,
+  terminates ${t.bigint} NOT NULL DEFAULT 0,
+  overquotas ${t.bigint} NOT NULL DEFAULT 0,
+  security ${t.bigint} NOT NULL DEFAULT 0,
+  reversals ${t.bigint} NOT NULL DEFAULT 0,
+  earnings ${t.decimal} NOT NULL DEFAULT 0`;
+
+function transitionsSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  const hourOf = (column: string) => (dialect === "sqlite" ? `CAST(strftime('%s', ${column}) AS INTEGER) / 3600` : `floor(extract(epoch from ${column}) / 3600)::bigint`);
+  const outcomeTable =
+    dialect === "sqlite"
+      ? `
+CREATE TABLE loop_outcomes_v3 (
+  sequence INTEGER PRIMARY KEY,
+  token TEXT NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('complete', 'terminate', 'overquota', 'security')),
+  survey_id INTEGER,
+  previous_outcome TEXT,
+  received_at TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 's2s',
+  reason TEXT
+);
+INSERT INTO loop_outcomes_v3 (sequence, token, outcome, survey_id, previous_outcome, received_at) SELECT sequence, token, outcome, survey_id, previous_outcome, received_at FROM loop_outcomes;
+DROP TABLE loop_outcomes;
+ALTER TABLE loop_outcomes_v3 RENAME TO loop_outcomes;`
+      : `
+ALTER TABLE loop_outcomes DROP CONSTRAINT IF EXISTS loop_outcomes_token_outcome_key;
+ALTER TABLE loop_outcomes ADD COLUMN source TEXT NOT NULL DEFAULT 's2s';
+ALTER TABLE loop_outcomes ADD COLUMN reason TEXT;`;
+  return `${outcomeTable}
+CREATE INDEX loop_outcomes_token ON loop_outcomes (token, sequence);
+ALTER TABLE loop_entries ADD COLUMN source TEXT NOT NULL DEFAULT 'link';
+CREATE INDEX loop_entries_uid ON loop_entries (uid, issued_at);
+CREATE TABLE loop_orphans (
+  token TEXT PRIMARY KEY,
+  outcome TEXT NOT NULL,
+  received_at ${t.time} NOT NULL
+);
+INSERT INTO loop_orphans (token, outcome, received_at)
+  SELECT o.token, o.outcome, o.received_at FROM loop_outcomes o
+  WHERE o.survey_id IS NULL AND NOT EXISTS (SELECT 1 FROM loop_entries e WHERE e.token = o.token)
+    AND o.sequence = (SELECT MAX(sequence) FROM loop_outcomes l WHERE l.token = o.token);
+-- Taken (upserted) by every entry of a respondent before the history is read: entries of one
+-- respondent are decided one at a time, on every replica.
+CREATE TABLE loop_respondents (uid TEXT PRIMARY KEY);
+CREATE TABLE loop_survey_counts (
+  survey_id ${t.bigint} PRIMARY KEY,${COUNT_COLUMNS(t)}
+);
+CREATE TABLE loop_survey_hours (
+  survey_id ${t.bigint} NOT NULL,
+  hour ${t.bigint} NOT NULL,${COUNT_COLUMNS(t)},
+  PRIMARY KEY (survey_id, hour)
+);
+CREATE INDEX loop_survey_hours_hour ON loop_survey_hours (hour);
+INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, earnings)
+  SELECT survey_id, COUNT(*),
+    SUM(CASE WHEN outcome = 'complete' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'terminate' THEN 1 ELSE 0 END),
+    SUM(CASE WHEN outcome = 'overquota' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'security' THEN 1 ELSE 0 END),
+    COALESCE(SUM(CASE WHEN outcome = 'complete' THEN cpi ELSE 0 END), 0)
+  FROM loop_entries GROUP BY survey_id;
+INSERT INTO loop_survey_hours (survey_id, hour, entries)
+  SELECT survey_id, ${hourOf("issued_at")}, COUNT(*) FROM loop_entries GROUP BY survey_id, ${hourOf("issued_at")};
+INSERT INTO loop_survey_hours (survey_id, hour, completes, terminates, overquotas, security, earnings)
+  SELECT survey_id, ${hourOf("outcome_at")},
+    SUM(CASE WHEN outcome = 'complete' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'terminate' THEN 1 ELSE 0 END),
+    SUM(CASE WHEN outcome = 'overquota' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'security' THEN 1 ELSE 0 END),
+    COALESCE(SUM(CASE WHEN outcome = 'complete' THEN cpi ELSE 0 END), 0)
+  FROM loop_entries WHERE outcome IS NOT NULL GROUP BY survey_id, ${hourOf("outcome_at")}
+  ON CONFLICT (survey_id, hour) DO UPDATE SET completes = excluded.completes, terminates = excluded.terminates,
+    overquotas = excluded.overquotas, security = excluded.security, earnings = excluded.earnings;
+INSERT INTO loop_counters (name, value) SELECT 'outcome:' || outcome, COUNT(*) FROM loop_outcomes GROUP BY outcome;
+INSERT INTO loop_counters (name, value) VALUES ('orphans', (SELECT COUNT(*) FROM loop_orphans));
+`;
+}
+
+/*
+ * Version 4: what respondent-aware routing and yield ranking read about each live survey, fetched
+ * by the leader from operations the spec names but does not show (Get Survey Groups, Get
+ * ReContact Respondents, Get Survey Stats) and shared by every replica through the store. Each
+ * fetch's outcome is kept (`ok`, `missing` for a 404, `unreadable` for a body no parser reads),
+ * so a wrong guess of a path is visible rather than silent. The counts learn when a survey last
+ * got an outcome and when it last reached the yield cut-off (N decided entries, no complete).
+ */
+function routingDataSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  return `
+CREATE TABLE loop_survey_groups (
+  survey_id ${t.bigint} NOT NULL,
+  group_id ${t.bigint} NOT NULL,
+  PRIMARY KEY (survey_id, group_id)
+);
+CREATE INDEX loop_survey_groups_group ON loop_survey_groups (group_id);
+CREATE TABLE loop_recontact_respondents (
+  survey_id ${t.bigint} NOT NULL,
+  uid TEXT NOT NULL,
+  active ${t.bigint} NOT NULL,
+  PRIMARY KEY (survey_id, uid)
+);
+CREATE TABLE loop_routing_fetches (
+  survey_id ${t.bigint} NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('groups', 'recontact', 'stats')),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'missing', 'unreadable')),
+  problem TEXT,
+  fetched_at ${t.time} NOT NULL,
+  PRIMARY KEY (survey_id, kind)
+);
+CREATE TABLE loop_survey_stats (
+  survey_id ${t.bigint} PRIMARY KEY,
+  conversion ${t.decimal},
+  effective_epc ${t.decimal},
+  length_of_interview ${t.decimal},
+  scope TEXT NOT NULL
+);
+ALTER TABLE loop_survey_counts ADD COLUMN last_outcome_at ${t.bigint};
+ALTER TABLE loop_survey_counts ADD COLUMN cutoff_reached_at ${t.bigint};
+`;
+}
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -52,6 +179,8 @@ export const outcomeMigrations: readonly Migration[] = [
   { version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") },
   // Retention (SYNC_OUTCOME_RETENTION_SECONDS) looks for the oldest entries; outcomes go by sequence.
   { version: 2, name: "entries by issue time", sqlite: ENTRIES_BY_ISSUE_TIME, postgres: ENTRIES_BY_ISSUE_TIME },
+  { version: 3, name: "transitions, orphans, respondents and conversion counts", sqlite: transitionsSchema("sqlite"), postgres: transitionsSchema("postgres") },
+  { version: 4, name: "survey groups, re-contact lists, survey stats and yield cut-off times", sqlite: routingDataSchema("sqlite"), postgres: routingDataSchema("postgres") },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */

@@ -1,4 +1,5 @@
 import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
  * The respondent loop's records, pruned by `SYNC_OUTCOME_RETENTION_SECONDS` (kept forever by
@@ -28,17 +29,38 @@ export const outcomeKinds = ["complete", "terminate", "overquota", "security"] a
 /** One of {@link outcomeKinds}. */
 export type OutcomeKind = (typeof outcomeKinds)[number];
 
+/** Where an outcome came from: the marketplace's S2S call, a reconciliation (import or postback), or an orphan attached to its entry when the entry was issued. */
+export const outcomeSources = ["s2s", "reconcile", "attach"] as const;
+/** One of {@link outcomeSources}. */
+export type OutcomeSource = (typeof outcomeSources)[number];
+
 /** An entry link issued through sds-sync: the denominator of conversion. */
 export interface EntryInput {
   /** The transaction token the link carries; the marketplace echoes it in the outcome. */
   readonly token: string;
   readonly surveyId: number;
-  /** The respondent's id in the supplier's system. */
+  /** The respondent's id in the supplier's system ("" when unknown). */
   readonly uid: string;
   /** The survey's `Cpi` when the link was issued: what a complete of this entry earns. */
   readonly cpi: number;
   readonly at: Date;
 }
+
+/** One earlier entry of a respondent, as routing rules read it (imported entries included). */
+export interface PastEntry {
+  readonly surveyId: number;
+  /** Epoch milliseconds. */
+  readonly enteredAt: number;
+  /** The entry's current outcome; null while none arrived. */
+  readonly outcome: OutcomeKind | null;
+}
+
+/**
+ * Decides, inside the transaction that records an entry and with the respondent's history read
+ * under a lock on that respondent, whether the entry may be issued: undefined admits it, a
+ * value refuses it (and is returned). Must be synchronous and pure: it runs under the lock.
+ */
+export type EntryAdmission<Refusal> = (history: readonly PastEntry[]) => Refusal | undefined;
 
 /** A recorded entry. */
 export interface EntryRecord {
@@ -47,82 +69,152 @@ export interface EntryRecord {
   readonly uid: string;
   readonly cpi: number;
   readonly issuedAt: string;
-  /** The entry's latest outcome, null while none arrived. */
+  /** The entry's current outcome, null while none arrived. */
   readonly outcome: OutcomeKind | null;
 }
 
-/** What {@link OutcomeStore.recordEntry} did. */
-export type RecordEntryResult =
-  /** `recorded`: a new entry; `existing`: the same token for the same survey and respondent (a retry), nothing new. */
-  | { readonly kind: "recorded" | "existing"; readonly entry: EntryRecord }
+/** What {@link LoopStore.recordEntry} did. */
+export type RecordEntryResult<Refusal = never> =
+  /**
+   * `recorded`: a new entry (with `attached`, the outcomes that had arrived for its token before it
+   * was issued, now applied to it); `existing`: the same token for the same survey and respondent
+   * (a retry), nothing new.
+   */
+  | { readonly kind: "recorded"; readonly entry: EntryRecord; readonly attached: readonly OutcomeRecord[] }
+  | { readonly kind: "existing"; readonly entry: EntryRecord }
   /** The token is already used by an entry of another survey or respondent: nothing recorded. */
-  | { readonly kind: "conflict"; readonly entry: EntryRecord };
+  | { readonly kind: "conflict"; readonly entry: EntryRecord }
+  /** The admission check refused the respondent: nothing recorded. */
+  | { readonly kind: "refused"; readonly refusal: Refusal };
 
-/** One outcome as received. */
+/** One outcome as received (or reconciled). */
 export interface OutcomeInput {
   readonly token: string;
   readonly outcome: OutcomeKind;
   readonly at: Date;
+  /** @default "s2s" */
+  readonly source?: OutcomeSource;
+  /** Why (a reconciliation's reason), kept in the feed. */
+  readonly reason?: string;
 }
 
-/** One recorded outcome, in the order the outcome feed lists them. */
+/** One recorded change of a token's current outcome, in the order the outcome feed lists them. */
 export interface OutcomeRecord {
   /** Position in the outcome feed: gapless per store, in commit order. */
   readonly sequence: number;
   readonly token: string;
   readonly outcome: OutcomeKind;
-  /** The survey of the entry the token belongs to; null for a token no entry of sds-sync carries. */
+  /** The survey of the entry the token belongs to; null for a token no entry carried when it arrived (an orphan). */
   readonly surveyId: number | null;
-  /** The token's outcome before this one when this is a transition (a reconciliation), else null. */
+  /** The token's outcome before this one (a transition), else null. */
   readonly previousOutcome: OutcomeKind | null;
   readonly receivedAt: string;
+  readonly source: OutcomeSource;
+  readonly reason: string | null;
 }
 
-/** What {@link OutcomeStore.recordOutcome} did: `recorded` false means a repeat (nothing new). */
+/** What {@link LoopStore.recordOutcome} did: `recorded` false means the token's current outcome already was this one (nothing new). */
 export interface RecordOutcomeResult {
   readonly recorded: boolean;
+  /** A reconciliation for a token no entry carries: nothing recorded (a reconciliation corrects entries; it does not make orphans). */
+  readonly unknownToken?: true;
+  /** The new transition, or (a repeat) the one that set the current outcome. */
   readonly record: OutcomeRecord;
 }
 
-/** Entries and outcomes of one survey. */
-export interface SurveyConversionCounts {
-  readonly surveyId: number;
+/** Entries and their current outcomes, summed over one survey (or all) and one window. */
+export interface ConversionCounts {
   readonly entries: number;
-  /** Entries by their latest outcome. */
   readonly completes: number;
   readonly terminates: number;
   readonly overquotas: number;
   readonly securityTerminates: number;
-  /** Sum of the `Cpi` of the completed entries (as issued). */
+  /** Completes taken back (a complete changed into another outcome). */
+  readonly reversals: number;
+  /** Sum of the `Cpi` (as issued) of the completes that stand: net of reversals. */
   readonly earnings: number;
+}
+
+/** Lifetime counts of one survey. */
+export interface SurveyConversionCounts extends ConversionCounts {
+  readonly surveyId: number;
+}
+
+/** The windows the loop keeps counts over, besides the lifetime. */
+export const conversionWindows = { last24h: 24, last7d: 7 * 24 } as const;
+/** One of {@link conversionWindows}. */
+export type ConversionWindow = keyof typeof conversionWindows;
+
+/** Per survey: the lifetime counts and those of each window (entries by issue hour, outcomes by arrival hour). */
+export interface SurveyConversion {
+  readonly surveyId: number;
+  readonly lifetime: ConversionCounts;
+  readonly last24h: ConversionCounts;
+  readonly last7d: ConversionCounts;
+}
+
+/** One entry of a respondent's history made elsewhere, brought in so routing knows it. */
+export interface HistoryInput {
+  readonly uid: string;
+  readonly surveyId: number;
+  readonly enteredAt: Date;
+  readonly outcome?: OutcomeKind | undefined;
 }
 
 /**
  * The respondent loop's records: entries issued and outcomes received. Separate from the sync
  * store because every replica writes it (the receiver runs everywhere), at any time, while the
- * sync store has a single writer, the leader's cycle. Idempotent by construction: one record per
- * (token, outcome), enforced by a unique constraint.
+ * sync store has a single writer, the leader's cycle.
+ *
+ * An entry's history is its transitions: every change of its current outcome is a row of the
+ * outcome feed, in order; a repeat of the current outcome records nothing. Conversion counts are
+ * kept as entries and outcomes are recorded (same transaction), per survey for the lifetime and
+ * per hour, so every read is O(surveys), never O(entries).
  */
-export interface OutcomeStore extends OutcomeRetentionStore {
+export interface LoopStore extends OutcomeRetentionStore {
   readonly kind: "sqlite" | "postgres";
-  /** Records an entry, idempotently by token. */
-  recordEntry(entry: EntryInput): Promise<RecordEntryResult>;
   /**
-   * Records an outcome once per (token, outcome), durably before it resolves. A repeat records
-   * nothing; a different outcome for a token that had one is recorded as a transition
-   * (`previousOutcome`), never dropped.
+   * Records an entry, idempotently by token. With a non-empty uid and an `admit` check, the
+   * respondent is locked (across replicas), their history read and the check run before
+   * anything is written: two concurrent entries of one respondent are decided one after the other.
+   * Outcomes that arrived for the token before the entry (orphans) are attached to it.
    */
+  recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>>;
+  /** Records a change of a token's current outcome, durably before it resolves; a repeat of the current outcome records nothing. */
   recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult>;
   /** Outcomes with a sequence above `after`, oldest first. */
   listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]>;
   /** The outcome feed's latest sequence (all replicas), 0 while nothing was recorded. */
   latestSequence(): Promise<number>;
-  /** Per survey with at least one entry, by survey id. */
+  /** Lifetime counts per survey with at least one entry, by survey id. */
   conversion(): Promise<SurveyConversionCounts[]>;
-  /** Outcomes recorded in all, by kind (all replicas). */
+  /** Lifetime and windowed counts per survey with at least one entry, by survey id, as of `now`. */
+  conversionByWindow(now: Date): Promise<SurveyConversion[]>;
+  /** Transitions recorded in all, by the outcome they set (all replicas). */
   outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>>;
+  /** Tokens whose outcomes arrived with no entry to attach to (not conversions). */
+  orphanCount(): Promise<number>;
+  /** A respondent's entries (issued and imported), newest first, at most `limit`: one indexed read. */
+  respondentHistory(uid: string, limit: number): Promise<PastEntry[]>;
+  /** Brings in entries made elsewhere; one already known (same respondent, survey and time) is skipped. */
+  importHistory(entries: readonly HistoryInput[]): Promise<{ readonly imported: number; readonly skipped: number }>;
+  /** Stores one round of the refresher's fetches (groups, re-contact lists, stats, failures). */
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date): Promise<void>;
+  /** Forgets the routing data of surveys no longer live. */
+  forgetRoutingData(surveyIds: readonly number[]): Promise<void>;
+  /** The routing data's version (bumped by every write). */
+  routingDataVersion(): Promise<number>;
+  /** All the routing data. */
+  readRoutingData(): Promise<RoutingData>;
+  /** Per survey: decided entries, standing completes, the yield cut-off's time. */
+  yieldCounts(): Promise<SurveyYieldCounts[]>;
+  /** Deletes hourly counts older than `before` (the windows need the last 7 days). */
+  pruneHourlyCounts(before: Date): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The loop store under its earlier name. */
+export type OutcomeStore = LoopStore;
 
 /** Whether a string names an outcome. */
 export function isOutcomeKind(value: string): value is OutcomeKind {

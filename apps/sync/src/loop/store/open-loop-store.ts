@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from "../../config/config.ts";
+import type { DatabaseConfig } from "../../database/database-config.ts";
 import type { OutcomeStore } from "./loop-store.ts";
 
 /**

@@ -1,31 +1,25 @@
 import type pg from "pg";
-import { outcomeLedger } from "./loop-migrations.ts";
 import { openMigratedPool, type PostgresSchemaOptions } from "../../database/postgres-migrate.ts";
 import { inPostgresTransaction } from "../../database/postgres-transaction.ts";
-import {
-  type EntryInput,
-  type EntryRecord,
-  type OutcomeInput,
-  type OutcomeKind,
-  type OutcomeRecord,
-  type OutcomeStore,
-  type RecordEntryResult,
-  type RecordOutcomeResult,
-  type SurveyConversionCounts,
-} from "./loop-store.ts";
-import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./loop-sql.ts";
+import { withStoreErrors } from "../../database/store-errors.ts";
 import { prunePostgresFeedPrefix } from "../../store/postgres-retention.ts";
 import type { PruneBatchOutcome } from "../../store/retention.ts";
-import type { OutcomePruneTarget } from "./loop-store.ts";
+import { outcomeLedger } from "./loop-migrations.ts";
+import { postgresPlaceholders, runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
+import * as records from "./loop-records.ts";
+import * as routing from "./routing-data-records.ts";
+import type { RoutingDataWrite } from "./routing-data-records.ts";
+import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
 
 /**
- * Opens the PostgreSQL outcome store in the sync store's schema, applying its migrations under
- * an advisory transaction lock so replicas starting together migrate once. Every replica writes
- * it: the receiver runs on each. `poolSize` is 3 unless given.
+ * Opens the PostgreSQL loop store in the sync store's schema, applying its migrations under an
+ * advisory transaction lock so replicas starting together migrate once. Every replica writes
+ * it: the receiver runs on each. `poolSize` is 8 unless given. Every failure afterwards arrives
+ * as a StoreError (the one wrapping, database/store-errors.ts).
  */
-export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): Promise<OutcomeStore> {
-  const { pool } = await openMigratedPool(options, 3, outcomeLedger, "the PostgreSQL outcome store");
-  return new PostgresOutcomeStore(pool);
+export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): Promise<LoopStore> {
+  const { pool } = await openMigratedPool(options, 8, outcomeLedger, "the PostgreSQL outcome store");
+  return withStoreErrors<LoopStore>(new PostgresLoopStore(pool));
 }
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
@@ -34,25 +28,10 @@ const POSTGRES_OUTCOME_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM loo
 const POSTGRES_PRUNE_ENTRIES =
   "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < $1 AND (outcome_at IS NULL OR outcome_at < $1) ORDER BY issued_at LIMIT $2)";
 
-interface EntryRow {
-  token: string;
-  survey_id: string;
-  uid: string;
-  cpi: string;
-  issued_at: Date;
-  outcome: OutcomeKind | null;
-}
+const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) => (await client.query<SqlRow>(postgresPlaceholders(step.sql), [...step.params])).rows;
 
-interface OutcomeRow {
-  sequence: string;
-  token: string;
-  outcome: OutcomeKind;
-  survey_id: string | null;
-  previous_outcome: OutcomeKind | null;
-  received_at: Date;
-}
-
-class PostgresOutcomeStore implements OutcomeStore {
+/** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
+class PostgresLoopStore implements LoopStore {
   readonly kind = "postgres" as const;
   readonly #pool: pg.Pool;
   #closed = false;
@@ -61,56 +40,81 @@ class PostgresOutcomeStore implements OutcomeStore {
     this.#pool = pool;
   }
 
-  #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return inPostgresTransaction(this.#pool, what, work);
+  #read<T>(program: Program<T>): Promise<T> {
+    return runProgram(program, execute(this.#pool));
   }
 
-  recordEntry(entry: EntryInput): Promise<RecordEntryResult> {
-    return this.#transaction("recording an entry", async (client) => {
-      const inserted = await client.query<EntryRow>(
-        "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (token) DO NOTHING RETURNING *",
-        [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at],
-      );
-      const row = inserted.rows[0];
-      if (row) return { kind: "recorded", entry: toEntry(row) };
-      const existing = toEntry((await client.query<EntryRow>("SELECT * FROM loop_entries WHERE token = $1", [entry.token])).rows[0] as EntryRow);
-      return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
-    });
+  #write<T>(what: string, program: Program<T>): Promise<T> {
+    return inPostgresTransaction(this.#pool, what, (client) => runProgram(program, execute(client)));
   }
 
-  recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult> {
-    return this.#transaction("recording an outcome", async (client) => {
-      // The counter row's lock serialises recorders until commit: sequences stay in commit order,
-      // and a concurrent duplicate sees the first one's row once it gets the lock.
-      const counter = await client.query<{ value: string }>("SELECT value FROM loop_counters WHERE name = 'outcomes' FOR UPDATE");
-      const repeat = await client.query<OutcomeRow>("SELECT * FROM loop_outcomes WHERE token = $1 AND outcome = $2", [outcome.token, outcome.outcome]);
-      if (repeat.rows[0]) return { recorded: false, record: toOutcome(repeat.rows[0]) };
-      const entry = await client.query<{ survey_id: string }>("SELECT survey_id FROM loop_entries WHERE token = $1", [outcome.token]);
-      const previous = await client.query<{ outcome: OutcomeKind }>("SELECT outcome FROM loop_outcomes WHERE token = $1 ORDER BY sequence DESC LIMIT 1", [outcome.token]);
-      const sequence = Number(counter.rows[0]?.value ?? 0) + 1;
-      await client.query("UPDATE loop_counters SET value = $1 WHERE name = 'outcomes'", [sequence]);
-      const inserted = await client.query<OutcomeRow>(
-        "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
-        [sequence, outcome.token, outcome.outcome, entry.rows[0]?.survey_id ?? null, previous.rows[0]?.outcome ?? null, outcome.at],
-      );
-      if (entry.rows[0]) await client.query("UPDATE loop_entries SET outcome = $1, outcome_at = $2 WHERE token = $3", [outcome.outcome, outcome.at, outcome.token]);
-      return { recorded: true, record: toOutcome(inserted.rows[0] as OutcomeRow) };
-    });
+  recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>> {
+    return this.#write("recording an entry", records.recordEntry("postgres", entry, admit));
   }
 
-  async listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]> {
-    const result = await this.#pool.query<OutcomeRow>("SELECT * FROM loop_outcomes WHERE sequence > $1 ORDER BY sequence LIMIT $2", [after, limit]);
-    return result.rows.map(toOutcome);
+  recordOutcome(outcome: OutcomeInput) {
+    return this.#write("recording an outcome", records.recordOutcome("postgres", outcome));
   }
 
-  async latestSequence(): Promise<number> {
-    const result = await this.#pool.query<{ value: string }>("SELECT value FROM loop_counters WHERE name = 'outcomes'");
-    return Number(result.rows[0]?.value ?? 0);
+  listOutcomes(after: number, limit: number) {
+    return this.#read(records.listOutcomes(after, limit));
+  }
+
+  latestSequence() {
+    return this.#read(records.latestSequence());
+  }
+
+  conversion() {
+    return this.#read(records.lifetimeConversion());
+  }
+
+  conversionByWindow(now: Date) {
+    return this.#read(records.conversionByWindow(now));
+  }
+
+  outcomeCounts() {
+    return this.#read(records.outcomeCounts());
+  }
+
+  orphanCount() {
+    return this.#read(records.orphanCount());
+  }
+
+  respondentHistory(uid: string, limit: number) {
+    return this.#read(records.respondentHistory(uid, limit));
+  }
+
+  importHistory(entries: readonly HistoryInput[]) {
+    return this.#write("importing history", records.importHistory(entries));
+  }
+
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
+    return this.#write("routing data",  routing.writeRoutingData(writes, at));
+  }
+
+  forgetRoutingData(surveyIds: readonly number[]) {
+    return this.#write("routing data",  routing.forgetRoutingData(surveyIds));
+  }
+
+  routingDataVersion() {
+    return this.#read(routing.routingDataVersion());
+  }
+
+  readRoutingData() {
+    return this.#read(routing.readRoutingData());
+  }
+
+  yieldCounts() {
+    return this.#read(routing.yieldCounts());
+  }
+
+  pruneHourlyCounts(before: Date) {
+    return this.#write("pruning hourly counts", records.pruneHourlyCounts(before));
   }
 
   pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
     // One short transaction; readers are never blocked (MVCC), and recorders write young rows only.
-    return this.#transaction(`pruning ${target}`, async (client) => {
+    return inPostgresTransaction(this.#pool, `pruning ${target}`, async (client) => {
       switch (target) {
         case "outcomes":
           return prunePostgresFeedPrefix(client, { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
@@ -127,41 +131,9 @@ class PostgresOutcomeStore implements OutcomeStore {
     return Number(result.rows[0]?.horizon ?? 0);
   }
 
-  async conversion(): Promise<SurveyConversionCounts[]> {
-    const result = await this.#pool.query<Record<string, string>>(conversionSql);
-    return result.rows.map(toConversionCounts);
-  }
-
-  async outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>> {
-    const result = await this.#pool.query<{ outcome: string; count: string }>(outcomeCountsSql);
-    return toOutcomeCounts(result.rows);
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#pool.end();
   }
-}
-
-function toEntry(row: EntryRow): EntryRecord {
-  return {
-    token: row.token,
-    surveyId: Number(row.survey_id),
-    uid: row.uid,
-    cpi: Number(row.cpi),
-    issuedAt: row.issued_at.toISOString(),
-    outcome: row.outcome ?? null,
-  };
-}
-
-function toOutcome(row: OutcomeRow): OutcomeRecord {
-  return {
-    sequence: Number(row.sequence),
-    token: row.token,
-    outcome: row.outcome,
-    surveyId: row.survey_id === null ? null : Number(row.survey_id),
-    previousOutcome: row.previous_outcome ?? null,
-    receivedAt: row.received_at.toISOString(),
-  };
 }

@@ -1,26 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { dirname, extname } from "node:path";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../../common/errors.ts";
-import { outcomeLedger } from "./loop-migrations.ts";
-import { inSqliteTransaction as inTransaction, migrateSqlite } from "../../database/sqlite-migrate.ts";
-import { conversionSql, outcomeCountsSql, toConversionCounts, toOutcomeCounts } from "./loop-sql.ts";
+import { inSqliteTransaction, migrateSqlite } from "../../database/sqlite-migrate.ts";
+import { withStoreErrors } from "../../database/store-errors.ts";
 import type { PruneBatchOutcome } from "../../store/retention.ts";
-import type { OutcomePruneTarget } from "./loop-store.ts";
 import { pruneSqliteFeedPrefix } from "../../store/sqlite-retention.ts";
-import {
-  type EntryInput,
-  type EntryRecord,
-  type OutcomeInput,
-  type OutcomeKind,
-  type OutcomeRecord,
-  type OutcomeStore,
-  type RecordEntryResult,
-  type RecordOutcomeResult,
-  type SurveyConversionCounts,
-} from "./loop-store.ts";
-
-type Row = Record<string, SQLInputValue>;
+import { outcomeLedger } from "./loop-migrations.ts";
+import { runProgramSync, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
+import * as records from "./loop-records.ts";
+import * as routing from "./routing-data-records.ts";
+import type { RoutingDataWrite } from "./routing-data-records.ts";
+import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
 const SQLITE_OUTCOME_HORIZON = "SELECT COALESCE((SELECT MIN(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes')) AS horizon";
@@ -41,108 +32,151 @@ export function loopDatabasePath(path: string): string {
 }
 
 /**
- * Opens (creating and migrating) the SQLite outcome store at {@link loopDatabasePath} of the
- * sync store's path. One process per file, like the sync store.
+ * Opens (creating and migrating) the SQLite loop store at {@link loopDatabasePath} of the sync
+ * store's path. One process per file, like the sync store. Every failure afterwards arrives as a
+ * StoreError (the one wrapping, database/store-errors.ts).
  */
-export function openSqliteOutcomeStore(syncStorePath: string): Promise<OutcomeStore> {
+export function openSqliteOutcomeStore(syncStorePath: string): Promise<LoopStore> {
   const path = loopDatabasePath(syncStorePath);
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(db, outcomeLedger);
-    return Promise.resolve(new SqliteOutcomeStore(db));
+    return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db)));
   } catch (error) {
     return Promise.reject(new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }));
   }
 }
 
-/** Runs synchronous work as a promise, store failures as {@link StoreError}. */
-function settle<T>(what: string, work: () => T): Promise<T> {
+/** Synchronous work as a promise: a throw becomes a rejection (classified by the one wrapping, withStoreErrors). */
+function promised<T>(work: () => T): Promise<T> {
   try {
     return Promise.resolve(work());
   } catch (error) {
-    return Promise.reject(new StoreError(`${what} failed: ${(error as Error).message}`, { cause: error }));
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 
-class SqliteOutcomeStore implements OutcomeStore {
+/**
+ * The loop store on `node:sqlite`. Each method runs its program synchronously (in BEGIN
+ * IMMEDIATE when it writes): nothing else runs while the write lock is held. Every failure is a
+ * rejection, never a synchronous throw.
+ */
+class SqliteLoopStore implements LoopStore {
   readonly kind = "sqlite" as const;
   readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
-  recordEntry(entry: EntryInput): Promise<RecordEntryResult> {
-    return settle("recording an entry", () =>
-      inTransaction(this.#db, () => {
-        const inserted = this.#db
-          .prepare("INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING RETURNING *")
-          .get(entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at.toISOString()) as Row | undefined;
-        if (inserted) return { kind: "recorded", entry: toEntry(inserted) };
-        const existing = toEntry(this.#db.prepare("SELECT * FROM loop_entries WHERE token = ?").get(entry.token) as Row);
-        return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
-      }),
-    );
+  #prepare(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
-  recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult> {
-    return settle("recording an outcome", () =>
-      inTransaction(this.#db, () => {
-        const repeat = this.#db.prepare("SELECT * FROM loop_outcomes WHERE token = ? AND outcome = ?").get(outcome.token, outcome.outcome) as Row | undefined;
-        if (repeat) return { recorded: false, record: toOutcome(repeat) };
-        const entry = this.#db.prepare("SELECT survey_id, outcome FROM loop_entries WHERE token = ?").get(outcome.token) as Row | undefined;
-        const previous = this.#db.prepare("SELECT outcome FROM loop_outcomes WHERE token = ? ORDER BY sequence DESC LIMIT 1").get(outcome.token) as Row | undefined;
-        const counter = this.#db.prepare("UPDATE loop_counters SET value = value + 1 WHERE name = 'outcomes' RETURNING value").get() as { value: number };
-        const at = outcome.at.toISOString();
-        const row = this.#db
-          .prepare("INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *")
-          .get(counter.value, outcome.token, outcome.outcome, entry?.survey_id ?? null, previous?.outcome ?? null, at) as Row;
-        if (entry) this.#db.prepare("UPDATE loop_entries SET outcome = ?, outcome_at = ? WHERE token = ?").run(outcome.outcome, at, outcome.token);
-        return { recorded: true, record: toOutcome(row) };
-      }),
-    );
+  #run<T>(program: Program<T>): T {
+    return runProgramSync(program, (step: SqlStep) => this.#prepare(step.sql).all(...(step.params as SQLInputValue[])) as SqlRow[]);
   }
 
-  listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]> {
-    return settle("listing outcomes", () =>
-      (this.#db.prepare("SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?").all(after, limit) as Row[]).map(toOutcome),
-    );
+  #read<T>(program: Program<T>): Promise<T> {
+    return promised(() => this.#run(program));
   }
 
-  latestSequence(): Promise<number> {
-    return settle("reading the outcome feed's sequence", () => Number((this.#db.prepare("SELECT value FROM loop_counters WHERE name = 'outcomes'").get() as Row).value));
+  #write<T>(program: Program<T>): Promise<T> {
+    return promised(() => inSqliteTransaction(this.#db, () => this.#run(program)));
+  }
+
+  recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>> {
+    return this.#write(records.recordEntry("sqlite", entry, admit));
+  }
+
+  recordOutcome(outcome: OutcomeInput) {
+    return this.#write(records.recordOutcome("sqlite", outcome));
+  }
+
+  listOutcomes(after: number, limit: number) {
+    return this.#read(records.listOutcomes(after, limit));
+  }
+
+  latestSequence() {
+    return this.#read(records.latestSequence());
+  }
+
+  conversion() {
+    return this.#read(records.lifetimeConversion());
+  }
+
+  conversionByWindow(now: Date) {
+    return this.#read(records.conversionByWindow(now));
+  }
+
+  outcomeCounts() {
+    return this.#read(records.outcomeCounts());
+  }
+
+  orphanCount() {
+    return this.#read(records.orphanCount());
+  }
+
+  respondentHistory(uid: string, limit: number) {
+    return this.#read(records.respondentHistory(uid, limit));
+  }
+
+  importHistory(entries: readonly HistoryInput[]) {
+    return this.#write(records.importHistory(entries));
+  }
+
+  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
+    return this.#write( routing.writeRoutingData(writes, at));
+  }
+
+  forgetRoutingData(surveyIds: readonly number[]) {
+    return this.#write( routing.forgetRoutingData(surveyIds));
+  }
+
+  routingDataVersion() {
+    return this.#read(routing.routingDataVersion());
+  }
+
+  readRoutingData() {
+    return this.#read(routing.readRoutingData());
+  }
+
+  yieldCounts() {
+    return this.#read(routing.yieldCounts());
+  }
+
+  pruneHourlyCounts(before: Date) {
+    return this.#write(records.pruneHourlyCounts(before));
   }
 
   pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
     // One short write transaction; WAL readers go on reading meanwhile.
-    return settle(`pruning ${target}`, () => inTransaction(this.#db, () => this.#pruneTarget(target, before, limit)));
+    return promised(() => inSqliteTransaction(this.#db, () => this.#pruneTarget(target, before, limit)));
   }
 
   #pruneTarget(target: OutcomePruneTarget, before: Date, limit: number): PruneBatchOutcome {
     switch (target) {
       case "outcomes":
-        return pruneSqliteFeedPrefix((sql) => this.#db.prepare(sql), { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
+        return pruneSqliteFeedPrefix((sql) => this.#prepare(sql), { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
       case "entries": {
         const at = before.toISOString();
-        const deleted = Number(this.#db.prepare(SQLITE_PRUNE_ENTRIES).run(at, at, limit).changes);
+        const deleted = Number(this.#prepare(SQLITE_PRUNE_ENTRIES).run(at, at, limit).changes);
         return { deleted, more: deleted === limit, deferred: false };
       }
     }
   }
 
   feedHorizon(): Promise<number> {
-    return settle("reading the outcome feed's horizon", () => Number((this.#db.prepare(SQLITE_OUTCOME_HORIZON).get() as Row).horizon));
-  }
-
-  conversion(): Promise<SurveyConversionCounts[]> {
-    return settle("reading conversion", () => (this.#db.prepare(conversionSql).all() as Row[]).map(toConversionCounts));
-  }
-
-  outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>> {
-    return settle("counting outcomes", () => toOutcomeCounts(this.#db.prepare(outcomeCountsSql).all() as Row[]));
+    return promised(() => Number((this.#prepare(SQLITE_OUTCOME_HORIZON).get() as SqlRow).horizon));
   }
 
   close(): Promise<void> {
@@ -152,26 +186,4 @@ class SqliteOutcomeStore implements OutcomeStore {
     }
     return Promise.resolve();
   }
-}
-
-function toEntry(row: Row): EntryRecord {
-  return {
-    token: row.token as string,
-    surveyId: Number(row.survey_id),
-    uid: row.uid as string,
-    cpi: Number(row.cpi),
-    issuedAt: row.issued_at as string,
-    outcome: (row.outcome as OutcomeKind | null) ?? null,
-  };
-}
-
-function toOutcome(row: Row): OutcomeRecord {
-  return {
-    sequence: Number(row.sequence),
-    token: row.token as string,
-    outcome: row.outcome as OutcomeKind,
-    surveyId: row.survey_id === null ? null : Number(row.survey_id),
-    previousOutcome: (row.previous_outcome as OutcomeKind | null) ?? null,
-    receivedAt: row.received_at as string,
-  };
 }

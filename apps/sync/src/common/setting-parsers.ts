@@ -1,5 +1,5 @@
 /*
- * Parsers for rows of the configuration table (config.ts). Each takes the trimmed, non-empty
+ * Parsers for rows of the configuration table (config/config.ts, loop/loop-settings.ts). Each takes the trimmed, non-empty
  * value of one environment variable and returns the setting, or throws a SettingProblem whose
  * message follows the variable's name ("SYNC_INTERVAL: must be a number, got ...").
  */
@@ -43,4 +43,30 @@ export function booleanValue(raw: string): boolean {
   if (value === "true" || value === "1" || value === "yes") return true;
   if (value === "false" || value === "0" || value === "no") return false;
   throw new SettingProblem(`must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** A comma list of whole numbers (ids), each at least 1. */
+export function idList(raw: string): number[] {
+  return raw.split(",").map((item) => {
+    const text = item.trim();
+    if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new SettingProblem(`must be a comma list of ids, got ${JSON.stringify(item)}`);
+    return Number(text);
+  });
+}
+
+/** A comma list of words from a fixed list (each at most once). */
+export function wordList<const Word extends string>(words: readonly Word[], raw: string): Word[] {
+  return [...new Set(raw.split(",").map((item) => oneOf(words, item.trim().toLowerCase(), item.trim())))];
+}
+
+/**
+ * A row of the configuration table that needs no other setting: what a feature outside the
+ * configuration folder (the respondent loop) declares for its own settings; the table
+ * (config/config.ts) checks each row against the full `Setting` type where it includes them.
+ */
+export interface PlainSetting<T> {
+  readonly variable: string;
+  readonly description: string;
+  readonly parse: (raw: string) => T;
+  readonly fallback: { readonly kind: "default"; readonly raw: string } | { readonly kind: "unset" };
 }

@@ -1,0 +1,134 @@
+import type { SurveyMatcher, YieldEvidence } from "@sds/routing";
+import type { Survey } from "@sds/schemas";
+import type { RoutingData, SurveyYieldCounts } from "./store/routing-data-records.ts";
+
+/** What a survey is, as the routing data cares: whether it has groups, and its study type. */
+export interface SurveyTraits {
+  readonly hasGroups: boolean;
+  readonly studyTypeId: number | null;
+}
+
+/** Settings of {@link RoutingFacts}. */
+export interface RoutingFactsSettings {
+  /** `StudyTypeId`s of re-contact studies configured by hand (`SYNC_RECONTACT_STUDY_TYPES`), besides those the StudyTypes collection names. */
+  readonly recontactStudyTypes: readonly number[];
+  /** What a survey whose group list cannot be read does: route as if it had no groups, or stay out. @default "route" */
+  readonly missingGroups: "route" | "exclude";
+  /** Why a survey's URL cannot make an entry link (checked once per survey as it enters the matcher), or undefined. */
+  readonly unusableUrl: (survey: Survey) => string | undefined;
+}
+
+/**
+ * What every replica's matcher knows beyond the inventory: survey groups, re-contact lists,
+ * surveys it cannot route to, and the evidence yield ranking learns from. Read from the loop
+ * store (so every replica ranks and excludes alike), applied to the matcher as surveys enter it
+ * and whenever the store's data moved; a matcher rebuilt from scratch gets all of it again.
+ */
+export class RoutingFacts {
+  readonly #settings: RoutingFactsSettings;
+  #data: RoutingData = { version: -1, groups: new Map(), recontact: new Map(), stats: new Map(), fetches: [] };
+  #evidence = new Map<number, SurveyYieldCounts>();
+  readonly #traits = new Map<number, SurveyTraits>();
+  readonly #unusable = new Map<number, string>();
+  #recontactTypes = new Set<number>();
+  #missingGroups = new Set<number>();
+  /** Surveys that entered or whose traits changed since the refresher last asked: their data is fetched at once. */
+  #changed = new Set<number>();
+
+  constructor(settings: RoutingFactsSettings) {
+    this.#settings = settings;
+    this.#recontactTypes = new Set(settings.recontactStudyTypes);
+  }
+
+  /** The traits of the live surveys, for the refresher. */
+  get traits(): ReadonlyMap<number, SurveyTraits> {
+    return this.#traits;
+  }
+
+  /** The routing data last read. */
+  get data(): RoutingData {
+    return this.#data;
+  }
+
+  /** Surveys whose URL cannot make an entry link, with the reason. */
+  get unusable(): ReadonlyMap<number, string> {
+    return this.#unusable;
+  }
+
+  /** Whether a survey is a re-contact study (its study type is one). */
+  isRecontactStudy(studyTypeId: number | null): boolean {
+    return studyTypeId !== null && this.#recontactTypes.has(studyTypeId);
+  }
+
+  /** Re-contact study types named by the StudyTypes collection (`re-?contact` in the name), besides the configured ones. */
+  setRecontactStudyTypes(fromCollection: Iterable<number>): void {
+    this.#recontactTypes = new Set([...this.#settings.recontactStudyTypes, ...fromCollection]);
+  }
+
+  /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
+  surveyApplied(matcher: SurveyMatcher, survey: Survey): void {
+    const id = survey.SurveyId;
+    const traits = { hasGroups: survey.Has_Survey_Groups === true, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null };
+    const before = this.#traits.get(id);
+    if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
+    this.#traits.set(id, traits);
+    const unusable = this.#settings.unusableUrl(survey);
+    if (unusable === undefined) this.#unusable.delete(id);
+    else this.#unusable.set(id, unusable);
+    this.#applyOne(matcher, id);
+  }
+
+  /** The surveys that entered or changed traits since the last call (a survey leaving its groups flips `Has_Survey_Groups`). */
+  takeChanged(): number[] {
+    const changed = [...this.#changed];
+    this.#changed.clear();
+    return changed;
+  }
+
+  /** A survey left the matcher. */
+  surveyRemoved(surveyId: number): void {
+    this.#traits.delete(surveyId);
+    this.#unusable.delete(surveyId);
+  }
+
+  /** Takes newly read routing data and yield counts, and gives every live survey of the matcher its facts. */
+  update(matcher: SurveyMatcher, data: RoutingData | undefined, counts: readonly SurveyYieldCounts[] | undefined): void {
+    if (data !== undefined) {
+      this.#data = data;
+      this.#missingGroups = new Set(data.fetches.filter((fetch) => fetch.kind === "groups" && fetch.status !== "ok").map((fetch) => fetch.surveyId));
+    }
+    if (counts !== undefined) this.#evidence = new Map(counts.map((row) => [row.surveyId, row]));
+    for (const id of this.#traits.keys()) this.#applyOne(matcher, id);
+  }
+
+  #applyOne(matcher: SurveyMatcher, surveyId: number): void {
+    const traits = this.#traits.get(surveyId);
+    if (traits === undefined) return;
+    matcher.setSurveyGroups(surveyId, this.#data.groups.get(surveyId) ?? []);
+    if (this.isRecontactStudy(traits.studyTypeId)) matcher.setRecontact(surveyId, this.#data.recontact.get(surveyId) ?? "unreadable");
+    else matcher.setRecontact(surveyId, undefined);
+    matcher.setUnroutable(surveyId, this.#unroutableReason(surveyId, traits));
+    matcher.setYieldEvidence(surveyId, this.#yieldEvidence(surveyId));
+  }
+
+  #unroutableReason(surveyId: number, traits: SurveyTraits): string | undefined {
+    const unusable = this.#unusable.get(surveyId);
+    if (unusable !== undefined) return unusable;
+    if (this.#settings.missingGroups === "exclude" && traits.hasGroups && (this.#missingGroups.has(surveyId) || !this.#data.groups.has(surveyId))) {
+      return "its survey groups could not be read, and SYNC_MISSING_GROUPS=exclude keeps such surveys out";
+    }
+    return undefined;
+  }
+
+  #yieldEvidence(surveyId: number): YieldEvidence | undefined {
+    const counts = this.#evidence.get(surveyId);
+    const conversion = this.#data.stats.get(surveyId)?.conversion ?? null;
+    if (counts === undefined && conversion === null) return undefined;
+    return {
+      decided: counts?.decided ?? 0,
+      completes: Math.min(counts?.completes ?? 0, counts?.decided ?? 0),
+      ...(conversion === null ? {} : { marketplaceConversion: Math.min(1, Math.max(0, conversion)) }),
+      ...(counts?.cutoffReachedAt === null || counts?.cutoffReachedAt === undefined ? {} : { cutoffReachedAt: counts.cutoffReachedAt }),
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import type { RoutingPolicy, SurveyMatcherOptions } from "@sds/routing";
+import type { Logger } from "pino";
+import type { InventoryReader } from "./inventory-reader.ts";
+import type { LoopConfig } from "./loop-settings.ts";
+import type { RoutingDataRefresher } from "./routing-data-refresher.ts";
+import type { RoutingFacts } from "./routing-facts.ts";
+
+/** What fills each placeholder of a SurveyUrl: `[#vq_tid#]` and `[#vq_tuid#]` always, and the configured `[%NAME%]` ones. */
+export function entryPlaceholders(config: LoopConfig): Record<string, "token" | "uid"> {
+  return { vq_tid: "token", vq_tuid: "uid", ...(config.entryPlaceholders ?? { RID: "token" }) };
+}
+
+/** The respondent rules of the configuration. */
+export function routingPolicy(config: LoopConfig): RoutingPolicy {
+  const caps = {
+    ...(config.maxEntriesPerDay === undefined ? {} : { entriesPer24h: config.maxEntriesPerDay }),
+    ...(config.maxCompletesPerDay === undefined ? {} : { completesPer24h: config.maxCompletesPerDay }),
+  };
+  return {
+    reentryAfter: config.reentryAfter ?? [],
+    groupBlockingOutcomes: config.groupBlockingOutcomes ?? "all",
+    ...(config.groupLookbackSeconds === undefined ? {} : { groupLookbackMs: config.groupLookbackSeconds * 1000 }),
+    ...(Object.keys(caps).length === 0 ? {} : { caps }),
+  };
+}
+
+/** The matcher's options: the respondent rules and yield ranking's prior and cut-off. */
+export function matcherOptions(config: LoopConfig): SurveyMatcherOptions {
+  return {
+    policy: routingPolicy(config),
+    yield: {
+      priorStrength: config.yieldPriorStrength ?? 10,
+      cutoff: { entries: config.yieldCutoffEntries ?? 20, cooldownMs: (config.yieldCooldownSeconds ?? 21_600) * 1000 },
+    },
+  };
+}
+
+/** The StudyTypeIds whose name in the StudyTypes collection says re-contact (`Recontact`, `Re-contact`, `ReContact Study`). */
+export function recontactStudyTypeIds(body: unknown): number[] {
+  const ids: number[] = [];
+  const lists = Array.isArray(body) ? [body] : typeof body === "object" && body !== null ? Object.values(body).filter(Array.isArray) : [];
+  for (const list of lists as unknown[][]) {
+    for (const item of list) {
+      if (typeof item !== "object" || item === null) continue;
+      const { Id, StudyTypeId, Name } = item as Record<string, unknown>;
+      const id = typeof Id === "number" ? Id : typeof StudyTypeId === "number" ? StudyTypeId : undefined;
+      if (id !== undefined && typeof Name === "string" && /re-?contact/i.test(Name)) ids.push(id);
+    }
+  }
+  return ids;
+}
+
+/** After a cycle of the leader: the re-contact study types from the stored collection, then the due fetches. */
+export async function refreshRoutingData(inventory: InventoryReader, facts: RoutingFacts, refresher: RoutingDataRefresher, signal: AbortSignal, logger: Logger): Promise<void> {
+  try {
+    const studyTypes = (await inventory.listCollections()).find((collection) => collection.name === "studyTypes");
+    if (studyTypes !== undefined) facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
+    await refresher.refresh(signal);
+  } catch (error) {
+    if (!signal.aborted) logger.warn({ err: error }, "the routing data (survey groups, re-contact lists, stats) could not be refreshed; the last read stays in use");
+  }
+}

@@ -1,0 +1,351 @@
+import { query, queryOne, type Program, type ProgramDialect, type SqlRow, type SqlValue } from "./loop-program.ts";
+import {
+  conversionWindows,
+  outcomeKinds,
+  type ConversionCounts,
+  type EntryAdmission,
+  type EntryInput,
+  type EntryRecord,
+  type HistoryInput,
+  type OutcomeInput,
+  type OutcomeKind,
+  type OutcomeRecord,
+  type OutcomeSource,
+  type PastEntry,
+  type RecordEntryResult,
+  type RecordOutcomeResult,
+  type SurveyConversion,
+  type SurveyConversionCounts,
+} from "./loop-store.ts";
+
+/*
+ * The loop store's logic, once for both drivers (see loop-program.ts). Locks are taken in one
+ * order everywhere, so PostgreSQL replicas never deadlock: the respondent, the token, the
+ * outcome feed's counter, then the survey's counts (lifetime row, then hour rows).
+ */
+
+const HOUR_MS = 3_600_000;
+/** The most entries of one respondent the routing rules read. */
+export const HISTORY_LIMIT = 1000;
+
+/** The epoch hour of a time: the key of the hourly counts. */
+export const hourOf = (at: Date | number): number => Math.floor(Number(at) / HOUR_MS);
+
+/** A time as either driver returns it (SQLite: the ISO text written; PostgreSQL: a Date), as ISO 8601 text. */
+export function toIso(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+const asOutcome = (value: unknown): OutcomeKind | null => outcomeKinds.find((kind) => kind === value) ?? null;
+
+/** One row of `loop_entries`. */
+export function toEntry(row: SqlRow): EntryRecord {
+  return { token: String(row.token), surveyId: Number(row.survey_id), uid: String(row.uid), cpi: Number(row.cpi), issuedAt: toIso(row.issued_at), outcome: asOutcome(row.outcome) };
+}
+
+/** One row of `loop_outcomes`. */
+export function toOutcome(row: SqlRow): OutcomeRecord {
+  return {
+    sequence: Number(row.sequence),
+    token: String(row.token),
+    outcome: asOutcome(row.outcome) ?? "complete",
+    surveyId: row.survey_id === null || row.survey_id === undefined ? null : Number(row.survey_id),
+    previousOutcome: asOutcome(row.previous_outcome),
+    receivedAt: toIso(row.received_at),
+    source: (row.source as OutcomeSource | undefined) ?? "s2s",
+    reason: typeof row.reason === "string" ? row.reason : null,
+  };
+}
+
+/** A row of `loop_survey_counts` or a sum of `loop_survey_hours`. */
+export function toCounts(row: SqlRow | undefined): ConversionCounts {
+  const count = (name: string) => Number(row?.[name] ?? 0);
+  return {
+    entries: count("entries"),
+    completes: count("completes"),
+    terminates: count("terminates"),
+    overquotas: count("overquotas"),
+    securityTerminates: count("security"),
+    reversals: count("reversals"),
+    earnings: count("earnings"),
+  };
+}
+
+function toPastEntry(row: SqlRow): PastEntry {
+  return { surveyId: Number(row.survey_id), enteredAt: Date.parse(toIso(row.issued_at)), outcome: asOutcome(row.outcome) };
+}
+
+/** Changes to a survey's counts. */
+interface CountDelta {
+  entries?: number;
+  complete?: number;
+  terminate?: number;
+  overquota?: number;
+  security?: number;
+  reversals?: number;
+  earnings?: number;
+}
+
+const COUNT_VALUES = (delta: CountDelta): SqlValue[] => [
+  delta.entries ?? 0,
+  delta.complete ?? 0,
+  delta.terminate ?? 0,
+  delta.overquota ?? 0,
+  delta.security ?? 0,
+  delta.reversals ?? 0,
+  delta.earnings ?? 0,
+];
+const ADD_COUNTS = (table: string) =>
+  ["entries", "completes", "terminates", "overquotas", "security", "reversals", "earnings"].map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
+const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`;
+const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`;
+const ADD_TO_COUNTER = "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
+
+function* addCounts(surveyId: number, hour: number | null, delta: CountDelta): Program<void> {
+  if (hour === null) yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
+  else yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
+}
+
+/**
+ * Serialises the recorders of one token across PostgreSQL replicas (a transaction-scoped
+ * advisory lock); SQLite's one writer already does. Without it an outcome and its entry
+ * arriving together could each miss the other (the outcome kept as an orphan of an entry that
+ * exists).
+ */
+function* lockToken(dialect: ProgramDialect, token: string): Program<void> {
+  if (dialect === "postgres") yield* query("SELECT pg_advisory_xact_lock(hashtextextended(?, 7))", token);
+}
+
+/** The next sequence of the outcome feed; on PostgreSQL the counter row stays locked until commit, so sequences follow commit order. */
+function* nextSequence(): Program<number> {
+  const row = yield* queryOne("UPDATE loop_counters SET value = value + 1 WHERE name = 'outcomes' RETURNING value");
+  return Number(row?.value);
+}
+
+interface CurrentEntry {
+  readonly token: string;
+  readonly surveyId: number;
+  readonly cpi: number;
+  readonly outcome: OutcomeKind | null;
+  readonly outcomeAt: string | null;
+}
+
+/** Settings the recording programs need. */
+export interface RecordingSettings {
+  /**
+   * Decided entries with no complete after which a survey is held out of yield ranking (the
+   * time it reaches each multiple is kept as `cutoff_reached_at`). @default 20
+   */
+  readonly cutoffEntries: number;
+}
+
+/** The default {@link RecordingSettings}. */
+export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 };
+
+/** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
+function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, source: OutcomeSource, reason: string | null, settings: RecordingSettings): Program<OutcomeRecord> {
+  const sequence = yield* nextSequence();
+  const iso = at.toISOString();
+  const row = yield* queryOne(
+    "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+    sequence,
+    entry.token,
+    next,
+    entry.surveyId,
+    entry.outcome,
+    iso,
+    source,
+    reason,
+  );
+  yield* query("UPDATE loop_entries SET outcome = ?, outcome_at = ? WHERE token = ?", next, iso, entry.token);
+  const previous = entry.outcome;
+  const reversal = previous === "complete" ? 1 : 0;
+  const earned = (next === "complete" ? entry.cpi : 0) - (previous === "complete" ? entry.cpi : 0);
+  const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
+  if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
+  yield* addCounts(entry.surveyId, null, lifetime);
+  const after = yield* queryOne("SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?", entry.surveyId);
+  const decided = Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
+  // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
+  const cutoff = previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
+  yield* query(
+    "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
+    at.getTime(),
+    cutoff ? 1 : 0,
+    at.getTime(),
+    entry.surveyId,
+  );
+  // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
+  if (previous !== null && entry.outcomeAt !== null) {
+    yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 });
+  }
+  yield* addCounts(entry.surveyId, hourOf(at), { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 });
+  yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
+  return toOutcome(row ?? {});
+}
+
+function currentEntry(row: SqlRow): CurrentEntry {
+  return { token: String(row.token), surveyId: Number(row.survey_id), cpi: Number(row.cpi), outcome: asOutcome(row.outcome), outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at) };
+}
+
+/** The feed row that set a token's current outcome (a repeat answers with it); synthesised when it was pruned. */
+function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number | null): Program<OutcomeRecord> {
+  const row = yield* queryOne("SELECT * FROM loop_outcomes WHERE token = ? ORDER BY sequence DESC LIMIT 1", token);
+  if (row) return toOutcome(row);
+  return { sequence: 0, token, outcome, surveyId, previousOutcome: null, receivedAt: new Date(0).toISOString(), source: "s2s", reason: null };
+}
+
+/** {@link LoopStore.recordOutcome}. */
+export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, settings: RecordingSettings = defaultRecordingSettings): Program<RecordOutcomeResult> {
+  const source = input.source ?? "s2s";
+  const reason = input.reason ?? null;
+  yield* lockToken(dialect, input.token);
+  const entryRow = yield* queryOne("SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'", input.token);
+  if (entryRow) {
+    const entry = currentEntry(entryRow);
+    if (entry.outcome === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
+    return { recorded: true, record: yield* applyTransition(entry, input.outcome, input.at, source, reason, settings) };
+  }
+  if (source === "reconcile") {
+    return { recorded: false, unknownToken: true, record: { sequence: 0, token: input.token, outcome: input.outcome, surveyId: null, previousOutcome: null, receivedAt: input.at.toISOString(), source, reason } };
+  }
+  // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
+  const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
+  const previous = asOutcome(orphan?.outcome);
+  if (previous === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, null) };
+  const sequence = yield* nextSequence();
+  const iso = input.at.toISOString();
+  const row = yield* queryOne(
+    "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source, reason) VALUES (?, ?, ?, NULL, ?, ?, ?, ?) RETURNING *",
+    sequence,
+    input.token,
+    input.outcome,
+    previous,
+    iso,
+    source,
+    reason,
+  );
+  yield* query("INSERT INTO loop_orphans (token, outcome, received_at) VALUES (?, ?, ?) ON CONFLICT (token) DO UPDATE SET outcome = excluded.outcome, received_at = excluded.received_at", input.token, input.outcome, iso);
+  if (!orphan) yield* query(ADD_TO_COUNTER, "orphans", 1);
+  yield* query(ADD_TO_COUNTER, `outcome:${input.outcome}`, 1);
+  return { recorded: true, record: toOutcome(row ?? {}) };
+}
+
+/** {@link LoopStore.recordEntry}. */
+export function* recordEntry<Refusal>(
+  dialect: ProgramDialect,
+  entry: EntryInput,
+  admit: EntryAdmission<Refusal> | undefined,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Program<RecordEntryResult<Refusal>> {
+  const repeatOrConflict = (row: SqlRow): RecordEntryResult<Refusal> => {
+    const existing = toEntry(row);
+    return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
+  };
+  const known = yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token);
+  if (known) return repeatOrConflict(known);
+  if (admit !== undefined && entry.uid !== "") {
+    // The respondent's row is taken first: every entry of this respondent, on every replica, waits here for the one before.
+    yield* query("INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid", entry.uid);
+    const history = (yield* query("SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?", entry.uid, HISTORY_LIMIT)).map(toPastEntry);
+    const refusal = admit(history);
+    if (refusal !== undefined) return { kind: "refused", refusal };
+  }
+  yield* lockToken(dialect, entry.token);
+  const iso = entry.at.toISOString();
+  const inserted = yield* queryOne(
+    "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
+    entry.token,
+    entry.surveyId,
+    entry.uid,
+    entry.cpi,
+    iso,
+  );
+  if (!inserted) return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
+  yield* addCounts(entry.surveyId, null, { entries: 1 });
+  yield* addCounts(entry.surveyId, hourOf(entry.at), { entries: 1 });
+  const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", entry.token);
+  const orphanOutcome = asOutcome(orphan?.outcome);
+  if (orphanOutcome === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
+  const attached = yield* applyTransition({ token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued", settings);
+  yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
+  yield* query(ADD_TO_COUNTER, "orphans", -1);
+  return { kind: "recorded", entry: { ...toEntry(inserted), outcome: orphanOutcome }, attached: [attached] };
+}
+
+/** {@link LoopStore.importHistory}: deterministic tokens, so importing the same file twice adds nothing. */
+export function* importHistory(entries: readonly HistoryInput[]): Program<{ imported: number; skipped: number }> {
+  let imported = 0;
+  for (const item of entries) {
+    const at = item.enteredAt.toISOString();
+    const token = `history:${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`;
+    const row = yield* queryOne(
+      "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING RETURNING token",
+      token,
+      item.surveyId,
+      item.uid,
+      at,
+      item.outcome ?? null,
+      item.outcome === undefined ? null : at,
+    );
+    if (row) imported += 1;
+  }
+  return { imported, skipped: entries.length - imported };
+}
+
+/** {@link LoopStore.respondentHistory}. */
+export function* respondentHistory(uid: string, limit: number): Program<PastEntry[]> {
+  return (yield* query("SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?", uid, limit)).map(toPastEntry);
+}
+
+/** {@link LoopStore.conversion}. */
+export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
+  return (yield* query("SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id")).map((row) => ({ surveyId: Number(row.survey_id), ...toCounts(row) }));
+}
+
+const SUM_HOURS = `SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
+  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? GROUP BY survey_id`;
+
+/** {@link LoopStore.conversionByWindow}: O(surveys × hours in the window), never O(entries). */
+export function* conversionByWindow(now: Date): Program<SurveyConversion[]> {
+  const lifetime = yield* lifetimeConversion();
+  const current = hourOf(now);
+  const windows = { last24h: new Map<number, ConversionCounts>(), last7d: new Map<number, ConversionCounts>() };
+  for (const name of ["last24h", "last7d"] as const) {
+    for (const row of yield* query(SUM_HOURS, current - conversionWindows[name])) windows[name].set(Number(row.survey_id), toCounts(row));
+  }
+  const none = toCounts(undefined);
+  return lifetime.map(({ surveyId, ...counts }) => ({ surveyId, lifetime: counts, last24h: windows.last24h.get(surveyId) ?? none, last7d: windows.last7d.get(surveyId) ?? none }));
+}
+
+/** {@link LoopStore.outcomeCounts}, from the counter rows kept as transitions are recorded. */
+export function* outcomeCounts(): Program<Record<OutcomeKind, number>> {
+  const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
+  for (const row of yield* query("SELECT name, value FROM loop_counters WHERE name LIKE 'outcome:%'")) {
+    const kind = asOutcome(String(row.name).slice("outcome:".length));
+    if (kind) counts[kind] = Number(row.value);
+  }
+  return counts;
+}
+
+/** {@link LoopStore.orphanCount}. */
+export function* orphanCount(): Program<number> {
+  return Number((yield* queryOne("SELECT value FROM loop_counters WHERE name = 'orphans'"))?.value ?? 0);
+}
+
+/** {@link LoopStore.listOutcomes}. */
+export function* listOutcomes(after: number, limit: number): Program<OutcomeRecord[]> {
+  return (yield* query("SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)).map(toOutcome);
+}
+
+/** {@link LoopStore.latestSequence}. */
+export function* latestSequence(): Program<number> {
+  return Number((yield* queryOne("SELECT value FROM loop_counters WHERE name = 'outcomes'"))?.value ?? 0);
+}
+
+/** {@link LoopStore.pruneHourlyCounts}. */
+export function* pruneHourlyCounts(before: Date): Program<number> {
+  return (yield* query("DELETE FROM loop_survey_hours WHERE hour < ? RETURNING hour", hourOf(before))).length;
+}

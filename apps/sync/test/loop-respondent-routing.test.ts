@@ -1,0 +1,130 @@
+import type { EncryptionSettings } from "@sds/schemas";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import type { DatabaseConfig } from "../src/config/config.ts";
+import { waitFor } from "./harness.ts";
+import { screenedSurvey } from "./loop-surveys.ts";
+import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+
+/*
+ * Respondent-aware routing over HTTP on both stores: survey groups and re-contact lists read
+ * from the (fake) upstream, a respondent's history (issued and imported entries) keeping them
+ * out of surveys the buyer would reject, in /v1/match, its explain, and /v1/entry-links (409,
+ * atomically, also across two PostgreSQL replicas).
+ */
+
+const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null };
+const GROUP = 7100;
+const [A, B, C, D] = [9101, 9102, 9103, 9104] as const;
+const open = (id: number, cpi: string, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
+  screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: "50", SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`, Has_Survey_Groups: false, StudyTypeId: 1, ...extra });
+const inventory = [open(A, "4.00", { Has_Survey_Groups: true }), open(B, "3.00", { Has_Survey_Groups: true }), open(C, "9.00", { StudyTypeId: RECONTACT_STUDY_TYPE_ID }), open(D, "1.00")];
+
+const pgAvailable = await postgresAvailable();
+const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
+if (pgAvailable) stores.push(["PostgreSQL", () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_respondents") })]);
+
+interface MatchAnswer {
+  surveys: { SurveyId: number }[];
+  explanation?: { eligible: boolean; reasons: { kind: string; groupId?: number; surveyId?: number; message: string }[] };
+}
+
+describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databaseFor) => {
+  const harnesses: ServiceHarness[] = [];
+  let api: FakeSupplierApi | undefined;
+  afterEach(async () => {
+    for (const harness of harnesses.splice(0)) await harness.close();
+    await api?.close();
+    api = undefined;
+  });
+
+  async function start(database = databaseFor(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
+    api ??= createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: inventory, account: { OutgoingEncryption: unsigned } }] });
+    if (harnesses.length === 0) {
+      api.addToSurveyGroup(GROUP, A);
+      api.addToSurveyGroup(GROUP, B);
+      api.replaceRecontactRespondents(C, [{ PID: "vip-1" }, { PID: "vip-2", IsActive: false }]);
+    }
+    const harness = await startServiceHarness({ api, config: { maxClosureShare: 1, ...config }, ...(database ? { database } : {}) });
+    harnesses.push(harness);
+    return harness;
+  }
+  const post = (harness: ServiceHarness, path: string, body: unknown) => harness.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const match = async (harness: ServiceHarness, body: Record<string, unknown>) => (await (await post(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
+  const ids = (answer: MatchAnswer) => answer.surveys.map((survey) => survey.SurveyId);
+  /** Waits until the leader's refresher has read the groups and the re-contact list (a respondent with no history sees neither A nor B blocked, C out). */
+  const routingDataRead = (harness: ServiceHarness) =>
+    waitFor(async () => {
+      const status = (await (await harness.request("/v1/sync/status")).json()) as {
+        loop: { matcher: { surveys: number }; inventoryData: { groups: { surveys: number }; recontact: { studies: number } } };
+      };
+      return status.loop.matcher.surveys >= 4 && status.loop.inventoryData.groups.surveys >= 2 && status.loop.inventoryData.recontact.studies >= 1;
+    }, 20_000);
+
+  it("keeps a respondent out of what they entered, the rest of its group and re-contact studies not meant for them; explains each; refuses the link with 409", async () => {
+    const service = await start();
+    await routingDataRead(service);
+    expect(ids(await match(service, { uid: "r1" }))).toEqual([A, B, D]);
+    expect(ids(await match(service, { uid: "vip-1" }))).toEqual([C, A, B, D]);
+    expect(ids(await match(service, {}))).toEqual([A, B, D]);
+    expect((await match(service, { uid: "vip-2", explain: C })).explanation?.reasons.map((reason) => reason.kind)).toEqual(["recontact"]);
+
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(201);
+    expect(ids(await match(service, { uid: "r1" }))).toEqual([D]);
+    const explainedB = await match(service, { uid: "r1", explain: B });
+    expect(explainedB.explanation?.reasons).toContainEqual(expect.objectContaining({ kind: "survey-group", groupId: GROUP, surveyId: A }));
+    expect(new Set(explainedB.explanation?.reasons.map((reason) => reason.kind))).toEqual(new Set(["survey-group"]));
+    expect((await match(service, { uid: "r1", explain: A })).explanation?.reasons.map((reason) => reason.kind)).toEqual(["already-entered"]);
+
+    const refused = await post(service, "/v1/entry-links", { surveyId: B, token: "r1-b", uid: "r1" });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "respondent_excluded", message: expect.stringMatching(/survey-group/) });
+    expect((await post(service, "/v1/entry-links", { surveyId: C, token: "anon-c" })).status).toBe(409);
+    expect((await post(service, "/v1/entry-links", { surveyId: C, token: "vip-c", uid: "vip-1" })).status).toBe(201);
+    // The same token again is the same entry (200), not a second entry refused by the rules.
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(200);
+  });
+
+  it("takes a history imported from elsewhere into account, once", async () => {
+    const service = await start();
+    await routingDataRead(service);
+    const batch = { entries: [{ uid: "imported-1", surveyId: B, enteredAt: "2026-01-05T10:00:00Z", outcome: "complete" }] };
+    expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 1, skipped: 0 });
+    expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 0, skipped: 1 });
+    expect(ids(await match(service, { uid: "imported-1" }))).toEqual([D]);
+    for (const bad of [{ entries: [] }, { entries: [{ uid: "", surveyId: B, enteredAt: "2026-01-05T10:00:00Z" }] }, { entries: [{ uid: "x", surveyId: B, enteredAt: "yesterday" }] }]) {
+      expect((await post(service, "/v1/respondents/history", bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+  });
+
+  it("frees the group's other surveys when a survey leaves the group", async () => {
+    // Nothing upstream says when groups change: they are fetched again once older than SYNC_GROUPS_REFRESH_SECONDS (1 s here).
+    const service = await start(databaseFor(), { groupsRefreshSeconds: 1 });
+    await routingDataRead(service);
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "leaver", uid: "r9" })).status).toBe(201);
+    expect(ids(await match(service, { uid: "r9" }))).toEqual([D]);
+    // A leaves every group it was in (the fake puts surveys with groups in groups of its own too).
+    for (const group of service.api.listSurveyGroups(DEFAULT_SUPPLIER_ID)) if (group.SurveyGroupSurveys.includes(A)) service.api.removeFromSurveyGroup(group.SurveyGroupID, A);
+    // Each cycle of the leader refreshes what is due (A's groups once older than a second).
+    await waitFor(async () => {
+      await post(service, "/v1/sync/run", {});
+      return ids(await match(service, { uid: "r9" })).join() === [B, D].join();
+    }, 20_000);
+  });
+
+  it("gives at most one link of concurrent requests of one respondent into two surveys of a group, on every replica of the store", async () => {
+    const database = databaseFor();
+    const first = await start(database);
+    await routingDataRead(first);
+    // A second replica on the same PostgreSQL schema (SQLite has one process per file: one replica).
+    const second = database?.kind === "postgres" ? await start(database) : first;
+    if (second !== first) await routingDataRead(second);
+    const attempts = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => post(index % 2 === 0 ? first : second, "/v1/entry-links", { surveyId: index % 4 < 2 ? A : B, token: `race-${index}`, uid: "racer" })),
+    );
+    const statuses = attempts.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(11);
+  });
+});
