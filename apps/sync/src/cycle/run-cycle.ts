@@ -327,7 +327,7 @@ class Cycle {
     } catch (recordError) {
       this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), cause, retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
   }
 
   /** Lets go of the outer signal and the deadline. */
