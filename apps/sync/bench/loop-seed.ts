@@ -142,10 +142,10 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
     timed(phases, "checkpoint", () => {
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     });
-    const count = (table: string) => Number((db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
+    const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const rows = Object.fromEntries(["loop_entries", "loop_outcomes", "loop_survey_counts", "loop_survey_hours", "loop_respondents"].map((table) => [table, count(table)]));
-    const pageCount = Number((db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count);
-    const pageSize = Number((db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
+    const pageCount = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+    const pageSize = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
     return { seconds: (performance.now() - started) / 1000, phases, rows, fileBytes: pageCount * pageSize };
   } finally {
     db.close();

@@ -18,7 +18,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue } from "@sds/testing";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
@@ -41,7 +41,7 @@ const firstId = 200_001;
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /** Runs one of this folder's child scripts with one command and resolves with its one reply. */
-function inChild<Command, Reply>(script: string, command: Command): Promise<Reply> {
+function inChild<Reply>(script: string, command: SeedCommand | StatusCommand | LoadCommand): Promise<Reply> {
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), [], { execArgv: ["--conditions=@sds/source"] });
   return new Promise<Reply>((resolve, reject) => {
     child.once("message", (reply: Reply) => {
@@ -51,12 +51,12 @@ function inChild<Command, Reply>(script: string, command: Command): Promise<Repl
     child.once("exit", (code) => {
       if (code !== 0) reject(new Error(`${script} exited with ${String(code)}`));
     });
-    child.send(command as object);
+    child.send(command);
   });
 }
 
 /** A histogram of event-loop delays in ms (raw: each sample includes the 10 ms resolution). */
-function delays(histogram: IntervalHistogram) {
+function delays(histogram: ReturnType<typeof monitorEventLoopDelay>) {
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   return { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), samples: histogram.count };
 }
@@ -78,7 +78,7 @@ const syncStorePath = join(directory, "sds.db");
 const loopFile = join(directory, "sds.loop.db");
 
 console.log(`load average before seeding: ${loadavg().map((load) => load.toFixed(2)).join(", ")} (${process.env.SYNC_BENCH_NOTE ?? "2 shared cores"})`);
-const seed = await inChild<SeedCommand, SeedReport>("./loop-seed.ts", { syncStorePath, entries, firstSurveyId: firstId, surveys, respondents: 100_000, days: 30 });
+const seed = await inChild<SeedReport>("./loop-seed.ts", { syncStorePath, entries, firstSurveyId: firstId, surveys, respondents: 100_000, days: 30 });
 console.log(
   `seeded ${seed.rows.loop_entries?.toLocaleString("en")} entries (${seed.rows.loop_outcomes?.toLocaleString("en")} outcomes, ${seed.rows.loop_survey_hours?.toLocaleString("en")} hourly rows, ` +
     `${seed.rows.loop_respondents?.toLocaleString("en")} respondents) in ${seed.seconds.toFixed(1)} s ` +
@@ -122,20 +122,20 @@ try {
 
   const statusUrl = `${service.url}/v1/sync/status`;
   // Warm-up (JIT, page cache), not measured.
-  await inChild<StatusCommand, StatusReport>("./status-client.ts", { mode: "sequential", url: statusUrl, token, calls: 10 });
+  await inChild<StatusReport>("./status-client.ts", { mode: "sequential", url: statusUrl, token, calls: 10 });
 
   const whole = monitorEventLoopDelay({ resolution: resolutionMs });
   const sequentialLoop = monitorEventLoopDelay({ resolution: resolutionMs });
   whole.enable();
   sequentialLoop.enable();
-  const sequential = await inChild<StatusCommand, StatusReport>("./status-client.ts", { mode: "sequential", url: statusUrl, token, calls: statusCalls });
+  const sequential = await inChild<StatusReport>("./status-client.ts", { mode: "sequential", url: statusUrl, token, calls: statusCalls });
   sequentialLoop.disable();
 
   const pollingLoop = monitorEventLoopDelay({ resolution: resolutionMs });
   pollingLoop.enable();
   const [matchLoad, polling] = await Promise.all([
-    inChild<LoadCommand, LoadReport>("./match-load.ts", { url: `${service.url}/v1/match`, token, bodies, connections, seconds }),
-    inChild<StatusCommand, StatusReport>("./status-client.ts", { mode: "tabs", url: statusUrl, token, tabs, intervalMs: pollIntervalMs, seconds }),
+    inChild<LoadReport>("./match-load.ts", { url: `${service.url}/v1/match`, token, bodies, connections, seconds }),
+    inChild<StatusReport>("./status-client.ts", { mode: "tabs", url: statusUrl, token, tabs, intervalMs: pollIntervalMs, seconds }),
   ]);
   pollingLoop.disable();
   whole.disable();
