@@ -120,7 +120,7 @@ class SqliteLoopStore implements LoopStore {
 
   conversionByWindow(now: Date) {
     return promised(() => {
-      inSqliteTransaction(this.#db, () => this.#run(records.advanceWindows("sqlite", now)));
+      inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
       return this.#run(records.conversionByWindow());
     });
   }
