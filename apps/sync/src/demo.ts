@@ -8,27 +8,34 @@ import { PortInUseError, SyncError } from "./common/errors.ts";
 import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { CycleResult } from "./cycle/cycle-result.ts";
+import { describeWalk, pointS2sAtReceiver, walkRespondents } from "./demo-respondents.ts";
 
 /**
- * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys) and
- * sds-sync on the embedded SQLite store against it. Waits for the first cycle, prints what was
- * synced and where to look, then runs until Ctrl-C (or exits after the first cycle with
- * `--once`). Built as `dist/demo.js`, a development entry: it needs `@sds/testing`, a dev
+ * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys, and its
+ * marketplace) and sds-sync on the embedded SQLite store against it. Points the account's S2S
+ * URLs at sds-sync's receiver, waits for the first cycle, prints what was synced, walks a few
+ * respondents through the loop (match, entry link, the marketplace's outcome call) and prints
+ * where to look (the status page among it), then runs until Ctrl-C (or exits with `--once`). Built as `dist/demo.js`, a development entry: it needs `@sds/testing`, a dev
  * dependency, so it is run from the repository and left out of the published package.
  */
 
 const usage = `Usage: node apps/sync/dist/demo.js [options]
 
-Starts the sandbox and sds-sync against it, waits for the first sync cycle, prints what was
-synced and the URLs to query, then runs until Ctrl-C.
+Starts the sandbox (with its marketplace) and sds-sync against it, points the account's S2S
+URLs at sds-sync's receiver, waits for the first sync cycle, walks a few respondents through
+the loop (match, entry link, the marketplace's outcome call), prints what happened and the URLs
+to query (the status page among them), then runs until Ctrl-C.
 
 Options:
-  --once             exit after the first cycle (status 0 when it succeeded)
+  --once             exit after the first cycle and the respondents (status 0 when both succeeded)
   --surveys N        live surveys in the sandbox (default 3000)
   --port N           port of the sds-sync API (default 8787; 0 picks a free one)
   --interval S       seconds between cycles (default 10)
+  --respondents N    respondents walked through the loop at start (default 12; 0 walks none)
+  --no-marketplace   no marketplace, no respondents: the inventory side only
   --churn            change a few sandbox surveys before every cycle, so the feed moves
-  --verbose          show sds-sync's JSON logs (default: warnings only)
+  --verbose          show sds-sync's JSON logs (default: errors only; the loop's warnings are
+                     printed once, after the respondents)
   -h, --help         show this help
 `;
 
@@ -42,6 +49,8 @@ interface DemoOptions {
   readonly intervalSeconds: number;
   readonly churn: boolean;
   readonly verbose: boolean;
+  readonly marketplace: boolean;
+  readonly respondents: number;
 }
 
 function parseOptions(argv: readonly string[]): DemoOptions | "help" {
@@ -54,9 +63,12 @@ function parseOptions(argv: readonly string[]): DemoOptions | "help" {
       interval: { type: "string", default: "10" },
       churn: { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
+      marketplace: { type: "boolean", default: true },
+      respondents: { type: "string", default: "12" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
+    allowNegative: true,
   });
   if (values.help) return "help";
   const integer = (name: string, value: string, min: number, max: number) => {
@@ -71,6 +83,8 @@ function parseOptions(argv: readonly string[]): DemoOptions | "help" {
     intervalSeconds: integer("interval", values.interval, 1, 86_400),
     churn: values.churn,
     verbose: values.verbose,
+    marketplace: values.marketplace,
+    respondents: values.marketplace ? integer("respondents", values.respondents, 0, 1000) : 0,
   };
 }
 
@@ -147,10 +161,15 @@ async function main(): Promise<number> {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
   });
+  /** Aborts the respondents' walk (its HTTP calls) on Ctrl-C. */
+  const walkStop = new AbortController();
+  void stopAsked.then(() => {
+    walkStop.abort();
+  });
 
   const apiKey = "demo-key-sds-sync";
-  process.stdout.write(`Starting the sandbox with ${options.surveys} surveys…\n`);
-  const sandbox = await startSandbox({ surveys: options.surveys, seed: 1, apiKey });
+  process.stdout.write(`Starting the sandbox with ${options.surveys} surveys${options.marketplace ? " and its marketplace" : ""}…\n`);
+  const sandbox = await startSandbox({ surveys: options.surveys, seed: 1, apiKey, marketplace: options.marketplace });
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-demo-"));
   const databasePath = join(directory, "sds.db");
   let service: SyncService | undefined;
@@ -183,18 +202,34 @@ async function main(): Promise<number> {
       PORT: String(options.port),
       HOST: "127.0.0.1",
       SYNC_INTERVAL: String(options.intervalSeconds),
-      LOG_LEVEL: options.verbose ? "info" : "warn",
+      // Errors only: the sandbox account's OutgoingEncryption is off, and sds-sync warns of it at every account read.
+      LOG_LEVEL: options.verbose ? "info" : "error",
     });
     process.stdout.write(`Starting sds-sync against ${sandbox.baseUrl}…\n`);
     service = await startSyncService({ config, logger: createLogger(config.logLevel, { secrets: configSecrets(config) }) });
+    // The marketplace calls the account's S2S URLs at the end of every session: sds-sync's receiver.
+    if (options.marketplace) await pointS2sAtReceiver(sandbox, apiKey, service.outcomesUrl, walkStop.signal);
     const first = service.engine.status().lastCycle ?? (await nextCycle(service));
     if (first === undefined || first.failure === "shutdown") return await stopped(first);
     process.stdout.write(describeFirstCycle(first, service, sandbox, databasePath));
-    if (options.once || first.status === "failed") {
+    if (first.status === "failed") {
       await cleanUp();
-      return first.status === "succeeded" ? 0 : 1;
+      return 1;
+    }
+    if (options.respondents > 0) {
+      const walk = await walkRespondents(service, sandbox, options.respondents, first.lastSequence ?? 0, walkStop.signal);
+      if (walk === undefined) return await stopped(undefined);
+      process.stdout.write(describeWalk(walk, service, sandbox));
+    } else {
+      process.stdout.write(`Status page: ${service.url}/\n\n`);
+    }
+    if (options.once) {
+      await cleanUp();
+      return 0;
     }
   } catch (error) {
+    // A Ctrl-C during the account update or the respondents' walk aborts their calls: a stop, not a failure.
+    if (signalled.stop) return await stopped(undefined);
     if (error instanceof PortInUseError) process.stderr.write(`demo: port ${error.port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`);
     else process.stderr.write(`demo: ${error instanceof SyncError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await cleanUp().catch(() => undefined);

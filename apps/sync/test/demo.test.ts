@@ -33,6 +33,36 @@ describe("the demo (the README's main job)", () => {
     expect(stdout).toMatch(/\/v1\/changes\?after=120&wait=30/);
   }, 60_000);
 
+  it("walks respondents through the loop at start: the marketplace's outcomes reach the receiver, and the summary shows entries, completes and earnings", async () => {
+    const { code, stdout, stderr } = await runDemo(["--once", "--port", "0", "--surveys", "120", "--respondents", "12"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/The respondent loop \(the sandbox's marketplace at http:\/\/127\.0\.0\.1:\d+ calls sds-sync's receiver at http:\/\/127\.0\.0\.1:\d+\/v1\/outcomes\/…\):/);
+    // Every respondent who entered a survey got an outcome from the marketplace's S2S call (none left pending).
+    const entered = stdout.split("\n").filter((line) => /^ {2}demo-\d+: \d+ surveys? match(es)?, entered \d+/.test(line));
+    expect(entered.length).toBeGreaterThan(0);
+    for (const line of entered) expect(line).toMatch(/→ (complete|terminate|overquota|security)$/);
+    const summary = /^ {2}(\d+) entries: (\d+) completes, \d+ terminates, \d+ over quota, (\d+) pending; conversion [\d.]+ %, earnings ([\d.]+) \(/m.exec(stdout);
+    expect(summary, stdout).not.toBeNull();
+    const [, entries, completes, pending, earnings] = (summary ?? []).map(Number);
+    expect(entries).toBe(entered.length);
+    expect(completes).toBeGreaterThan(0);
+    expect(pending).toBe(0);
+    expect(earnings).toBeGreaterThan(0);
+    // The uid keeps a respondent out of a survey they entered.
+    expect(stdout).toMatch(/demo-1 matched again: survey \d+ is out \(already-entered: /);
+    expect(stdout).toMatch(/^Status page: http:\/\/127\.0\.0\.1:\d+\/$/m);
+    expect(stdout).toMatch(/curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/entry-links' -H 'content-type: application\/json' -d '\{"surveyId":\d+,"token":"me-1-token","uid":"me-1"\}'/);
+  }, 60_000);
+
+  it("runs the inventory side alone with --no-marketplace: no respondents, the status page still named", async () => {
+    const { code, stdout, stderr } = await runDemo(["--once", "--port", "0", "--surveys", "30", "--no-marketplace"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).not.toContain("The respondent loop");
+    expect(stdout).toMatch(/^Status page: http:\/\/127\.0\.0\.1:\d+\/$/m);
+  }, 60_000);
+
   it("says in one line how to fix a port that is taken, without a stack trace", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
@@ -97,6 +127,7 @@ describe("the demo (the README's main job)", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/First sync cycle succeeded in [\d.]+ s:/);
+    expect(result.stdout).toMatch(/^ {2}\d+ entries: [1-9]\d* completes, /m);
     for (const banner of ["turbo", "Packages in scope", "Tasks:", "Cached:"]) expect(result.stdout + result.stderr).not.toContain(banner);
   }, 300_000);
 });
