@@ -201,13 +201,13 @@ describe("protected mode", () => {
 });
 
 describe("the configuration table", () => {
-  const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
-  /** The README's configuration table: variable -> default cell, without its markup. */
+  const readme = readFileSync(fileURLToPath(new URL("../../docs/reference.md", import.meta.url)), "utf8");
+  /** The configuration table of docs/reference.md: variable -> default cell, without its markup. */
   const documented = new Map(
     [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1], (match[2] ?? "").trim().replace(/^\*\((.*)\)\*$/, "$1").replaceAll("`", "")]),
   );
 
-  it("is what the README documents: every variable, with the same default, and nothing else", () => {
+  it("is what docs/reference.md documents: every variable, with the same default, and nothing else", () => {
     const table = new Map(allSettings().map(({ setting }) => [setting.variable, describeFallback(setting.fallback)]));
     expect(documented).toEqual(table);
   });
