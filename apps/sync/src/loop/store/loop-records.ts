@@ -141,6 +141,16 @@ FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SU
   SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
 WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`;
 
+/** Whether an hour left a window since its edge last moved: only then does a read need the write transaction of {@link advanceWindows}. */
+export function* windowsDue(now: Date): Program<boolean> {
+  const current = hourOf(now);
+  for (const window of windowNames) {
+    const row = yield* queryOne("SELECT value FROM loop_counters WHERE name = ?", `window-edge:${window}`);
+    if (current - conversionWindows[window] > Number(row?.value ?? Number.NEGATIVE_INFINITY)) return true;
+  }
+  return false;
+}
+
 /**
  * Takes the hours that left each window (as of `now`) out of its totals, once: the edge moves
  * with them. Cheap when no hour boundary was crossed since the last call (two counter reads).

@@ -74,7 +74,8 @@ class PostgresLoopStore implements LoopStore {
   }
 
   async conversionByWindow(now: Date) {
-    await this.#write("advancing the windows", records.advanceWindows("postgres", now));
+    // A write transaction only once an hour, when an hour leaves a window.
+    if (await this.#read(records.windowsDue(now))) await this.#write("advancing the windows", records.advanceWindows("postgres", now));
     return this.#read(records.conversionByWindow());
   }
 

@@ -120,7 +120,8 @@ class SqliteLoopStore implements LoopStore {
 
   conversionByWindow(now: Date) {
     return promised(() => {
-      inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
+      // A write (and its fsync) only once an hour, when an hour leaves a window.
+      if (this.#run(records.windowsDue(now))) inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
       return this.#run(records.conversionByWindow());
     });
   }
