@@ -74,10 +74,15 @@ export async function startSimulationService(simulation: MarketplaceSimulation, 
     await waitUntil("the account settings", () => service.loop.account.verdicts !== undefined);
     const statsOff = env.SYNC_STATS_REFRESH_SECONDS === "0";
     // The leader fetches the stats after its cycle; every replica reads them from the store every 2 s.
-    if (!statsOff) await waitUntil(`the stats of ${surveys} surveys`, () => routingDataReport(service.loop).stats.surveys >= surveys);
-    return { service, statsRead: routingDataReport(service.loop).stats.surveys, close };
+    if (!statsOff) await waitUntil(`the stats of ${surveys} surveys`, () => statsRead(service) >= surveys);
+    return { service, statsRead: statsRead(service), close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Surveys whose stats this replica's matcher holds. */
+function statsRead(service: SyncService): number {
+  return routingDataReport(service.loop).stats?.surveys ?? 0;
 }
