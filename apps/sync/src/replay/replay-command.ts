@@ -73,23 +73,29 @@ function parseReplayArguments(argv: readonly string[]): ReplayArguments {
 }
 
 /** A setting of the service's table read from the environment the way the service reads it (its parser, its default). */
-function readSetting<T>(key: Parameters<typeof settingOf>[0], env: NodeJS.ProcessEnv): T | undefined {
+function readSetting(key: Parameters<typeof settingOf>[0], env: NodeJS.ProcessEnv): unknown {
   const setting = settingOf(key);
   const raw = env[setting.variable]?.trim();
   try {
-    if (raw !== undefined && raw !== "") return setting.parse(raw) as T;
-    return setting.fallback.kind === "default" ? (setting.parse(setting.fallback.raw) as T) : undefined;
+    if (raw !== undefined && raw !== "") return setting.parse(raw);
+    return setting.fallback.kind === "default" ? setting.parse(setting.fallback.raw) : undefined;
   } catch (error) {
     if (error instanceof SettingProblem) throw new ReplayConfigError(`${setting.variable}: ${error.message}`);
     throw error;
   }
 }
 
+/** A numeric setting, or the service's default when unset (the defaults of routing-setup.ts). */
+function numberSetting(key: "yieldPriorStrength" | "yieldCutoffEntries" | "yieldCooldownSeconds", env: NodeJS.ProcessEnv, fallback: number): number {
+  const value = readSetting(key, env);
+  return typeof value === "number" ? value : fallback;
+}
+
 /** Builds the report: reads the history and replays each policy. */
 export async function buildReplayReport(database: DatabaseConfig, options: Pick<ReplayArguments, "policies" | "seed" | "explore">, env: NodeJS.ProcessEnv = {}): Promise<ReplayReport> {
-  const priorStrength = readSetting<number>("yieldPriorStrength", env) ?? 10;
-  const cutoffEntries = readSetting<number>("yieldCutoffEntries", env) ?? 20;
-  const cooldownSeconds = readSetting<number>("yieldCooldownSeconds", env) ?? 21_600;
+  const priorStrength = numberSetting("yieldPriorStrength", env, 10);
+  const cutoffEntries = numberSetting("yieldCutoffEntries", env, 20);
+  const cooldownSeconds = numberSetting("yieldCooldownSeconds", env, 21_600);
   const history = await readReplayHistory(database);
   const decided = history.entries.filter((entry) => entry.outcome !== null).length;
   const entered = new Set(history.entries.map((entry) => entry.surveyId));
@@ -120,7 +126,8 @@ export async function runReplayCommand(argv: readonly string[], env: NodeJS.Proc
       out.write(REPLAY_HELP);
       return 0;
     }
-    const database = readSetting<DatabaseConfig>("database", env);
+    // The database row's parser gives a DatabaseConfig; its default (sqlite:./data/sds.db) applies when unset, as for the service.
+    const database = readSetting("database", env) as DatabaseConfig | undefined;
     if (database === undefined) throw new ReplayConfigError("DATABASE_URL: not set");
     const report = await buildReplayReport(database, args, env);
     out.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : renderReplayTable(report));

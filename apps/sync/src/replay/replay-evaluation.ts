@@ -51,11 +51,11 @@ export function candidatesByHour(entries: readonly RecordedEntry[]): Map<number,
   for (const entry of entries) {
     const hour = Math.floor(entry.issuedAt / HOUR_MS);
     let surveys = hours.get(hour);
-    if (surveys === undefined) hours.set(hour, (surveys = new Map()));
+    if (surveys === undefined) hours.set(hour, (surveys = new Map<number, number>()));
     surveys.set(entry.surveyId, entry.cpi);
   }
   // Survey id order: yield's draws then come in the same order on every run.
-  for (const [hour, surveys] of hours) hours.set(hour, new Map([...surveys].sort(([left], [right]) => left - right)));
+  for (const [hour, surveys] of hours) hours.set(hour, new Map<number, number>([...surveys].sort(([left], [right]) => left - right)));
   return hours;
 }
 
