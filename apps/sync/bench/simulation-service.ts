@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type MarketplaceSimulation } from "@sds/testing";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type MarketplaceSimulation } from "@sds/testing";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { routingDataReport } from "../src/loop/loop-status.ts";
@@ -29,7 +29,7 @@ async function waitUntil(what: string, ready: () => boolean, timeoutMs = 60_000)
 /**
  * Starts the fake publishing exactly the simulation's surveys (outcome signatures off: the bench
  * plays the marketplace's S2S calls unsigned) and a fresh sds-sync against it, then waits until
- * the matcher holds every survey, the account was read and, unless stats are off
+ * the matcher holds every survey, the account was read, the re-contact lists were read and, unless stats are off
  * (`SYNC_STATS_REFRESH_SECONDS=0`), the stats of every survey are in the store.
  */
 export async function startSimulationService(simulation: MarketplaceSimulation, env: NodeJS.ProcessEnv = process.env): Promise<SimulationService> {
@@ -72,6 +72,12 @@ export async function startSimulationService(simulation: MarketplaceSimulation, 
     await service.loop.liveMatcher.refresh();
     await waitUntil(`the matcher to hold ${surveys} surveys`, () => service.loop.liveMatcher.matcher.size >= surveys);
     await waitUntil("the account settings", () => service.loop.account.verdicts !== undefined);
+    // Until the leader has read the StudyTypes collection and the re-contact lists, re-contact studies are routed to anyone.
+    const recontact = simulation.surveys.filter(({ survey }) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID).length;
+    await waitUntil(`the re-contact lists of ${recontact} studies`, () => {
+      const read = routingDataReport(service.loop).recontact;
+      return (read?.studies ?? 0) + (read?.unavailable ?? 0) >= recontact;
+    });
     const statsOff = env.SYNC_STATS_REFRESH_SECONDS === "0";
     // The leader fetches the stats after its cycle; every replica reads them from the store every 2 s.
     if (!statsOff) await waitUntil(`the stats of ${surveys} surveys`, () => statsRead(service) >= surveys);
