@@ -64,7 +64,7 @@ async function issue(tokens: readonly string[], outcome?: string): Promise<void>
     // The survey reaches sds-sync's matcher after its first cycle: 404 until then.
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const response = await sync.request("/v1/entry-links", { method: "POST", body: JSON.stringify({ surveyId: SURVEY, token, uid: token }) });
+      const response = await sync.request("/v1/entry-links", { surveyId: SURVEY, token, uid: token });
       if (response.status === 201) break;
       if (response.status !== 404 || Date.now() > deadline) throw new Error(`entry link for ${token}: ${response.status} ${await response.text()}\n${sync.output.join("\n")}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -281,7 +281,7 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
 
 describe("sds respondents import", () => {
   const matchIds = async (uid: string) =>
-    ((await (await sync.request("/v1/match", { method: "POST", body: JSON.stringify({ answers: {}, uid }) })).json()) as { surveys: { SurveyId: number }[] }).surveys.map((survey) => survey.SurveyId);
+    ((await (await sync.request("/v1/match", { answers: {}, uid })).json()) as { surveys: { SurveyId: number }[] }).surveys.map((survey) => survey.SurveyId);
 
   it("imports CSV history once, so routing keeps the respondent out of the survey, and says what it skipped", async () => {
     await issue(["warm-up"]);

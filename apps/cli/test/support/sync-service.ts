@@ -13,8 +13,8 @@ export interface RunningSync {
   readonly url: string;
   /** Every line it wrote, for a failing test's message. */
   readonly output: readonly string[];
-  /** Calls its API with the token. */
-  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Calls its API with the token, sending `body` as JSON when given (a POST). */
+  request(path: string, body?: unknown): Promise<Response>;
   /** Stops it (SIGTERM) and removes its store. */
   close(): Promise<void>;
 }
@@ -50,7 +50,11 @@ export async function startSync(options: StartSyncOptions): Promise<RunningSync>
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) => {
+    child.on("exit", () => {
+      resolve();
+    });
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const collect = (chunk: Buffer) => {
       for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) {
@@ -61,12 +65,18 @@ export async function startSync(options: StartSyncOptions): Promise<RunningSync>
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
-    void exited.then(() => reject(new Error(`sds-sync exited before listening:\n${output.join("\n")}`)));
+    void exited.then(() => {
+      reject(new Error(`sds-sync exited before listening:\n${output.join("\n")}`));
+    });
   });
   return {
     url,
     output,
-    request: (path, init = {}) => fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${options.apiToken}`, "content-type": "application/json", ...init.headers } }),
+    request: (path, body) =>
+      fetch(`${url}${path}`, {
+        headers: { authorization: `Bearer ${options.apiToken}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }),
+      }),
     async close() {
       child.kill("SIGTERM");
       await exited;
