@@ -135,6 +135,19 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  // Ctrl-C is caught from the start, also during the first cycle, so that the demo always cleans
+  // up (the sandbox, the temporary store); a second Ctrl-C ends it at once (the default action).
+  const signalled = { stop: false };
+  const stopAsked = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      signalled.stop = true;
+      process.stdout.write("\nStopping…\n");
+      resolve();
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  });
+
   const apiKey = "demo-key-sds-sync";
   process.stdout.write(`Starting the sandbox with ${options.surveys} surveys…\n`);
   const sandbox = await startSandbox({ surveys: options.surveys, seed: 1, apiKey });
@@ -146,8 +159,23 @@ async function main(): Promise<number> {
     await sandbox.close();
     rmSync(directory, { recursive: true, force: true });
   };
+  /** The next cycle's result; once a stop is asked, the service stops (aborting a running cycle, whose result comes first) or undefined when no cycle ran. */
+  const nextCycle = (running: SyncService): Promise<CycleResult | undefined> =>
+    Promise.race([running.engine.nextCycle(), stopAsked.then(() => running.stop()).then(() => undefined)]);
+  /** Cleans up after a stop asked during a cycle or between two; the aborted cycle is no failure. */
+  const stopped = async (result: CycleResult | undefined): Promise<number> => {
+    if (result?.failure === "shutdown") process.stdout.write("cycle aborted by shutdown; nothing of it was committed\n");
+    try {
+      await cleanUp();
+      return 0;
+    } catch (error) {
+      process.stderr.write(`demo: ${String(error)}\n`);
+      return 1;
+    }
+  };
 
   try {
+    if (signalled.stop) return await stopped(undefined);
     const config = loadConfig({
       SDS_BASE_URL: sandbox.baseUrl,
       SDS_API_KEY: apiKey,
@@ -159,7 +187,8 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`Starting sds-sync against ${sandbox.baseUrl}…\n`);
     service = await startSyncService({ config, logger: createLogger(config.logLevel, { secrets: configSecrets(config) }) });
-    const first = service.engine.status().lastCycle ?? (await service.engine.nextCycle());
+    const first = service.engine.status().lastCycle ?? (await nextCycle(service));
+    if (first === undefined || first.failure === "shutdown") return await stopped(first);
     process.stdout.write(describeFirstCycle(first, service, sandbox, databasePath));
     if (options.once || first.status === "failed") {
       await cleanUp();
@@ -175,34 +204,16 @@ async function main(): Promise<number> {
   const running = service;
   process.stdout.write(`sds-sync runs a cycle every ${options.intervalSeconds} s${options.churn ? ", with sandbox churn before each" : ""}. Ctrl-C to stop.\n`);
   let round = 0;
-  const report = async () => {
-    const result = await running.engine.nextCycle();
+  if (options.churn) churn(sandbox, round);
+  for (;;) {
+    const result = await nextCycle(running);
+    if (result === undefined || result.failure === "shutdown") return stopped(result);
     const { counts } = result;
     process.stdout.write(
       `cycle ${result.status}: ${counts.listed} listed, ${counts.changes} changes (opened ${counts.opened}, updated ${counts.updated}, qualifications ${counts.qualificationsChanged}, closed ${counts.closed}, reopened ${counts.reopened}), ${counts.upstreamRequests} requests, ${result.finishedAt.getTime() - result.startedAt.getTime()} ms\n`,
     );
     if (options.churn) churn(sandbox, (round += 1));
-    void report();
-  };
-  if (options.churn) churn(sandbox, round);
-  void report();
-
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.stdout.write("\nStopping…\n");
-      cleanUp().then(
-        () => {
-          resolve(0);
-        },
-        (error: unknown) => {
-          process.stderr.write(`demo: ${String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
+  }
 }
 
 main().then(

@@ -13,7 +13,16 @@ const promtool = ensureSystemTool("promtool", "prometheus", "the Prometheus aler
 describe.skipIf(!promtool)("the Prometheus alert rules (deploy/alerts.yml)", () => {
   it("pass promtool check rules", async () => {
     const { stdout } = await run(promtool ?? "promtool", ["check", "rules", "alerts.yml"], { cwd: deploy });
-    expect(stdout).toMatch(/SUCCESS: 6 rules found/);
+    expect(stdout).toMatch(/SUCCESS: 9 rules found/);
+  });
+
+  it("have a unit test each that expects the alert to fire (SdsSyncAbsent included: every replica down)", () => {
+    const rules = readFileSync(`${deploy}alerts.yml`, "utf8");
+    const tests = readFileSync(`${deploy}alerts.test.yml`, "utf8");
+    const alerts = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((match) => match[1]);
+    expect(alerts).toContain("SdsSyncAbsent");
+    const firing = new Set([...tests.matchAll(/alertname: (\w+)\n\s+exp_alerts:\n\s+- exp_labels/g)].map((match) => match[1]));
+    for (const alert of alerts) expect(firing.has(alert), `${alert} has no test that expects it to fire`).toBe(true);
   });
 
   it("pass their unit tests (promtool test rules deploy/alerts.test.yml)", async () => {

@@ -38,6 +38,8 @@ interface Expected {
   survey: Survey;
   qualifications: readonly SurveyQualification[];
   quotas: readonly SurveyQuota[];
+  /** The `Qual_LastUpdatedOnUTC` the stored qualifications belong to, null while `Has_Qualifications` is false. */
+  qualificationsMarker: string | null;
   /** The `Quota_LastUpdatedOnUTC` the stored quotas belong to, null while `Has_Quotas` is false. */
   quotasMarker: string | null;
 }
@@ -84,7 +86,9 @@ function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [Chang
     const next: Expected = {
       status: "live",
       survey: record.survey,
-      qualifications: record.qualifications,
+      // Has_Qualifications false, like Has_Quotas false: nothing is fetched and an empty list is stored.
+      qualifications: record.survey.Has_Qualifications ? record.qualifications : [],
+      qualificationsMarker: record.survey.Has_Qualifications ? record.survey.Qual_LastUpdatedOnUTC : null,
       quotas: record.survey.Has_Quotas ? record.quotas : [],
       quotasMarker: record.survey.Has_Quotas ? record.survey.Quota_LastUpdatedOnUTC : null,
     };
@@ -94,7 +98,9 @@ function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [Chang
     else if (previous.status === "closed") changes.push(["reopened", id]);
     else {
       if (!sameJson(withoutTimestamps(previous.survey), withoutTimestamps(record.survey))) changes.push(["updated", id]);
-      if (previous.survey.Qual_LastUpdatedOnUTC !== record.survey.Qual_LastUpdatedOnUTC) changes.push(["qualifications_changed", id]);
+      if ((next.qualificationsMarker !== null && next.qualificationsMarker !== previous.qualificationsMarker) || (next.qualificationsMarker === null && previous.qualifications.length > 0)) {
+        changes.push(["qualifications_changed", id]);
+      }
       if ((next.quotasMarker !== null && next.quotasMarker !== previous.quotasMarker) || (next.quotasMarker === null && previous.quotas.length > 0)) {
         changes.push(["quotas_changed", id]);
       }

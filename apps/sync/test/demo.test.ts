@@ -1,10 +1,13 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const demoPath = fileURLToPath(new URL("../src/demo.ts", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 function runDemo(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -49,4 +52,51 @@ describe("the demo (the README's main job)", () => {
     expect(stderr).toMatch(/--surveys must be a whole number/);
     expect(stderr).toContain("Usage:");
   }, 30_000);
+
+  it("says a cycle that its own Ctrl-C cut short was aborted by shutdown, not failed, and exits 0 having cleaned up", async () => {
+    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, "--port", "0", "--surveys", "20000", "--verbose"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on("exit", (code, signal) => {
+        resolve({ code, signal });
+      });
+    });
+    // The first cycle starts as soon as the replica leads; listing and fetching 20,000 surveys takes seconds.
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+        if (stdout.includes('"msg":"this replica leads: it runs the sync cycles"')) resolve();
+      });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGINT");
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(stderr).toBe("");
+    expect(stdout).toContain("\nStopping…\n");
+    expect(stdout).toContain("\ncycle aborted by shutdown; nothing of it was committed\n");
+    expect(stdout).not.toMatch(/cycle failed/);
+    const engineLine = stdout.split("\n").find((line) => line.includes('"msg":"cycle aborted by shutdown'));
+    expect(engineLine).toMatch(/^\{"level":30,/);
+    const store = /"database":"sqlite:([^"]+)"/.exec(stdout)?.[1];
+    expect(store).toBeDefined();
+    expect(existsSync(dirname(store ?? "/")), "the temporary store is removed").toBe(false);
+  }, 60_000);
+
+  it("builds without turbo's banner when run as the README says (bash scripts/demo.sh)", async () => {
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn("bash", ["scripts/demo.sh", "--once", "--port", "0", "--surveys", "30"], { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      child.on("exit", (code) => {
+        resolve({ code, stdout, stderr });
+      });
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/First sync cycle succeeded in [\d.]+ s:/);
+    for (const banner of ["turbo", "Packages in scope", "Tasks:", "Cached:"]) expect(result.stdout + result.stderr).not.toContain(banner);
+  }, 300_000);
 });

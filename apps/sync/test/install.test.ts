@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +60,8 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
     expect(dockerfile).toContain('ENTRYPOINT ["/opt/sds-sync/node_modules/.bin/sds-sync"]');
     expect(dockerfile.match(/^FROM node:24-slim/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER node$/m);
+    // A first sync of a large inventory takes minutes: the health check must not fail it before it ends.
+    expect(Number(/--start-period=(\d+)s/.exec(dockerfile)?.[1])).toBeGreaterThanOrEqual(600);
   });
 
   it("installs outside the workspace with nothing of the repository on the path", () => {
@@ -102,6 +104,52 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
       await api.close();
     }
   });
+
+  it("has a systemd unit whose header steps set up a fresh host, run in a temporary root: the env file's directory is made first, both readable by the service's group only", async () => {
+    const unit = readFileSync(join(deploy, "sds-sync.service"), "utf8");
+    const steps = [...unit.matchAll(/^# {3}sudo (.+)$/gm)].map((match) => match[1] ?? "");
+    expect(steps.length).toBeGreaterThanOrEqual(5);
+    // A fresh host: /etc/systemd/system and /opt exist, /etc/sds-sync does not.
+    const host = join(directory, "fresh-host");
+    mkdirSync(join(host, "etc", "systemd", "system"), { recursive: true });
+    mkdirSync(join(host, "opt"), { recursive: true });
+    // useradd and systemctl would change this machine: recorded instead. install's -o and -g name
+    // the user the first step would have made: recorded, and the rest of install runs for real.
+    const shims = join(directory, "shims");
+    const calls = join(directory, "calls.log");
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, "useradd"), `#!/bin/sh\necho "useradd $*" >> '${calls}'\n`, { mode: 0o755 });
+    writeFileSync(join(shims, "systemctl"), `#!/bin/sh\necho "systemctl $*" >> '${calls}'\n`, { mode: 0o755 });
+    writeFileSync(
+      join(shims, "install"),
+      `#!/bin/bash\nkept=()\nwhile [ $# -gt 0 ]; do case "$1" in -o|-g) echo "install $1 $2 \${@: -1}" >> '${calls}'; shift 2;; *) kept+=("$1"); shift;; esac; done\nexec /usr/bin/install "\${kept[@]}"\n`,
+      { mode: 0o755 },
+    );
+    for (const step of steps) {
+      const command = step
+        .replaceAll("sudo ", "")
+        .replaceAll("/path/to/tarballs", join(directory, "tarballs"))
+        .replaceAll(/(^|[\s=])\/(etc|opt|var)\//g, `$1${host}/$2/`);
+      await run("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: { ...process.env, PATH: `${shims}:${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" } }).catch((error: unknown) => {
+        throw new Error(`the step "${step}" failed: ${(error as { stderr?: string }).stderr ?? String(error)}`);
+      });
+    }
+    expect(statSync(join(host, "etc", "sds-sync")).mode & 0o777).toBe(0o750);
+    expect(statSync(join(host, "etc", "sds-sync", "env")).mode & 0o777).toBe(0o640);
+    const recorded = readFileSync(calls, "utf8");
+    for (const target of [join(host, "etc", "sds-sync"), join(host, "etc", "sds-sync", "env")]) {
+      expect(recorded).toContain(`install -o root ${target}\n`);
+      expect(recorded).toContain(`install -g sds-sync ${target}\n`);
+    }
+    expect(recorded).toMatch(/^useradd --system .* sds-sync$/m);
+    expect(recorded).toContain("systemctl enable --now sds-sync\n");
+    expect(readFileSync(join(host, "etc", "systemd", "system", "sds-sync.service"), "utf8")).toBe(unit);
+    expect(existsSync(join(host, "opt", "sds-sync", "node_modules", ".bin", "sds-sync"))).toBe(true);
+    // Documentation= points at the runbook the package installs.
+    const documentation = /^Documentation=file:(\/\S+)$/m.exec(unit)?.[1];
+    expect(documentation).toBeDefined();
+    expect(existsSync(join(host, documentation ?? "/missing")), `${documentation ?? ""} is not installed`).toBe(true);
+  }, 420_000);
 
   it.skipIf(!systemdAnalyze)("has a systemd unit that systemd-analyze verifies against this install", async () => {
     const unit = readFileSync(join(deploy, "sds-sync.service"), "utf8");

@@ -110,6 +110,27 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect(await (await service.request("/metrics")).text()).toMatch(/^sds_sync_outcomes_unsigned 1$/m);
   });
 
+  it("answers 400, never 500 or 503, to bodies and tokens a store, a URL or the stack cannot take", async () => {
+    const service = await start({ OutgoingEncryption: unsigned });
+    const [survey] = service.api.listSurveys(DEFAULT_SUPPLIER_ID);
+    const send = (path: string, body: string) => service.request(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const nested = "[".repeat(32_000) + "]".repeat(32_000);
+    for (const path of ["/v1/match", "/v1/entry-links", "/v1/respondents/history", "/v1/outcomes/reconcile"]) expect((await send(path, nested)).status, path).toBe(400);
+    const bad = [
+      { surveyId: survey?.SurveyId, token: "lone-\\ud800-surrogate" },
+      { surveyId: survey?.SurveyId, token: "ok", uid: "lone-\\udc00" },
+      { surveyId: survey?.SurveyId, token: "nul-\\u0000-byte" },
+      { surveyId: survey?.SurveyId, token: "x".repeat(201) },
+    ];
+    // Written as JSON text by hand: JSON.stringify would not keep a lone surrogate escaped as the attacker sends it.
+    for (const body of bad) {
+      const text = `{"surveyId":${String(body.surveyId)},"token":"${body.token}"${body.uid === undefined ? "" : `,"uid":"${body.uid}"`}}`;
+      const response = await send("/v1/entry-links", text);
+      expect(response.status, text.slice(0, 80)).toBe(400);
+    }
+    expect((await send("/v1/match", '{"answers":{},"uid":"\u0000"}')).status).toBe(400);
+  });
+
   it.each([
     ["enabled with an empty key", { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "" }],
     ["an unknown algorithm", { Enabled: true, Algorithm: "SHA3-256", QueryParameter: "sig", EncryptionKey: "a-long-enough-secret-key" }],

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { Agent, get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +9,21 @@ import { describe, expect, it } from "vitest";
 import { allSettings } from "../src/config/config.ts";
 import { isSupportedNode, VERSION } from "../src/common/version.ts";
 import { waitFor } from "./harness.ts";
-import { spawnService } from "./subprocess.ts";
+import { spawnService, type ServiceProcess } from "./subprocess.ts";
+
+/** The entry an operator runs: the build, not the sources. */
+const builtMain = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+/** Starts the built `sds-sync` with `env` (added to a minimal one). */
+function spawnBuilt(env: Readonly<Record<string, string>>): ServiceProcess {
+  if (!existsSync(builtMain)) throw new Error("apps/sync/dist/main.js is missing: build first (pnpm exec turbo run build --filter=@sds/sync)");
+  return spawnService(env, [], { command: [process.execPath, builtMain] });
+}
+
+/** The JSON log lines of a service's output (stderr's plain lines are left out). */
+function logLines(service: ServiceProcess): { readonly level: number; readonly msg: string; readonly raw: string }[] {
+  return service.output.filter((line) => line.startsWith("{")).map((raw) => ({ ...(JSON.parse(raw) as { level: number; msg: string }), raw }));
+}
 
 /** A Node.js older than sds-sync supports, when the machine has one (Debian's is 20). */
 const SYSTEM_NODE = "/usr/bin/node";
@@ -175,4 +190,99 @@ describe("sds-sync's secrets (canary test)", () => {
       rmSync(directory, { recursive: true, force: true });
     }
   }, 40_000);
+});
+
+describe("the built sds-sync (dist/main.js) on its first day", () => {
+  it("with a wrong API key on a fresh start, says once per failure that the upstream refused SDS_API_KEY and that no data has been synced yet, without a stack", async () => {
+    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 5 }] });
+    const fake = await api.listen();
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-wrong-key-"));
+    try {
+      const service = spawnBuilt({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: "not-the-key", DATABASE_URL: `sqlite:${join(directory, "sds.db")}`, SYNC_INTERVAL: "1" });
+      await service.url;
+      const failed = () => logLines(service).filter((line) => line.msg.startsWith("sync cycle failed"));
+      await waitFor(() => failed().length >= 2, 20_000);
+      service.child.kill("SIGTERM");
+      expect((await service.exited).code).toBe(0);
+
+      for (const line of failed()) {
+        expect(line.level).toBe(50);
+        expect(line.msg).toMatch(/^sync cycle failed: the upstream refused the API key \(SDS_API_KEY\): GET \/surveys failed with HTTP 401 \(INVALID_API_KEY\): The API key is not valid; no data has been synced yet$/);
+      }
+      const account = logLines(service).filter((line) => line.msg.startsWith("the account could not be read"));
+      expect(account.length).toBeGreaterThanOrEqual(1);
+      for (const line of account) {
+        expect(line.level).toBe(40);
+        expect(line.msg).toMatch(/^the account could not be read: the upstream refused the API key \(SDS_API_KEY\): GET \/supplier-account failed with HTTP 401 /);
+      }
+      const output = service.output.join("\n");
+      expect(output).not.toContain("the last good data is still served");
+      expect(output).not.toContain('"stack"');
+      // The collections are asked for once, not again on every cycle against a key already refused.
+      expect(logLines(service).filter((line) => line.msg.includes("reference collections could not be refreshed"))).toHaveLength(1);
+    } finally {
+      await fake.close();
+      await api.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("when the upstream starts refusing the key (403) after a good sync, says so and that the last good data is still served", async () => {
+    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 5 }] });
+    const fake = await api.listen();
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-refused-key-"));
+    try {
+      const service = spawnBuilt({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "sds.db")}`, SYNC_INTERVAL: "1" });
+      await service.url;
+      await waitFor(() => logLines(service).some((line) => line.msg === "sync cycle succeeded"), 20_000);
+      api.faults.add({ kind: "status", status: 403, operation: "listSurveys" });
+      await waitFor(() => logLines(service).some((line) => line.msg.startsWith("sync cycle failed")), 20_000);
+      service.child.kill("SIGTERM");
+      expect((await service.exited).code).toBe(0);
+      const failed = logLines(service).find((line) => line.msg.startsWith("sync cycle failed"));
+      expect(failed?.msg).toMatch(/^sync cycle failed: the upstream refused the API key \(SDS_API_KEY\): GET \/surveys failed with HTTP 403 .*; the last good data is still served$/);
+      expect(logLines(service).filter((line) => line.msg === "this replica leads: it runs the sync cycles")).toHaveLength(1);
+    } finally {
+      await fake.close();
+      await api.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("exits within 500 ms of SIGTERM on SQLite while a client holds a keep-alive connection and another long-polls", async () => {
+    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 25 }] });
+    const fake = await api.listen();
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-exit-"));
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const service = spawnBuilt({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "sds.db")}` });
+      const url = await service.url;
+      await waitFor(async () => (await fetch(`${url}/readyz`)).ok, 20_000);
+      const status = await new Promise<number>((resolve, reject) => {
+        get(`${url}/healthz`, { agent }, (response) => {
+          response.resume();
+          response.on("end", () => {
+            resolve(response.statusCode ?? 0);
+          });
+        }).on("error", reject);
+      });
+      expect(status).toBe(200);
+      expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
+      get(`${url}/v1/changes?after=1000000&wait=30`, { agent }, (response) => response.resume()).on("error", () => undefined);
+      await waitFor(async () => /^sds_sync_long_polls_waiting\{feed="changes"\} 1$/m.test(await (await fetch(`${url}/metrics`)).text()), 5_000);
+
+      const signalled = performance.now();
+      service.child.kill("SIGTERM");
+      const exited = await service.exited;
+      const elapsedMs = performance.now() - signalled;
+      expect(exited).toEqual({ code: 0, signal: null });
+      expect(elapsedMs, `SIGTERM to exit took ${elapsedMs.toFixed(0)} ms`).toBeLessThan(500);
+      expect(logLines(service).at(-1)?.msg).toBe("stopped");
+    } finally {
+      agent.destroy();
+      await fake.close();
+      await api.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -143,6 +143,8 @@ describe("the OpenAPI document of sds-sync", () => {
         "/v1/entry-links",
         "/v1/outcomes",
         "/v1/outcomes/{outcome}",
+        "/v1/outcomes/reconcile",
+        "/v1/respondents/history",
       ].sort(),
     );
   });
@@ -213,6 +215,10 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("GET", "/v1/outcomes?after=0", 200);
     await call("GET", "/v1/outcomes?after=0&wait=1", 200);
     await call("GET", "/v1/outcomes?wait=61", 400);
+    await call("POST", "/v1/respondents/history", 200, { body: JSON.stringify({ entries: [{ uid: "openapi-r", surveyId, enteredAt: "2026-01-01T00:00:00Z" }] }) });
+    await call("POST", "/v1/respondents/history", 400, { body: JSON.stringify({ entries: [] }) });
+    await call("POST", "/v1/outcomes/reconcile", 200, { body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "security", reason: "quality" }, { token: "never-issued", outcome: "complete" }] }) });
+    await call("POST", "/v1/outcomes/reconcile", 400, { body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "finished" }] }) });
   });
 
   it("describes HEAD wherever GET is answered: GET's status and headers, no body, no state changed", async () => {

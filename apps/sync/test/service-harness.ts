@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_API_KEY, type FakeServer, type FakeSupplierApi, type FakeSupplierInit, type HostileUpstream } from "@sds/testing";
+import type { Logger } from "pino";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
 import { defaultSupplierFake, listenBehindHostileFront, silentLogger, waitFor } from "./harness.ts";
@@ -30,6 +31,8 @@ export interface ServiceHarnessOptions {
   readonly followerPollMs?: number;
   /** Time between the pruner's passes; a test that prunes with `pruner.pruneOnce()` sets it long. */
   readonly pruneEveryMs?: number;
+  /** Where the service logs. @default silent */
+  readonly logger?: Logger;
 }
 
 /**
@@ -63,7 +66,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
   };
   const service = await startSyncService({
     config,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     retry: 0,
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),

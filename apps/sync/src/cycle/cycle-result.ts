@@ -52,6 +52,8 @@ export interface CycleResult {
   readonly error: string | null;
   /** Why it failed; null when it succeeded. */
   readonly failure: CycleFailureKind | null;
+  /** The error that ended a failed cycle, for the engine to word its log line (such as a refused API key); never sent over HTTP. */
+  readonly cause?: Error;
   /** The longest wait an upstream 429 asked for during the cycle (`Retry-After`, in ms); null when none did. */
   readonly retryAfterMs: number | null;
   readonly firstSequence: number | null;

@@ -1,3 +1,4 @@
+import { entryLinkProblem } from "@sds/routing";
 import { hash } from "node:crypto";
 import { isResponseValidationError } from "@sds/client";
 import type { InvalidItem } from "@sds/schemas";
@@ -39,6 +40,25 @@ export function quarantineOfListItem(item: unknown, json: string, issues: string
 /** The issues of a survey whose id breaks the rule of {@link isSurveyId}. */
 export function invalidIdIssues(id: unknown): string {
   return JSON.stringify([{ path: ["SurveyId"], code: "invalid_id", message: `SurveyId must be a positive safe integer, got ${String(id)}` }]);
+}
+
+/**
+ * The issues of a `SurveyUrl` that must never become an entry link (a `javascript:` or `data:`
+ * URL, credentials before the host, not a URL at all), or undefined. A placeholder the supplier
+ * cannot fill is not one of these: such a survey is stored and kept out of matching instead. The
+ * common case (an http(s) URL with no `@` in its authority) is decided without parsing: this
+ * runs for every listed survey of every cycle.
+ */
+export function unsafeSurveyUrlIssues(surveyUrl: string): string | undefined {
+  const start = surveyUrl.startsWith("https://") ? 8 : surveyUrl.startsWith("http://") ? 7 : -1;
+  if (start !== -1) {
+    const end = surveyUrl.slice(start).search(/[/?#]/);
+    const authority = end === -1 ? surveyUrl.slice(start) : surveyUrl.slice(start, start + end);
+    if (!authority.includes("@") && !authority.includes("\\") && authority.length > 0) return undefined;
+  }
+  const problem = entryLinkProblem(surveyUrl);
+  if (problem === undefined || problem.code === "unfilled-placeholder") return undefined;
+  return JSON.stringify([{ path: ["SurveyUrl"], code: problem.code, message: `SurveyUrl cannot become an entry link: ${problem.message}` }]);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { ListingTally, type ListedSurvey } from "./listing-tally.ts";
-import { invalidIdIssues, quarantineOfListItem } from "./quarantine.ts";
+import { invalidIdIssues, quarantineOfListItem, unsafeSurveyUrlIssues } from "./quarantine.ts";
 import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./record-size-limits.ts";
 import { isSurveyId } from "../survey-index/survey-id.ts";
 import { rawHash } from "../survey-index/survey-record.ts";
@@ -227,9 +227,11 @@ class Cycle {
     return writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
   }
 
-  /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its size); undefined when it is fine. */
+  /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its URL, its size); undefined when it is fine. */
   #refusal(survey: Survey, raw: string): QuarantineInput | undefined {
     if (!isSurveyId(survey.SurveyId)) return quarantineOfListItem(survey, raw, invalidIdIssues(survey.SurveyId));
+    const unsafeUrl = unsafeSurveyUrlIssues(survey.SurveyUrl);
+    if (unsafeUrl !== undefined) return quarantineOfListItem(survey, raw, unsafeUrl);
     const limit = this.#maxRecordBytes;
     const bytes = utf8Bytes(raw, limit);
     return bytes > limit ? quarantineOfListItem(survey, raw, oversizeIssues(bytes, limit)) : undefined;
@@ -325,7 +327,7 @@ class Cycle {
     } catch (recordError) {
       this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), cause, retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
   }
 
   /** Lets go of the outer signal and the deadline. */

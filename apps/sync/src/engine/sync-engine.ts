@@ -9,6 +9,9 @@ import type { CycleResult } from "../cycle/cycle-result.ts";
 import { runCycle, type CycleSettings } from "../cycle/run-cycle.ts";
 import { SurveyIndex } from "../survey-index/survey-index.ts";
 import type { Upstream } from "../upstream/upstream.ts";
+import { describeUpstreamFailure, isKeyRefused } from "../upstream/upstream-failure.ts";
+import { startNap, type Nap } from "./nap.ts";
+import { ReplicaRole } from "./replica-role.ts";
 
 /** `POST /v1/sync/run` reached a replica that does not lead. */
 export class NotLeaderError extends SyncError {
@@ -57,6 +60,8 @@ export interface SyncEngineOptions {
   readonly requestCount: () => number;
   /** How often a follower tries to take leadership. @default min(interval, 5 s) */
   readonly followerPollMs?: number;
+  /** How often the leader confirms it still holds leadership, also during a cycle. @default min(interval, 1 s) */
+  readonly leaderCheckMs?: number;
   /** First delay after a failed cycle; doubled per further failure, capped at the interval. @default min(interval, 5 s) */
   readonly initialBackoffMs?: number;
   /** The cycle's deadline and limits, from the configuration. @default none: no deadline, default limits */
@@ -81,19 +86,21 @@ export interface EngineStatus {
 }
 
 /**
- * Runs the cycles: takes (and keeps checking) leadership, refreshes the reference collections
- * at start and daily, runs one cycle per interval, backs off after failures (keeping the last
- * good data in the store), and serialises manual runs with scheduled ones. One engine per
- * process.
+ * Runs the cycles: takes (and keeps checking) leadership through {@link ReplicaRole}, refreshes
+ * the reference collections at start and daily, runs one cycle per interval while it leads,
+ * backs off after failures (keeping the last good data in the store), and serialises manual runs
+ * with scheduled ones. One engine per process.
  */
 export class SyncEngine {
   readonly #options: SyncEngineOptions;
   readonly #index = new SurveyIndex();
   readonly #guard: ClosureGuard | undefined;
+  readonly #role: ReplicaRole;
   #schedule: Promise<void> | undefined;
   #stopping = false;
   #cycleAbort: AbortController | undefined;
-  #wake: (() => void) | undefined;
+  /** The schedule's wait for its next cycle: a manual run, a change of role and stop() end it early. */
+  #nap: Nap | undefined;
   #manualWaiters: { resolve: (result: CycleResult) => void; reject: (error: unknown) => void }[] = [];
   /** The manual cycle asked for and not started yet: every caller until it starts shares it. */
   #queued: Promise<CycleResult> | undefined;
@@ -102,18 +109,34 @@ export class SyncEngine {
   #lastManualStart = Number.NEGATIVE_INFINITY;
   /** Epoch ms before which no cycle starts: the upstream's last 429 `Retry-After`. */
   #notBefore = 0;
-  #leader = false;
+  /** Epoch ms at which the next scheduled cycle is due while leading. */
+  #nextCycleAt = 0;
   #running = false;
   #consecutiveFailures = 0;
   #nextRunAt: Date | null = null;
   #lastCycle: CycleResult | undefined;
   #collectionsRefreshedAt: Date | undefined;
   #firstCycle = true;
+  /** Whether the store is known to hold a successful run: a failed cycle's log line says whether data is served. */
+  #synced = false;
+  /** Whether the last cycle failed because the upstream refused the API key: the collections would be refused too. */
+  #keyRefused = false;
   readonly #cycleListeners = new Set<(result: CycleResult) => void>();
 
   constructor(options: SyncEngineOptions) {
     this.#options = options;
     this.#guard = options.closureGuard ? new ClosureGuard(options.closureGuard) : undefined;
+    const { intervalMs, store } = options;
+    this.#role = new ReplicaRole({
+      leadership: store.leadership,
+      gauge: options.metrics.leader,
+      logger: options.logger,
+      replicaId: options.replicaId,
+      leaderCheckMs: options.leaderCheckMs ?? Math.min(intervalMs, 1000),
+      followerPollMs: options.followerPollMs ?? Math.min(intervalMs, 5000),
+      lastCycleBy: async () => (await store.listRuns(1))[0]?.replicaId,
+      onChange: () => this.#nap?.wake(),
+    });
   }
 
   /**
@@ -123,7 +146,7 @@ export class SyncEngine {
    * @throws NotLeaderError on a replica that does not lead (only the leader holds closures).
    */
   confirmClosures(): number {
-    if (!this.#leader) throw new NotLeaderError("this replica does not lead; confirm on the leader");
+    if (!this.#role.leads) throw new NotLeaderError("this replica does not lead; confirm on the leader");
     return this.#guard?.confirm() ?? 0;
   }
 
@@ -134,14 +157,17 @@ export class SyncEngine {
     });
   }
 
-  /** Stops taking work, aborts a running cycle (nothing of it is committed) and waits for the schedule to end. */
+  /**
+   * Stops taking work, aborts a running cycle (nothing of it is committed), waits for the
+   * schedule to end, then reports 0 on `sds_sync_leader` and gives leadership up.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#cycleAbort?.abort(new ShuttingDownError("shutting down"));
-    this.#wake?.();
+    this.#nap?.wake();
     for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new ShuttingDownError("shutting down"));
     await this.#schedule;
-    await this.#options.store.leadership.release();
+    await this.#role.stop();
   }
 
   /**
@@ -155,7 +181,7 @@ export class SyncEngine {
    */
   runNow(): Promise<CycleResult> {
     if (this.#stopping) throw new ShuttingDownError("shutting down");
-    if (!this.#leader) throw new NotLeaderError("this replica does not lead; the leader runs the cycles");
+    if (!this.#role.leads) throw new NotLeaderError("this replica does not lead; the leader runs the cycles");
     if (this.#current) return this.#current;
     if (this.#queued) return this.#queued;
     const now = Date.now();
@@ -169,7 +195,7 @@ export class SyncEngine {
     // A queued run that the engine rejects (shutdown, lost leadership) must not surface as unhandled when no caller waits.
     queued.catch(() => undefined);
     this.#queued = queued;
-    this.#wake?.();
+    this.#nap?.wake();
     return queued;
   }
 
@@ -187,7 +213,7 @@ export class SyncEngine {
   status(): EngineStatus {
     return {
       replicaId: this.#options.replicaId,
-      leader: this.#leader,
+      leader: this.#role.leads,
       running: this.#running,
       consecutiveFailures: this.#consecutiveFailures,
       nextRunAt: this.#nextRunAt?.toISOString() ?? null,
@@ -198,25 +224,34 @@ export class SyncEngine {
   }
 
   async #run(): Promise<void> {
-    const { intervalMs, store, logger, metrics } = this.#options;
+    await this.#role.start();
+    const { intervalMs, logger } = this.#options;
     const followerPollMs = this.#options.followerPollMs ?? Math.min(intervalMs, 5000);
+    let generation = -1;
     while (!this.#stopping) {
-      const leader = await store.leadership.acquire();
-      if (leader !== this.#leader) {
-        // Another replica may have written while this one followed: the in-memory index is stale.
+      if (this.#role.generation !== generation) {
+        generation = this.#role.generation;
+        // The role changed (perhaps and back, during a cycle): another replica may have written meanwhile.
         this.#index.invalidate();
         this.#guard?.reset();
         this.#collectionsRefreshedAt = undefined;
-        logger.info({ replicaId: this.#options.replicaId }, leader ? "leading: this replica runs the sync cycles" : "following: another replica leads");
+        // A new leader runs a cycle at once, unless the upstream's Retry-After is still pending.
+        this.#nextCycleAt = this.#notBefore;
       }
-      this.#leader = leader;
-      metrics.leader.set(leader ? 1 : 0);
-      if (!leader) {
+      if (!this.#role.leads) {
         this.#queued = undefined;
+        this.#nextRunAt = null;
         for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new NotLeaderError("this replica lost leadership"));
         await this.#sleep(followerPollMs);
         continue;
       }
+      const due = this.#nextCycleAt - Date.now();
+      if (due > 0 && this.#manualWaiters.length === 0) {
+        this.#nextRunAt = new Date(this.#nextCycleAt);
+        await this.#sleep(due);
+        continue;
+      }
+      this.#nextRunAt = null;
 
       const manual = this.#manualWaiters.splice(0);
       this.#queued = undefined;
@@ -234,9 +269,7 @@ export class SyncEngine {
         logger.warn({ retryAfterMs: result.retryAfterMs, honouredMs: honoured }, "the upstream answered 429: no cycle, manual or scheduled, starts before its Retry-After");
       }
       const delay = Math.max(result.status === "succeeded" ? intervalMs : this.#backoff(), this.#notBefore - Date.now());
-      this.#nextRunAt = new Date(Date.now() + delay);
-      if (this.#manualWaiters.length === 0) await this.#sleep(delay);
-      this.#nextRunAt = null;
+      this.#nextCycleAt = Date.now() + delay;
     }
   }
 
@@ -251,7 +284,8 @@ export class SyncEngine {
     this.#cycleAbort = abort;
     this.#running = true;
     try {
-      if (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS) {
+      // After a refused key the collections would be refused too: the cycle's one line says why, not eight more.
+      if (!this.#keyRefused && (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS)) {
         const refresh = await refreshCollections(store, upstream, logger, abort.signal).catch((error: unknown) => {
           logger.warn({ err: error }, "reference collections could not be saved");
           return undefined;
@@ -274,6 +308,9 @@ export class SyncEngine {
         trigger,
         abort.signal,
       );
+      this.#keyRefused = isKeyRefused(result.cause);
+      if (result.status === "succeeded") this.#synced = true;
+      else if (result.failure !== "shutdown") this.#synced ||= (await store.lastSuccessfulRun().catch(() => undefined)) !== undefined;
       this.#record(result);
       if (result.lastSequence !== null) notifier.publish(result.lastSequence);
       return result;
@@ -305,7 +342,11 @@ export class SyncEngine {
       logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000) }, "cycle aborted by shutdown; nothing of it was committed");
     } else {
       this.#consecutiveFailures += 1;
-      logger.error({ runId: result.runId, error: result.error, failure: result.failure, consecutiveFailures: this.#consecutiveFailures }, "sync cycle failed; the last good data is still served");
+      const served = this.#synced ? "the last good data is still served" : "no data has been synced yet";
+      const fields = { runId: result.runId, error: result.error, failure: result.failure, consecutiveFailures: this.#consecutiveFailures };
+      // A refused key is the operator's to fix, not a passing outage: the line says so and names the setting.
+      if (isKeyRefused(result.cause)) logger.error({ ...fields, keyRefused: true }, `sync cycle failed: ${describeUpstreamFailure(result.cause)}; ${served}`);
+      else logger.error(fields, `sync cycle failed; ${served}`);
     }
   }
 
@@ -317,18 +358,13 @@ export class SyncEngine {
     return Math.min(intervalMs, exponential * (0.8 + Math.random() * 0.4));
   }
 
+  /** Waits `ms`, or less when a manual run, a change of role or stop() wakes the schedule. */
   #sleep(ms: number): Promise<void> {
     if (this.#stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.#wake = () => {
-        this.#wake = undefined;
-        done();
-      };
+    const nap = startNap(ms);
+    this.#nap = nap;
+    return nap.done.finally(() => {
+      if (this.#nap === nap) this.#nap = undefined;
     });
   }
 }

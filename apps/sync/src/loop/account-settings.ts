@@ -1,5 +1,6 @@
 import type { SupplierAccount } from "@sds/schemas";
 import type { Logger } from "pino";
+import { describeUpstreamFailure, upstreamFailureFields } from "../upstream/upstream-failure.ts";
 import { encryptionVerdict, type EncryptionVerdict } from "./encryption-verdict.ts";
 
 /** The account's link encryption, as the loop needs it. Holds secrets (`EncryptionKey`): never log it. */
@@ -71,7 +72,7 @@ export class AccountSettings {
           this.#options.onRead?.(verdicts);
         },
         (error: unknown) => {
-          if (!this.#abort.signal.aborted) this.#options.logger.warn({ err: error }, "the account could not be read; link encryption settings unchanged");
+          if (!this.#abort.signal.aborted) this.#options.logger.warn(upstreamFailureFields(error), `the account could not be read: ${describeUpstreamFailure(error)}; link encryption settings unchanged`);
         },
       )
       .finally(() => {

@@ -27,6 +27,15 @@ export interface SurveyFactsListener {
 
 const PAGE = 1000;
 
+/**
+ * Lets timers, I/O and signals run between pages: SQLite's reads are synchronous, so a load or
+ * catch-up of thousands of surveys would otherwise hold the event loop (and a SIGTERM) for seconds.
+ */
+const yieldToEventLoop = () =>
+  new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
+
 /** The default bound of the records kept for answers: about 12,000 records of typical size. */
 export const DEFAULT_RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 
@@ -209,6 +218,7 @@ export class LiveMatcher {
         return;
       }
       afterId = page.lastId;
+      await yieldToEventLoop();
     }
     this.#matcher = matcher;
     this.#forgetRecords();
@@ -235,6 +245,7 @@ export class LiveMatcher {
         applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids), this.#facts);
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
+        await yieldToEventLoop();
       }
     }
     if (run !== undefined && run.id !== this.#runId) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { outcomeKinds } from "./store/loop-store.ts";
+import { outcomeKinds, outcomeSources } from "./store/loop-store.ts";
 
 /*
  * The bodies of the respondent loop's routes, as zod schemas: `/openapi.json` is generated from
@@ -26,6 +26,8 @@ export const Outcome = z.object({
   surveyId: z.int().nullable(),
   previousOutcome: z.enum(outcomeKinds).nullable(),
   receivedAt: z.string(),
+  source: z.enum(outcomeSources).describe("s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued."),
+  reason: z.string().nullable().describe("Why (a reconciliation's reason)."),
 });
 
 /** `GET /v1/outcomes`. */

@@ -24,6 +24,13 @@ export function windowReport(counts: ConversionCounts): ConversionWindowReport {
 
 const windowNames = ["lifetime", "last24h", "last7d"] as const;
 
+/**
+ * The most surveys `/v1/sync/status` lists one by one (those earning most over the last 7 days,
+ * then over their lifetime): the page polls it every 5 s per tab, and 5,000 surveys in three
+ * windows are megabytes. The totals count every survey.
+ */
+export const MAX_STATUS_SURVEYS = 500;
+
 function sum(rows: readonly ConversionCounts[]): ConversionCounts {
   const total = { entries: 0, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 };
   for (const row of rows) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += row[key];
@@ -43,6 +50,10 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
   const verdicts = loop.account.verdicts;
   const problems = verdicts ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) => (verdict.kind === "misconfigured" ? [verdict.problem] : [])) : [];
   const totals = Object.fromEntries(windowNames.map((name) => [name, windowReport(sum(surveys.map((survey) => survey[name])))]));
+  const listed = [...surveys]
+    .sort((a, b) => b.last7d.earnings - a.last7d.earnings || b.lifetime.earnings - a.lifetime.earnings || a.surveyId - b.surveyId)
+    .slice(0, MAX_STATUS_SURVEYS)
+    .sort((a, b) => a.surveyId - b.surveyId);
   return {
     matcher: { surveys: loop.liveMatcher.matcher.size, sequence: loop.liveMatcher.sequence },
     account: {
@@ -56,10 +67,11 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
     orphans: { tokens: orphans },
     refused: loop.refusals.totals(),
     totals,
-    surveys: surveys.map((survey) => ({ surveyId: survey.surveyId, ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])) })),
+    surveyCount: surveys.length,
+    surveys: listed.map((survey) => ({ surveyId: survey.surveyId, ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])) })),
     inventoryData: routingDataReport(loop),
     // Kept for readers of the earlier shape: lifetime counts per survey.
-    conversion: surveys.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
+    conversion: listed.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
   };
 }
 

@@ -156,9 +156,14 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   void followCycles();
   // The windows read the last 7 days of hourly counts; older hours are dropped every ten minutes.
   const pruneHours = setInterval(() => {
-    outcomes.pruneHourlyCounts(new Date(Date.now() - 8 * 24 * 3_600_000)).catch((error: unknown) => {
-      logger.warn({ err: error }, "old hourly conversion counts could not be pruned; they are tried again in ten minutes");
-    });
+    // The windows first: an hour leaving the last 7 days is subtracted from its totals before its row goes.
+    const now = new Date();
+    outcomes
+      .advanceWindows(now)
+      .then(() => outcomes.pruneHourlyCounts(new Date(now.getTime() - 8 * 24 * 3_600_000)))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, "old hourly conversion counts could not be pruned; they are tried again in ten minutes");
+      });
   }, 600_000);
   pruneHours.unref();
   const outcomeNotifier = feedNotifier("outcomes", () => outcomes.latestSequence(), config, metrics);

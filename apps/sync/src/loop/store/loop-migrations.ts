@@ -170,6 +170,28 @@ ALTER TABLE loop_survey_counts ADD COLUMN cutoff_reached_at ${t.bigint};
 `;
 }
 
+/*
+ * Version 5: the windows' totals per survey, kept as counts are recorded (and as hours leave
+ * a window), so the status reads one row per survey and window instead of summing up to 168
+ * hourly rows per survey. `window-edge:<window>` is the last hour already taken out of it.
+ */
+function windowTotalsSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  const currentHour = dialect === "sqlite" ? "(CAST(strftime('%s', 'now') AS INTEGER) / 3600)" : "(floor(extract(epoch from now()) / 3600)::bigint)";
+  const backfill = (window: string, hours: number) => `
+INSERT INTO loop_counters (name, value) VALUES ('window-edge:${window}', ${currentHour} - ${hours});
+INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+  SELECT survey_id, '${window}', SUM(entries), SUM(completes), SUM(terminates), SUM(overquotas), SUM(security), SUM(reversals), SUM(earnings)
+  FROM loop_survey_hours WHERE hour > (SELECT value FROM loop_counters WHERE name = 'window-edge:${window}') GROUP BY survey_id;`;
+  return `
+CREATE TABLE loop_survey_windows (
+  survey_id ${t.bigint} NOT NULL,
+  window_name TEXT NOT NULL CHECK (window_name IN ('last24h', 'last7d')),${COUNT_COLUMNS(t)},
+  PRIMARY KEY (survey_id, window_name)
+);${backfill("last24h", 24)}${backfill("last7d", 168)}
+`;
+}
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -181,6 +203,7 @@ export const outcomeMigrations: readonly Migration[] = [
   { version: 2, name: "entries by issue time", sqlite: ENTRIES_BY_ISSUE_TIME, postgres: ENTRIES_BY_ISSUE_TIME },
   { version: 3, name: "transitions, orphans, respondents and conversion counts", sqlite: transitionsSchema("sqlite"), postgres: transitionsSchema("postgres") },
   { version: 4, name: "survey groups, re-contact lists, survey stats and yield cut-off times", sqlite: routingDataSchema("sqlite"), postgres: routingDataSchema("postgres") },
+  { version: 5, name: "window totals per survey", sqlite: windowTotalsSchema("sqlite"), postgres: windowTotalsSchema("postgres") },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */

@@ -103,9 +103,57 @@ const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`;
 const ADD_TO_COUNTER = "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
 
-function* addCounts(surveyId: number, hour: number | null, delta: CountDelta): Program<void> {
-  if (hour === null) yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
-  else yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
+const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`;
+
+/** The windows whose totals are kept per survey (see {@link conversionWindows}). */
+const windowNames = ["last24h", "last7d"] as const;
+
+/**
+ * The last hour already taken out of a window. PostgreSQL shares the counter row's lock with
+ * every writer (FOR SHARE) and the expiry takes it exclusively, so no count lands in a window
+ * on one side of an expiry while its hour is subtracted on the other.
+ */
+function* windowEdge(dialect: ProgramDialect, window: string, lock: "share" | "update"): Program<number> {
+  const suffix = dialect === "postgres" ? (lock === "share" ? " FOR SHARE" : " FOR UPDATE") : "";
+  const row = yield* queryOne(`SELECT value FROM loop_counters WHERE name = ?${suffix}`, `window-edge:${window}`);
+  return Number(row?.value ?? Number.NEGATIVE_INFINITY);
+}
+
+function* addCounts(surveyId: number, hour: number | null, delta: CountDelta, dialect: ProgramDialect = "sqlite"): Program<void> {
+  if (hour === null) {
+    yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
+    return;
+  }
+  yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
+  // The hour counts in each window it has not left yet.
+  for (const window of windowNames) {
+    if (hour > (yield* windowEdge(dialect, window, "share"))) yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
+  }
+}
+
+const EXPIRE_WINDOW = `UPDATE loop_survey_windows SET
+  entries = loop_survey_windows.entries - expired.entries, completes = loop_survey_windows.completes - expired.completes,
+  terminates = loop_survey_windows.terminates - expired.terminates, overquotas = loop_survey_windows.overquotas - expired.overquotas,
+  security = loop_survey_windows.security - expired.security, reversals = loop_survey_windows.reversals - expired.reversals,
+  earnings = loop_survey_windows.earnings - expired.earnings
+FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
+  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
+WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`;
+
+/**
+ * Takes the hours that left each window (as of `now`) out of its totals, once: the edge moves
+ * with them. Cheap when no hour boundary was crossed since the last call (two counter reads).
+ */
+export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<void> {
+  const current = hourOf(now);
+  for (const window of windowNames) {
+    const target = current - conversionWindows[window];
+    const edge = yield* windowEdge(dialect, window, "update");
+    if (target <= edge) continue;
+    yield* query(EXPIRE_WINDOW, edge, target, window);
+    yield* query("UPDATE loop_counters SET value = ? WHERE name = ?", target, `window-edge:${window}`);
+  }
 }
 
 /**
@@ -145,7 +193,15 @@ export interface RecordingSettings {
 export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 };
 
 /** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
-function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, source: OutcomeSource, reason: string | null, settings: RecordingSettings): Program<OutcomeRecord> {
+function* applyTransition(
+  dialect: ProgramDialect,
+  entry: CurrentEntry,
+  next: OutcomeKind,
+  at: Date,
+  source: OutcomeSource,
+  reason: string | null,
+  settings: RecordingSettings,
+): Program<OutcomeRecord> {
   const sequence = yield* nextSequence();
   const iso = at.toISOString();
   const row = yield* queryOne(
@@ -179,9 +235,9 @@ function* applyTransition(entry: CurrentEntry, next: OutcomeKind, at: Date, sour
   );
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
-    yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 });
+    yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 }, dialect);
   }
-  yield* addCounts(entry.surveyId, hourOf(at), { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 });
+  yield* addCounts(entry.surveyId, hourOf(at), { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 }, dialect);
   yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
   return toOutcome(row ?? {});
 }
@@ -206,7 +262,7 @@ export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, set
   if (entryRow) {
     const entry = currentEntry(entryRow);
     if (entry.outcome === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
-    return { recorded: true, record: yield* applyTransition(entry, input.outcome, input.at, source, reason, settings) };
+    return { recorded: true, record: yield* applyTransition(dialect, entry, input.outcome, input.at, source, reason, settings) };
   }
   if (source === "reconcile") {
     return { recorded: false, unknownToken: true, record: { sequence: 0, token: input.token, outcome: input.outcome, surveyId: null, previousOutcome: null, receivedAt: input.at.toISOString(), source, reason } };
@@ -265,11 +321,11 @@ export function* recordEntry<Refusal>(
   );
   if (!inserted) return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
   yield* addCounts(entry.surveyId, null, { entries: 1 });
-  yield* addCounts(entry.surveyId, hourOf(entry.at), { entries: 1 });
+  yield* addCounts(entry.surveyId, hourOf(entry.at), { entries: 1 }, dialect);
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", entry.token);
   const orphanOutcome = asOutcome(orphan?.outcome);
   if (orphanOutcome === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
-  const attached = yield* applyTransition({ token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued", settings);
+  const attached = yield* applyTransition(dialect, { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued", settings);
   yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
   yield* query(ADD_TO_COUNTER, "orphans", -1);
   return { kind: "recorded", entry: { ...toEntry(inserted), outcome: orphanOutcome }, attached: [attached] };
@@ -323,16 +379,13 @@ export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
   return (yield* query("SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id")).map((row) => ({ surveyId: Number(row.survey_id), ...toCounts(row) }));
 }
 
-const SUM_HOURS = `SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
-  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? GROUP BY survey_id`;
-
-/** {@link LoopStore.conversionByWindow}: O(surveys × hours in the window), never O(entries). */
-export function* conversionByWindow(now: Date): Program<SurveyConversion[]> {
+/** {@link LoopStore.conversionByWindow}: one row per survey and window, O(surveys); call {@link advanceWindows} first. */
+export function* conversionByWindow(): Program<SurveyConversion[]> {
   const lifetime = yield* lifetimeConversion();
-  const current = hourOf(now);
   const windows = { last24h: new Map<number, ConversionCounts>(), last7d: new Map<number, ConversionCounts>() };
-  for (const name of ["last24h", "last7d"] as const) {
-    for (const row of yield* query(SUM_HOURS, current - conversionWindows[name])) windows[name].set(Number(row.survey_id), toCounts(row));
+  for (const row of yield* query("SELECT * FROM loop_survey_windows")) {
+    const name = row.window_name === "last24h" ? "last24h" : "last7d";
+    windows[name].set(Number(row.survey_id), toCounts(row));
   }
   const none = toCounts(undefined);
   return lifetime.map(({ surveyId, ...counts }) => ({ surveyId, lifetime: counts, last24h: windows.last24h.get(surveyId) ?? none, last7d: windows.last7d.get(surveyId) ?? none }));

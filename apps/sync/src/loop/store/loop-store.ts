@@ -214,7 +214,9 @@ export interface LoopStore extends OutcomeRetentionStore {
   readRoutingData(): Promise<RoutingData>;
   /** Per survey: decided entries, standing completes, the yield cut-off's time. */
   yieldCounts(): Promise<SurveyYieldCounts[]>;
-  /** Deletes hourly counts older than `before` (the windows need the last 7 days). */
+  /** Takes the hours that left each window (as of `now`) out of its totals; done by {@link conversionByWindow} too. */
+  advanceWindows(now: Date): Promise<void>;
+  /** Deletes hourly counts older than `before` (the windows need the last 7 days); advance the windows first. */
   pruneHourlyCounts(before: Date): Promise<number>;
   close(): Promise<void>;
 }

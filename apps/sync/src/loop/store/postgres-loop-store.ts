@@ -73,8 +73,13 @@ class PostgresLoopStore implements LoopStore {
     return this.#read(records.lifetimeConversion());
   }
 
-  conversionByWindow(now: Date) {
-    return this.#read(records.conversionByWindow(now));
+  advanceWindows(now: Date) {
+    return this.#write("advancing the windows", records.advanceWindows("postgres", now));
+  }
+
+  async conversionByWindow(now: Date) {
+    await this.#write("advancing the windows", records.advanceWindows("postgres", now));
+    return this.#read(records.conversionByWindow());
   }
 
   outcomeCounts() {

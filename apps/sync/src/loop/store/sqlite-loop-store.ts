@@ -118,8 +118,15 @@ class SqliteLoopStore implements LoopStore {
     return this.#read(records.lifetimeConversion());
   }
 
+  advanceWindows(now: Date) {
+    return this.#write(records.advanceWindows("sqlite", now));
+  }
+
   conversionByWindow(now: Date) {
-    return this.#read(records.conversionByWindow(now));
+    return promised(() => {
+      inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
+      return this.#run(records.conversionByWindow());
+    });
   }
 
   outcomeCounts() {

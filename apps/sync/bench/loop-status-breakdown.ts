@@ -1,0 +1,113 @@
+/**
+ * Where the time of one `GET /v1/sync/status` goes with a large respondent loop: seeds the loop
+ * file as loop-status.bench.ts does (or reuses SYNC_BENCH_DIRECTORY, a directory a previous run
+ * kept), starts sds-sync in this process, and times each read the route makes on its own (best of
+ * five), the loop section's JavaScript with its reads answered from memory, its serialisation by
+ * field, and the whole route over HTTP. With SYNC_BENCH_CPU_PROFILE set, twenty status calls are
+ * also profiled into that file (Chrome DevTools' format).
+ *
+ * Run: node --conditions=@sds/source apps/sync/bench/loop-status-breakdown.ts
+ * (SYNC_BENCH_LOOP_ENTRIES, 5,000,000; SYNC_BENCH_SURVEYS, 5,000).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
+import { pino } from "pino";
+import { loadConfig } from "../src/config/config.ts";
+import { loopStatus } from "../src/loop/loop-status.ts";
+import { startSyncService } from "../src/service.ts";
+import { seedLoopStore } from "./loop-seed.ts";
+
+const entries = Number(process.env.SYNC_BENCH_LOOP_ENTRIES ?? 5_000_000);
+const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 5_000);
+const token = "bench-token-0123456789abcdef";
+const firstId = 200_001;
+
+const api = createFakeSupplierApi({
+  seed: 7,
+  suppliers: [
+    {
+      supplierId: DEFAULT_SUPPLIER_ID,
+      apiKey: DEFAULT_API_KEY,
+      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true } })),
+    },
+  ],
+  requestLogLimit: 10,
+});
+const fake = await api.listen();
+const reused = process.env.SYNC_BENCH_DIRECTORY;
+const directory = reused ?? mkdtempSync(join(tmpdir(), "sds-sync-loop-status-breakdown-"));
+const syncStorePath = join(directory, "sds.db");
+if (reused === undefined) {
+  const seed = await seedLoopStore({ syncStorePath, entries, firstSurveyId: firstId, surveys, respondents: 100_000, days: 30 });
+  console.log(`seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed.rows)}; kept in ${directory} (SYNC_BENCH_DIRECTORY reuses it)`);
+}
+const service = await startSyncService({
+  config: loadConfig({
+    SDS_BASE_URL: fake.baseUrl,
+    SDS_API_KEY: DEFAULT_API_KEY,
+    DATABASE_URL: `sqlite:${syncStorePath}`,
+    SYNC_INTERVAL: "3600",
+    PORT: "0",
+    SYNC_API_TOKEN: token,
+    LOG_LEVEL: "silent",
+  }),
+  logger: pino({ level: "silent" }),
+});
+
+/** The best of five runs of `work`, printed; resolves with its last result. */
+async function best<T>(name: string, work: () => Promise<T> | T): Promise<T> {
+  let fastest = Number.POSITIVE_INFINITY;
+  let result = await work();
+  for (let round = 0; round < 5; round += 1) {
+    const started = performance.now();
+    result = await work();
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  console.log(`${name.padEnd(44)} ${fastest.toFixed(2).padStart(8)} ms`);
+  return result;
+}
+
+try {
+  while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+  await service.loop.liveMatcher.refresh();
+  const { store } = service;
+  const outcomes = service.loop.outcomes;
+  await best("store.listRuns(20)", () => store.listRuns(20));
+  await best("store.stats()", () => store.stats());
+  await best("store.listCollections()", () => store.listCollections());
+  await best("store.listQuarantine(20)", () => store.listQuarantine(20));
+  await best("store.countByLanguage()", () => store.countByLanguage());
+  await best("loop outcomes.conversion() (lifetime)", () => outcomes.conversion());
+  const windows = await best("loop outcomes.conversionByWindow(now)", () => outcomes.conversionByWindow(new Date()));
+  const counts = await best("loop outcomes.outcomeCounts()", () => outcomes.outcomeCounts());
+  await best("loop outcomes.orphanCount()", () => outcomes.orphanCount());
+  const body = await best("loopStatus() with its reads", () => loopStatus(service.loop));
+  const answered = { ...outcomes, conversionByWindow: () => Promise.resolve(windows), outcomeCounts: () => Promise.resolve(counts), orphanCount: () => Promise.resolve(0) };
+  await best("loopStatus() JavaScript only (reads answered)", () => loopStatus({ ...service.loop, outcomes: answered }));
+  await best("JSON.stringify(loop section)", () => JSON.stringify(body).length);
+  for (const [field, value] of Object.entries(body)) console.log(`  loop.${field}: ${JSON.stringify(value).length.toLocaleString("en")} bytes`);
+  const headers = { authorization: `Bearer ${token}` };
+  const statusUrl = `${service.url}/v1/sync/status`;
+  const bytes = await best("GET /v1/sync/status over HTTP", async () => (await (await fetch(statusUrl, { headers })).arrayBuffer()).byteLength);
+  console.log(`reply: ${bytes.toLocaleString("en")} bytes`);
+  const profileFile = process.env.SYNC_BENCH_CPU_PROFILE;
+  if (profileFile) {
+    const session = new Session();
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 200 });
+    await session.post("Profiler.start");
+    for (let call = 0; call < 20; call += 1) await (await fetch(statusUrl, { headers })).arrayBuffer();
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(profileFile, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`profile of 20 status calls: ${profileFile}`);
+  }
+} finally {
+  await service.stop();
+  await fake.close();
+  await api.close();
+}
