@@ -361,6 +361,24 @@ export function* importHistory(entries: readonly HistoryInput[]): Program<{ impo
   return { imported, skipped: entries.length - imported };
 }
 
+/** How many tokens one statement of {@link currentOutcomes} names: well under every driver's limit on parameters. */
+const TOKENS_PER_READ = 500;
+
+/**
+ * {@link LoopStore.currentOutcomes}: the current outcome of the entries issued through sds-sync
+ * (what a reconciliation corrects; imported history is not), read and never locked.
+ */
+export function* currentOutcomes(tokens: readonly string[]): Program<Map<string, OutcomeKind | null>> {
+  const outcomes = new Map<string, OutcomeKind | null>();
+  const unique = [...new Set(tokens)];
+  for (let start = 0; start < unique.length; start += TOKENS_PER_READ) {
+    const chunk = unique.slice(start, start + TOKENS_PER_READ);
+    const rows = yield* query(`SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`, ...chunk);
+    for (const row of rows) outcomes.set(String(row.token), asOutcome(row.outcome));
+  }
+  return outcomes;
+}
+
 /** {@link LoopStore.respondentHistory}. */
 export function* respondentHistory(uid: string, limit: number): Program<PastEntry[]> {
   return (yield* query("SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?", uid, limit)).map(toPastEntry);

@@ -57,6 +57,10 @@ class PostgresLoopStore implements LoopStore {
     return this.#write("recording an outcome", records.recordOutcome("postgres", outcome));
   }
 
+  currentOutcomes(tokens: readonly string[]) {
+    return this.#read(records.currentOutcomes(tokens));
+  }
+
   listOutcomes(after: number, limit: number) {
     return this.#read(records.listOutcomes(after, limit));
   }

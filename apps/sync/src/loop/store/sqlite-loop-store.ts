@@ -102,6 +102,10 @@ class SqliteLoopStore implements LoopStore {
     return this.#write(records.recordOutcome("sqlite", outcome));
   }
 
+  currentOutcomes(tokens: readonly string[]) {
+    return this.#read(records.currentOutcomes(tokens));
+  }
+
   listOutcomes(after: number, limit: number) {
     return this.#read(records.listOutcomes(after, limit));
   }
