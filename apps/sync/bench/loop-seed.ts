@@ -134,6 +134,12 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
           ON CONFLICT (survey_id, hour) DO UPDATE SET completes = excluded.completes, terminates = excluded.terminates,
             overquotas = excluded.overquotas, security = excluded.security, earnings = excluded.earnings`).run(since);
         db.exec("INSERT INTO loop_respondents (uid) SELECT DISTINCT uid FROM loop_entries");
+        // The windows' totals, as the service keeps them (schema version 5): the hours after each window's edge.
+        for (const window of ["last24h", "last7d"]) {
+          db.prepare(`INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+            SELECT survey_id, ?, SUM(entries), SUM(completes), SUM(terminates), SUM(overquotas), SUM(security), SUM(reversals), SUM(earnings)
+            FROM loop_survey_hours WHERE hour > (SELECT value FROM loop_counters WHERE name = ?) GROUP BY survey_id`).run(window, `window-edge:${window}`);
+        }
       });
     });
     timed(phases, "indexes", () => {
@@ -143,7 +149,7 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     });
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const rows = Object.fromEntries(["loop_entries", "loop_outcomes", "loop_survey_counts", "loop_survey_hours", "loop_respondents"].map((table) => [table, count(table)]));
+    const rows = Object.fromEntries(["loop_entries", "loop_outcomes", "loop_survey_counts", "loop_survey_hours", "loop_survey_windows", "loop_respondents"].map((table) => [table, count(table)]));
     const pageCount = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
     const pageSize = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
     return { seconds: (performance.now() - started) / 1000, phases, rows, fileBytes: pageCount * pageSize };

@@ -22,7 +22,12 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   void import("./config/help.ts").then(({ renderHelp }) => {
     process.stdout.write(renderHelp(VERSION));
   });
-} else if (argv.length > 0) {
+} else if (argv[0] === "replay" && isSupportedNode(process.versions.node)) {
+  // Offline evaluation of ranking policies on the recorded entries (src/replay/): no service starts.
+  void import("./replay/replay-command.ts").then(async ({ runReplayCommand }) => {
+    process.exitCode = await runReplayCommand(argv.slice(1), process.env, process.stdout, process.stderr);
+  });
+} else if (argv.length > 0 && argv[0] !== "replay") {
   process.stderr.write(`sds-sync: unknown argument ${JSON.stringify(argv[0])}; sds-sync takes its configuration from the environment (see sds-sync --help)\n`);
   process.exitCode = EXIT_USAGE;
 } else if (!isSupportedNode(process.versions.node)) {

@@ -16,6 +16,8 @@ const groups = {
   link: "Sign, verify and build respondent links",
   collections: "Reference collections (languages, industries, …)",
   auth: "Saved profiles and where the API key comes from",
+  outcomes: "Correct respondents' outcomes in sds-sync",
+  respondents: "Respondents' history in sds-sync",
 };
 
 /** Every command of `sds`, in the order `sds --help` lists them. */
@@ -36,6 +38,8 @@ const entries: readonly CommandEntry[] = [
   { path: ["recontacts", "list"], summary: "List the re-contact respondents of a survey", load: async () => (await import("./recontacts-list.ts")).command },
   { path: ["collections"], summary: "List a reference collection (languages, industries, …)", load: async () => (await import("./collections.ts")).command },
   { path: ["collections", "qualification"], summary: "Show one qualification question with its options", load: async () => (await import("./collections-qualification.ts")).command },
+  { path: ["outcomes", "reconcile"], summary: "Send the marketplace's corrections of outcomes (CSV) to sds-sync", load: async () => (await import("./outcomes-reconcile.ts")).command },
+  { path: ["respondents", "import"], summary: "Send respondents' entries made elsewhere (CSV or JSON Lines) to sds-sync", load: async () => (await import("./respondents-import.ts")).command },
   { path: ["export"], summary: "Export all live surveys with qualifications and quotas", load: async () => (await import("./export.ts")).command },
   { path: ["doctor"], summary: "Check configuration, reachability, the key, latency and clock skew", load: async () => (await import("./doctor.ts")).command },
   { path: ["login"], summary: "Save a base URL and API key as a profile", load: async () => (await import("./login.ts")).command },

@@ -127,13 +127,18 @@ function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandNam
 /**
  * The options that would carry a secret on the command line, and the safe way each command
  * offers instead: `--api-key` (every command reads standard input or the environment) and, for
- * the `link` commands, `--key`. A flag value is in shell history and in `ps` for everyone on
+ * the `link` commands, `--key`, and for the commands calling sds-sync, `--sync-token`. A flag value is in shell history and in `ps` for everyone on
  * the machine, which is why these options do not exist.
  */
 function secretOnCommandLineProblem(name: string, options: OptionSpecs, commandName: string): UsageError | undefined {
   if (name === "key" && Object.hasOwn(options, "key-stdin")) {
     return new UsageError(`\`sds ${commandName}\` takes no --key: a key on the command line ends up in shell history and in \`ps\``, {
       hint: "Pipe the EncryptionKey to --key-stdin, or set SDS_ENCRYPTION_KEY.",
+    });
+  }
+  if ((name === "sync-token" || name === "token") && Object.hasOwn(options, "sync-token-stdin")) {
+    return new UsageError(`\`sds ${commandName}\` takes no --${name}: a token on the command line ends up in shell history and in \`ps\``, {
+      hint: "Pipe it to --sync-token-stdin, or set SYNC_API_TOKEN.",
     });
   }
   if (name === "api-key" || name === "apikey" || name === "token") {

@@ -97,19 +97,21 @@ export async function resolveConfig(context: CommandContext): Promise<ResolvedCo
  * rule: absolute http(s), no query, fragment, credentials or dot segments), without the
  * trailing slash.
  *
+ * @param hint - what to do instead, after the message (sds-sync's URL has no `/api/v1`).
  * @throws UsageError naming where the bad value came from.
  */
-export async function normalizeBaseUrl(value: string, source: string): Promise<string> {
+export async function normalizeBaseUrl(value: string, source: string, hint = "Give the full base URL, such as https://api.example.com/api/v1."): Promise<string> {
   // Loaded on demand, like the client itself (see client.ts).
   const { isConfigurationError, parseBaseUrl } = await import("@sds/client");
   try {
     return parseBaseUrl(value).href.replace(/\/+$/, "");
   } catch (error) {
     if (!isConfigurationError(error)) throw error;
-    throw new UsageError(`${source}: ${error.message}`, { hint: "Give the full base URL, such as https://api.example.com/api/v1." });
+    throw new UsageError(`${source}: ${error.message}`, { hint });
   }
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** `value` unless it is missing or blank: an empty variable is one not set. */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }

@@ -50,6 +50,21 @@ export class CheckFailedError extends CliError {
   override name = "CheckFailedError" as const;
 }
 
+/**
+ * sds-sync (not the Supplier Data Service) refused a request or could not be reached; the exit
+ * code says which: 3 for the token, 4 for a route it lacks, 5 for the network, 1 otherwise.
+ */
+export class SyncServiceError extends CliError {
+  override name = "SyncServiceError" as const;
+  /** The HTTP status sds-sync answered, or undefined when it never answered. */
+  readonly status: number | undefined;
+
+  constructor(message: string, exitCode: ExitCode, options: CliErrorOptions & { readonly status?: number } = {}) {
+    super(message, exitCode, options);
+    this.status = options.status;
+  }
+}
+
 /** Whether `error` is a {@link CliError}, also across duplicated copies of this module. */
 export function isCliError(error: unknown): error is CliError {
   return error instanceof CliError || (error instanceof Error && "exitCode" in error && "hint" in error);

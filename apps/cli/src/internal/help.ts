@@ -22,6 +22,8 @@ export function renderMainHelp(version: string, commands: CommandCatalog, styles
     "  The API key comes from --api-key-stdin, else SDS_API_KEY, else the profile; it is never",
     "  taken as a flag value. `sds login` saves a profile under $XDG_CONFIG_HOME/sds",
     "  (default ~/.config/sds), readable by you only; --profile or SDS_PROFILE picks one.",
+    "  sds-sync (`outcomes`, `respondents`): --sync-url or SDS_SYNC_URL; its token from",
+    "  --sync-token-stdin, else SYNC_API_TOKEN.",
     "  Colour: --color or --no-color, else NO_COLOR (off), else FORCE_COLOR (on), else on a terminal.",
     "",
     styles.bold("Exit codes:"),

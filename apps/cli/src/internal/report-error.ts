@@ -53,7 +53,7 @@ function notFoundHint(error: Error): string | undefined {
 }
 
 /** The system error code (`ECONNREFUSED`) somewhere in the cause chain, if any. */
-function causeCode(error: Error): string | undefined {
+export function causeCode(error: Error): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     const { code } = current as { code?: unknown };

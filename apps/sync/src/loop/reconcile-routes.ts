@@ -15,33 +15,56 @@ export const ReconcileBody = z.strictObject({
     .array(z.strictObject({ token: loopText().pipe(z.string().min(1)), outcome: z.enum(outcomeKinds), reason: z.string().max(500).optional() }))
     .min(1)
     .max(MAX_RECONCILE_BATCH),
+  dryRun: z.boolean().optional().describe("true: record nothing; each line answers what it would do, in order (a later line of a token sees the earlier line's effect)."),
 });
 
 /** One line of a reconciliation's answer. */
 const ReconcileLine = z.object({
   token: z.string(),
-  status: z.enum(["changed", "unchanged", "unknown-token"]).describe("changed: a transition was recorded; unchanged: the entry's outcome already was this one; unknown-token: no entry carries it (nothing recorded)."),
+  status: z
+    .enum(["changed", "unchanged", "unknown-token"])
+    .describe(
+      "changed: a transition was recorded (on a dry run: would be); unchanged: the entry's outcome already was this one; unknown-token: no entry carries it (nothing recorded).",
+    ),
   outcome: z.enum(outcomeKinds),
   previousOutcome: z.enum(outcomeKinds).nullable(),
-  sequence: z.int().nullable(),
+  sequence: z.int().nullable().describe("The transition's place in the outcome feed; null when nothing was recorded (and on a dry run)."),
 });
 
 /** `POST /v1/outcomes/reconcile`. */
-export const Reconciled = z.object({ changed: z.int(), unchanged: z.int(), unknown: z.int(), results: z.array(ReconcileLine) });
+export const Reconciled = z.object({
+  dryRun: z.boolean().describe("true when nothing was recorded and the lines say what would happen."),
+  changed: z.int(),
+  unchanged: z.int(),
+  unknown: z.int(),
+  results: z.array(ReconcileLine),
+});
 export type Reconciled = z.output<typeof Reconciled>;
+
+type ReconcileLine = z.output<typeof ReconcileLine>;
+type ReconcileRequest = z.output<typeof ReconcileBody>["outcomes"];
 
 /**
  * `POST /v1/outcomes/reconcile`: the marketplace's corrections after the fact (a complete
  * rejected for quality, a terminate approved), from a report. Each changes the entry's current
  * outcome as a transition in the outcome feed, with its reason; nothing is overwritten, and
  * earnings are reported net of reversals. A line that repeats the current outcome records
- * nothing; a token no entry carries is reported and not recorded. Lines apply in order.
+ * nothing; a token no entry carries is reported and not recorded. Lines apply in order. With
+ * `dryRun`, nothing is recorded and each line says what it would do.
  */
 export async function reconcileOutcomes(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, ReconcileBody);
   if (!body.ok) return body.reply;
-  const results: z.output<typeof ReconcileLine>[] = [];
-  for (const line of body.value.outcomes) {
+  const dryRun = body.value.dryRun === true;
+  const results = dryRun ? await previewLines(loop, body.value.outcomes) : await recordLines(loop, body.value.outcomes);
+  const count = (status: ReconcileLine["status"]) => results.filter((line) => line.status === status).length;
+  return json(200, { dryRun, changed: count("changed"), unchanged: count("unchanged"), unknown: count("unknown-token"), results } satisfies Reconciled);
+}
+
+/** Records each line as a transition, in order. */
+async function recordLines(loop: LoopContext, lines: ReconcileRequest): Promise<ReconcileLine[]> {
+  const results: ReconcileLine[] = [];
+  for (const line of lines) {
     const result = await loop.outcomes.recordOutcome({ token: line.token, outcome: line.outcome, at: new Date(), source: "reconcile", ...(line.reason === undefined ? {} : { reason: line.reason }) });
     if (result.recorded) {
       loop.outcomeNotifier.publish(result.record.sequence);
@@ -50,6 +73,22 @@ export async function reconcileOutcomes(loop: LoopContext, request: RouteRequest
     const status = result.unknownToken === true ? "unknown-token" : result.recorded ? "changed" : "unchanged";
     results.push({ token: line.token, status, outcome: line.outcome, previousOutcome: result.recorded ? result.record.previousOutcome : null, sequence: result.recorded ? result.record.sequence : null });
   }
-  const count = (status: string) => results.filter((line) => line.status === status).length;
-  return json(200, { changed: count("changed"), unchanged: count("unchanged"), unknown: count("unknown-token"), results } satisfies Reconciled);
+  return results;
+}
+
+/**
+ * What {@link recordLines} would answer, from one read of the tokens' current outcomes and the
+ * same rules (recordOutcome's): each line moves its token's outcome for the lines after it.
+ * Outcomes arriving meanwhile are not foreseen: a preview, not a reservation.
+ */
+async function previewLines(loop: LoopContext, lines: ReconcileRequest): Promise<ReconcileLine[]> {
+  const current = await loop.outcomes.currentOutcomes(lines.map((line) => line.token));
+  return lines.map((line): ReconcileLine => {
+    const base = { token: line.token, outcome: line.outcome, sequence: null };
+    if (!current.has(line.token)) return { ...base, status: "unknown-token", previousOutcome: null };
+    const previous = current.get(line.token) ?? null;
+    if (previous === line.outcome) return { ...base, status: "unchanged", previousOutcome: null };
+    current.set(line.token, line.outcome);
+    return { ...base, status: "changed", previousOutcome: previous };
+  });
 }

@@ -50,11 +50,18 @@ export function recontactStudyTypeIds(body: unknown): number[] {
   return ids;
 }
 
+/** Which study types are re-contact studies, from the stored StudyTypes collection; false while it is not stored yet. */
+export async function readRecontactStudyTypes(inventory: InventoryReader, facts: RoutingFacts): Promise<boolean> {
+  const studyTypes = (await inventory.listCollections()).find((collection) => collection.name === "studyTypes");
+  if (studyTypes === undefined) return false;
+  facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
+  return true;
+}
+
 /** After a cycle of the leader: the re-contact study types from the stored collection, then the due fetches. */
 export async function refreshRoutingData(inventory: InventoryReader, facts: RoutingFacts, refresher: RoutingDataRefresher, signal: AbortSignal, logger: Logger): Promise<void> {
   try {
-    const studyTypes = (await inventory.listCollections()).find((collection) => collection.name === "studyTypes");
-    if (studyTypes !== undefined) facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
+    await readRecontactStudyTypes(inventory, facts);
     await refresher.refresh(signal);
   } catch (error) {
     if (!signal.aborted) logger.warn({ err: error }, "the routing data (survey groups, re-contact lists, stats) could not be refreshed; the last read stays in use");

@@ -7,7 +7,7 @@ import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
-import { entryPlaceholders, matcherOptions, refreshRoutingData, routingPolicy } from "./routing-setup.ts";
+import { entryPlaceholders, matcherOptions, readRecontactStudyTypes, refreshRoutingData, routingPolicy } from "./routing-setup.ts";
 import { RoutingDataRefresher } from "./routing-data-refresher.ts";
 import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
@@ -139,9 +139,12 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   };
   // Every replica reads the routing data and the yield counts the store holds, so all rank and exclude alike.
   let routingVersion = -1;
+  let studyTypesRead = false;
   const followRoutingFacts = async (): Promise<void> => {
     try {
       const version = await outcomes.routingDataVersion();
+      // Followers run no refresh: they learn which study types are re-contact studies here, once the leader stored the collection.
+      if (version !== routingVersion || !studyTypesRead) studyTypesRead = await readRecontactStudyTypes(inventory, facts);
       const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
       const counts = await outcomes.yieldCounts();
       facts.update(liveMatcher.matcher, data, counts);

@@ -141,6 +141,16 @@ FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SU
   SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
 WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`;
 
+/** Whether an hour left a window since its edge last moved: only then does a read need the write transaction of {@link advanceWindows}. */
+export function* windowsDue(now: Date): Program<boolean> {
+  const current = hourOf(now);
+  for (const window of windowNames) {
+    const row = yield* queryOne("SELECT value FROM loop_counters WHERE name = ?", `window-edge:${window}`);
+    if (current - conversionWindows[window] > Number(row?.value ?? Number.NEGATIVE_INFINITY)) return true;
+  }
+  return false;
+}
+
 /**
  * Takes the hours that left each window (as of `now`) out of its totals, once: the edge moves
  * with them. Cheap when no hour boundary was crossed since the last call (two counter reads).
@@ -349,6 +359,24 @@ export function* importHistory(entries: readonly HistoryInput[]): Program<{ impo
     if (row) imported += 1;
   }
   return { imported, skipped: entries.length - imported };
+}
+
+/** How many tokens one statement of {@link currentOutcomes} names: well under every driver's limit on parameters. */
+const TOKENS_PER_READ = 500;
+
+/**
+ * {@link LoopStore.currentOutcomes}: the current outcome of the entries issued through sds-sync
+ * (what a reconciliation corrects; imported history is not), read and never locked.
+ */
+export function* currentOutcomes(tokens: readonly string[]): Program<Map<string, OutcomeKind | null>> {
+  const outcomes = new Map<string, OutcomeKind | null>();
+  const unique = [...new Set(tokens)];
+  for (let start = 0; start < unique.length; start += TOKENS_PER_READ) {
+    const chunk = unique.slice(start, start + TOKENS_PER_READ);
+    const rows = yield* query(`SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`, ...chunk);
+    for (const row of rows) outcomes.set(String(row.token), asOutcome(row.outcome));
+  }
+  return outcomes;
 }
 
 /** {@link LoopStore.respondentHistory}. */

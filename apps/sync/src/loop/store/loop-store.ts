@@ -182,6 +182,12 @@ export interface LoopStore extends OutcomeRetentionStore {
   recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>>;
   /** Records a change of a token's current outcome, durably before it resolves; a repeat of the current outcome records nothing. */
   recordOutcome(outcome: OutcomeInput): Promise<RecordOutcomeResult>;
+  /**
+   * The current outcome of each entry issued through sds-sync among `tokens` (null while none
+   * arrived); a token no such entry carries is absent from the map. Reads, records nothing: what a
+   * dry run of a reconciliation compares against.
+   */
+  currentOutcomes(tokens: readonly string[]): Promise<Map<string, OutcomeKind | null>>;
   /** Outcomes with a sequence above `after`, oldest first. */
   listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]>;
   /** The outcome feed's latest sequence (all replicas), 0 while nothing was recorded. */

@@ -57,6 +57,10 @@ class PostgresLoopStore implements LoopStore {
     return this.#write("recording an outcome", records.recordOutcome("postgres", outcome));
   }
 
+  currentOutcomes(tokens: readonly string[]) {
+    return this.#read(records.currentOutcomes(tokens));
+  }
+
   listOutcomes(after: number, limit: number) {
     return this.#read(records.listOutcomes(after, limit));
   }
@@ -74,7 +78,8 @@ class PostgresLoopStore implements LoopStore {
   }
 
   async conversionByWindow(now: Date) {
-    await this.#write("advancing the windows", records.advanceWindows("postgres", now));
+    // A write transaction only once an hour, when an hour leaves a window.
+    if (await this.#read(records.windowsDue(now))) await this.#write("advancing the windows", records.advanceWindows("postgres", now));
     return this.#read(records.conversionByWindow());
   }
 

@@ -102,6 +102,10 @@ class SqliteLoopStore implements LoopStore {
     return this.#write(records.recordOutcome("sqlite", outcome));
   }
 
+  currentOutcomes(tokens: readonly string[]) {
+    return this.#read(records.currentOutcomes(tokens));
+  }
+
   listOutcomes(after: number, limit: number) {
     return this.#read(records.listOutcomes(after, limit));
   }
@@ -120,7 +124,8 @@ class SqliteLoopStore implements LoopStore {
 
   conversionByWindow(now: Date) {
     return promised(() => {
-      inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
+      // A write (and its fsync) only once an hour, when an hour leaves a window.
+      if (this.#run(records.windowsDue(now))) inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
       return this.#run(records.conversionByWindow());
     });
   }
