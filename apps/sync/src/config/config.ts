@@ -16,10 +16,10 @@ export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTE
  * The configuration of sds-sync is one table, `settings`: each row names its environment
  * variable, its parser, its default, its description and whether it is secret. The loader, the
  * secrets the logger scrubs, the configuration the logger prints and `sds-sync --help` are all
- * generated from it (a test checks the README's table against it too), so none can drift.
+ * generated from it (a test checks the table of docs/reference.md against it too), so none can drift.
  *
  * To add a setting: a field in `SyncConfig`, a row in `settings` (TypeScript insists on both),
- * and a row in the README's table.
+ * and a row in the table of docs/reference.md.
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
@@ -115,7 +115,7 @@ export type SettingFallback<T> =
 export interface Setting<T> {
   /** The environment variable, such as `SYNC_INTERVAL`. */
   readonly variable: string;
-  /** One or two sentences for `--help` and the README: what it is, its unit and bounds. */
+  /** One or two sentences for `--help` and docs/reference.md: what it is, its unit and bounds. */
   readonly description: string;
   /** Turns the (trimmed, non-empty) value into the setting; throws `SettingProblem` with a message. */
   readonly parse: (raw: string) => T;
@@ -196,13 +196,13 @@ export const settings = {
   },
   retentionSeconds: {
     variable: "SYNC_RETENTION_SECONDS",
-    description: `Change-feed entries, run records and resolved quarantine older than this are pruned (${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}). See Retention in the README.`,
+    description: `Change-feed entries, run records and resolved quarantine older than this are pruned (${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}). See Retention in docs/reference.md.`,
     parse: numberValue(RETENTION_BOUNDS),
     fallback: { kind: "default", raw: String(7 * 24 * 3600) },
   },
   outcomeRetentionSeconds: {
     variable: "SYNC_OUTCOME_RETENTION_SECONDS",
-    description: `Entry links and outcomes (the respondent loop's records) older than this are pruned (0, or ${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}); 0 keeps them forever, since they are business records. See Retention in the README.`,
+    description: `Entry links and outcomes (the respondent loop's records) older than this are pruned (0, or ${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}); 0 keeps them forever, since they are business records. See Retention in docs/reference.md.`,
     parse: (raw) => {
       const seconds = numberValue({ ...RETENTION_BOUNDS, min: 0 })(raw);
       if (seconds !== 0 && seconds < RETENTION_BOUNDS.min) throw new SettingProblem(`must be 0 (keep forever) or between ${RETENTION_BOUNDS.min} and ${RETENTION_BOUNDS.max}, got ${raw}`);
@@ -410,7 +410,7 @@ export function describeConfig(config: SyncConfig): Record<string, unknown> {
   );
 }
 
-/** How a setting's default reads in `--help` and the README: `required`, `unset`, the raw default, or how it is derived. */
+/** How a setting's default reads in `--help` and docs/reference.md: `required`, `unset`, the raw default, or how it is derived. */
 export function describeFallback(fallback: SettingFallback<unknown>): string {
   switch (fallback.kind) {
     case "required":

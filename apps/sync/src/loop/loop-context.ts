@@ -32,8 +32,8 @@ export interface LoopContext {
   readonly tokenParameter: string;
   /**
    * The absolute URL the marketplace calls the receiver at, up to the path the receiver sees
-   * (`SYNC_OUTCOMES_PUBLIC_URL`, such as `https://panel.example/sds`); when unset, `http://` and
-   * the request's `Host` header.
+   * (`SYNC_OUTCOMES_PUBLIC_URL`, such as `https://panel.example/sds`); when unset, the receiver
+   * listener's own origin (from the configuration, never the request's `Host` header).
    */
   readonly publicUrl: string | undefined;
 }

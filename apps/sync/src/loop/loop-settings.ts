@@ -2,7 +2,7 @@ import { idList, numberValue, oneOf, SettingProblem, wordList, type PlainSetting
 
 /*
  * The respondent loop's rows of the configuration table: the receiver, respondent-aware routing
- * and yield ranking. The table (config/config.ts) includes them; `--help`, the README's table
+ * and yield ranking. The table (config/config.ts) includes them; `--help`, the table of docs/reference.md
  * test and the logged configuration are generated from it like every other row.
  */
 

@@ -134,6 +134,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       ]);
       // Only the leader runs cycles, so the routing data is fetched once per replica set.
       await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
+      if (isStopped()) return;
       await followRoutingFacts();
     }
   };
@@ -141,6 +142,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   let routingVersion = -1;
   let studyTypesRead = false;
   const followRoutingFacts = async (): Promise<void> => {
+    // The timer or the cycle follower may fire while the loop stops: the store is closed by then.
+    if (isStopped()) return;
     try {
       const version = await outcomes.routingDataVersion();
       // Followers run no refresh: they learn which study types are re-contact studies here, once the leader stored the collection.
@@ -150,7 +153,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       facts.update(liveMatcher.matcher, data, counts);
       routingVersion = version;
     } catch (error) {
-      logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
+      if (!isStopped()) logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
     }
   };
   await followRoutingFacts();
