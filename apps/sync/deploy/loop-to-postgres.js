@@ -131,7 +131,8 @@ async function checkTarget(client, schema, version, tables) {
   }
   const recorded = [];
   for (const table of tables) {
-    const condition = table.name === COUNTERS ? " WHERE value <> 0" : "";
+    // The windows' edges (`window-edge:*`) are set to the clock by the migration itself: they say nothing was recorded.
+    const condition = table.name === COUNTERS ? " WHERE value <> 0 AND name NOT LIKE 'window-edge:%'" : "";
     const result = await client.query(`SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`);
     const count = result.rows[0]?.count ?? 0;
     const unit = table.name === COUNTERS ? "non-zero counter" : "row";
