@@ -1,3 +1,5 @@
+import { createSeededRandom } from "@sds/testing";
+
 /**
  * The respondents of respondent-routing.bench.ts and their past entries, generated
  * deterministically, and their import through `POST /v1/respondents/history` (the route a
@@ -43,8 +45,7 @@ const outcomes = [undefined, undefined, "terminate", "terminate", "terminate", "
 
 /** Every past entry of every respondent, in order of respondent. */
 export function* respondentHistories(plan: HistoryPlan, seed = 99): Generator<HistoryEntry> {
-  let state = seed;
-  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const random = createSeededRandom(seed).next;
   const days = plan.days ?? 60;
   const closedShare = plan.closedShare ?? 0.2;
   for (const [index, uid] of plan.uids.entries()) {

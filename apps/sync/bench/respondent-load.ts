@@ -4,6 +4,7 @@
  * from the pool) or to `/v1/entry-links` (a new token every request, a uid and a survey drawn
  * from the pools) and sends back the summary, with the count of each status, over IPC.
  */
+import { createSeededRandom } from "@sds/testing";
 import autocannon from "autocannon";
 
 /** What each request carries. */
@@ -34,16 +35,13 @@ export interface LoadReport {
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
-/** A seeded generator, so two runs send the same requests in the same order. */
-function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-}
-
-/** The body of the next request under a plan. */
+/**
+ * The body of the next request under a plan, seeded so two runs send the same requests in the
+ * same order. A 32-bit generator (mulberry32), not the float LCG of match-http.bench.ts: that one
+ * repeats after about 10,000 draws, so pairs of uid and survey would recur within a run.
+ */
 export function bodyMaker(plan: LoadPlan, seed = 4242): () => string {
-  const random = seededRandom(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const { pick } = createSeededRandom(seed);
   if (plan.kind === "match") {
     return () => {
       const profile = pick(plan.profiles);

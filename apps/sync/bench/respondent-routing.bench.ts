@@ -15,22 +15,23 @@
  *   survey from the live ones that are not re-contact studies (most pass the rules).
  *   Goal: at least 1,000 links (201s) per second on each store.
  *
- * Prints a table of each figure against its goal; the figures are written to SYNC_BENCH_JSON when set.
+ * SYNC_BENCH_LOADS (`match,entry-links`) picks the loads. Prints a table of each figure against its goal; the figures are written to SYNC_BENCH_JSON when set.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue, RECONTACT_STUDY_TYPE_ID } from "@sds/testing";
+import { createFakeSupplierApi, createSeededRandom, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue, RECONTACT_STUDY_TYPE_ID } from "@sds/testing";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "../test/postgres.ts";
 import { importHistories, respondentHistories, respondentPool } from "./respondent-histories.ts";
 import { measureInProcess } from "./respondent-in-process.ts";
-import { BENCH_TOKEN, runLoad, startBenchService, waitUntilRoutable } from "./respondent-service.ts";
+import { BENCH_TOKEN, type MeasuredLoad, runLoad, startBenchService, waitUntilRoutable } from "./respondent-service.ts";
 
 const surveyCount = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
 const respondentCount = Number(process.env.SYNC_BENCH_RESPONDENTS ?? 100_000);
 const connections = Number(process.env.SYNC_BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.SYNC_BENCH_SECONDS ?? 10);
 const stores = (process.env.SYNC_BENCH_STORES ?? "sqlite,postgres").split(",").map((store) => store.trim());
+const loads = new Set((process.env.SYNC_BENCH_LOADS ?? "match,entry-links").split(",").map((load) => load.trim()));
 const goals = { matchesPerSecond: 2000, linksPerSecond: 1000 };
 const firstId = 200_001;
 
@@ -64,9 +65,7 @@ const linkSurveyIds = liveSurveyIds.filter((id) => !recontact.has(id));
 const historyNow = Date.now();
 
 // Respondent profiles from the catalogue: one answer per question with options, a language and a device (as match-http.bench.ts).
-let seed = 12_345;
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const { pick } = createSeededRandom(12_345);
 const devices = ["desktop", "mobile", "tablet"] as const;
 const profiles = Array.from({ length: 500 }, () => {
   const answers: Record<string, string[]> = {};
@@ -82,6 +81,8 @@ interface Row {
   readonly detail: string;
 }
 const rows: Row[] = [];
+const detailOf = (load: MeasuredLoad) =>
+  `p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms; ${JSON.stringify(load.statuses)}, ${load.errors} errors; ${load.cpuMsPerRequest.toFixed(3)} ms CPU/request`;
 const figures: Record<string, unknown> = {
   surveys: surveyCount,
   groupedSurveys: live.filter((survey) => survey.Has_Survey_Groups).length,
@@ -123,24 +124,12 @@ for (const store of stores) {
     const inProcess = await measureInProcess(service.loop, { profiles, uids, surveyIds: linkSurveyIds });
     console.log(`[${store}] in process, per request: ${JSON.stringify(inProcess)}`);
 
-    const matches = await runLoad(service, "/v1/match", { kind: "match", profiles, uids }, connections, seconds, `${store}-match`);
-    rows.push({
-      store,
-      measure: "POST /v1/match (matches/s)",
-      value: matches.requestsPerSecond,
-      goal: goals.matchesPerSecond,
-      detail: `p50 ${matches.latencyMs.p50} ms, p99 ${matches.latencyMs.p99} ms; ${JSON.stringify(matches.statuses)}, ${matches.errors} errors; ${matches.cpuMsPerRequest.toFixed(3)} ms CPU/request`,
-    });
-    const links = await runLoad(service, "/v1/entry-links", { kind: "entry-link", surveyIds: linkSurveyIds, uids, tokenPrefix: `bench-${store}-${Date.now().toString(36)}` }, connections, seconds, `${store}-entry-links`);
-    const linksPerSecond = (links.statuses["201"] ?? 0) / seconds;
-    rows.push({
-      store,
-      measure: "POST /v1/entry-links (201s/s)",
-      value: linksPerSecond,
-      goal: goals.linksPerSecond,
-      detail: `p50 ${links.latencyMs.p50} ms, p99 ${links.latencyMs.p99} ms; ${JSON.stringify(links.statuses)}, ${links.errors} errors; ${links.cpuMsPerRequest.toFixed(3)} ms CPU/request`,
-    });
-    figures[store] = { ready, seeded, inProcess, matches, links: { ...links, linksPerSecond } };
+    const matches = loads.has("match") ? await runLoad(service, "/v1/match", { kind: "match", profiles, uids }, connections, seconds, `${store}-match`) : undefined;
+    if (matches) rows.push({ store, measure: "POST /v1/match (matches/s)", value: matches.requestsPerSecond, goal: goals.matchesPerSecond, detail: detailOf(matches) });
+    const links = loads.has("entry-links") ? await runLoad(service, "/v1/entry-links", { kind: "entry-link", surveyIds: linkSurveyIds, uids, tokenPrefix: `bench-${store}-${Date.now().toString(36)}` }, connections, seconds, `${store}-entry-links`) : undefined;
+    const linksPerSecond = (links?.statuses["201"] ?? 0) / seconds;
+    if (links) rows.push({ store, measure: "POST /v1/entry-links (201s/s)", value: linksPerSecond, goal: goals.linksPerSecond, detail: detailOf(links) });
+    figures[store] = { ready, seeded, inProcess, matches, links: links && { ...links, linksPerSecond } };
   } finally {
     await service.stop();
     await cleanUp();
