@@ -23,7 +23,15 @@ export const sdsEslintConfig = tseslint.config(
       ],
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "^(fs|path|os|http|https|url|util|crypto|child_process|stream|events|net|zlib|readline|process|assert|timers|worker_threads)(/.*)?$", message: "Use the node: protocol for built-ins." }] },
+        {
+          patterns: [
+            {
+              regex:
+                "^(fs|path|os|http|https|url|util|crypto|child_process|stream|events|net|zlib|readline|process|assert|timers|worker_threads)(/.*)?$",
+              message: "Use the node: protocol for built-ins.",
+            },
+          ],
+        },
       ],
     },
   },

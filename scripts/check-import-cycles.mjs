@@ -36,8 +36,11 @@ const tree = await parseDependencyTree(entries, {
 const cycles = parseCircular(tree, false);
 
 if (cycles.length > 0) {
-  console.error(`${cycles.length} import cycle${cycles.length === 1 ? "" : "s"} in ${relative(process.cwd(), root) || "."}:`);
-  for (const cycle of cycles) console.error(`  ${[...cycle, cycle[0]].map((file) => relative(root, resolve(root, file))).join(" -> ")}`);
+  console.error(
+    `${cycles.length} import cycle${cycles.length === 1 ? "" : "s"} in ${relative(process.cwd(), root) || "."}:`,
+  );
+  for (const cycle of cycles)
+    console.error(`  ${[...cycle, cycle[0]].map((file) => relative(root, resolve(root, file))).join(" -> ")}`);
   console.error("Move what both sides need into a module that imports neither (a leaf), or pass it in.");
   process.exit(1);
 }
@@ -59,7 +62,11 @@ function checkFolderCycles(tree, base) {
       const to = dependency.id === null ? undefined : folderOf(dependency.id);
       if (to === undefined || to === from) continue;
       const key = `${from} -> ${to}`;
-      if (!arrows.has(key)) arrows.set(key, `${relative(root, resolve(root, file))} imports ${relative(root, resolve(root, dependency.id))}`);
+      if (!arrows.has(key))
+        arrows.set(
+          key,
+          `${relative(root, resolve(root, file))} imports ${relative(root, resolve(root, dependency.id))}`,
+        );
     }
   }
   const next = new Map();
@@ -90,9 +97,14 @@ function checkFolderCycles(tree, base) {
     if (back === undefined) continue;
     const cycle = [from, ...back];
     console.error(`a cycle between the folders of ${relative(root, base)}: ${cycle.join(" -> ")}`);
-    for (let index = 0; index + 1 < cycle.length; index++) console.error(`  ${arrows.get(`${cycle[index]} -> ${cycle[index + 1]}`)}`);
-    console.error("A feature depends on mechanism below it, never the other way round: move what both need into a lower folder, or pass it in.");
+    for (let index = 0; index + 1 < cycle.length; index++)
+      console.error(`  ${arrows.get(`${cycle[index]} -> ${cycle[index + 1]}`)}`);
+    console.error(
+      "A feature depends on mechanism below it, never the other way round: move what both need into a lower folder, or pass it in.",
+    );
     process.exit(1);
   }
-  console.log(`no import cycles between the ${new Set([...arrows.keys()].flatMap((key) => key.split(" -> "))).size} folders of ${relative(root, base)}`);
+  console.log(
+    `no import cycles between the ${new Set([...arrows.keys()].flatMap((key) => key.split(" -> "))).size} folders of ${relative(root, base)}`,
+  );
 }

@@ -18,7 +18,8 @@ for (const group of ["packages", "apps", "tooling"]) {
       ["test:release", "release-test-results.json"],
     ].filter(([script]) => pkg.scripts?.[script]);
     // The same suite again on the lowest supported Node (scripts/test-node-floor.sh), when it ran.
-    if (existsSync(join(dir, "node-floor-test-results.json"))) runs.push(["test on the Node floor", "node-floor-test-results.json"]);
+    if (existsSync(join(dir, "node-floor-test-results.json")))
+      runs.push(["test on the Node floor", "node-floor-test-results.json"]);
     for (const [script, file] of runs) {
       const label = script === "test" ? dir : `${dir} (${script})`;
       const reportPath = join(dir, file);
@@ -30,15 +31,24 @@ for (const group of ["packages", "apps", "tooling"]) {
       // A file that failed outside its tests (a beforeAll hook timing out, an import error)
       // reports its tests as skipped: they count as failed here (at least one per file), so the
       // closing line cannot hide it.
-      const brokenFiles = (report.testResults ?? []).filter((file) => file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed"));
-      const unrunInBroken = brokenFiles.map((file) => (file.assertionResults ?? []).filter((test) => test.status !== "passed").length);
+      const brokenFiles = (report.testResults ?? []).filter(
+        (file) => file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed"),
+      );
+      const unrunInBroken = brokenFiles.map(
+        (file) => (file.assertionResults ?? []).filter((test) => test.status !== "passed").length,
+      );
       const fileFailed = report.numFailedTests + unrunInBroken.reduce((sum, count) => sum + Math.max(1, count), 0);
-      const fileSkipped = report.numPendingTests + (report.numTodoTests ?? 0) - unrunInBroken.reduce((sum, count) => sum + count, 0);
+      const fileSkipped =
+        report.numPendingTests + (report.numTodoTests ?? 0) - unrunInBroken.reduce((sum, count) => sum + count, 0);
       passed += report.numPassedTests;
       failed += fileFailed;
       skipped += fileSkipped;
-      const broken = brokenFiles.map((file) => `${file.name.split("/").slice(-2).join("/")} failed outside its tests`).join("; ");
-      console.log(`${label}: ${report.numPassedTests} passed, ${fileFailed} failed, ${fileSkipped} skipped${broken ? ` (${broken})` : ""}`);
+      const broken = brokenFiles
+        .map((file) => `${file.name.split("/").slice(-2).join("/")} failed outside its tests`)
+        .join("; ");
+      console.log(
+        `${label}: ${report.numPassedTests} passed, ${fileFailed} failed, ${fileSkipped} skipped${broken ? ` (${broken})` : ""}`,
+      );
     }
   }
 }

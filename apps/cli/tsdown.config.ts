@@ -12,9 +12,12 @@ import packageJson from "./package.json" with { type: "json" };
  *   a command imports those inside `run` (test/startup.test.ts checks that help loads none).
  * Measure with `pnpm --filter @sds/cli bench`.
  */
-const helpModules = /src[\\/](commands[\\/]registry|internal[\\/](help|command-catalog|global-options|exit-codes|errors|styles|version))\.ts$/;
-const cliCoreModules = /src[\\/]internal[\\/](argv|cell|client|command|config|csv|invalid-surveys|io|option-values|output|profiles|record-columns|report-error|run-cli|stdin|suggest|survey-records)\.ts$/;
-const tableModules = /src[\\/]internal[\\/]table\.ts$|node_modules[\\/](string-width|strip-ansi|ansi-regex|get-east-asian-width)[\\/]/;
+const helpModules =
+  /src[\\/](commands[\\/]registry|internal[\\/](help|command-catalog|global-options|exit-codes|errors|styles|version))\.ts$/;
+const cliCoreModules =
+  /src[\\/]internal[\\/](argv|cell|client|command|config|csv|invalid-surveys|io|option-values|output|profiles|record-columns|report-error|run-cli|stdin|suggest|survey-records)\.ts$/;
+const tableModules =
+  /src[\\/]internal[\\/]table\.ts$|node_modules[\\/](string-width|strip-ansi|ansi-regex|get-east-asian-width)[\\/]/;
 
 export default defineConfig({
   entry: { sds: "src/main.ts" },

@@ -14,7 +14,14 @@ export default tseslint.config(
   {
     files: [browserScript],
     languageOptions: {
-      globals: { ...globals.browser, ...Object.fromEntries(Object.keys(globals.node).filter((name) => !(name in globals.browser)).map((name) => [name, "off"])) },
+      globals: {
+        ...globals.browser,
+        ...Object.fromEntries(
+          Object.keys(globals.node)
+            .filter((name) => !(name in globals.browser))
+            .map((name) => [name, "off"]),
+        ),
+      },
       parserOptions: { projectService: true },
     },
     rules: {

@@ -12,5 +12,14 @@ export default defineConfig({
   clean: true,
   fixedExtension: false,
   banner: { js: "#!/usr/bin/env node" },
-  copy: [{ from: ["src/status-page/browser/index.html", "src/status-page/browser/status.js", "src/status-page/browser/status.css"], to: "dist/browser" }],
+  copy: [
+    {
+      from: [
+        "src/status-page/browser/index.html",
+        "src/status-page/browser/status.js",
+        "src/status-page/browser/status.css",
+      ],
+      to: "dist/browser",
+    },
+  ],
 });

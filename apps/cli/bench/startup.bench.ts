@@ -27,27 +27,36 @@ const cases: readonly { readonly name: string; readonly args: readonly string[] 
 
 function timeOnce(args: readonly string[]): number {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`node ${args.join(" ")} exited with ${String(result.status)}: ${result.stderr.toString()}`);
+  if (result.status !== 0)
+    throw new Error(`node ${args.join(" ")} exited with ${String(result.status)}: ${result.stderr.toString()}`);
   return elapsed;
 }
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 // Warm the file cache once, then interleave the cases so drift on a shared machine hits all alike.
 for (const benchCase of cases) timeOnce(benchCase.args);
 const samples = new Map(cases.map((benchCase) => [benchCase.name, [] as number[]]));
-for (let run = 0; run < runs; run++) for (const benchCase of cases) samples.get(benchCase.name)?.push(timeOnce(benchCase.args));
+for (let run = 0; run < runs; run++)
+  for (const benchCase of cases) samples.get(benchCase.name)?.push(timeOnce(benchCase.args));
 
 const baseline = median(samples.get("node -e 0") ?? []);
 const version = median(samples.get("sds --version") ?? []);
 console.log(`start-up, median of ${runs} runs (Node ${process.version}):`);
 for (const benchCase of cases) {
   const value = median(samples.get(benchCase.name) ?? []);
-  console.log(`  ${benchCase.name.padEnd(22)} ${value.toFixed(1).padStart(7)} ms   ${(value / baseline).toFixed(2)}× node -e 0   ${(value / version).toFixed(2)}× sds --version`);
+  console.log(
+    `  ${benchCase.name.padEnd(22)} ${value.toFixed(1).padStart(7)} ms   ${(value / baseline).toFixed(2)}× node -e 0   ${(value / version).toFixed(2)}× sds --version`,
+  );
 }

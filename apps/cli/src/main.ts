@@ -24,7 +24,11 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${__SDS_CLI_VERSION__}\n`);
 } else if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h"))) {
-  void Promise.all([import("./internal/help.ts"), import("./commands/registry.ts"), import("./internal/styles.ts")]).then(([{ renderMainHelp }, { commandCatalog }, { decideStyles }]) => {
+  void Promise.all([
+    import("./internal/help.ts"),
+    import("./commands/registry.ts"),
+    import("./internal/styles.ts"),
+  ]).then(([{ renderMainHelp }, { commandCatalog }, { decideStyles }]) => {
     const styles = decideStyles({ stdout: process.stdout, stderr: process.stderr, env: process.env }, undefined);
     process.stdout.write(renderMainHelp(__SDS_CLI_VERSION__, commandCatalog, styles.stdout));
   });

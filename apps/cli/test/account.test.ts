@@ -19,7 +19,12 @@ const testbed = useCliTestbed({
         name: "Acme Panel",
         surveys: 3,
         account: {
-          IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: incomingKey },
+          IncomingEncryption: {
+            Enabled: true,
+            Algorithm: "SHA256",
+            QueryParameter: "hash",
+            EncryptionKey: incomingKey,
+          },
           OutgoingEncryption: { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: outgoingKey },
         },
       },
@@ -28,13 +33,18 @@ const testbed = useCliTestbed({
 });
 
 const puts = () => testbed.fake.api.requestLog().filter((entry) => entry.method === "PUT");
-const run = (args: readonly string[], input?: string) => runSds(args, testbed.home, { env: testbed.fake.env, ...(input === undefined ? {} : { input }) });
+const run = (args: readonly string[], input?: string) =>
+  runSds(args, testbed.home, { env: testbed.fake.env, ...(input === undefined ? {} : { input }) });
 
 describe("sds account show", () => {
   it("masks both EncryptionKeys in JSON", async () => {
     const result = await run(["account", "show"]);
     expect(result.code).toBe(0);
-    const account = JSON.parse(result.stdout) as { IncomingEncryption: { EncryptionKey: string }; OutgoingEncryption: { EncryptionKey: string }; Name: string };
+    const account = JSON.parse(result.stdout) as {
+      IncomingEncryption: { EncryptionKey: string };
+      OutgoingEncryption: { EncryptionKey: string };
+      Name: string;
+    };
     expect(account.Name).toBe("Acme Panel");
     expect(account.IncomingEncryption.EncryptionKey).toBe(MASKED_SECRET);
     expect(account.OutgoingEncryption.EncryptionKey).toBe(MASKED_SECRET);
@@ -62,7 +72,10 @@ describe("sds account show", () => {
 
   it("shows them with --reveal-secrets", async () => {
     const result = await run(["account", "show", "--reveal-secrets"]);
-    expect(JSON.parse(result.stdout)).toMatchObject({ IncomingEncryption: { EncryptionKey: incomingKey }, OutgoingEncryption: { EncryptionKey: outgoingKey } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      IncomingEncryption: { EncryptionKey: incomingKey },
+      OutgoingEncryption: { EncryptionKey: outgoingKey },
+    });
   });
 });
 
@@ -71,42 +84,69 @@ describe("sds account set-redirects and set-s2s", () => {
     const before = testbed.fake.api.getAccount(1001);
     const result = await run(["account", "set-redirects", "--complete", "https://panel.example/done?rid=[%RID%]"]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ sent: true, dryRun: false, changes: [{ field: "CompleteUrl", after: "https://panel.example/done?rid=[%RID%]" }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      sent: true,
+      dryRun: false,
+      changes: [{ field: "CompleteUrl", after: "https://panel.example/done?rid=[%RID%]" }],
+    });
     const after = testbed.fake.api.getAccount(1001);
-    expect(after.RedirectUrls).toEqual({ ...before.RedirectUrls, CompleteUrl: "https://panel.example/done?rid=[%RID%]" });
+    expect(after.RedirectUrls).toEqual({
+      ...before.RedirectUrls,
+      CompleteUrl: "https://panel.example/done?rid=[%RID%]",
+    });
     expect(after.S2SUrls).toEqual(before.S2SUrls);
     expect(puts().map((entry) => entry.path)).toEqual(["/api/v1/supplier-account/1001/redirect-url"]);
   });
 
   it("updates the S2S URLs with set-s2s and shows the diff and the confirmation on a terminal", async () => {
     const before = testbed.fake.api.getAccount(1001);
-    const result = await runSdsOnTerminal(["account", "set-s2s", "--terminate", "https://s2s.example/t?rid={rid}", "--disable", "--no-color"], testbed.home, { env: testbed.fake.env });
+    const result = await runSdsOnTerminal(
+      ["account", "set-s2s", "--terminate", "https://s2s.example/t?rid={rid}", "--disable", "--no-color"],
+      testbed.home,
+      { env: testbed.fake.env },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Changed the S2S URLs of supplier 1001 (Acme Panel):");
     expect(result.stdout).toContain(`- ${before.S2SUrls.TerminateUrl}`);
     expect(result.stdout).toContain("+ https://s2s.example/t?rid={rid}");
     expect(result.stdout).toContain("Enabled  true → false");
     expect(result.stdout).toMatch(/✓ .*S2S/);
-    expect(testbed.fake.api.getAccount(1001).S2SUrls).toEqual({ ...before.S2SUrls, TerminateUrl: "https://s2s.example/t?rid={rid}", Enabled: false });
+    expect(testbed.fake.api.getAccount(1001).S2SUrls).toEqual({
+      ...before.S2SUrls,
+      TerminateUrl: "https://s2s.example/t?rid={rid}",
+      Enabled: false,
+    });
     expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
   });
 
   it("--dry-run prints the diff and sends no PUT", async () => {
     const before = testbed.fake.api.getAccount(1001);
-    const result = await runSdsOnTerminal(["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run", "--no-color"], testbed.home, { env: testbed.fake.env });
+    const result = await runSdsOnTerminal(
+      ["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run", "--no-color"],
+      testbed.home,
+      { env: testbed.fake.env },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Would change the redirect URLs");
     expect(result.stdout).toContain("+ https://panel.example/oq");
     expect(result.stdout).toContain("Dry run: nothing was sent.");
     const json = await run(["account", "set-redirects", "--over-quota", "https://panel.example/oq", "--dry-run"]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, sent: false, changes: [{ field: "OverQuotaUrl", before: before.RedirectUrls.OverQuotaUrl }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      dryRun: true,
+      sent: false,
+      changes: [{ field: "OverQuotaUrl", before: before.RedirectUrls.OverQuotaUrl }],
+    });
     expect(puts()).toEqual([]);
     expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual(before.RedirectUrls);
   });
 
   it("sends nothing when nothing would change", async () => {
     const current = testbed.fake.api.getAccount(1001).RedirectUrls;
-    const result = await runSdsOnTerminal(["account", "set-redirects", "--complete", current.CompleteUrl, current.Enabled ? "--enable" : "--disable"], testbed.home, { env: testbed.fake.env });
+    const result = await runSdsOnTerminal(
+      ["account", "set-redirects", "--complete", current.CompleteUrl, current.Enabled ? "--enable" : "--disable"],
+      testbed.home,
+      { env: testbed.fake.env },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Nothing to change");
     expect(puts()).toEqual([]);
@@ -116,7 +156,9 @@ describe("sds account set-redirects and set-s2s", () => {
     for (const url of ["not a url", "ftp://files.example/x", "/relative/path"]) {
       const result = await run(["account", "set-redirects", "--terminate", url]);
       expect(result.code, url).toBe(2);
-      expect(result.stderr, url).toMatch(/^error: invalid TerminateUrl .*: expected an absolute http or https URL\. Nothing was sent\.\n$/);
+      expect(result.stderr, url).toMatch(
+        /^error: invalid TerminateUrl .*: expected an absolute http or https URL\. Nothing was sent\.\n$/,
+      );
     }
     expect(puts()).toEqual([]);
   });
@@ -133,11 +175,26 @@ describe("sds account set-redirects and set-s2s", () => {
 
   it("reads fields from --from-file, with flags winning, and rejects unknown fields", async () => {
     const file = join(testbed.home.path, "redirects.json");
-    writeFileSync(file, JSON.stringify({ CompleteUrl: "https://file.example/c", TerminateUrl: "https://file.example/t", Enabled: false }));
+    writeFileSync(
+      file,
+      JSON.stringify({ CompleteUrl: "https://file.example/c", TerminateUrl: "https://file.example/t", Enabled: false }),
+    );
     const before = testbed.fake.api.getAccount(1001).RedirectUrls;
-    const result = await run(["account", "set-redirects", "--from-file", file, "--terminate", "https://flag.example/t"]);
+    const result = await run([
+      "account",
+      "set-redirects",
+      "--from-file",
+      file,
+      "--terminate",
+      "https://flag.example/t",
+    ]);
     expect(result.code).toBe(0);
-    expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual({ ...before, CompleteUrl: "https://file.example/c", TerminateUrl: "https://flag.example/t", Enabled: false });
+    expect(testbed.fake.api.getAccount(1001).RedirectUrls).toEqual({
+      ...before,
+      CompleteUrl: "https://file.example/c",
+      TerminateUrl: "https://flag.example/t",
+      Enabled: false,
+    });
 
     writeFileSync(file, JSON.stringify({ CompleteURL: "https://typo.example/c" }));
     const typo = await run(["account", "set-redirects", "--from-file", file]);
@@ -153,9 +210,14 @@ describe("sds account set-redirects and set-s2s", () => {
   });
 
   it("reads --from-file - from standard input", async () => {
-    const result = await run(["account", "set-s2s", "--from-file", "-", "--dry-run"], JSON.stringify({ OverQuotaUrl: "https://stdin.example/oq" }));
+    const result = await run(
+      ["account", "set-s2s", "--from-file", "-", "--dry-run"],
+      JSON.stringify({ OverQuotaUrl: "https://stdin.example/oq" }),
+    );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ changes: [{ field: "OverQuotaUrl", after: "https://stdin.example/oq" }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      changes: [{ field: "OverQuotaUrl", after: "https://stdin.example/oq" }],
+    });
   });
 
   it("names a stored URL that is itself invalid, so the user knows which flag fixes it, and sends nothing", async () => {
@@ -165,16 +227,30 @@ describe("sds account set-redirects and set-s2s", () => {
           supplierId: 2002,
           apiKey: "legacy-key",
           surveys: 1,
-          account: { RedirectUrls: { Enabled: true, CompleteUrl: "https://ok.example/c", TerminateUrl: "legacy terminate page", OverQuotaUrl: "https://ok.example/oq", SecurityTerminateUrl: "https://ok.example/s" } },
+          account: {
+            RedirectUrls: {
+              Enabled: true,
+              CompleteUrl: "https://ok.example/c",
+              TerminateUrl: "legacy terminate page",
+              OverQuotaUrl: "https://ok.example/oq",
+              SecurityTerminateUrl: "https://ok.example/s",
+            },
+          },
         },
       ],
     });
     try {
-      const result = await runSds(["account", "set-redirects", "--complete", "https://new.example/c"], testbed.home, { env: legacy.env });
+      const result = await runSds(["account", "set-redirects", "--complete", "https://new.example/c"], testbed.home, {
+        env: legacy.env,
+      });
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('TerminateUrl "legacy terminate page": expected an absolute http or https URL (the current value; pass a new one to fix it)');
+      expect(result.stderr).toContain(
+        'TerminateUrl "legacy terminate page": expected an absolute http or https URL (the current value; pass a new one to fix it)',
+      );
       expect(legacy.api.requestLog().filter((entry) => entry.method === "PUT")).toEqual([]);
-      const fixed = await runSds(["account", "set-redirects", "--terminate", "https://new.example/t"], testbed.home, { env: legacy.env });
+      const fixed = await runSds(["account", "set-redirects", "--terminate", "https://new.example/t"], testbed.home, {
+        env: legacy.env,
+      });
       expect(fixed.code).toBe(0);
       expect(legacy.api.getAccount(2002).RedirectUrls.TerminateUrl).toBe("https://new.example/t");
     } finally {

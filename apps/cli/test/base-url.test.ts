@@ -9,14 +9,22 @@ const testbed = useCliTestbed();
 
 describe("a base URL the client's validator refuses is a usage error, before any request", () => {
   it("refuses --base-url with '..' segments (exit 2) instead of sending the key to another path", async () => {
-    const result = await runSds(["account", "show", "--base-url", `${testbed.fake.baseUrl}/../../__sandbox`], testbed.home, { env: testbed.fake.env });
+    const result = await runSds(
+      ["account", "show", "--base-url", `${testbed.fake.baseUrl}/../../__sandbox`],
+      testbed.home,
+      { env: testbed.fake.env },
+    );
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: --base-url: Invalid base URL: .* must not contain "\." or "\.\." path segments/);
+    expect(result.stderr).toMatch(
+      /^error: --base-url: Invalid base URL: .* must not contain "\." or "\.\." path segments/,
+    );
     expect(testbed.fake.api.requestLog()).toEqual([]);
   });
 
   it("refuses SDS_BASE_URL with percent-encoded dot segments (exit 2)", async () => {
-    const result = await runSds(["surveys", "list"], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: `${testbed.fake.baseUrl}/%2e%2e/%2E%2E/__sandbox` } });
+    const result = await runSds(["surveys", "list"], testbed.home, {
+      env: { ...testbed.fake.env, SDS_BASE_URL: `${testbed.fake.baseUrl}/%2e%2e/%2E%2E/__sandbox` },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: SDS_BASE_URL: Invalid base URL: .*path segments/);
     expect(testbed.fake.api.requestLog()).toEqual([]);
@@ -36,7 +44,13 @@ describe("a base URL the client's validator refuses is a usage error, before any
     const profile = (baseUrl: string) => ({ baseUrl, apiKey: canaryApiKey, savedAt: "2026-01-01T00:00:00.000Z" });
     writeFileSync(
       join(testbed.home.configPath, "sds", "profiles.json"),
-      JSON.stringify({ version: 1, profiles: { dots: profile(`${testbed.fake.baseUrl}/../../__sandbox`), creds: profile(testbed.fake.baseUrl.replace("http://", "http://u:profile-pass-77@")) } }),
+      JSON.stringify({
+        version: 1,
+        profiles: {
+          dots: profile(`${testbed.fake.baseUrl}/../../__sandbox`),
+          creds: profile(testbed.fake.baseUrl.replace("http://", "http://u:profile-pass-77@")),
+        },
+      }),
       { mode: 0o600 },
     );
     for (const name of ["dots", "creds"]) {

@@ -17,7 +17,12 @@ const testbed = useCliTestbed({
         apiKey: canaryApiKey,
         surveys: 4,
         account: {
-          IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: incomingKey },
+          IncomingEncryption: {
+            Enabled: true,
+            Algorithm: "SHA256",
+            QueryParameter: "hash",
+            EncryptionKey: incomingKey,
+          },
           OutgoingEncryption: { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: outgoingKey },
         },
       },
@@ -26,22 +31,46 @@ const testbed = useCliTestbed({
 });
 
 /** The secrets and recognisable pieces of them: a cut or re-wrapped secret is still a leak. */
-const secrets = [canaryApiKey, canaryApiKey.slice(0, 12), canaryApiKey.slice(-10), incomingKey, outgoingKey, incomingKey.slice(-12), outgoingKey.slice(-12)];
+const secrets = [
+  canaryApiKey,
+  canaryApiKey.slice(0, 12),
+  canaryApiKey.slice(-10),
+  incomingKey,
+  outgoingKey,
+  incomingKey.slice(-12),
+  outgoingKey.slice(-12),
+];
 
 function expectNoSecret(result: SdsResult, what: string): void {
   const printed = result.stdout + result.stderr;
-  for (const secret of secrets) expect(printed.includes(secret), `${what} printed ${JSON.stringify(secret)}`).toBe(false);
+  for (const secret of secrets)
+    expect(printed.includes(secret), `${what} printed ${JSON.stringify(secret)}`).toBe(false);
 }
 
 /** Runs `sds` with the key from the environment, from standard input, and from a saved profile. */
-async function runWithEachKeySource(args: readonly string[], options: RunOptions = {}): Promise<{ source: string; result: SdsResult }[]> {
+async function runWithEachKeySource(
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<{ source: string; result: SdsResult }[]> {
   const env = testbed.fake.env;
   // --no-verify: the fake may be set to fail, and the profile must exist all the same.
-  await runSds(["login", "--no-verify", "--base-url", testbed.fake.baseUrl, "--profile", "canary"], testbed.home, { input: `${canaryApiKey}\n` });
+  await runSds(["login", "--no-verify", "--base-url", testbed.fake.baseUrl, "--profile", "canary"], testbed.home, {
+    input: `${canaryApiKey}\n`,
+  });
   return Promise.all([
-    runSds(args, testbed.home, { ...options, env: { ...env, ...options.env } }).then((result) => ({ source: "SDS_API_KEY", result })),
-    runSds([...args, "--api-key-stdin"], testbed.home, { ...options, env: { SDS_BASE_URL: env.SDS_BASE_URL ?? "", ...options.env }, input: `${canaryApiKey}\n` }).then((result) => ({ source: "--api-key-stdin", result })),
-    runSds([...args, "--profile", "canary"], testbed.home, { ...options, ...(options.env === undefined ? {} : { env: options.env }) }).then((result) => ({ source: "profile", result })),
+    runSds(args, testbed.home, { ...options, env: { ...env, ...options.env } }).then((result) => ({
+      source: "SDS_API_KEY",
+      result,
+    })),
+    runSds([...args, "--api-key-stdin"], testbed.home, {
+      ...options,
+      env: { SDS_BASE_URL: env.SDS_BASE_URL ?? "", ...options.env },
+      input: `${canaryApiKey}\n`,
+    }).then((result) => ({ source: "--api-key-stdin", result })),
+    runSds([...args, "--profile", "canary"], testbed.home, {
+      ...options,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    }).then((result) => ({ source: "profile", result })),
   ]);
 }
 
@@ -69,7 +98,9 @@ describe("a canary API key and canary encryption keys never appear in any output
   }
 
   it("shows the encryption keys only with --reveal-secrets, and never the API key", async () => {
-    const revealed = await runSds(["account", "show", "-o", "json", "--reveal-secrets", "--debug"], testbed.home, { env: testbed.fake.env });
+    const revealed = await runSds(["account", "show", "-o", "json", "--reveal-secrets", "--debug"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(revealed.stdout).toContain(incomingKey);
     expect(revealed.stdout + revealed.stderr).not.toContain(canaryApiKey);
     const masked = await runSdsOnTerminal(["account", "show", "--debug"], testbed.home, { env: testbed.fake.env });
@@ -80,7 +111,11 @@ describe("a canary API key and canary encryption keys never appear in any output
   const failures: readonly { readonly name: string; readonly fault: FaultSpec; readonly code: number }[] = [
     { name: "HTTP 401", fault: { kind: "status", status: 401 }, code: 3 },
     { name: "HTTP 500", fault: { kind: "status", status: 500 }, code: 1 },
-    { name: "hasError under HTTP 200", fault: { kind: "envelope-error", errorCode: "BUSY", message: "Try later." }, code: 1 },
+    {
+      name: "hasError under HTTP 200",
+      fault: { kind: "envelope-error", errorCode: "BUSY", message: "Try later." },
+      code: 1,
+    },
     { name: "malformed JSON", fault: { kind: "malformed-json" }, code: 6 },
     { name: "a reset connection", fault: { kind: "connection-reset" }, code: 5 },
   ];
@@ -103,13 +138,21 @@ describe("a canary API key and canary encryption keys never appear in any output
   it("keeps the key out of login, doctor and usage, network and not-found errors", async () => {
     const runs = await Promise.all([
       runSds(["login", "--base-url", testbed.fake.baseUrl, "--debug"], testbed.home, { input: `${canaryApiKey}\n` }),
-      runSds(["login", "--base-url", testbed.fake.baseUrl, "--debug", "-o", "json"], testbed.home, { env: { SDS_API_KEY: canaryApiKey } }),
+      runSds(["login", "--base-url", testbed.fake.baseUrl, "--debug", "-o", "json"], testbed.home, {
+        env: { SDS_API_KEY: canaryApiKey },
+      }),
       runSds(["login", "--base-url", testbed.fake.baseUrl, "--debug"], testbed.home, { input: "wrong-key\n" }),
-      runSds(["doctor", "--debug"], testbed.home, { env: { SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: canaryApiKey } }),
+      runSds(["doctor", "--debug"], testbed.home, {
+        env: { SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: canaryApiKey },
+      }),
       runSds(["surveys", "show", "999999999", "--debug"], testbed.home, { env: testbed.fake.env }),
       runSds(["surveys", "list", "--bogus", "--debug"], testbed.home, { env: testbed.fake.env }),
-      runSds(["account", "show", "--debug", "--base-url", `${testbed.fake.baseUrl}/../x`], testbed.home, { env: testbed.fake.env }),
-      runSds(["account", "show", "--debug", "--timeout", "1"], testbed.home, { env: { SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: canaryApiKey } }),
+      runSds(["account", "show", "--debug", "--base-url", `${testbed.fake.baseUrl}/../x`], testbed.home, {
+        env: testbed.fake.env,
+      }),
+      runSds(["account", "show", "--debug", "--timeout", "1"], testbed.home, {
+        env: { SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: canaryApiKey },
+      }),
     ]);
     expect(runs.map((run) => run.code)).toEqual([0, 0, 3, 5, 4, 2, 2, 5]);
     runs.forEach((run, index) => {

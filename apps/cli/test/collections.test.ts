@@ -30,13 +30,19 @@ describe("sds collections", () => {
   }
 
   it("takes the spec's names in any case", async () => {
-    const [kebab, spec, lower] = await Promise.all([run("collections", "study-types"), run("collections", "StudyTypes"), run("collections", "studytypes")]);
+    const [kebab, spec, lower] = await Promise.all([
+      run("collections", "study-types"),
+      run("collections", "StudyTypes"),
+      run("collections", "studytypes"),
+    ]);
     expect(spec.stdout).toBe(kebab.stdout);
     expect(lower.stdout).toBe(kebab.stdout);
   });
 
   it("prints languages as a table with their country codes on a terminal, and as CSV", async () => {
-    const table = await runSdsOnTerminal(["collections", "languages", "--no-color"], testbed.home, { env: testbed.fake.env });
+    const table = await runSdsOnTerminal(["collections", "languages", "--no-color"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(table.stdout).toMatch(/^Id\s+Name\s+CountryCode\n/);
     expect(table.stdout).toMatch(/\n\s+3\s+English - United States\s+US\n/);
     const csv = await run("collections", "languages", "-o", "csv");
@@ -66,9 +72,17 @@ describe("sds collections qualification", () => {
   it("shows the question with its options", async () => {
     const result = await run("collections", "qualification", "3", "43");
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ Id: 43, QuestionText: "What is your gender?", Options: [{ OptionText: "Male" }, { OptionText: "Female" }] });
-    expect(testbed.fake.api.requestLog().map((entry) => entry.path)).toEqual(["/api/v1/collection/languages/3/qualifications/43"]);
-    const table = await runSdsOnTerminal(["collections", "qualification", "3", "43", "--no-color"], testbed.home, { env: testbed.fake.env });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      Id: 43,
+      QuestionText: "What is your gender?",
+      Options: [{ OptionText: "Male" }, { OptionText: "Female" }],
+    });
+    expect(testbed.fake.api.requestLog().map((entry) => entry.path)).toEqual([
+      "/api/v1/collection/languages/3/qualifications/43",
+    ]);
+    const table = await runSdsOnTerminal(["collections", "qualification", "3", "43", "--no-color"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(table.stdout).toMatch(/QuestionText\s+What is your gender\?/);
     expect(table.stdout).toContain("Options (2)");
     expect(table.stdout).toMatch(/43002\s+2\s+Female/);

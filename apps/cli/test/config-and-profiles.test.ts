@@ -8,7 +8,10 @@ import { useCliTestbed } from "./support/testbed.ts";
 const testbed = useCliTestbed();
 
 const profilesFile = () => join(testbed.home.configPath, "sds", "profiles.json");
-const readProfiles = () => JSON.parse(readFileSync(profilesFile(), "utf8")) as { profiles: Record<string, { baseUrl: string; apiKey: string; supplierId?: string }> };
+const readProfiles = () =>
+  JSON.parse(readFileSync(profilesFile(), "utf8")) as {
+    profiles: Record<string, { baseUrl: string; apiKey: string; supplierId?: string }>;
+  };
 
 describe("where the base URL and key come from", () => {
   it("takes both from SDS_BASE_URL and SDS_API_KEY", async () => {
@@ -18,18 +21,26 @@ describe("where the base URL and key come from", () => {
   });
 
   it("prefers --base-url over SDS_BASE_URL", async () => {
-    const result = await runSds(["account", "show", "--base-url", testbed.fake.baseUrl], testbed.home, { env: { ...testbed.fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" } });
+    const result = await runSds(["account", "show", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      env: { ...testbed.fake.env, SDS_BASE_URL: "http://127.0.0.1:9/api/v1" },
+    });
     expect(result.code).toBe(0);
   });
 
   it("reads the key from standard input with --api-key-stdin, trimmed, in preference to SDS_API_KEY", async () => {
-    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl, SDS_API_KEY: "wrong-key" }, input: `${canaryApiKey}\n` });
+    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, {
+      env: { SDS_BASE_URL: testbed.fake.baseUrl, SDS_API_KEY: "wrong-key" },
+      input: `${canaryApiKey}\n`,
+    });
     expect(result.code).toBe(0);
     expect(testbed.fake.api.requestLog().map((entry) => entry.status)).toEqual([200]);
   });
 
   it("rejects an empty key on standard input as a usage error", async () => {
-    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl }, input: "\n" });
+    const result = await runSds(["account", "show", "--api-key-stdin"], testbed.home, {
+      env: { SDS_BASE_URL: testbed.fake.baseUrl },
+      input: "\n",
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: --api-key-stdin read an empty key/);
   });
@@ -37,13 +48,24 @@ describe("where the base URL and key come from", () => {
 
 describe("sds login and profiles", () => {
   it("checks the key, then saves the profile readable by its owner only", async () => {
-    const result = await runSds(["login", "--base-url", `${testbed.fake.baseUrl}/`], testbed.home, { input: `${canaryApiKey}\n` });
+    const result = await runSds(["login", "--base-url", `${testbed.fake.baseUrl}/`], testbed.home, {
+      input: `${canaryApiKey}\n`,
+    });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: "default", supplierId: "1001", verified: true, baseUrl: testbed.fake.baseUrl });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      profile: "default",
+      supplierId: "1001",
+      verified: true,
+      baseUrl: testbed.fake.baseUrl,
+    });
     expect(result.stdout).not.toContain(canaryApiKey);
     expect(statSync(profilesFile()).mode & 0o777).toBe(0o600);
     expect(statSync(join(testbed.home.configPath, "sds")).mode & 0o777).toBe(0o700);
-    expect(readProfiles().profiles.default).toMatchObject({ baseUrl: testbed.fake.baseUrl, apiKey: canaryApiKey, supplierId: "1001" });
+    expect(readProfiles().profiles.default).toMatchObject({
+      baseUrl: testbed.fake.baseUrl,
+      apiKey: canaryApiKey,
+      supplierId: "1001",
+    });
 
     // Afterwards commands need neither variable.
     const show = await runSds(["account", "show", "-o", "json"], testbed.home);
@@ -52,14 +74,18 @@ describe("sds login and profiles", () => {
   });
 
   it("saves nothing and exits 3 when the service rejects the key", async () => {
-    const result = await runSds(["login", "--base-url", testbed.fake.baseUrl], testbed.home, { input: "not-the-key\n" });
+    const result = await runSds(["login", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      input: "not-the-key\n",
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: GET \/supplier-account failed with HTTP 401/);
     expect(existsSync(profilesFile())).toBe(false);
   });
 
   it("asks for the key without echoing it on a terminal", async () => {
-    const result = await runSdsOnTerminal(["login", "--base-url", testbed.fake.baseUrl, "--no-color"], testbed.home, { answer: { after: "API key (input hidden): ", input: `${canaryApiKey}\r` } });
+    const result = await runSdsOnTerminal(["login", "--base-url", testbed.fake.baseUrl, "--no-color"], testbed.home, {
+      answer: { after: "API key (input hidden): ", input: `${canaryApiKey}\r` },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("API key (input hidden): ");
     expect(result.stdout).toContain('saved profile "default"');
@@ -68,19 +94,35 @@ describe("sds login and profiles", () => {
   });
 
   it("keeps several profiles and picks one with --profile or SDS_PROFILE", async () => {
-    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
-    await runSds(["login", "--profile", "broken", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, { input: "whatever" });
+    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      input: canaryApiKey,
+    });
+    await runSds(
+      ["login", "--profile", "broken", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"],
+      testbed.home,
+      { input: "whatever" },
+    );
     expect(Object.keys(readProfiles().profiles).sort()).toEqual(["broken", "sandbox"]);
 
     expect((await runSds(["account", "show", "--profile", "sandbox"], testbed.home)).code).toBe(0);
     expect((await runSds(["account", "show"], testbed.home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(0);
     // The flag wins over the variable; the broken profile's port refuses connections.
-    expect((await runSds(["account", "show", "--profile", "broken", "--timeout", "2"], testbed.home, { env: { SDS_PROFILE: "sandbox" } })).code).toBe(5);
+    expect(
+      (
+        await runSds(["account", "show", "--profile", "broken", "--timeout", "2"], testbed.home, {
+          env: { SDS_PROFILE: "sandbox" },
+        })
+      ).code,
+    ).toBe(5);
   });
 
   it("sds auth status lists the saved profiles, marks the active one and says where its key comes from, never printing a key", async () => {
-    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
-    await runSds(["login", "--base-url", testbed.fake.baseUrl, "--no-verify"], testbed.home, { input: "other-key-1b2c3d4e5f" });
+    await runSds(["login", "--profile", "sandbox", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      input: canaryApiKey,
+    });
+    await runSds(["login", "--base-url", testbed.fake.baseUrl, "--no-verify"], testbed.home, {
+      input: "other-key-1b2c3d4e5f",
+    });
 
     const byDefault = await runSds(["auth", "status"], testbed.home);
     expect(byDefault.code).toBe(0);
@@ -94,7 +136,9 @@ describe("sds login and profiles", () => {
       ],
     });
 
-    const fromEnvironment = await runSdsOnTerminal(["auth", "status", "--no-color"], testbed.home, { env: { SDS_PROFILE: "sandbox", SDS_API_KEY: canaryApiKey } });
+    const fromEnvironment = await runSdsOnTerminal(["auth", "status", "--no-color"], testbed.home, {
+      env: { SDS_PROFILE: "sandbox", SDS_API_KEY: canaryApiKey },
+    });
     expect(fromEnvironment.code).toBe(0);
     expect(fromEnvironment.stdout).toMatch(/\*\s+sandbox\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1\s+1001/);
     expect(fromEnvironment.stdout).toContain('Active profile: "sandbox" (named by --profile or SDS_PROFILE)');
@@ -108,15 +152,21 @@ describe("sds login and profiles", () => {
   });
 
   it("sds auth status says nothing is saved, and exits 3 without a key as other commands do", async () => {
-    const result = await runSds(["auth", "status", "-o", "table"], testbed.home, { env: { SDS_BASE_URL: testbed.fake.baseUrl } });
+    const result = await runSds(["auth", "status", "-o", "table"], testbed.home, {
+      env: { SDS_BASE_URL: testbed.fake.baseUrl },
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toContain("No profiles saved in");
     expect(result.stdout).toContain("API key: not configured");
-    expect(result.stderr).toBe("error: no API key configured. Set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`.\n");
+    expect(result.stderr).toBe(
+      "error: no API key configured. Set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`.\n",
+    );
   });
 
   it("lets SDS_BASE_URL and SDS_API_KEY override a saved profile", async () => {
-    await runSds(["login", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, { input: "stale-key" });
+    await runSds(["login", "--base-url", "http://127.0.0.1:9/api/v1", "--no-verify"], testbed.home, {
+      input: "stale-key",
+    });
     const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(0);
   });
@@ -133,24 +183,39 @@ describe("sds login and profiles", () => {
 
   it("treats names of Object.prototype members as plain profile names, by flag and by SDS_PROFILE", async () => {
     for (const name of ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"]) {
-      for (const how of [{ args: ["--profile", name], env: {} }, { args: [], env: { SDS_PROFILE: name } }]) {
+      for (const how of [
+        { args: ["--profile", name], env: {} },
+        { args: [], env: { SDS_PROFILE: name } },
+      ]) {
         const label = `${name} ${how.args.length > 0 ? "by flag" : "by SDS_PROFILE"}`;
-        const show = await runSds(["account", "show", ...how.args], testbed.home, { env: { ...how.env, SDS_API_KEY: "unused" } });
+        const show = await runSds(["account", "show", ...how.args], testbed.home, {
+          env: { ...how.env, SDS_API_KEY: "unused" },
+        });
         expect(show.code, label).toBe(2);
         expect(show.stderr.trimEnd().split("\n"), label).toHaveLength(1);
-        expect(show.stderr, label).toMatch(name === "__proto__" ? /^error: "__proto__" is not a valid profile name/ : new RegExp(`^error: no profile named "${name}"`));
+        expect(show.stderr, label).toMatch(
+          name === "__proto__"
+            ? /^error: "__proto__" is not a valid profile name/
+            : new RegExp(`^error: no profile named "${name}"`),
+        );
         const logout = await runSds(["logout", ...how.args], testbed.home, { env: how.env });
         expect(logout.code, label).toBe(2);
       }
     }
     // Saved under such a name, it is an ordinary profile.
-    const login = await runSds(["login", "--profile", "constructor", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    const login = await runSds(
+      ["login", "--profile", "constructor", "--base-url", testbed.fake.baseUrl],
+      testbed.home,
+      { input: canaryApiKey },
+    );
     expect(login.code).toBe(0);
     const show = await runSds(["account", "show", "-o", "json"], testbed.home, { env: { SDS_PROFILE: "constructor" } });
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ Id: "1001" });
     expect(Object.keys(readProfiles().profiles)).toEqual(["constructor"]);
-    expect((await runSds(["logout", "--profile", "constructor", "-o", "json"], testbed.home)).stdout).toContain('"removed": [\n    "constructor"\n  ]');
+    expect((await runSds(["logout", "--profile", "constructor", "-o", "json"], testbed.home)).stdout).toContain(
+      '"removed": [\n    "constructor"\n  ]',
+    );
   });
 
   it("answers a command word named like an Object.prototype member as an unknown command", async () => {
@@ -166,12 +231,18 @@ describe("sds login and profiles", () => {
     writeFileSync(profilesFile(), "{ not json");
     const result = await runSds(["account", "show"], testbed.home, { env: testbed.fake.env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`error: the profiles file ${profilesFile()} is not valid JSON. Fix it, or delete it and run \`sds login\` again.\n`);
+    expect(result.stderr).toBe(
+      `error: the profiles file ${profilesFile()} is not valid JSON. Fix it, or delete it and run \`sds login\` again.\n`,
+    );
   });
 
   it("logs out of one profile or all; a named profile must exist, an unsaved default is not an error", async () => {
-    await runSds(["login", "--profile", "a", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
-    await runSds(["login", "--profile", "b", "--base-url", testbed.fake.baseUrl], testbed.home, { input: canaryApiKey });
+    await runSds(["login", "--profile", "a", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      input: canaryApiKey,
+    });
+    await runSds(["login", "--profile", "b", "--base-url", testbed.fake.baseUrl], testbed.home, {
+      input: canaryApiKey,
+    });
     const first = await runSds(["logout", "--profile", "a"], testbed.home);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ removed: ["a"] });

@@ -6,7 +6,9 @@ import { startFake } from "./support/fake-service.ts";
 import { runSds, runSdsOnTerminal, startSds } from "./support/run-sds.ts";
 import { useCliTestbed } from "./support/testbed.ts";
 
-const testbed = useCliTestbed({ fake: { seed: 11, suppliers: [{ supplierId: 1001, apiKey: "export-test-key", surveys: 25 }] } });
+const testbed = useCliTestbed({
+  fake: { seed: 11, suppliers: [{ supplierId: 1001, apiKey: "export-test-key", surveys: 25 }] },
+});
 
 interface ExportedRecord {
   readonly survey: Survey;
@@ -16,7 +18,11 @@ interface ExportedRecord {
 
 const run = (...args: string[]) => runSds(args, testbed.home, { env: testbed.fake.env });
 const liveSurveys = () => testbed.fake.api.listSurveys(1001);
-const parseNdjson = (text: string) => text.trimEnd().split("\n").map((line) => JSON.parse(line) as ExportedRecord);
+const parseNdjson = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as ExportedRecord);
 
 describe("sds export", () => {
   it("writes every live survey with its qualifications, and quotas where Has_Quotas, as NDJSON", async () => {
@@ -57,7 +63,11 @@ describe("sds export", () => {
     if (first === undefined) throw new Error("the fake has no live survey");
     testbed.fake.api.updateSurvey(first.SurveyId, { Name: '=HYPERLINK("http://evil.example","open")' });
     try {
-      const nameCell = (stdout: string) => stdout.split("\r\n").find((line) => line.startsWith(`${first.SurveyId},`))?.split(",")[1];
+      const nameCell = (stdout: string) =>
+        stdout
+          .split("\r\n")
+          .find((line) => line.startsWith(`${first.SurveyId},`))
+          ?.split(",")[1];
       const defused = await run("export", "--format", "csv", "--quotas", "none");
       expect(defused.code).toBe(0);
       expect(nameCell(defused.stdout)).toBe(`"'=HYPERLINK(""http://evil.example""`);
@@ -72,27 +82,44 @@ describe("sds export", () => {
 
   it("fetches quotas of every survey with --quotas all", async () => {
     await run("export", "--quotas", "all", "--out", join(testbed.home.path, "x.ndjson"));
-    expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(liveSurveys().length);
+    expect(testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQuotas")).toHaveLength(
+      liveSurveys().length,
+    );
   });
 
   it("reports surveys whose requests keep failing at the end and in the exit code, and writes the rest", async () => {
     const [first, second] = liveSurveys();
-    testbed.fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(first?.SurveyId)}` });
-    testbed.fake.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${String(second?.SurveyId)}` });
+    testbed.fake.api.faults.add({
+      kind: "status",
+      status: 500,
+      path: `/survey-qualifications/${String(first?.SurveyId)}`,
+    });
+    testbed.fake.api.faults.add({
+      kind: "status",
+      status: 500,
+      path: `/survey-qualifications/${String(second?.SurveyId)}`,
+    });
     const out = join(testbed.home.path, "partial.ndjson");
     const result = await run("export", "--out", out, "--concurrency", "8");
     expect(result.code).toBe(1);
     const records = parseNdjson(readFileSync(out, "utf8"));
     expect(records).toHaveLength(liveSurveys().length - 2);
     expect(records.map((record) => record.survey.SurveyId)).not.toContain(first?.SurveyId);
-    expect(result.stderr).toContain(`warning: survey ${String(first?.SurveyId)}: qualifications: GET /survey-qualifications/${String(first?.SurveyId)} failed with HTTP 500`);
+    expect(result.stderr).toContain(
+      `warning: survey ${String(first?.SurveyId)}: qualifications: GET /survey-qualifications/${String(first?.SurveyId)} failed with HTTP 500`,
+    );
     expect(result.stderr).toContain(`warning: survey ${String(second?.SurveyId)}: qualifications:`);
-    expect(result.stderr).toMatch(/error: export incomplete: 2 surveys could not be exported\. The other surveys were written; run the export again to retry\.\n$/);
+    expect(result.stderr).toMatch(
+      /error: export incomplete: 2 surveys could not be exported\. The other surveys were written; run the export again to retry\.\n$/,
+    );
   });
 
   it("exits with the failures' own code when they agree (5 for network failures)", async () => {
     const [first] = liveSurveys();
-    testbed.fake.api.faults.add({ kind: "connection-reset", path: `/survey-qualifications/${String(first?.SurveyId)}` });
+    testbed.fake.api.faults.add({
+      kind: "connection-reset",
+      path: `/survey-qualifications/${String(first?.SurveyId)}`,
+    });
     const result = await run("export");
     expect(result.code).toBe(5);
     expect(parseNdjson(result.stdout)).toHaveLength(liveSurveys().length - 1);
@@ -106,7 +133,10 @@ describe("sds export", () => {
   });
 
   it("exits 6 when surveys of the list fail validation, exporting the others", async () => {
-    testbed.fake.api.addSurvey(1001, { survey: { SurveyId: 880_001, LanguageId: "three" } as unknown as Partial<Survey>, allowInvalid: true });
+    testbed.fake.api.addSurvey(1001, {
+      survey: { SurveyId: 880_001, LanguageId: "three" } as unknown as Partial<Survey>,
+      allowInvalid: true,
+    });
     try {
       const result = await run("export");
       expect(result.code).toBe(6);
@@ -120,7 +150,9 @@ describe("sds export", () => {
   it("draws a progress bar on a terminal's stderr, and none when stderr is not a terminal", async () => {
     testbed.fake.api.faults.add({ kind: "latency", ms: 30, operation: "getSurveyQualifications" });
     const out = join(testbed.home.path, "tty.ndjson");
-    const terminal = await runSdsOnTerminal(["export", "--out", out, "--concurrency", "2"], testbed.home, { env: testbed.fake.env });
+    const terminal = await runSdsOnTerminal(["export", "--out", out, "--concurrency", "2"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(terminal.code).toBe(0);
     expect(terminal.stdout).toMatch(/Exporting .*\d+\/25/);
     expect(terminal.stdout).toContain("\r\u001b[2K");
@@ -147,7 +179,10 @@ describe("sds export", () => {
   });
 
   it("stops fetching when the reader of its output quits (`sds export | head -1`), quietly", async () => {
-    const big = await startFake({ seed: 3, suppliers: [{ supplierId: 1001, apiKey: "export-epipe-key-1", surveys: 400 }] });
+    const big = await startFake({
+      seed: 3,
+      suppliers: [{ supplierId: 1001, apiKey: "export-epipe-key-1", surveys: 400 }],
+    });
     try {
       const started = startSds(["export"], testbed.home, { env: big.env, timeoutMs: 60_000 });
       await started.waitForOutput("\n");
@@ -169,11 +204,15 @@ describe("sds export", () => {
     testbed.fake.api.faults.add({ kind: "latency", ms: 100, operation: "getSurveyQualifications" });
     const started = startSds(["export", "--concurrency", "2"], testbed.home, { env: testbed.fake.env });
     await started.waitForOutput("\n");
-    const fetchedAtFirstLine = testbed.fake.api.requestLog().filter((entry) => entry.operationId === "getSurveyQualifications").length;
+    const fetchedAtFirstLine = testbed.fake.api
+      .requestLog()
+      .filter((entry) => entry.operationId === "getSurveyQualifications").length;
     const result = await started.result;
     expect(result.code).toBe(0);
     expect(fetchedAtFirstLine).toBeLessThan(liveSurveys().length);
-    expect(parseNdjson(result.stdout).map((record) => record.survey.SurveyId)).toEqual(liveSurveys().map((survey) => survey.SurveyId));
+    expect(parseNdjson(result.stdout).map((record) => record.survey.SurveyId)).toEqual(
+      liveSurveys().map((survey) => survey.SurveyId),
+    );
   });
 
   it("rejects a concurrency outside 1 to 32", async () => {

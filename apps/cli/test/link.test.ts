@@ -18,7 +18,12 @@ const testbed = useCliTestbed({
         apiKey: "link-test-key",
         surveys: 12,
         account: {
-          IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: incomingKey },
+          IncomingEncryption: {
+            Enabled: true,
+            Algorithm: "SHA256",
+            QueryParameter: "hash",
+            EncryptionKey: incomingKey,
+          },
           OutgoingEncryption: { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: outgoingKey },
         },
       },
@@ -36,7 +41,9 @@ describe("sds link sign", () => {
   it("prints Lucid's published vector with the key from SDS_ENCRYPTION_KEY, or from --key-stdin", async () => {
     const fromEnvironment = await run(["link", "sign", lucidUrl], { key: lucidKey });
     expect(fromEnvironment).toMatchObject({ code: 0, stdout: `${lucidSigned}\n` });
-    const fromStdin = await run(["link", "sign", lucidUrl, "--key-stdin", "--algorithm", "hmac-sha1"], { input: `${lucidKey}\n` });
+    const fromStdin = await run(["link", "sign", lucidUrl, "--key-stdin", "--algorithm", "hmac-sha1"], {
+      input: `${lucidKey}\n`,
+    });
     expect(fromStdin).toMatchObject({ code: 0, stdout: `${lucidSigned}\n` });
   });
 
@@ -50,11 +57,17 @@ describe("sds link sign", () => {
 
   it("refuses with exit 2, signing nothing, what is no http(s) URL or still holds a placeholder", async () => {
     const cases: readonly [string, RegExp][] = [
-      ["", /^error: the URL is not an http\(s\):\/\/host\[:port\]\/… URL\. Give a full http:\/\/ or https:\/\/ URL, quoted for the shell\.\n$/],
+      [
+        "",
+        /^error: the URL is not an http\(s\):\/\/host\[:port\]\/… URL\. Give a full http:\/\/ or https:\/\/ URL, quoted for the shell\.\n$/,
+      ],
       ["not a url", /^error: the URL is not an http\(s\)/],
       ["javascript:alert(document.cookie)", /^error: the URL is a javascript: URL; only http: and https: URLs/],
       ["https://user:pw-5f1e@survey.example/s/1", /^error: the URL has user information/],
-      ["https://survey.example/s/1?rid=[%RID%]", /^error: the URL holds placeholders that nothing fills: \[%RID%\]\. Fill the placeholders first/],
+      [
+        "https://survey.example/s/1?rid=[%RID%]",
+        /^error: the URL holds placeholders that nothing fills: \[%RID%\]\. Fill the placeholders first/,
+      ],
     ];
     for (const [url, message] of cases) {
       const result = await run(["link", "sign", url], { key: lucidKey });
@@ -67,10 +80,15 @@ describe("sds link sign", () => {
 
   it("refuses a key shorter than 16 characters (exit 2), naming the minimum, and never marks ordinary words as redacted", async () => {
     for (const key of ["k", "unknown", "fifteen-chars-k"]) {
-      for (const result of [await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key }), await run(["link", "verify", lucidSigned, "--key-stdin"], { input: `${key}\n` })]) {
+      for (const result of [
+        await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key }),
+        await run(["link", "verify", lucidSigned, "--key-stdin"], { input: `${key}\n` }),
+      ]) {
         expect(result.code, key).toBe(2);
         expect(result.stdout).toBe("");
-        expect(result.stderr, key).toMatch(/^error: the key from (SDS_ENCRYPTION_KEY|--key-stdin) is shorter than 16 characters, too short to be an EncryptionKey\./);
+        expect(result.stderr, key).toMatch(
+          /^error: the key from (SDS_ENCRYPTION_KEY|--key-stdin) is shorter than 16 characters, too short to be an EncryptionKey\./,
+        );
         expect(result.stderr, key).not.toContain("[redacted]");
       }
     }
@@ -96,7 +114,10 @@ describe("sds link verify", () => {
 
   it("checks against the account's OutgoingEncryption when no key is given", async () => {
     const { signUrl } = await import("@sds/routing");
-    const callback = signUrl("https://panel.example/v1/outcomes/complete?vq_token=t1", outgoingKey, { algorithm: "SHA1", parameter: "sig" });
+    const callback = signUrl("https://panel.example/v1/outcomes/complete?vq_token=t1", outgoingKey, {
+      algorithm: "SHA1",
+      parameter: "sig",
+    });
     expect(await run(["link", "verify", callback])).toMatchObject({ code: 0 });
     expect(await run(["link", "verify", callback.replace("t1", "t2")])).toMatchObject({ code: 1 });
   });
@@ -106,7 +127,11 @@ describe("sds link calibrate", () => {
   it("names the scheme of a known-good URL, and exits 1 when nothing matches", async () => {
     const found = await run(["link", "calibrate", lucidSigned, "-o", "json"], { key: lucidKey });
     expect(found.code).toBe(0);
-    expect(JSON.parse(found.stdout)).toMatchObject({ matches: [{ algorithm: "sha1", encoding: "base64url", includeSeparator: true, method: "hmac", parameter: "hash" }] });
+    expect(JSON.parse(found.stdout)).toMatchObject({
+      matches: [
+        { algorithm: "sha1", encoding: "base64url", includeSeparator: true, method: "hmac", parameter: "hash" },
+      ],
+    });
     expect(await run(["link", "calibrate", lucidSigned], { key: "not-the-right-key-0" })).toMatchObject({ code: 1 });
   });
 });
@@ -120,7 +145,11 @@ describe("sds link entry", () => {
     const link = result.stdout.trim();
     expect(link).not.toMatch(/\[#/);
     const marketplace = createFakeMarketplace({ api: testbed.fake.api });
-    expect(await marketplace.enter(link, { outcome: "complete" })).toMatchObject({ status: 302, token: "tok 1", uid: "r-9" });
+    expect(await marketplace.enter(link, { outcome: "complete" })).toMatchObject({
+      status: 302,
+      token: "tok 1",
+      uid: "r-9",
+    });
     await marketplace.close();
   });
 
@@ -137,7 +166,9 @@ describe("sds link entry", () => {
   it("warns on stderr and exits 1 when the SurveyUrl has a placeholder nothing fills or an unusable scheme", async () => {
     const [first, second] = testbed.fake.api.listSurveys(1001);
     if (first === undefined || second === undefined) throw new Error("the fake has too few surveys");
-    testbed.fake.api.updateSurvey(first.SurveyId, { SurveyUrl: "https://survey.example.com/s/1?rid=[%RID%]&grp=[%GROUP%]" });
+    testbed.fake.api.updateSurvey(first.SurveyId, {
+      SurveyUrl: "https://survey.example.com/s/1?rid=[%RID%]&grp=[%GROUP%]",
+    });
     testbed.fake.api.updateSurvey(second.SurveyId, { SurveyUrl: "javascript:alert(1)//[#vq_tid#]" });
     try {
       const unfilled = await run(["link", "entry", String(first.SurveyId), "--token", "t"]);
@@ -150,7 +181,11 @@ describe("sds link entry", () => {
       const script = await run(["link", "entry", String(second.SurveyId), "--token", "t"]);
       expect(script.code).toBe(1);
       expect(script.stdout).toBe("");
-      expect(script.stderr).toMatch(new RegExp(`^warning: survey ${second.SurveyId}: the survey URL is a javascript: URL; only http: and https: URLs become entry links \\(unsupported-scheme\\)\n`));
+      expect(script.stderr).toMatch(
+        new RegExp(
+          `^warning: survey ${second.SurveyId}: the survey URL is a javascript: URL; only http: and https: URLs become entry links \\(unsupported-scheme\\)\n`,
+        ),
+      );
     } finally {
       testbed.fake.api.updateSurvey(first.SurveyId, { SurveyUrl: first.SurveyUrl });
       testbed.fake.api.updateSurvey(second.SurveyId, { SurveyUrl: second.SurveyUrl });
@@ -175,11 +210,14 @@ describe("the EncryptionKey", () => {
       run(["link", "verify", callback, "--debug"]),
       run(["link", "calibrate", callback, "--debug", "-o", "json"]),
       run(["link", "entry", String(survey.SurveyId), "--token", "t", "--debug", "-o", "json"]),
-      run(["link", "sign", "https://survey.example/s/1", "--algorithm", "nope", "--debug"], { key: "env-KEY-SECRET-0f9" }),
+      run(["link", "sign", "https://survey.example/s/1", "--algorithm", "nope", "--debug"], {
+        key: "env-KEY-SECRET-0f9",
+      }),
     ]);
     for (const result of results) {
       const everything = result.stdout + result.stderr;
-      for (const secret of [incomingKey, outgoingKey, "env-KEY-SECRET-0f9", "stdin-KEY-SECRET-4d2"]) expect(everything).not.toContain(secret);
+      for (const secret of [incomingKey, outgoingKey, "env-KEY-SECRET-0f9", "stdin-KEY-SECRET-4d2"])
+        expect(everything).not.toContain(secret);
     }
     expect(results.map((result) => result.stderr).join("")).toContain("debug:");
   });
@@ -196,6 +234,8 @@ describe("sds account set-s2s --receiver", () => {
       OverQuotaUrl: "https://outcomes.panel.example/v1/outcomes/overquota?vq_token=[#vq_tid#]",
       SecurityTerminateUrl: "https://outcomes.panel.example/v1/outcomes/security?vq_token=[#vq_tid#]",
     });
-    expect(await run(["account", "set-s2s", "--receiver", "https://x.example", "--complete", "https://y.example/c"])).toMatchObject({ code: 2 });
+    expect(
+      await run(["account", "set-s2s", "--receiver", "https://x.example", "--complete", "https://y.example/c"]),
+    ).toMatchObject({ code: 2 });
   });
 });

@@ -8,24 +8,40 @@ const testbed = useCliTestbed({ fake: { suppliers: [{ supplierId: 1001, apiKey: 
 
 describe("output formats and terminals", () => {
   it("prints a table on a terminal and JSON when piped; --output overrides both", async () => {
-    const terminal = await runSdsOnTerminal(["collections", "industries", "--no-color"], testbed.home, { env: testbed.fake.env });
+    const terminal = await runSdsOnTerminal(["collections", "industries", "--no-color"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(terminal.stdout).toMatch(/^Id\s+Name\n\s+1\s+Technology\n/);
     const piped = await runSds(["collections", "industries"], testbed.home, { env: testbed.fake.env });
     expect(JSON.parse(piped.stdout)).toEqual(expect.arrayContaining([{ Id: 1, Name: "Technology" }]));
-    const forcedJson = await runSdsOnTerminal(["collections", "industries", "-o", "json"], testbed.home, { env: testbed.fake.env });
+    const forcedJson = await runSdsOnTerminal(["collections", "industries", "-o", "json"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(JSON.parse(forcedJson.stdout)).toEqual(JSON.parse(piped.stdout));
-    const forcedTable = await runSds(["collections", "industries", "--output", "table"], testbed.home, { env: testbed.fake.env });
+    const forcedTable = await runSds(["collections", "industries", "--output", "table"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(forcedTable.stdout).toMatch(/^Id\s+Name\n/);
     expect(forcedTable.stdout).not.toContain("\u001b[");
   });
 
   it("takes --json as -o json, as gh users type it, and refuses it beside another format", async () => {
-    const viaFlag = await runSdsOnTerminal(["collections", "industries", "--json"], testbed.home, { env: testbed.fake.env });
-    const viaOutput = await runSds(["collections", "industries", "-o", "json"], testbed.home, { env: testbed.fake.env });
+    const viaFlag = await runSdsOnTerminal(["collections", "industries", "--json"], testbed.home, {
+      env: testbed.fake.env,
+    });
+    const viaOutput = await runSds(["collections", "industries", "-o", "json"], testbed.home, {
+      env: testbed.fake.env,
+    });
     expect(viaFlag.code).toBe(0);
     expect(JSON.parse(viaFlag.stdout)).toEqual(JSON.parse(viaOutput.stdout));
-    const conflicting = await runSds(["collections", "industries", "--json", "-o", "csv"], testbed.home, { env: testbed.fake.env });
-    expect(conflicting).toMatchObject({ code: 2, stdout: "", stderr: "error: --json and --output csv ask for different formats; pass one\n" });
+    const conflicting = await runSds(["collections", "industries", "--json", "-o", "csv"], testbed.home, {
+      env: testbed.fake.env,
+    });
+    expect(conflicting).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "error: --json and --output csv ask for different formats; pass one\n",
+    });
     const withFields = await runSds(["surveys", "list", "--json=SurveyId"], testbed.home, { env: testbed.fake.env });
     expect(withFields.code).toBe(2);
     expect(withFields.stderr).toMatch(/^error: --json takes no value/);
@@ -35,9 +51,13 @@ describe("output formats and terminals", () => {
     const coloured = await runSdsOnTerminal(["collections", "industries"], testbed.home, { env: testbed.fake.env });
     expect(coloured.stdout).toContain("\u001b[1mId");
     for (const run of [
-      await runSdsOnTerminal(["collections", "industries"], testbed.home, { env: { ...testbed.fake.env, NO_COLOR: "1" } }),
+      await runSdsOnTerminal(["collections", "industries"], testbed.home, {
+        env: { ...testbed.fake.env, NO_COLOR: "1" },
+      }),
       await runSdsOnTerminal(["collections", "industries", "--no-color"], testbed.home, { env: testbed.fake.env }),
-      await runSds(["collections", "industries", "-o", "table", "--color", "-o", "json"], testbed.home, { env: testbed.fake.env }),
+      await runSds(["collections", "industries", "-o", "table", "--color", "-o", "json"], testbed.home, {
+        env: testbed.fake.env,
+      }),
     ]) {
       expect(run.stdout).not.toContain("\u001b[");
     }
@@ -48,15 +68,28 @@ describe("output formats and terminals", () => {
     const lines = ndjson.stdout.trimEnd().split("\n");
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) expect(JSON.parse(line)).toHaveProperty("CountryCode");
-    const csv = await runSds(["surveys", "list", "--fields", "SurveyId,Name", "-o", "csv", "--limit", "3"], testbed.home, { env: testbed.fake.env });
+    const csv = await runSds(
+      ["surveys", "list", "--fields", "SurveyId,Name", "-o", "csv", "--limit", "3"],
+      testbed.home,
+      { env: testbed.fake.env },
+    );
     expect(csv.stdout.split("\r\n")).toHaveLength(5);
   });
 
   it("stops quietly, exit 0, when the reader closes the pipe early", async () => {
     // Asynchronously: the testbed.fake answers from this process, so its event loop must keep running.
-    const child = spawn("bash", ["-c", `'${process.execPath}' '${sdsBinary}' surveys list -o ndjson | head -n 1; exit "\${PIPESTATUS[0]}"`], {
-      env: { PATH: process.env.PATH, HOME: testbed.home.path, XDG_CONFIG_HOME: testbed.home.configPath, ...testbed.fake.env },
-    });
+    const child = spawn(
+      "bash",
+      ["-c", `'${process.execPath}' '${sdsBinary}' surveys list -o ndjson | head -n 1; exit "\${PIPESTATUS[0]}"`],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: testbed.home.path,
+          XDG_CONFIG_HOME: testbed.home.configPath,
+          ...testbed.fake.env,
+        },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

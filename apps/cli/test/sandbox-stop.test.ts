@@ -36,7 +36,11 @@ describe("sds sandbox stopping", () => {
         expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
         // A busy connection: the sandbox answers this one after 5 s (a latency fault), which closing the server alone waits for.
         const { controlUrl } = JSON.parse(sandbox.stdout()) as { controlUrl: string };
-        const fault = await fetch(`${controlUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ kind: "latency", ms: 5000 }) });
+        const fault = await fetch(`${controlUrl}/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ kind: "latency", ms: 5000 }),
+        });
         expect(fault.status).toBe(201);
         const slow = getThrough(agent, `${baseUrl}/surveys`, { "eq-partner-access-key": "stop-key" }).catch(() => 0);
         await new Promise((resolve) => setTimeout(resolve, 200));

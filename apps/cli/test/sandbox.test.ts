@@ -21,13 +21,18 @@ interface SandboxSummary {
 describe("sds sandbox", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`prints its base URL and keys, serves seeded surveys, and closes cleanly on ${signal}`, async () => {
-      const sandbox = startSds(["sandbox", "--port", "0", "--seed", "5", "--surveys", "7", "--api-key", "sandbox-key"], home);
+      const sandbox = startSds(
+        ["sandbox", "--port", "0", "--seed", "5", "--surveys", "7", "--api-key", "sandbox-key"],
+        home,
+      );
       await sandbox.waitForOutput("}\n");
       const summary = JSON.parse(sandbox.stdout()) as SandboxSummary;
       expect(summary.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
       expect(summary.keys).toEqual([{ supplierId: expect.any(Number) as number, apiKey: "sandbox-key" }]);
 
-      const surveys = await runSds(["surveys", "list"], home, { env: { SDS_BASE_URL: summary.baseUrl, SDS_API_KEY: "sandbox-key" } });
+      const surveys = await runSds(["surveys", "list"], home, {
+        env: { SDS_BASE_URL: summary.baseUrl, SDS_API_KEY: "sandbox-key" },
+      });
       expect(surveys.code).toBe(0);
       expect(JSON.parse(surveys.stdout)).toHaveLength(7);
 
@@ -35,7 +40,9 @@ describe("sds sandbox", () => {
       const result = await sandbox.result;
       expect(result.code).toBe(0);
       expect(result.stderr).toBe("Stopping the sandbox…\n");
-      const after = await runSds(["account", "show", "--timeout", "1"], home, { env: { SDS_BASE_URL: summary.baseUrl, SDS_API_KEY: "sandbox-key" } });
+      const after = await runSds(["account", "show", "--timeout", "1"], home, {
+        env: { SDS_BASE_URL: summary.baseUrl, SDS_API_KEY: "sandbox-key" },
+      });
       expect(after.code).toBe(5);
     });
   }
@@ -46,7 +53,9 @@ describe("sds sandbox", () => {
       const sandbox = startSds(["sandbox", "--seed", "9", "--surveys", "3", "--api-key", "k"], home);
       await sandbox.waitForOutput("}\n");
       const { baseUrl } = JSON.parse(sandbox.stdout()) as SandboxSummary;
-      const list = await runSds(["surveys", "list", "--fields", "SurveyId,Name,Cpi"], home, { env: { SDS_BASE_URL: baseUrl, SDS_API_KEY: "k" } });
+      const list = await runSds(["surveys", "list", "--fields", "SurveyId,Name,Cpi"], home, {
+        env: { SDS_BASE_URL: baseUrl, SDS_API_KEY: "k" },
+      });
       lists.push(list.stdout);
       sandbox.child.kill("SIGINT");
       await sandbox.result;
@@ -74,7 +83,9 @@ describe("sds sandbox", () => {
     first.child.kill("SIGINT");
     await first.result;
     expect(second.code).toBe(1);
-    expect(second.stderr).toBe(`error: cannot listen on 127.0.0.1:${port}: the port is in use. Pick another --port, or --port 0 for a free one.\n`);
+    expect(second.stderr).toBe(
+      `error: cannot listen on 127.0.0.1:${port}: the port is in use. Pick another --port, or --port 0 for a free one.\n`,
+    );
     expect(second.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
@@ -106,12 +117,17 @@ describe("sds sandbox", () => {
 
       const list = await runSds(["surveys", "list", "--fields", "SurveyId,SurveyUrl"], home, { env });
       const surveys = JSON.parse(list.stdout) as { SurveyId: number; SurveyUrl: string }[];
-      for (const survey of surveys) expect(survey.SurveyUrl.startsWith(`${summary.marketplaceUrl ?? "?"}/s/${survey.SurveyId}?`)).toBe(true);
+      for (const survey of surveys)
+        expect(survey.SurveyUrl.startsWith(`${summary.marketplaceUrl ?? "?"}/s/${survey.SurveyId}?`)).toBe(true);
       const survey = surveys.find((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
       expect(survey).toBeDefined();
 
       expect((await runSds(["account", "set-s2s", "--receiver", receiverUrl], home, { env })).code).toBe(0);
-      const entry = await runSds(["link", "entry", String(survey?.SurveyId), "--token", "t-cli-1", "--uid", "r-1"], home, { env });
+      const entry = await runSds(
+        ["link", "entry", String(survey?.SurveyId), "--token", "t-cli-1", "--uid", "r-1"],
+        home,
+        { env },
+      );
       expect(entry.code).toBe(0);
       const link = entry.stdout.trim();
       expect(link.startsWith(`${summary.marketplaceUrl ?? "?"}/s/`)).toBe(true);
@@ -121,14 +137,20 @@ describe("sds sandbox", () => {
       expect(visit.status).toBe(302);
       expect(body.token).toBe("t-cli-1");
       expect(["complete", "terminate", "overquota"]).toContain(body.outcome);
-      await expect.poll(() => received).toEqual([{ method: "GET", url: `/v1/outcomes/${body.outcome}?vq_token=t-cli-1` }]);
+      await expect
+        .poll(() => received)
+        .toEqual([{ method: "GET", url: `/v1/outcomes/${body.outcome}?vq_token=t-cli-1` }]);
 
       const tampered = await fetch(link.replace("t-cli-1", "t-cli-2"), { redirect: "manual" });
       expect(tampered.status).toBe(403);
     } finally {
       sandbox.child.kill("SIGINT");
       await sandbox.result;
-      await new Promise<void>((resolve) => receiver.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        receiver.close(() => {
+          resolve();
+        }),
+      );
     }
   });
 
@@ -139,11 +161,31 @@ describe("sds sandbox", () => {
     try {
       const refused = await runSds(["sandbox", "--marketplace", "--marketplace-port", String(taken)], home);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toBe(`error: cannot listen on 127.0.0.1:${taken}: the port is in use. Pick another --marketplace-port, or --marketplace-port 0 for a free one.\n`);
+      expect(refused.stderr).toBe(
+        `error: cannot listen on 127.0.0.1:${taken}: the port is in use. Pick another --marketplace-port, or --marketplace-port 0 for a free one.\n`,
+      );
     } finally {
-      await new Promise<void>((resolve) => blocker.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        blocker.close(() => {
+          resolve();
+        }),
+      );
     }
-    const sandbox = startSds(["sandbox", "--output", "table", "--api-key", "k", "--surveys", "1", "--marketplace", "--marketplace-port", String(taken)], home);
+    const sandbox = startSds(
+      [
+        "sandbox",
+        "--output",
+        "table",
+        "--api-key",
+        "k",
+        "--surveys",
+        "1",
+        "--marketplace",
+        "--marketplace-port",
+        String(taken),
+      ],
+      home,
+    );
     await sandbox.waitForOutput("S2S call");
     sandbox.child.kill("SIGINT");
     await sandbox.result;

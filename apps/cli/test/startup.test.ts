@@ -49,7 +49,10 @@ describe("start-up", () => {
   }, 120_000);
 
   it("does load them when a command runs (so the check above can fail)", () => {
-    const loaded = runOnlyCodeLoaded(["account", "show", "-o", "table", "--timeout", "1"], { SDS_BASE_URL: "http://127.0.0.1:9/api/v1", SDS_API_KEY: "unused" });
+    const loaded = runOnlyCodeLoaded(["account", "show", "-o", "table", "--timeout", "1"], {
+      SDS_BASE_URL: "http://127.0.0.1:9/api/v1",
+      SDS_API_KEY: "unused",
+    });
     expect(loaded).toEqual(expect.arrayContaining(["zod", "the HTTP client"]));
   });
 });

@@ -27,12 +27,24 @@ beforeAll(async () => {
         apiKey,
         surveys: [
           {
-            survey: { SurveyId: SURVEY, Cpi: "4.00", LanguageId: 1, DesktopAllowed: true, MobileAllowed: true, TabletAllowed: true, Has_Quotas: false, Has_Qualifications: false, SurveyUrl: `https://survey.example.com/s/${SURVEY}?rid=[%RID%]` },
+            survey: {
+              SurveyId: SURVEY,
+              Cpi: "4.00",
+              LanguageId: 1,
+              DesktopAllowed: true,
+              MobileAllowed: true,
+              TabletAllowed: true,
+              Has_Quotas: false,
+              Has_Qualifications: false,
+              SurveyUrl: `https://survey.example.com/s/${SURVEY}?rid=[%RID%]`,
+            },
             qualifications: [],
           },
         ],
         // Unsigned S2S calls, so a test can complete an entry with a plain GET.
-        account: { OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null } },
+        account: {
+          OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null },
+        },
       },
     ],
   });
@@ -51,7 +63,8 @@ afterEach(() => {
 });
 
 const env = (extra: Record<string, string> = {}) => ({ SDS_SYNC_URL: sync.url, SYNC_API_TOKEN: syncToken, ...extra });
-const sds = (args: readonly string[], options: RunOptions = {}) => runSds(args, home, { ...options, env: { ...env(), ...options.env } });
+const sds = (args: readonly string[], options: RunOptions = {}) =>
+  runSds(args, home, { ...options, env: { ...env(), ...options.env } });
 const file = (name: string, text: string) => {
   const path = join(home.path, name);
   writeFileSync(path, text);
@@ -66,10 +79,16 @@ async function issue(tokens: readonly string[], outcome?: string): Promise<void>
     for (;;) {
       const response = await sync.request("/v1/entry-links", { surveyId: SURVEY, token, uid: token });
       if (response.status === 201) break;
-      if (response.status !== 404 || Date.now() > deadline) throw new Error(`entry link for ${token}: ${response.status} ${await response.text()}\n${sync.output.join("\n")}`);
+      if (response.status !== 404 || Date.now() > deadline)
+        throw new Error(
+          `entry link for ${token}: ${response.status} ${await response.text()}\n${sync.output.join("\n")}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    if (outcome !== undefined) expect((await fetch(`${sync.url}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`)).status).toBe(200);
+    if (outcome !== undefined)
+      expect((await fetch(`${sync.url}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`)).status).toBe(
+        200,
+      );
   }
 }
 
@@ -89,13 +108,19 @@ interface FeedRow {
   source: string;
   reason: string | null;
 }
-const feed = async (token: string) => ((await (await sync.request("/v1/outcomes?after=0&limit=1000")).json()) as { outcomes: FeedRow[] }).outcomes.filter((row) => row.token === token);
+const feed = async (token: string) =>
+  ((await (await sync.request("/v1/outcomes?after=0&limit=1000")).json()) as { outcomes: FeedRow[] }).outcomes.filter(
+    (row) => row.token === token,
+  );
 
 describe("sds outcomes reconcile", () => {
   it("lists what a dry run would change and records nothing; then records it, the reason in sds-sync's outcome feed", async () => {
     await issue(["d-1", "d-2"], "complete");
     await issue(["d-3"]);
-    const report = file("report.csv", 'token,outcome,reason\r\nd-1,terminate,"speeder, rejected in review"\r\nd-2,complete,\r\nghost-token,terminate,\r\nd-3,Complete,late approval\r\n');
+    const report = file(
+      "report.csv",
+      'token,outcome,reason\r\nd-1,terminate,"speeder, rejected in review"\r\nd-2,complete,\r\nghost-token,terminate,\r\nd-3,Complete,late approval\r\n',
+    );
 
     const preview = await sds(["outcomes", "reconcile", report, "--dry-run", "-o", "table"]);
     expect(preview.code, preview.stderr).toBe(0);
@@ -108,22 +133,50 @@ describe("sds outcomes reconcile", () => {
         "",
       ].join("\n"),
     );
-    expect(preview.stderr).toBe('warning: 1 token matches no entry issued by sds-sync (nothing recorded for it): line 4 "ghost-token"\n');
+    expect(preview.stderr).toBe(
+      'warning: 1 token matches no entry issued by sds-sync (nothing recorded for it): line 4 "ghost-token"\n',
+    );
     expect(await feed("d-1")).toHaveLength(1);
     expect(await feed("d-3")).toHaveLength(0);
 
     const recorded = await sds(["outcomes", "reconcile", report, "-o", "json"]);
     expect(recorded.code, recorded.stderr).toBe(0);
-    const answer = JSON.parse(recorded.stdout) as { dryRun: boolean; lines: number; changed: number; unchanged: number; unknown: number; results: Record<string, unknown>[] };
+    const answer = JSON.parse(recorded.stdout) as {
+      dryRun: boolean;
+      lines: number;
+      changed: number;
+      unchanged: number;
+      unknown: number;
+      results: Record<string, unknown>[];
+    };
     expect(answer).toMatchObject({ dryRun: false, lines: 4, changed: 2, unchanged: 1, unknown: 1 });
     expect(answer.results.map(({ sequence: _sequence, ...line }) => line)).toEqual([
-      { line: 2, token: "d-1", status: "changed", previousOutcome: "complete", outcome: "terminate", reason: "speeder, rejected in review" },
+      {
+        line: 2,
+        token: "d-1",
+        status: "changed",
+        previousOutcome: "complete",
+        outcome: "terminate",
+        reason: "speeder, rejected in review",
+      },
       { line: 3, token: "d-2", status: "unchanged", previousOutcome: null, outcome: "complete", reason: null },
-      { line: 4, token: "ghost-token", status: "unknown-token", previousOutcome: null, outcome: "terminate", reason: null },
+      {
+        line: 4,
+        token: "ghost-token",
+        status: "unknown-token",
+        previousOutcome: null,
+        outcome: "terminate",
+        reason: null,
+      },
       { line: 5, token: "d-3", status: "changed", previousOutcome: null, outcome: "complete", reason: "late approval" },
     ]);
     expect(typeof answer.results[0]?.sequence).toBe("number");
-    expect((await feed("d-1")).at(-1)).toMatchObject({ outcome: "terminate", previousOutcome: "complete", source: "reconcile", reason: "speeder, rejected in review" });
+    expect((await feed("d-1")).at(-1)).toMatchObject({
+      outcome: "terminate",
+      previousOutcome: "complete",
+      source: "reconcile",
+      reason: "speeder, rejected in review",
+    });
 
     // The same file again changes nothing.
     const again = await sds(["outcomes", "reconcile", report, "-o", "table"]);
@@ -136,15 +189,22 @@ describe("sds outcomes reconcile", () => {
     lines[499] = "b-1,terminate";
     lines[500] = "b-1,complete";
     const report = file("long.csv", `token,outcome\n${lines.join("\n")}\n`);
-    const result = await sds(["outcomes", "reconcile", report, "--batch", "500", "-o", "ndjson"], { timeoutMs: 30_000 });
+    const result = await sds(["outcomes", "reconcile", report, "--batch", "500", "-o", "ndjson"], {
+      timeoutMs: 30_000,
+    });
     expect(result.code, result.stderr).toBe(0);
-    const rows = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as { line: number; status: string; previousOutcome: string | null });
+    const rows = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { line: number; status: string; previousOutcome: string | null });
     expect(rows).toHaveLength(1200);
     expect(rows.filter((row) => row.status === "changed").map((row) => [row.line, row.previousOutcome])).toEqual([
       [501, "complete"],
       [502, "terminate"],
     ]);
-    expect(result.stderr).toMatch(/^warning: 1198 tokens match no entry issued by sds-sync \(nothing recorded for them\): line 2 "unknown-0", .*, and 1188 more\n$/);
+    expect(result.stderr).toMatch(
+      /^warning: 1198 tokens match no entry issued by sds-sync \(nothing recorded for them\): line 2 "unknown-0", .*, and 1188 more\n$/,
+    );
     for (const batch of ["0", "1001", "x"]) {
       const refused = await sds(["outcomes", "reconcile", report, "--batch", batch]);
       expect(refused.code, batch).toBe(2);
@@ -154,7 +214,10 @@ describe("sds outcomes reconcile", () => {
 
   it("checks every line before sending anything: problems listed as FILE:LINE, exit 2", async () => {
     await issue(["v-1"], "complete");
-    const report = file("bad.csv", `token,outcome,reason\nv-1,terminate,fine\nv-1,compleet,\n,terminate,\nv-1,terminate,${"x".repeat(501)}\nv-1,terminate\n`);
+    const report = file(
+      "bad.csv",
+      `token,outcome,reason\nv-1,terminate,fine\nv-1,compleet,\n,terminate,\nv-1,terminate,${"x".repeat(501)}\nv-1,terminate\n`,
+    );
     const result = await sds(["outcomes", "reconcile", report]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
@@ -188,18 +251,31 @@ describe("sds outcomes reconcile", () => {
 
   it("reads the file from standard input with -, and the token from SYNC_API_TOKEN or --sync-token-stdin, never from a flag value", async () => {
     await issue(["s-1"], "complete");
-    const fromStdin = await sds(["outcomes", "reconcile", "-", "--dry-run", "-o", "json"], { input: "token,outcome\ns-1,security\n" });
+    const fromStdin = await sds(["outcomes", "reconcile", "-", "--dry-run", "-o", "json"], {
+      input: "token,outcome\ns-1,security\n",
+    });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
-    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ dryRun: true, changed: 1, results: [{ token: "s-1", previousOutcome: "complete", outcome: "security", sequence: null }] });
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({
+      dryRun: true,
+      changed: 1,
+      results: [{ token: "s-1", previousOutcome: "complete", outcome: "security", sequence: null }],
+    });
 
     const report = file("s.csv", "token,outcome\ns-1,security\n");
-    const tokenOnStdin = await sds(["outcomes", "reconcile", report, "--dry-run", "--sync-token-stdin", "-o", "json"], { env: { SYNC_API_TOKEN: "" }, input: `${syncToken}\n` });
+    const tokenOnStdin = await sds(["outcomes", "reconcile", report, "--dry-run", "--sync-token-stdin", "-o", "json"], {
+      env: { SYNC_API_TOKEN: "" },
+      input: `${syncToken}\n`,
+    });
     expect(tokenOnStdin.code, tokenOnStdin.stderr).toBe(0);
 
     const noToken = await sds(["outcomes", "reconcile", report, "--dry-run"], { env: { SYNC_API_TOKEN: "" } });
     expect(noToken.code).toBe(3);
-    expect(noToken.stderr).toBe("error: sds-sync refused POST /v1/outcomes/reconcile (401): this route needs Authorization: Bearer <SYNC_API_TOKEN>. sds-sync wants a token: set SYNC_API_TOKEN or pipe it to --sync-token-stdin.\n");
-    const wrongToken = await sds(["outcomes", "reconcile", report, "--dry-run", "--debug"], { env: { SYNC_API_TOKEN: "wrong-TOKEN-0123456789" } });
+    expect(noToken.stderr).toBe(
+      "error: sds-sync refused POST /v1/outcomes/reconcile (401): this route needs Authorization: Bearer <SYNC_API_TOKEN>. sds-sync wants a token: set SYNC_API_TOKEN or pipe it to --sync-token-stdin.\n",
+    );
+    const wrongToken = await sds(["outcomes", "reconcile", report, "--dry-run", "--debug"], {
+      env: { SYNC_API_TOKEN: "wrong-TOKEN-0123456789" },
+    });
     expect(wrongToken.code).toBe(3);
     expect(wrongToken.stderr).toContain("Check the token (SYNC_API_TOKEN or --sync-token-stdin)");
     expect(wrongToken.stderr).toContain("authorization: Bearer [REDACTED]");
@@ -207,7 +283,9 @@ describe("sds outcomes reconcile", () => {
 
     const asFlag = await sds(["outcomes", "reconcile", report, "--sync-token", syncToken]);
     expect(asFlag.code).toBe(2);
-    expect(asFlag.stderr).toMatch(/^error: `sds outcomes reconcile` takes no --sync-token: a token on the command line ends up in shell history and in `ps`\. Pipe it to --sync-token-stdin, or set SYNC_API_TOKEN\.\n$/);
+    expect(asFlag.stderr).toMatch(
+      /^error: `sds outcomes reconcile` takes no --sync-token: a token on the command line ends up in shell history and in `ps`\. Pipe it to --sync-token-stdin, or set SYNC_API_TOKEN\.\n$/,
+    );
     expect(asFlag.stderr).not.toContain(syncToken);
     const bothOnStdin = await sds(["outcomes", "reconcile", "-", "--sync-token-stdin"], { input: syncToken });
     expect(bothOnStdin.code).toBe(2);
@@ -218,14 +296,23 @@ describe("sds outcomes reconcile", () => {
   it("says how to reach sds-sync: no URL is exit 2, nothing listening exit 5, a URL that is not sds-sync's base exit 4", async () => {
     const report = file("r.csv", "token,outcome\nx,terminate\n");
     const noUrl = await sds(["outcomes", "reconcile", report], { env: { SDS_SYNC_URL: "" } });
-    expect(noUrl).toMatchObject({ code: 2, stdout: "", stderr: "error: no sds-sync URL configured. Pass --sync-url or set SDS_SYNC_URL, such as http://127.0.0.1:8787.\n" });
+    expect(noUrl).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr:
+        "error: no sds-sync URL configured. Pass --sync-url or set SDS_SYNC_URL, such as http://127.0.0.1:8787.\n",
+    });
     const badUrl = await sds(["outcomes", "reconcile", report, "--sync-url", "ftp://sync.example"]);
     expect(badUrl.code).toBe(2);
-    expect(badUrl.stderr).toMatch(/^error: --sync-url: Invalid base URL: .*Give sds-sync's base URL, such as http:\/\/127\.0\.0\.1:8787\.\n$/);
+    expect(badUrl.stderr).toMatch(
+      /^error: --sync-url: Invalid base URL: .*Give sds-sync's base URL, such as http:\/\/127\.0\.0\.1:8787\.\n$/,
+    );
     const port = await closedPort();
     const closed = await sds(["outcomes", "reconcile", report, "--sync-url", `http://127.0.0.1:${port}`]);
     expect(closed.code).toBe(5);
-    expect(closed.stderr).toBe(`error: cannot reach sds-sync at http://127.0.0.1:${port}/v1/outcomes/reconcile (ECONNREFUSED). Check --sync-url or SDS_SYNC_URL and that sds-sync is running.\n`);
+    expect(closed.stderr).toBe(
+      `error: cannot reach sds-sync at http://127.0.0.1:${port}/v1/outcomes/reconcile (ECONNREFUSED). Check --sync-url or SDS_SYNC_URL and that sds-sync is running.\n`,
+    );
     const withV1 = await sds(["outcomes", "reconcile", report, "--sync-url", `${sync.url}/v1`]);
     expect(withV1.code).toBe(4);
     expect(withV1.stderr).toContain(`Check that ${sync.url}/v1 is sds-sync's base URL (no /v1 at the end)`);
@@ -244,9 +331,20 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
       request.on("end", () => {
         const status = answers.shift() ?? 500;
         const { outcomes } = JSON.parse(body) as { outcomes: { token: string; outcome: string }[] };
-        const results = outcomes.map((line) => ({ ...line, status: "unknown-token", previousOutcome: null, sequence: null }));
+        const results = outcomes.map((line) => ({
+          ...line,
+          status: "unknown-token",
+          previousOutcome: null,
+          sequence: null,
+        }));
         response.writeHead(status, { "content-type": "application/json" });
-        response.end(JSON.stringify(status === 200 ? { dryRun: false, changed: 0, unchanged: 0, unknown: results.length, results } : { error: { code: "store_unavailable", message: "the store is unavailable" } }));
+        response.end(
+          JSON.stringify(
+            status === 200
+              ? { dryRun: false, changed: 0, unchanged: 0, unknown: results.length, results }
+              : { error: { code: "store_unavailable", message: "the store is unavailable" } },
+          ),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -258,10 +356,17 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
   });
 
   it("exits 1 with sds-sync's message; after a batch went through, prints its results and says where it stopped", async () => {
-    const report = file("f.csv", `token,outcome\n${Array.from({ length: 5 }, (_, index) => `f-${index},terminate`).join("\n")}\n`);
+    const report = file(
+      "f.csv",
+      `token,outcome\n${Array.from({ length: 5 }, (_, index) => `f-${index},terminate`).join("\n")}\n`,
+    );
     answers = [503];
     const first = await sds(["outcomes", "reconcile", report, "--sync-url", url]);
-    expect(first).toMatchObject({ code: 1, stdout: "", stderr: "error: sds-sync refused POST /v1/outcomes/reconcile (503): the store is unavailable\n" });
+    expect(first).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "error: sds-sync refused POST /v1/outcomes/reconcile (503): the store is unavailable\n",
+    });
 
     answers = [200, 500];
     const second = await sds(["outcomes", "reconcile", report, "--sync-url", url, "--batch", "3", "-o", "json"]);
@@ -275,20 +380,31 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
     answers = [200];
     const unconfirmed = await sds(["outcomes", "reconcile", report, "--sync-url", url, "--dry-run"]);
     expect(unconfirmed.code).toBe(1);
-    expect(unconfirmed.stderr).toMatch(/^error: sds-sync did not confirm the dry run of batch 1: it may have recorded it/);
+    expect(unconfirmed.stderr).toMatch(
+      /^error: sds-sync did not confirm the dry run of batch 1: it may have recorded it/,
+    );
   });
 });
 
 describe("sds respondents import", () => {
   const matchIds = async (uid: string) =>
-    ((await (await sync.request("/v1/match", { answers: {}, uid })).json()) as { surveys: { SurveyId: number }[] }).surveys.map((survey) => survey.SurveyId);
+    (
+      (await (await sync.request("/v1/match", { answers: {}, uid })).json()) as { surveys: { SurveyId: number }[] }
+    ).surveys.map((survey) => survey.SurveyId);
 
   it("imports CSV history once, so routing keeps the respondent out of the survey, and says what it skipped", async () => {
     await issue(["warm-up"]);
     expect(await matchIds("imported-1")).toContain(SURVEY);
-    const history = file("history.csv", `uid,surveyId,enteredAt,outcome\nimported-1,${SURVEY},2026-01-05T10:00:00Z,complete\nimported-2,${SURVEY},2026-01-05T12:00:00+02:00,\n`);
+    const history = file(
+      "history.csv",
+      `uid,surveyId,enteredAt,outcome\nimported-1,${SURVEY},2026-01-05T10:00:00Z,complete\nimported-2,${SURVEY},2026-01-05T12:00:00+02:00,\n`,
+    );
     const first = await sds(["respondents", "import", history, "-o", "table"]);
-    expect(first).toMatchObject({ code: 0, stdout: "Imported 2 of 2 entries; 0 already known, skipped.\n", stderr: "" });
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: "Imported 2 of 2 entries; 0 already known, skipped.\n",
+      stderr: "",
+    });
     const again = await sds(["respondents", "import", history, "-o", "json"]);
     expect(JSON.parse(again.stdout)).toEqual({ entries: 2, imported: 0, skipped: 2 });
     expect(await matchIds("imported-1")).not.toContain(SURVEY);
@@ -296,16 +412,36 @@ describe("sds respondents import", () => {
   });
 
   it("imports JSON Lines from a file or standard input, in batches", async () => {
-    const lines = Array.from({ length: 25 }, (_, index) => JSON.stringify({ uid: `jl-${index}`, surveyId: SURVEY, enteredAt: "2026-02-01T08:30:00.250Z", ...(index % 2 === 0 ? { outcome: "terminate" } : {}) }));
-    const fromFile = await sds(["respondents", "import", file("history.jsonl", `${lines.join("\n")}\n`), "--batch", "10", "-o", "json"]);
+    const lines = Array.from({ length: 25 }, (_, index) =>
+      JSON.stringify({
+        uid: `jl-${index}`,
+        surveyId: SURVEY,
+        enteredAt: "2026-02-01T08:30:00.250Z",
+        ...(index % 2 === 0 ? { outcome: "terminate" } : {}),
+      }),
+    );
+    const fromFile = await sds([
+      "respondents",
+      "import",
+      file("history.jsonl", `${lines.join("\n")}\n`),
+      "--batch",
+      "10",
+      "-o",
+      "json",
+    ]);
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(JSON.parse(fromFile.stdout)).toEqual({ entries: 25, imported: 25, skipped: 0 });
-    const fromStdin = await sds(["respondents", "import", "-", "-o", "json"], { input: `${lines.slice(0, 3).join("\r\n")}\r\n\r\n` });
+    const fromStdin = await sds(["respondents", "import", "-", "-o", "json"], {
+      input: `${lines.slice(0, 3).join("\r\n")}\r\n\r\n`,
+    });
     expect(JSON.parse(fromStdin.stdout)).toEqual({ entries: 3, imported: 0, skipped: 3 });
   });
 
   it("checks every entry before sending anything: problems listed as FILE:LINE, exit 2", async () => {
-    const csv = file("bad-history.csv", `uid,surveyId,enteredAt\nok-1,${SURVEY},2026-01-05T10:00:00Z\nbad-1,-4,2026-01-05T10:00:00Z\nbad-2,${SURVEY},2026-01-05 10:00\nbad-3,${SURVEY},2026-02-30T10:00:00Z\n`);
+    const csv = file(
+      "bad-history.csv",
+      `uid,surveyId,enteredAt\nok-1,${SURVEY},2026-01-05T10:00:00Z\nbad-1,-4,2026-01-05T10:00:00Z\nbad-2,${SURVEY},2026-01-05 10:00\nbad-3,${SURVEY},2026-02-30T10:00:00Z\n`,
+    );
     const result = await sds(["respondents", "import", csv]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
@@ -319,11 +455,18 @@ describe("sds respondents import", () => {
     );
     expect(await matchIds("ok-1")).toContain(SURVEY);
 
-    const jsonl = file("bad.jsonl", `{"uid":"j","surveyId":${SURVEY},"enteredAt":"2026-01-05T10:00:00Z","extra":1}\nnot json\n{"uid":"","surveyId":"${SURVEY}","enteredAt":"2026-01-05T10:00:00Z","outcome":"won"}\n`);
+    const jsonl = file(
+      "bad.jsonl",
+      `{"uid":"j","surveyId":${SURVEY},"enteredAt":"2026-01-05T10:00:00Z","extra":1}\nnot json\n{"uid":"","surveyId":"${SURVEY}","enteredAt":"2026-01-05T10:00:00Z","outcome":"won"}\n`,
+    );
     const refused = await sds(["respondents", "import", jsonl]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`${jsonl}:1: unknown field "extra"; the fields are uid, surveyId, enteredAt, outcome`);
+    expect(refused.stderr).toContain(
+      `${jsonl}:1: unknown field "extra"; the fields are uid, surveyId, enteredAt, outcome`,
+    );
     expect(refused.stderr).toMatch(new RegExp(`${jsonl.replaceAll(".", "\\.")}:2: is not JSON: `));
-    expect(refused.stderr).toContain(`${jsonl}:3: uid is empty; surveyId "${SURVEY}" is not a positive whole number; outcome "won" is not one of complete, terminate, overquota, security (or empty)`);
+    expect(refused.stderr).toContain(
+      `${jsonl}:3: uid is empty; surveyId "${SURVEY}" is not a positive whole number; outcome "won" is not one of complete, terminate, overquota, security (or empty)`,
+    );
   });
 });

@@ -12,8 +12,7 @@ export type FakeCommand =
 
 /** Messages this process answers with. */
 export type FakeReply =
-  | { readonly type: "ready"; readonly baseUrl: string; readonly surveys: number }
-  | { readonly type: "done" };
+  { readonly type: "ready"; readonly baseUrl: string; readonly surveys: number } | { readonly type: "done" };
 
 const surveys = Number(process.argv[2] ?? "10000");
 const firstId = 100_001;
@@ -25,7 +24,9 @@ const api = createFakeSupplierApi({
     {
       supplierId: DEFAULT_SUPPLIER_ID,
       apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: false } })),
+      surveys: Array.from({ length: surveys }, (_, index) => ({
+        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: false },
+      })),
     },
   ],
   requestLogLimit: 10,
@@ -40,7 +41,12 @@ process.on("message", (command: FakeCommand) => {
     const step = Math.max(1, Math.floor(surveys / command.count));
     for (let index = 0; index < command.count; index += 1) {
       api.replaceQualifications(firstId + ((index * step + command.round) % surveys), [
-        { QualificationId: 42, QualificationTypeId: 1, OptionIds: [command.round], OptionCodes: [String(command.round)] },
+        {
+          QualificationId: 42,
+          QualificationTypeId: 1,
+          OptionIds: [command.round],
+          OptionCodes: [String(command.round)],
+        },
       ]);
     }
   }

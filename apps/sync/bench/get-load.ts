@@ -23,20 +23,23 @@ export interface GetLoadReport {
 }
 
 process.once("message", (command: GetLoadCommand) => {
-  const instance = autocannon({ url: command.url, connections: command.connections, duration: command.seconds, headers: { ...command.headers } }, (error, result) => {
-    if (error) throw error;
-    const report: GetLoadReport = {
-      requestsPerSecond: result.requests.average,
-      requests: result.requests.total,
-      non2xx: result.non2xx,
-      errors: result.errors,
-      latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
-      bytesPerSecond: result.throughput.average,
-    };
-    process.send?.(report, () => {
-      process.exit(0);
-    });
-  });
+  const instance = autocannon(
+    { url: command.url, connections: command.connections, duration: command.seconds, headers: { ...command.headers } },
+    (error, result) => {
+      if (error) throw error;
+      const report: GetLoadReport = {
+        requestsPerSecond: result.requests.average,
+        requests: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors,
+        latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
+        bytesPerSecond: result.throughput.average,
+      };
+      process.send?.(report, () => {
+        process.exit(0);
+      });
+    },
+  );
   process.once("disconnect", () => {
     instance.stop();
   });

@@ -19,9 +19,14 @@ export interface HttpRouterTally {
 }
 
 async function postJson(url: string, body: unknown, expected: readonly number[]): Promise<unknown> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
-  if (!expected.includes(response.status)) throw new Error(`POST ${new URL(url).pathname} answered ${response.status}: ${text.slice(0, 300)}`);
+  if (!expected.includes(response.status))
+    throw new Error(`POST ${new URL(url).pathname} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
 }
 
@@ -41,7 +46,10 @@ export async function reloadYieldCounts(service: SyncService): Promise<void> {
  * `report` is the marketplace's S2S call `GET /v1/outcomes/{outcome}?vq_token=…` on the
  * receiver's listener.
  */
-export function httpSimulationRouter(service: SyncService, options: HttpSimulationRouterOptions): { router: SimulationRouter; tally: HttpRouterTally } {
+export function httpSimulationRouter(
+  service: SyncService,
+  options: HttpSimulationRouterOptions,
+): { router: SimulationRouter; tally: HttpRouterTally } {
   const tally: HttpRouterTally = { reloads: 0, requests: 0 };
   let arrived = 0;
   const router: SimulationRouter = {
@@ -52,20 +60,36 @@ export function httpSimulationRouter(service: SyncService, options: HttpSimulati
         tally.reloads += 1;
       }
       tally.requests += 1;
-      const body = { answers: respondent.answers, languageId: respondent.languageId, device: respondent.device, uid: respondent.id, order: options.order, limit: 1 };
+      const body = {
+        answers: respondent.answers,
+        languageId: respondent.languageId,
+        device: respondent.device,
+        uid: respondent.id,
+        order: options.order,
+        limit: 1,
+      };
       const answer = (await postJson(`${service.url}/v1/match`, body, [200])) as { surveys: { SurveyId: number }[] };
       return answer.surveys[0]?.SurveyId;
     },
     async enter(surveyId: number, respondent: SimulatedRespondent) {
       tally.requests += 1;
       const token = `${options.order}-${respondent.id}`;
-      const entry = (await postJson(`${service.url}/v1/entry-links`, { surveyId, token, uid: respondent.id }, [201])) as { link: string };
+      const entry = (await postJson(
+        `${service.url}/v1/entry-links`,
+        { surveyId, token, uid: respondent.id },
+        [201],
+      )) as { link: string };
       return { token, link: entry.link };
     },
     async report(token: string, outcome: SimulatedOutcome) {
       tally.requests += 1;
-      const response = await fetch(`${service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`);
-      if (response.status !== 200) throw new Error(`GET /v1/outcomes/${outcome} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      const response = await fetch(
+        `${service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`,
+      );
+      if (response.status !== 200)
+        throw new Error(
+          `GET /v1/outcomes/${outcome} answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+        );
       await response.body?.cancel();
     },
   };

@@ -24,10 +24,21 @@ const connections = Number(process.env.SYNC_BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.SYNC_BENCH_SECONDS ?? 5);
 const path = "/v1/surveys?limit=100";
 
-const api = createFakeSupplierApi({ seed: 11, suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys }], requestLogLimit: 10 });
+const api = createFakeSupplierApi({
+  seed: 11,
+  suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys }],
+  requestLogLimit: 10,
+});
 const fake = await api.listen();
 const directory = mkdtempSync(join(tmpdir(), "sds-sync-list-bench-"));
-const config = loadConfig({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "sds.db")}`, PORT: "0", SYNC_INTERVAL: "3600", SYNC_CONCURRENCY: "16" });
+const config = loadConfig({
+  SDS_BASE_URL: fake.baseUrl,
+  SDS_API_KEY: DEFAULT_API_KEY,
+  DATABASE_URL: `sqlite:${join(directory, "sds.db")}`,
+  PORT: "0",
+  SYNC_INTERVAL: "3600",
+  SYNC_CONCURRENCY: "16",
+});
 const service = await startSyncService({ config, logger: pino({ level: "silent" }) });
 const first = service.engine.status().lastCycle ?? (await service.engine.nextCycle());
 if (first.status !== "succeeded") throw new Error(`the first cycle failed: ${first.error ?? "?"}`);
@@ -57,7 +68,9 @@ function load(url: string, headers: Readonly<Record<string, string>> = {}): Prom
 const describe = (name: string, report: GetLoadReport) =>
   `${name.padEnd(34)} ${report.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(report.latencyMs.p50).padStart(4)} ms   p99 ${String(report.latencyMs.p99).padStart(4)} ms   (${report.requests} requests, ${report.non2xx} non-2xx, ${report.errors} errors)`;
 
-process.stdout.write(`GET ${path}: ${body.byteLength} bytes, ${surveys} surveys stored, ${connections} connections, ${seconds} s each\n`);
+process.stdout.write(
+  `GET ${path}: ${body.byteLength} bytes, ${surveys} surveys stored, ${connections} connections, ${seconds} s each\n`,
+);
 const bareReport = await load(bareUrl);
 process.stdout.write(`${describe("bare node:http, same bytes", bareReport)}\n`);
 const serviceReport = await load(`${service.url}${path}`);
@@ -66,10 +79,15 @@ const etag = (await fetch(`${service.url}${path}`)).headers.get("etag");
 const notModified = etag === null ? undefined : await load(`${service.url}${path}`, { "if-none-match": etag });
 if (notModified) process.stdout.write(`${describe("sds-sync, If-None-Match (304)", notModified)}\n`);
 const ratio = bareReport.requestsPerSecond / serviceReport.requestsPerSecond;
-process.stdout.write(`sds-sync serves ${(1 / ratio).toFixed(2)} x the bare server's throughput: ${ratio.toFixed(2)} x off the floor (target: within 3 x)\n`);
+process.stdout.write(
+  `sds-sync serves ${(1 / ratio).toFixed(2)} x the bare server's throughput: ${ratio.toFixed(2)} x off the floor (target: within 3 x)\n`,
+);
 
 if (process.env.SYNC_BENCH_JSON) {
-  writeFileSync(process.env.SYNC_BENCH_JSON, `${JSON.stringify({ path, bytes: body.byteLength, surveys, connections, seconds, bare: bareReport, service: serviceReport, notModified, ratio }, null, 2)}\n`);
+  writeFileSync(
+    process.env.SYNC_BENCH_JSON,
+    `${JSON.stringify({ path, bytes: body.byteLength, surveys, connections, seconds, bare: bareReport, service: serviceReport, notModified, ratio }, null, 2)}\n`,
+  );
 }
 bare.close();
 await service.stop();

@@ -95,7 +95,9 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
     // A bulk load: no fsync per commit, a large page cache, sorts in memory.
     db.exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -524288; PRAGMA temp_store = MEMORY;");
     const indexes = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('loop_entries', 'loop_outcomes')")
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('loop_entries', 'loop_outcomes')",
+      )
       .all() as { name: string; sql: string }[];
     for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
     const now = Date.now();
@@ -115,7 +117,9 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
         db.exec(`INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source)
           SELECT row_number() OVER (ORDER BY outcome_at, token), token, outcome, survey_id, NULL, outcome_at, 's2s'
           FROM loop_entries WHERE outcome IS NOT NULL ORDER BY 1`);
-        db.exec("UPDATE loop_counters SET value = (SELECT COALESCE(MAX(sequence), 0) FROM loop_outcomes) WHERE name = 'outcomes'");
+        db.exec(
+          "UPDATE loop_counters SET value = (SELECT COALESCE(MAX(sequence), 0) FROM loop_outcomes) WHERE name = 'outcomes'",
+        );
         db.exec(`INSERT INTO loop_counters (name, value) SELECT 'outcome:' || outcome, COUNT(*) FROM loop_outcomes GROUP BY outcome
           ON CONFLICT (name) DO UPDATE SET value = excluded.value`);
       });
@@ -127,18 +131,24 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
         // Hourly rows only for the hours the service keeps (entries by issue hour, outcomes by arrival hour).
         const firstHour = Math.floor(now / HOUR_MS) - KEPT_HOURS;
         const since = new Date(firstHour * HOUR_MS).toISOString();
-        db.prepare(`INSERT INTO loop_survey_hours (survey_id, hour, entries)
-          SELECT survey_id, ${HOUR_OF("issued_at")}, COUNT(*) FROM loop_entries WHERE issued_at >= ? GROUP BY 1, 2`).run(since);
-        db.prepare(`INSERT INTO loop_survey_hours (survey_id, hour, completes, terminates, overquotas, security, earnings)
+        db.prepare(
+          `INSERT INTO loop_survey_hours (survey_id, hour, entries)
+          SELECT survey_id, ${HOUR_OF("issued_at")}, COUNT(*) FROM loop_entries WHERE issued_at >= ? GROUP BY 1, 2`,
+        ).run(since);
+        db.prepare(
+          `INSERT INTO loop_survey_hours (survey_id, hour, completes, terminates, overquotas, security, earnings)
           SELECT survey_id, ${HOUR_OF("outcome_at")}, ${COUNT_SUMS} FROM loop_entries WHERE outcome IS NOT NULL AND outcome_at >= ? GROUP BY 1, 2
           ON CONFLICT (survey_id, hour) DO UPDATE SET completes = excluded.completes, terminates = excluded.terminates,
-            overquotas = excluded.overquotas, security = excluded.security, earnings = excluded.earnings`).run(since);
+            overquotas = excluded.overquotas, security = excluded.security, earnings = excluded.earnings`,
+        ).run(since);
         db.exec("INSERT INTO loop_respondents (uid) SELECT DISTINCT uid FROM loop_entries");
         // The windows' totals, as the service keeps them (schema version 5): the hours after each window's edge.
         for (const window of ["last24h", "last7d"]) {
-          db.prepare(`INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+          db.prepare(
+            `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
             SELECT survey_id, ?, SUM(entries), SUM(completes), SUM(terminates), SUM(overquotas), SUM(security), SUM(reversals), SUM(earnings)
-            FROM loop_survey_hours WHERE hour > (SELECT value FROM loop_counters WHERE name = ?) GROUP BY survey_id`).run(window, `window-edge:${window}`);
+            FROM loop_survey_hours WHERE hour > (SELECT value FROM loop_counters WHERE name = ?) GROUP BY survey_id`,
+          ).run(window, `window-edge:${window}`);
         }
       });
     });
@@ -149,7 +159,16 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     });
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const rows = Object.fromEntries(["loop_entries", "loop_outcomes", "loop_survey_counts", "loop_survey_hours", "loop_survey_windows", "loop_respondents"].map((table) => [table, count(table)]));
+    const rows = Object.fromEntries(
+      [
+        "loop_entries",
+        "loop_outcomes",
+        "loop_survey_counts",
+        "loop_survey_hours",
+        "loop_survey_windows",
+        "loop_respondents",
+      ].map((table) => [table, count(table)]),
+    );
     const pageCount = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
     const pageSize = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
     return { seconds: (performance.now() - started) / 1000, phases, rows, fileBytes: pageCount * pageSize };

@@ -31,7 +31,9 @@ const api = createFakeSupplierApi({
     {
       supplierId: DEFAULT_SUPPLIER_ID,
       apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true } })),
+      surveys: Array.from({ length: surveys }, (_, index) => ({
+        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
+      })),
     },
   ],
   requestLogLimit: 10,
@@ -41,8 +43,17 @@ const reused = process.env.SYNC_BENCH_DIRECTORY;
 const directory = reused ?? mkdtempSync(join(tmpdir(), "sds-sync-loop-status-breakdown-"));
 const syncStorePath = join(directory, "sds.db");
 if (reused === undefined) {
-  const seed = await seedLoopStore({ syncStorePath, entries, firstSurveyId: firstId, surveys, respondents: 100_000, days: 30 });
-  console.log(`seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed.rows)}; kept in ${directory} (SYNC_BENCH_DIRECTORY reuses it)`);
+  const seed = await seedLoopStore({
+    syncStorePath,
+    entries,
+    firstSurveyId: firstId,
+    surveys,
+    respondents: 100_000,
+    days: 30,
+  });
+  console.log(
+    `seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed.rows)}; kept in ${directory} (SYNC_BENCH_DIRECTORY reuses it)`,
+  );
 }
 const service = await startSyncService({
   config: loadConfig({
@@ -85,13 +96,24 @@ try {
   const counts = await best("loop outcomes.outcomeCounts()", () => outcomes.outcomeCounts());
   await best("loop outcomes.orphanCount()", () => outcomes.orphanCount());
   const body = await best("loopStatus() with its reads", () => loopStatus(service.loop));
-  const answered = { ...outcomes, conversionByWindow: () => Promise.resolve(windows), outcomeCounts: () => Promise.resolve(counts), orphanCount: () => Promise.resolve(0) };
-  await best("loopStatus() JavaScript only (reads answered)", () => loopStatus({ ...service.loop, outcomes: answered }));
+  const answered = {
+    ...outcomes,
+    conversionByWindow: () => Promise.resolve(windows),
+    outcomeCounts: () => Promise.resolve(counts),
+    orphanCount: () => Promise.resolve(0),
+  };
+  await best("loopStatus() JavaScript only (reads answered)", () =>
+    loopStatus({ ...service.loop, outcomes: answered }),
+  );
   await best("JSON.stringify(loop section)", () => JSON.stringify(body).length);
-  for (const [field, value] of Object.entries(body)) console.log(`  loop.${field}: ${JSON.stringify(value).length.toLocaleString("en")} bytes`);
+  for (const [field, value] of Object.entries(body))
+    console.log(`  loop.${field}: ${JSON.stringify(value).length.toLocaleString("en")} bytes`);
   const headers = { authorization: `Bearer ${token}` };
   const statusUrl = `${service.url}/v1/sync/status`;
-  const bytes = await best("GET /v1/sync/status over HTTP", async () => (await (await fetch(statusUrl, { headers })).arrayBuffer()).byteLength);
+  const bytes = await best(
+    "GET /v1/sync/status over HTTP",
+    async () => (await (await fetch(statusUrl, { headers })).arrayBuffer()).byteLength,
+  );
   console.log(`reply: ${bytes.toLocaleString("en")} bytes`);
   const profileFile = process.env.SYNC_BENCH_CPU_PROFILE;
   if (profileFile) {

@@ -19,7 +19,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  languages,
+  qualificationCatalogue,
+} from "@sds/testing";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { startSyncService } from "../src/service.ts";
@@ -58,7 +64,12 @@ function inChild<Reply>(script: string, command: SeedCommand | StatusCommand | L
 /** A histogram of event-loop delays in ms (raw: each sample includes the 10 ms resolution). */
 function delays(histogram: ReturnType<typeof monitorEventLoopDelay>) {
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-  return { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), samples: histogram.count };
+  return {
+    p50: ms(histogram.percentile(50)),
+    p99: ms(histogram.percentile(99)),
+    max: ms(histogram.max),
+    samples: histogram.count,
+  };
 }
 
 const api = createFakeSupplierApi({
@@ -67,7 +78,9 @@ const api = createFakeSupplierApi({
     {
       supplierId: DEFAULT_SUPPLIER_ID,
       apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true } })),
+      surveys: Array.from({ length: surveys }, (_, index) => ({
+        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
+      })),
     },
   ],
   requestLogLimit: 10,
@@ -77,12 +90,25 @@ const directory = mkdtempSync(join(tmpdir(), "sds-sync-loop-status-bench-"));
 const syncStorePath = join(directory, "sds.db");
 const loopFile = join(directory, "sds.loop.db");
 
-console.log(`load average before seeding: ${loadavg().map((load) => load.toFixed(2)).join(", ")} (${process.env.SYNC_BENCH_NOTE ?? "2 shared cores"})`);
-const seed = await inChild<SeedReport>("./loop-seed.ts", { syncStorePath, entries, firstSurveyId: firstId, surveys, respondents: 100_000, days: 30 });
+console.log(
+  `load average before seeding: ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(", ")} (${process.env.SYNC_BENCH_NOTE ?? "2 shared cores"})`,
+);
+const seed = await inChild<SeedReport>("./loop-seed.ts", {
+  syncStorePath,
+  entries,
+  firstSurveyId: firstId,
+  surveys,
+  respondents: 100_000,
+  days: 30,
+});
 console.log(
   `seeded ${seed.rows.loop_entries?.toLocaleString("en")} entries (${seed.rows.loop_outcomes?.toLocaleString("en")} outcomes, ${seed.rows.loop_survey_hours?.toLocaleString("en")} hourly rows, ` +
     `${seed.rows.loop_respondents?.toLocaleString("en")} respondents) in ${seed.seconds.toFixed(1)} s ` +
-    `(${Object.entries(seed.phases).map(([name, phaseSeconds]) => `${name} ${phaseSeconds.toFixed(1)} s`).join(", ")}); loop file ${mb(seed.fileBytes)} MB`,
+    `(${Object.entries(seed.phases)
+      .map(([name, phaseSeconds]) => `${name} ${phaseSeconds.toFixed(1)} s`)
+      .join(", ")}); loop file ${mb(seed.fileBytes)} MB`,
 );
 const rssFakeOnlyMb = mb(process.memoryUsage().rss);
 
@@ -104,11 +130,13 @@ try {
   const started = performance.now();
   while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
   await service.loop.liveMatcher.refresh();
-  console.log(`synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   // Respondents from the catalogue, as match-http.bench.ts draws them.
   let seedValue = 12_345;
-  const random = () => ((seedValue = (seedValue * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seedValue = (seedValue * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const devices = ["desktop", "mobile", "tablet"] as const;
   const bodies = Array.from({ length: 500 }, () => {
@@ -128,24 +156,49 @@ try {
   const sequentialLoop = monitorEventLoopDelay({ resolution: resolutionMs });
   whole.enable();
   sequentialLoop.enable();
-  const sequential = await inChild<StatusReport>("./status-client.ts", { mode: "sequential", url: statusUrl, token, calls: statusCalls });
+  const sequential = await inChild<StatusReport>("./status-client.ts", {
+    mode: "sequential",
+    url: statusUrl,
+    token,
+    calls: statusCalls,
+  });
   sequentialLoop.disable();
 
   const pollingLoop = monitorEventLoopDelay({ resolution: resolutionMs });
   pollingLoop.enable();
   const [matchLoad, polling] = await Promise.all([
     inChild<LoadReport>("./match-load.ts", { url: `${service.url}/v1/match`, token, bodies, connections, seconds }),
-    inChild<StatusReport>("./status-client.ts", { mode: "tabs", url: statusUrl, token, tabs, intervalMs: pollIntervalMs, seconds }),
+    inChild<StatusReport>("./status-client.ts", {
+      mode: "tabs",
+      url: statusUrl,
+      token,
+      tabs,
+      intervalMs: pollIntervalMs,
+      seconds,
+    }),
   ]);
   pollingLoop.disable();
   whole.disable();
 
   const eventLoop = delays(whole);
-  const loopFileBytes = statSync(loopFile).size + (existsSync(`${loopFile}-wal`) ? statSync(`${loopFile}-wal`).size : 0);
-  const memory = { rssMb: mb(process.memoryUsage().rss), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024), rssFakeOnlyMb };
+  const loopFileBytes =
+    statSync(loopFile).size + (existsSync(`${loopFile}-wal`) ? statSync(`${loopFile}-wal`).size : 0);
+  const memory = {
+    rssMb: mb(process.memoryUsage().rss),
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    rssFakeOnlyMb,
+  };
   const rows = [
-    { figure: `GET /v1/sync/status p99, ${sequential.calls} sequential calls`, value: sequential.latencyMs.p99, goal: goals.statusP99Ms },
-    { figure: `POST /v1/match p99, ${connections} connections, ${tabs} tabs polling`, value: matchLoad.latencyMs.p99, goal: goals.matchP99Ms },
+    {
+      figure: `GET /v1/sync/status p99, ${sequential.calls} sequential calls`,
+      value: sequential.latencyMs.p99,
+      goal: goals.statusP99Ms,
+    },
+    {
+      figure: `POST /v1/match p99, ${connections} connections, ${tabs} tabs polling`,
+      value: matchLoad.latencyMs.p99,
+      goal: goals.matchP99Ms,
+    },
     { figure: "event-loop delay max over (a) and (b)", value: eventLoop.max, goal: goals.eventLoopMaxMs },
   ];
   const verdicts = rows.map((row) => ({ ...row, pass: row.value <= row.goal }));
@@ -157,7 +210,12 @@ try {
     seed,
     status: { sequential, polling, tabs, pollIntervalMs },
     match: { connections, seconds, ...matchLoad },
-    eventLoopMs: { resolution: resolutionMs, whole: eventLoop, sequential: delays(sequentialLoop), polling: delays(pollingLoop) },
+    eventLoopMs: {
+      resolution: resolutionMs,
+      whole: eventLoop,
+      sequential: delays(sequentialLoop),
+      polling: delays(pollingLoop),
+    },
     memory,
     loopFileMb: mb(loopFileBytes),
     verdicts,
@@ -176,8 +234,17 @@ try {
     `(c) event-loop delay (resolution ${resolutionMs} ms, included): whole p50 ${eventLoop.p50} ms, p99 ${eventLoop.p99} ms, max ${eventLoop.max} ms; ` +
       `during (a) max ${figures.eventLoopMs.sequential.max} ms, during (b) max ${figures.eventLoopMs.polling.max} ms`,
   );
-  console.log(`memory: RSS ${memory.rssMb} MB now, ${memory.maxRssMb} MB peak (the fake alone: ${rssFakeOnlyMb} MB before the service started); loop file ${figures.loopFileMb} MB`);
-  console.table(verdicts.map(({ figure, value, goal, pass }) => ({ figure, "ms": value, "goal ms": `<= ${goal}`, result: pass ? "PASS" : "MISS" })));
+  console.log(
+    `memory: RSS ${memory.rssMb} MB now, ${memory.maxRssMb} MB peak (the fake alone: ${rssFakeOnlyMb} MB before the service started); loop file ${figures.loopFileMb} MB`,
+  );
+  console.table(
+    verdicts.map(({ figure, value, goal, pass }) => ({
+      figure,
+      ms: value,
+      "goal ms": `<= ${goal}`,
+      result: pass ? "PASS" : "MISS",
+    })),
+  );
   if (process.env.SYNC_BENCH_JSON) writeFileSync(process.env.SYNC_BENCH_JSON, `${JSON.stringify(figures, null, 2)}\n`);
 } finally {
   await service.stop();

@@ -12,7 +12,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  languages,
+  qualificationCatalogue,
+} from "@sds/testing";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
@@ -31,7 +37,9 @@ const api = createFakeSupplierApi({
     {
       supplierId: DEFAULT_SUPPLIER_ID,
       apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({ survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true } })),
+      surveys: Array.from({ length: surveys }, (_, index) => ({
+        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
+      })),
     },
   ],
   requestLogLimit: 10,
@@ -56,11 +64,13 @@ try {
   const started = performance.now();
   while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
   await service.loop.liveMatcher.refresh();
-  console.log(`synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   // Respondents from the catalogue: one answer per question with options (ages as numbers, so range codes apply).
   let seed = 12_345;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const devices = ["desktop", "mobile", "tablet"] as const;
   const bodies = Array.from({ length: 500 }, () => {
@@ -90,14 +100,21 @@ try {
     step.serialiseMs += t3 - t2;
     step.eligible += result.eligible;
   }
-  const inProcess = { parseMs: step.parseMs / rounds, matchMs: step.matchMs / rounds, serialiseMs: step.serialiseMs / rounds, meanEligible: step.eligible / rounds };
+  const inProcess = {
+    parseMs: step.parseMs / rounds,
+    matchMs: step.matchMs / rounds,
+    serialiseMs: step.serialiseMs / rounds,
+    meanEligible: step.eligible / rounds,
+  };
   console.log(
     `in process, per respondent: parse+validate ${inProcess.parseMs.toFixed(3)} ms, match ${inProcess.matchMs.toFixed(3)} ms, records + serialise ${inProcess.serialiseMs.toFixed(3)} ms; ` +
       `${inProcess.meanEligible.toFixed(1)} eligible surveys on average`,
   );
 
   const cpuBefore = process.cpuUsage();
-  const child = fork(fileURLToPath(new URL("./match-load.ts", import.meta.url)), [], { execArgv: ["--conditions=@sds/source"] });
+  const child = fork(fileURLToPath(new URL("./match-load.ts", import.meta.url)), [], {
+    execArgv: ["--conditions=@sds/source"],
+  });
   const report = await new Promise<LoadReport>((resolve, reject) => {
     child.once("message", (message: LoadReport) => {
       resolve(message);
@@ -109,7 +126,16 @@ try {
   const cpu = process.cpuUsage(cpuBefore);
   // Under a shared, loaded machine req/s understates capacity: the service's own CPU per request does not.
   const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / report.requests;
-  const figures = { surveys: service.loop.liveMatcher.matcher.size, connections, seconds, node: process.version, inProcess, cpuMsPerRequest, requestsPerCpuSecond: 1000 / cpuMsPerRequest, ...report };
+  const figures = {
+    surveys: service.loop.liveMatcher.matcher.size,
+    connections,
+    seconds,
+    node: process.version,
+    inProcess,
+    cpuMsPerRequest,
+    requestsPerCpuSecond: 1000 / cpuMsPerRequest,
+    ...report,
+  };
   console.log(
     `POST /v1/match, ${connections} connections, ${seconds} s: ${Math.round(report.requestsPerSecond)} req/s (target >= 2000), ` +
       `latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms; ${report.requests} requests, ${report.non2xx} non-2xx, ${report.errors} errors; ` +

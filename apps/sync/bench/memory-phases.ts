@@ -29,7 +29,9 @@ const surveys = Number(process.argv[2] ?? "100000");
 const mode = process.argv[3] ?? "cycle";
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-const fake = fork(fileURLToPath(new URL("./fake-process.ts", import.meta.url)), [String(surveys)], { execArgv: ["--conditions=@sds/source"] });
+const fake = fork(fileURLToPath(new URL("./fake-process.ts", import.meta.url)), [String(surveys)], {
+  execArgv: ["--conditions=@sds/source"],
+});
 const ready = await new Promise<FakeReply>((resolve) => fake.once("message", resolve));
 if (ready.type !== "ready") throw new Error("the fake did not start");
 const baseUrl = ready.baseUrl;
@@ -50,9 +52,11 @@ let phase = "start";
 const sample = () => {
   const usage = process.memoryUsage();
   const peak = peaks.get(phase) ?? { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, live: 0 };
-  for (const key of ["rss", "heapUsed", "heapTotal", "external", "arrayBuffers"] as const) peak[key] = Math.max(peak[key], usage[key]);
+  for (const key of ["rss", "heapUsed", "heapTotal", "external", "arrayBuffers"] as const)
+    peak[key] = Math.max(peak[key], usage[key]);
   peaks.set(phase, peak);
-  for (const space of getHeapSpaceStatistics()) spacePeaks.set(space.space_name, Math.max(spacePeaks.get(space.space_name) ?? 0, space.space_size));
+  for (const space of getHeapSpaceStatistics())
+    spacePeaks.set(space.space_name, Math.max(spacePeaks.get(space.space_name) ?? 0, space.space_size));
 };
 const enter = (next: string) => {
   sample();
@@ -71,7 +75,9 @@ const liveTimer = setInterval(() => {
 const retained = (label: string) => {
   gc?.();
   const usage = process.memoryUsage();
-  console.log(`after GC, ${label}: heapUsed ${mb(usage.heapUsed)} MB, external ${mb(usage.external)} MB, rss ${mb(usage.rss)} MB`);
+  console.log(
+    `after GC, ${label}: heapUsed ${mb(usage.heapUsed)} MB, external ${mb(usage.external)} MB, rss ${mb(usage.rss)} MB`,
+  );
 };
 
 if (mode === "list-bare") {
@@ -90,7 +96,8 @@ if (mode === "list-bare") {
   const upstream = createClientUpstream({ baseUrl, apiKey: DEFAULT_API_KEY, retry: 0 });
   enter("list (client stream, ids kept)");
   const ids: number[] = [];
-  for await (const { survey } of upstream.liveSurveys(new AbortController().signal)) if (survey) ids.push(survey.SurveyId);
+  for await (const { survey } of upstream.liveSurveys(new AbortController().signal))
+    if (survey) ids.push(survey.SurveyId);
   enter("done");
   retained(`holding ${ids.length} survey ids`);
 } else {
@@ -131,7 +138,14 @@ if (mode === "list-bare") {
     recordRun: (run: Parameters<SyncStore["recordRun"]>[0]) => store.recordRun(run),
   });
   const index = new SurveyIndex();
-  const context = { store: phasedStore, upstream, concurrency: 16, replicaId: "probe", logger: pino({ level: "silent" }), requestCount: () => 0 };
+  const context = {
+    store: phasedStore,
+    upstream,
+    concurrency: 16,
+    replicaId: "probe",
+    logger: pino({ level: "silent" }),
+    requestCount: () => 0,
+  };
   const first = await runCycle(context, index, "manual", new AbortController().signal);
   if (first.status !== "succeeded") throw new Error(first.error ?? "cycle failed");
   retained("first cycle done, index held");
@@ -146,8 +160,15 @@ if (mode === "list-bare") {
 clearInterval(timer);
 clearInterval(liveTimer);
 for (const [name, peak] of peaks) {
-  console.log(`${name.padEnd(32)} rss ${mb(peak.rss)} MB, heapUsed ${mb(peak.heapUsed)} (live ${mb(peak.live)}), heapTotal ${mb(peak.heapTotal)}, external ${mb(peak.external)}, arrayBuffers ${mb(peak.arrayBuffers)}`);
+  console.log(
+    `${name.padEnd(32)} rss ${mb(peak.rss)} MB, heapUsed ${mb(peak.heapUsed)} (live ${mb(peak.live)}), heapTotal ${mb(peak.heapTotal)}, external ${mb(peak.external)}, arrayBuffers ${mb(peak.arrayBuffers)}`,
+  );
 }
-console.log(`V8 heap spaces at their largest: ${[...spacePeaks].filter(([, size]) => size >= 1024 * 1024).map(([name, size]) => `${name} ${mb(size)} MB`).join(", ")}`);
+console.log(
+  `V8 heap spaces at their largest: ${[...spacePeaks]
+    .filter(([, size]) => size >= 1024 * 1024)
+    .map(([name, size]) => `${name} ${mb(size)} MB`)
+    .join(", ")}`,
+);
 console.log(`maxRSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
 fake.disconnect();

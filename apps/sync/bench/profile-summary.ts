@@ -25,7 +25,10 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 
 const nameOf = (node: ProfileNode): string => {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url === "" ? "" : `${url.replace(/^file:\/\//, "").replace(/^.*?\/(apps|packages|node_modules)\//, "$1/")}:${lineNumber + 1} `;
+  const where =
+    url === ""
+      ? ""
+      : `${url.replace(/^file:\/\//, "").replace(/^.*?\/(apps|packages|node_modules)\//, "$1/")}:${lineNumber + 1} `;
   return `${where}${functionName === "" ? "(anonymous)" : functionName}`;
 };
 
@@ -49,7 +52,8 @@ for (const sample of profile.samples) {
 
 const share = (count: number) => `${((100 * count) / profile.samples.length).toFixed(1).padStart(5)} %`;
 console.log(`${profile.samples.length} samples\n\nself time:`);
-for (const [name, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${share(count)}  ${name}`);
+for (const [name, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${share(count)}  ${name}`);
 console.log("\ntotal time, functions of apps/ and packages/:");
 const ours = [...total].filter(([name]) => /^(apps|packages)\//.test(name) && !name.includes("node_modules"));
 for (const [name, count] of ours.sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${share(count)}  ${name}`);

@@ -41,7 +41,16 @@ export function entriesOf(index: number, random: () => number): number {
   return index % 100 === 0 ? 100 + Math.floor(random() * 101) : Math.floor(random() * 21);
 }
 
-const outcomes = [undefined, undefined, "terminate", "terminate", "terminate", "overquota", "complete", "security"] as const;
+const outcomes = [
+  undefined,
+  undefined,
+  "terminate",
+  "terminate",
+  "terminate",
+  "overquota",
+  "complete",
+  "security",
+] as const;
 
 /** Every past entry of every respondent, in order of respondent. */
 export function* respondentHistories(plan: HistoryPlan, seed = 99): Generator<HistoryEntry> {
@@ -51,9 +60,14 @@ export function* respondentHistories(plan: HistoryPlan, seed = 99): Generator<Hi
   for (const [index, uid] of plan.uids.entries()) {
     const count = entriesOf(index, random);
     for (let entry = 0; entry < count; entry++) {
-      const surveyId = random() < closedShare ? 100_000 + Math.floor(random() * 100_000) : (plan.liveSurveyIds[Math.floor(random() * plan.liveSurveyIds.length)] ?? 1);
+      const surveyId =
+        random() < closedShare
+          ? 100_000 + Math.floor(random() * 100_000)
+          : (plan.liveSurveyIds[Math.floor(random() * plan.liveSurveyIds.length)] ?? 1);
       // Whole seconds: the body limit is 64 KiB and each byte of a batch counts.
-      const enteredAt = new Date(Math.floor((plan.now - 3_600_000 - random() * days * 86_400_000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+      const enteredAt = new Date(Math.floor((plan.now - 3_600_000 - random() * days * 86_400_000) / 1000) * 1000)
+        .toISOString()
+        .replace(".000Z", "Z");
       const outcome = outcomes[Math.floor(random() * outcomes.length)];
       yield outcome === undefined ? { uid, surveyId, enteredAt } : { uid, surveyId, enteredAt, outcome };
     }
@@ -72,7 +86,13 @@ export interface ImportReport {
  * Imports entries in batches over HTTP, `concurrency` batches in flight. `batchSize` is 500, not
  * the route's 1000: 1000 entries do not fit in the loop routes' 64 KiB body limit.
  */
-export async function importHistories(options: { url: string; token: string; entries: Iterable<HistoryEntry>; batchSize?: number; concurrency?: number }): Promise<ImportReport> {
+export async function importHistories(options: {
+  url: string;
+  token: string;
+  entries: Iterable<HistoryEntry>;
+  batchSize?: number;
+  concurrency?: number;
+}): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 500;
   const iterator = options.entries[Symbol.iterator]();
   let entries = 0;
@@ -94,7 +114,10 @@ export async function importHistories(options: { url: string; token: string; ent
         headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
         body: JSON.stringify({ entries: batch }),
       });
-      if (!response.ok) throw new Error(`POST /v1/respondents/history answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      if (!response.ok)
+        throw new Error(
+          `POST /v1/respondents/history answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+        );
       await response.arrayBuffer();
       entries += batch.length;
       batches += 1;

@@ -20,7 +20,11 @@ export interface InProcessCosts {
 }
 
 /** Measures each step over `rounds` requests (entries: a fifth of them), drawing uids, bodies and surveys in turn. */
-export async function measureInProcess(loop: LoopContext, pools: { profiles: readonly string[]; uids: readonly string[]; surveyIds: readonly number[] }, rounds = 2000): Promise<InProcessCosts> {
+export async function measureInProcess(
+  loop: LoopContext,
+  pools: { profiles: readonly string[]; uids: readonly string[]; surveyIds: readonly number[] },
+  rounds = 2000,
+): Promise<InProcessCosts> {
   const { matcher } = loop.liveMatcher;
   const at = (items: readonly string[] | readonly number[], index: number) => items[(index * 7919) % items.length];
   let historyMs = 0;
@@ -48,7 +52,16 @@ export async function measureInProcess(loop: LoopContext, pools: { profiles: rea
   const entries = Math.max(1, Math.floor(rounds / 5));
   const started = performance.now();
   for (let index = 0; index < entries; index++) {
-    await loop.outcomes.recordEntry({ token: `in-process-${Date.now().toString(36)}-${index}`, surveyId: Number(at(pools.surveyIds, index)), uid: String(at(pools.uids, index)), cpi: 1, at: new Date() }, () => undefined);
+    await loop.outcomes.recordEntry(
+      {
+        token: `in-process-${Date.now().toString(36)}-${index}`,
+        surveyId: Number(at(pools.surveyIds, index)),
+        uid: String(at(pools.uids, index)),
+        cpi: 1,
+        at: new Date(),
+      },
+      () => undefined,
+    );
   }
   const recordEntryMs = (performance.now() - started) / entries;
   return {

@@ -12,7 +12,12 @@ export type LoadPlan =
   /** `profiles`: JSON objects (answers, language, device) to which `"uid"` is appended. */
   | { readonly kind: "match"; readonly profiles: readonly string[]; readonly uids: readonly string[] }
   /** Tokens are `tokenPrefix` and a counter: unique within the run, and across runs by the prefix. */
-  | { readonly kind: "entry-link"; readonly surveyIds: readonly number[]; readonly uids: readonly string[]; readonly tokenPrefix: string };
+  | {
+      readonly kind: "entry-link";
+      readonly surveyIds: readonly number[];
+      readonly uids: readonly string[];
+      readonly tokenPrefix: string;
+    };
 
 /** What the benchmark sends this process. */
 export interface LoadCommand {
@@ -49,7 +54,12 @@ export function bodyMaker(plan: LoadPlan, seed = 4242): () => string {
     };
   }
   let counter = 0;
-  return () => JSON.stringify({ surveyId: pick(plan.surveyIds), token: `${plan.tokenPrefix}-${(counter++).toString(36)}`, uid: pick(plan.uids) });
+  return () =>
+    JSON.stringify({
+      surveyId: pick(plan.surveyIds),
+      token: `${plan.tokenPrefix}-${(counter++).toString(36)}`,
+      uid: pick(plan.uids),
+    });
 }
 
 process.once("message", (command: LoadCommand) => {
@@ -64,7 +74,9 @@ process.once("message", (command: LoadCommand) => {
     },
     (error, result) => {
       if (error) throw error;
-      const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]));
+      const statuses = Object.fromEntries(
+        Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]),
+      );
       const report: LoadReport = {
         requestsPerSecond: result.requests.average,
         requests: result.requests.total,

@@ -20,7 +20,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, createSeededRandom, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, languages, qualificationCatalogue, RECONTACT_STUDY_TYPE_ID } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  createSeededRandom,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  languages,
+  qualificationCatalogue,
+  RECONTACT_STUDY_TYPE_ID,
+} from "@sds/testing";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "../test/postgres.ts";
 import { importHistories, respondentHistories, respondentPool } from "./respondent-histories.ts";
 import { measureInProcess } from "./respondent-in-process.ts";
@@ -56,8 +64,12 @@ const api = createFakeSupplierApi({
 });
 const fake = await api.listen();
 const live = api.listSurveys(DEFAULT_SUPPLIER_ID);
-const recontactIds = live.filter((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID).map((survey) => survey.SurveyId);
-const recontactPids = recontactIds.flatMap((id) => api.getSurvey(id)?.recontactRespondents.map((respondent) => respondent.PID) ?? []);
+const recontactIds = live
+  .filter((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID)
+  .map((survey) => survey.SurveyId);
+const recontactPids = recontactIds.flatMap(
+  (id) => api.getSurvey(id)?.recontactRespondents.map((respondent) => respondent.PID) ?? [],
+);
 const uids = respondentPool(respondentCount, recontactPids);
 const liveSurveyIds = live.map((survey) => survey.SurveyId);
 const recontact = new Set(recontactIds);
@@ -69,7 +81,8 @@ const { pick } = createSeededRandom(12_345);
 const devices = ["desktop", "mobile", "tablet"] as const;
 const profiles = Array.from({ length: 500 }, () => {
   const answers: Record<string, string[]> = {};
-  for (const question of qualificationCatalogue) if (question.Options.length > 0) answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
+  for (const question of qualificationCatalogue)
+    if (question.Options.length > 0) answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
   return JSON.stringify({ answers, languageId: pick(languages).Id, device: pick(devices) });
 });
 
@@ -93,7 +106,11 @@ const figures: Record<string, unknown> = {
   node: process.version,
   loadAverageBefore: loadavg(),
 };
-console.log(`load average before: ${loadavg().map((load) => load.toFixed(2)).join(" ")} (${surveyCount} surveys, ${uids.length} respondents)`);
+console.log(
+  `load average before: ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")} (${surveyCount} surveys, ${uids.length} respondents)`,
+);
 
 for (const store of stores) {
   let databaseUrl: string;
@@ -119,16 +136,52 @@ for (const store of stores) {
       `[${store}] routable after ${ready.seconds.toFixed(1)} s: ${ready.matcherSurveys} surveys in the matcher, groups of ${ready.groupSurveys}, ` +
         `${ready.recontactStudies} re-contact lists, stats of ${ready.statsSurveys}`,
     );
-    const seeded = await importHistories({ url: service.url, token: BENCH_TOKEN, entries: respondentHistories({ uids, liveSurveyIds, now: historyNow }) });
-    console.log(`[${store}] imported ${seeded.entries} past entries of ${uids.length} respondents in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.entriesPerSecond)} entries/s, ${seeded.batches} batches)`);
+    const seeded = await importHistories({
+      url: service.url,
+      token: BENCH_TOKEN,
+      entries: respondentHistories({ uids, liveSurveyIds, now: historyNow }),
+    });
+    console.log(
+      `[${store}] imported ${seeded.entries} past entries of ${uids.length} respondents in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.entriesPerSecond)} entries/s, ${seeded.batches} batches)`,
+    );
     const inProcess = await measureInProcess(service.loop, { profiles, uids, surveyIds: linkSurveyIds });
     console.log(`[${store}] in process, per request: ${JSON.stringify(inProcess)}`);
 
-    const matches = loads.has("match") ? await runLoad(service, "/v1/match", { kind: "match", profiles, uids }, connections, seconds, `${store}-match`) : undefined;
-    if (matches) rows.push({ store, measure: "POST /v1/match (matches/s)", value: matches.requestsPerSecond, goal: goals.matchesPerSecond, detail: detailOf(matches) });
-    const links = loads.has("entry-links") ? await runLoad(service, "/v1/entry-links", { kind: "entry-link", surveyIds: linkSurveyIds, uids, tokenPrefix: `bench-${store}-${Date.now().toString(36)}` }, connections, seconds, `${store}-entry-links`) : undefined;
+    const matches = loads.has("match")
+      ? await runLoad(service, "/v1/match", { kind: "match", profiles, uids }, connections, seconds, `${store}-match`)
+      : undefined;
+    if (matches)
+      rows.push({
+        store,
+        measure: "POST /v1/match (matches/s)",
+        value: matches.requestsPerSecond,
+        goal: goals.matchesPerSecond,
+        detail: detailOf(matches),
+      });
+    const links = loads.has("entry-links")
+      ? await runLoad(
+          service,
+          "/v1/entry-links",
+          {
+            kind: "entry-link",
+            surveyIds: linkSurveyIds,
+            uids,
+            tokenPrefix: `bench-${store}-${Date.now().toString(36)}`,
+          },
+          connections,
+          seconds,
+          `${store}-entry-links`,
+        )
+      : undefined;
     const linksPerSecond = (links?.statuses["201"] ?? 0) / seconds;
-    if (links) rows.push({ store, measure: "POST /v1/entry-links (201s/s)", value: linksPerSecond, goal: goals.linksPerSecond, detail: detailOf(links) });
+    if (links)
+      rows.push({
+        store,
+        measure: "POST /v1/entry-links (201s/s)",
+        value: linksPerSecond,
+        goal: goals.linksPerSecond,
+        detail: detailOf(links),
+      });
     figures[store] = { ready, seeded, inProcess, matches, links: links && { ...links, linksPerSecond } };
   } finally {
     await service.stop();
@@ -139,7 +192,11 @@ await fake.close();
 await api.close();
 
 figures.loadAverageAfter = loadavg();
-console.log(`\nload average after: ${loadavg().map((load) => load.toFixed(2)).join(" ")}; ${connections} connections, ${seconds} s each`);
+console.log(
+  `\nload average after: ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}; ${connections} connections, ${seconds} s each`,
+);
 console.table(
   rows.map((row) => ({
     store: row.store,

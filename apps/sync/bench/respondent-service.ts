@@ -56,7 +56,9 @@ interface StatusBody {
 export async function waitUntilRoutable(service: SyncService, timeoutMs = 600_000): Promise<Readiness> {
   const started = performance.now();
   for (;;) {
-    const response = await fetch(`${service.url}/v1/sync/status`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+    const response = await fetch(`${service.url}/v1/sync/status`, {
+      headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+    });
     const loop = ((await response.json()) as StatusBody).loop;
     const data = loop?.inventoryData;
     const readiness: Readiness = {
@@ -66,8 +68,15 @@ export async function waitUntilRoutable(service: SyncService, timeoutMs = 600_00
       recontactStudies: data?.recontact?.studies ?? 0,
       statsSurveys: data?.stats?.surveys ?? 0,
     };
-    if (readiness.matcherSurveys > 0 && readiness.groupSurveys > 0 && readiness.recontactStudies > 0 && typeof loop?.account?.fetchedAt === "string") return readiness;
-    if (performance.now() - started > timeoutMs) throw new Error(`sds-sync was not routable after ${timeoutMs / 1000} s: ${JSON.stringify(readiness)}`);
+    if (
+      readiness.matcherSurveys > 0 &&
+      readiness.groupSurveys > 0 &&
+      readiness.recontactStudies > 0 &&
+      typeof loop?.account?.fetchedAt === "string"
+    )
+      return readiness;
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`sds-sync was not routable after ${timeoutMs / 1000} s: ${JSON.stringify(readiness)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -82,7 +91,14 @@ export interface MeasuredLoad extends LoadReport {
  * set to a directory, this process (the service) is profiled during the load only, into
  * `<directory>/<label>.cpuprofile` (read it with profile-summary.ts or Chrome's DevTools).
  */
-export async function runLoad(service: SyncService, path: string, plan: LoadPlan, connections: number, seconds: number, label: string = plan.kind): Promise<MeasuredLoad> {
+export async function runLoad(
+  service: SyncService,
+  path: string,
+  plan: LoadPlan,
+  connections: number,
+  seconds: number,
+  label: string = plan.kind,
+): Promise<MeasuredLoad> {
   const profileDirectory = process.env.SYNC_BENCH_CPU_PROFILE;
   const session = profileDirectory === undefined || profileDirectory === "" ? undefined : new Session();
   if (session) {
@@ -92,7 +108,9 @@ export async function runLoad(service: SyncService, path: string, plan: LoadPlan
     await session.post("Profiler.start");
   }
   const cpuBefore = process.cpuUsage();
-  const child = fork(fileURLToPath(new URL("./respondent-load.ts", import.meta.url)), [], { execArgv: ["--conditions=@sds/source"] });
+  const child = fork(fileURLToPath(new URL("./respondent-load.ts", import.meta.url)), [], {
+    execArgv: ["--conditions=@sds/source"],
+  });
   const report = await new Promise<LoadReport>((resolve, reject) => {
     child.once("message", (message: LoadReport) => {
       resolve(message);

@@ -48,7 +48,8 @@ async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
       if (init?.method === undefined && attempt < 3) continue;
       throw new Error(`${init?.method ?? "GET"} ${url}: ${String(error)}`, { cause: error });
     }
-    if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${url}: HTTP ${response.status}: ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`${init?.method ?? "GET"} ${url}: HTTP ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   }
 }
@@ -97,7 +98,9 @@ async function readAllSurveys(url: string): Promise<number> {
   let count = 0;
   let cursor: string | null = null;
   do {
-    const page: { surveys: unknown[]; nextCursor: string | null } = await getJson(`${url}/v1/surveys?status=all&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page: { surveys: unknown[]; nextCursor: string | null } = await getJson(
+      `${url}/v1/surveys?status=all&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     count += page.surveys.length;
     cursor = page.nextCursor;
   } while (cursor);
@@ -105,8 +108,13 @@ async function readAllSurveys(url: string): Promise<number> {
 }
 
 /** Runs the built service with `nodeFlags` against the fake at `baseUrl` and reports its peak RSS. */
-export async function measureServiceRss(baseUrl: string, nodeFlags: readonly string[], concurrency: number): Promise<ServiceRssReport> {
-  if (!existsSync(mainScript)) throw new Error(`${mainScript} is missing: build sds-sync first (pnpm --filter @sds/sync build)`);
+export async function measureServiceRss(
+  baseUrl: string,
+  nodeFlags: readonly string[],
+  concurrency: number,
+): Promise<ServiceRssReport> {
+  if (!existsSync(mainScript))
+    throw new Error(`${mainScript} is missing: build sds-sync first (pnpm --filter @sds/sync build)`);
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-rss-"));
   const child = spawn(process.execPath, [...nodeFlags, mainScript], {
     env: {
@@ -145,7 +153,15 @@ export async function measureServiceRss(baseUrl: string, nodeFlags: readonly str
     const surveysRead = await readAllSurveys(url);
     const { run: second } = await getJson<{ run: RunJson }>(`${url}/v1/sync/run`, { method: "POST" });
     const { maxKb, processes } = stopSampling();
-    return { maxRssMb: maxKb / 1024, firstCycleMs: first.durationMs, firstCycleRequests: first.counts.upstreamRequests, noChangeMs: second.durationMs, surveys: first.counts.listed, surveysRead, processes };
+    return {
+      maxRssMb: maxKb / 1024,
+      firstCycleMs: first.durationMs,
+      firstCycleRequests: first.counts.upstreamRequests,
+      noChangeMs: second.durationMs,
+      surveys: first.counts.listed,
+      surveysRead,
+      processes,
+    };
   } finally {
     stopSampling();
     child.kill("SIGTERM");

@@ -8,8 +8,14 @@ import { RECONTACT_STUDY_TYPE_ID, type MarketplaceSimulation, type SimulationRou
  * that the share of the gap no ranking can close is visible.
  */
 export function reachableOracleRouter(simulation: MarketplaceSimulation): SimulationRouter {
-  const value = new Map(simulation.surveys.map(({ survey, trueConversion }) => [survey.SurveyId, Number(survey.Cpi) * trueConversion]));
-  const recontact = new Set(simulation.surveys.filter(({ survey }) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID).map(({ survey }) => survey.SurveyId));
+  const value = new Map(
+    simulation.surveys.map(({ survey, trueConversion }) => [survey.SurveyId, Number(survey.Cpi) * trueConversion]),
+  );
+  const recontact = new Set(
+    simulation.surveys
+      .filter(({ survey }) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID)
+      .map(({ survey }) => survey.SurveyId),
+  );
   return {
     match: (respondent) =>
       Promise.resolve(
@@ -18,7 +24,11 @@ export function reachableOracleRouter(simulation: MarketplaceSimulation): Simula
           .filter((id) => !recontact.has(id))
           .sort((left, right) => (value.get(right) ?? 0) - (value.get(left) ?? 0) || left - right),
       ),
-    enter: (surveyId, respondent) => Promise.resolve({ token: `reachable-${respondent.id}`, link: simulation.survey(surveyId)?.survey.SurveyUrl ?? "" }),
+    enter: (surveyId, respondent) =>
+      Promise.resolve({
+        token: `reachable-${respondent.id}`,
+        link: simulation.survey(surveyId)?.survey.SurveyUrl ?? "",
+      }),
     report: () => Promise.resolve(),
   };
 }

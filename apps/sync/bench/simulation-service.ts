@@ -1,14 +1,25 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type MarketplaceSimulation } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  RECONTACT_STUDY_TYPE_ID,
+  type MarketplaceSimulation,
+} from "@sds/testing";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { routingDataReport } from "../src/loop/loop-status.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
 
 /** The settings a bench run may pass through to sds-sync from its own environment (yield ranking's knobs). */
-const PASSED_THROUGH = ["SYNC_YIELD_PRIOR_STRENGTH", "SYNC_YIELD_CUTOFF_ENTRIES", "SYNC_YIELD_COOLDOWN_SECONDS", "SYNC_STATS_REFRESH_SECONDS"] as const;
+const PASSED_THROUGH = [
+  "SYNC_YIELD_PRIOR_STRENGTH",
+  "SYNC_YIELD_CUTOFF_ENTRIES",
+  "SYNC_YIELD_COOLDOWN_SECONDS",
+  "SYNC_STATS_REFRESH_SECONDS",
+] as const;
 
 /** A fresh sds-sync (SQLite in a temporary directory) that holds a simulation's surveys, and its fake upstream. */
 export interface SimulationService {
@@ -32,21 +43,28 @@ async function waitUntil(what: string, ready: () => boolean, timeoutMs = 60_000)
  * the matcher holds every survey, the account was read, the re-contact lists were read and, unless stats are off
  * (`SYNC_STATS_REFRESH_SECONDS=0`), the stats of every survey are in the store.
  */
-export async function startSimulationService(simulation: MarketplaceSimulation, env: NodeJS.ProcessEnv = process.env): Promise<SimulationService> {
+export async function startSimulationService(
+  simulation: MarketplaceSimulation,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SimulationService> {
   const api = createFakeSupplierApi({
     seed: simulation.seed,
     suppliers: [
       simulation.supplier({
         supplierId: DEFAULT_SUPPLIER_ID,
         apiKey: DEFAULT_API_KEY,
-        account: { OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null } },
+        account: {
+          OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null },
+        },
       }),
     ],
     requestLogLimit: 10,
   });
   const fake = await api.listen();
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-yield-bench-"));
-  const passed = Object.fromEntries(PASSED_THROUGH.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
+  const passed = Object.fromEntries(
+    PASSED_THROUGH.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
+  );
   const service = await startSyncService({
     config: loadConfig({
       SDS_BASE_URL: fake.baseUrl,

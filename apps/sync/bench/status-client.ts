@@ -9,7 +9,14 @@
 /** What the benchmark sends this process. */
 export type StatusCommand =
   | { readonly mode: "sequential"; readonly url: string; readonly token: string; readonly calls: number }
-  | { readonly mode: "tabs"; readonly url: string; readonly token: string; readonly tabs: number; readonly intervalMs: number; readonly seconds: number };
+  | {
+      readonly mode: "tabs";
+      readonly url: string;
+      readonly token: string;
+      readonly tabs: number;
+      readonly intervalMs: number;
+      readonly seconds: number;
+    };
 
 /** What this process answers. */
 export interface StatusReport {
@@ -27,7 +34,11 @@ export function quantile(sorted: readonly number[], q: number): number {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-async function timedCall(url: string, token: string, into: { latencies: number[]; failures: number; bytes: number }): Promise<void> {
+async function timedCall(
+  url: string,
+  token: string,
+  into: { latencies: number[]; failures: number; bytes: number },
+): Promise<void> {
   const started = performance.now();
   try {
     const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -62,7 +73,11 @@ async function run(command: StatusCommand): Promise<StatusReport> {
     calls: sorted.length,
     failures: seen.failures,
     bytes: seen.bytes,
-    latencyMs: { p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1) ?? Number.NaN) },
+    latencyMs: {
+      p50: round(quantile(sorted, 0.5)),
+      p99: round(quantile(sorted, 0.99)),
+      max: round(sorted.at(-1) ?? Number.NaN),
+    },
   };
 }
 

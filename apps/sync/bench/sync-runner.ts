@@ -51,8 +51,17 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
   };
   return {
     async cycle() {
-      const { ms, requests: made, value } = await measure(() =>
-        runCycle({ store, upstream, concurrency, replicaId: "bench", logger, requestCount: () => requests }, index, "manual", new AbortController().signal),
+      const {
+        ms,
+        requests: made,
+        value,
+      } = await measure(() =>
+        runCycle(
+          { store, upstream, concurrency, replicaId: "bench", logger, requestCount: () => requests },
+          index,
+          "manual",
+          new AbortController().signal,
+        ),
       );
       if (value.status !== "succeeded") throw new Error(`cycle failed: ${value.error ?? "?"}`);
       return { ms, requests: made, result: value };
@@ -77,7 +86,8 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
         };
         const list = (await get("/surveys")) as { Surveys: { SurveyId: number }[] };
         const pool = new TaskPool(concurrency);
-        for (const { SurveyId } of list.Surveys) await pool.run(() => get(`/survey-qualifications/${SurveyId}`).then(() => undefined));
+        for (const { SurveyId } of list.Surveys)
+          await pool.run(() => get(`/survey-qualifications/${SurveyId}`).then(() => undefined));
         await pool.drain();
       });
     },

@@ -62,9 +62,15 @@ async function startFake(count: number): Promise<FakeProcess> {
   };
 }
 
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const format = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
-const figures: Record<string, unknown> = { surveys, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, node: process.version };
+const figures: Record<string, unknown> = {
+  surveys,
+  latencyMs: LATENCY_MS,
+  concurrency: CONCURRENCY,
+  node: process.version,
+};
 
 if (surveys > 0) {
   // 1. First cycle at 20 ms latency, in alternated pairs: each pair makes the same requests with
@@ -110,7 +116,9 @@ if (surveys > 0) {
     noChange.push(cycle.ms);
   }
   figures.noChangeCycle = { medianMs: median(noChange), runsMs: noChange };
-  console.log(`no-change cycle, ${surveys} surveys: median ${format(median(noChange))} over ${noChange.length} runs, 1 request each (target < 200 ms)`);
+  console.log(
+    `no-change cycle, ${surveys} surveys: median ${format(median(noChange))} over ${noChange.length} runs, 1 request each (target < 200 ms)`,
+  );
 
   // 3. 1 % churn at 20 ms latency, beside the naive full refetch.
   await fake.command({ type: "latency", ms: LATENCY_MS });
@@ -165,7 +173,9 @@ if (rssSurveys > 0) {
   ] as const) {
     const report = await measureListRss(big.baseUrl, mode);
     runs[label] = report;
-    console.log(`peak RSS of the list alone, ${label} (${report.surveys} surveys, from sources): ${report.maxRssMb.toFixed(0)} MB`);
+    console.log(
+      `peak RSS of the list alone, ${label} (${report.surveys} surveys, from sources): ${report.maxRssMb.toFixed(0)} MB`,
+    );
   }
   big.stop();
   figures.peakRss = runs;

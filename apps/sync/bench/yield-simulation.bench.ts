@@ -20,7 +20,14 @@
  * SYNC_STATS_REFRESH_SECONDS (0: no Get Survey Stats, the prior is Ir) passed to sds-sync.
  */
 import { writeFileSync } from "node:fs";
-import { createMarketplaceSimulation, oracleRouter, policyRouter, runSimulation, type MarketplaceSimulation, type SimulationResult } from "@sds/testing";
+import {
+  createMarketplaceSimulation,
+  oracleRouter,
+  policyRouter,
+  runSimulation,
+  type MarketplaceSimulation,
+  type SimulationResult,
+} from "@sds/testing";
 import { httpSimulationRouter } from "./http-simulation-router.ts";
 import { reachableOracleRouter, recontactSurveyCount } from "./simulation-references.ts";
 import { startSimulationService } from "./simulation-service.ts";
@@ -31,14 +38,16 @@ const GOAL_OF_EARNINGS = 0.95;
 function integerList(raw: string | undefined, fallback: readonly number[]): number[] {
   if (raw === undefined || raw.trim() === "") return [...fallback];
   const values = raw.split(",").map((part) => Number(part.trim()));
-  if (values.some((value) => !Number.isSafeInteger(value) || value < 0)) throw new Error(`SYNC_BENCH_SEEDS must be a comma-separated list of integers, got ${JSON.stringify(raw)}`);
+  if (values.some((value) => !Number.isSafeInteger(value) || value < 0))
+    throw new Error(`SYNC_BENCH_SEEDS must be a comma-separated list of integers, got ${JSON.stringify(raw)}`);
   return values;
 }
 
 function integerSetting(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   const value = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new Error(`${name} must be an integer of at least ${min}, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -68,7 +77,13 @@ async function runOverHttp(simulation: MarketplaceSimulation, order: "earnings" 
     const started = performance.now();
     const result = await runSimulation(simulation, router, { concurrency });
     const seconds = (performance.now() - started) / 1000;
-    return { ...totals(result), seconds, reloads: tally.reloads, requestsPerSecond: tally.requests / seconds, statsRead: running.statsRead };
+    return {
+      ...totals(result),
+      seconds,
+      reloads: tally.reloads,
+      requestsPerSecond: tally.requests / seconds,
+      statsRead: running.statsRead,
+    };
   } finally {
     await running.close();
   }
@@ -84,7 +99,9 @@ const verdict = (value: number, goal: number) => (value >= goal ? "PASS" : "MISS
 
 console.log(
   `yield proof: ${surveys} surveys, ${respondents} respondents, seeds ${seeds.join(", ")}; concurrency ${concurrency}; ` +
-    (reloadEvery > 0 ? `yield counts reloaded before every ${reloadEvery}th respondent` : "yield counts reloaded by the service's 2 s timer only") +
+    (reloadEvery > 0
+      ? `yield counts reloaded before every ${reloadEvery}th respondent`
+      : "yield counts reloaded by the service's 2 s timer only") +
     `; prior strength ${process.env.SYNC_YIELD_PRIOR_STRENGTH ?? "10"}, cut-off ${process.env.SYNC_YIELD_CUTOFF_ENTRIES ?? "20"} entries` +
     (process.env.SYNC_STATS_REFRESH_SECONDS === "0" ? ", no survey stats (prior Ir)" : ""),
 );
@@ -94,7 +111,10 @@ for (const seed of seeds) {
   const simulation = createMarketplaceSimulation({ seed, surveys, respondents });
   const oracle = await runSimulation(simulation, oracleRouter(simulation));
   const reachable = await runSimulation(simulation, reachableOracleRouter(simulation));
-  const inMemoryEarnings = await runSimulation(simulation, policyRouter(simulation, ({ survey }) => (Number(survey.Cpi) * Number(survey.Ir)) / 100));
+  const inMemoryEarnings = await runSimulation(
+    simulation,
+    policyRouter(simulation, ({ survey }) => (Number(survey.Cpi) * Number(survey.Ir)) / 100),
+  );
   const earnings = await runOverHttp(simulation, "earnings");
   const yieldRun = await runOverHttp(simulation, "yield");
   const ofOracle = ratio(yieldRun.revenuePerRespondent, oracle.revenuePerRespondent);
@@ -132,7 +152,17 @@ console.table(
   })),
 );
 if (process.env.SYNC_BENCH_JSON) {
-  const settings = { surveys, respondents, concurrency, reloadEvery, priorStrength: process.env.SYNC_YIELD_PRIOR_STRENGTH ?? "10", statsRefreshSeconds: process.env.SYNC_STATS_REFRESH_SECONDS ?? "600" };
-  writeFileSync(process.env.SYNC_BENCH_JSON, `${JSON.stringify({ settings, goals: { ofOracle: GOAL_OF_ORACLE, ofEarnings: GOAL_OF_EARNINGS }, figures }, null, 2)}\n`);
+  const settings = {
+    surveys,
+    respondents,
+    concurrency,
+    reloadEvery,
+    priorStrength: process.env.SYNC_YIELD_PRIOR_STRENGTH ?? "10",
+    statsRefreshSeconds: process.env.SYNC_STATS_REFRESH_SECONDS ?? "600",
+  };
+  writeFileSync(
+    process.env.SYNC_BENCH_JSON,
+    `${JSON.stringify({ settings, goals: { ofOracle: GOAL_OF_ORACLE, ofEarnings: GOAL_OF_EARNINGS }, figures }, null, 2)}\n`,
+  );
 }
 if (missed && process.env.SYNC_BENCH_STRICT === "1") process.exitCode = 1;

@@ -40,9 +40,11 @@ function parseDatabaseUrl(text) {
     // The text itself is not echoed: it may hold a password.
     throw new UsageError("DATABASE_URL is not a URL");
   }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new UsageError("DATABASE_URL must start with postgres:// or postgresql://");
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
+    throw new UsageError("DATABASE_URL must start with postgres:// or postgresql://");
   const schema = url.searchParams.get("schema") ?? "public";
-  if (!IDENTIFIER.test(schema)) throw new UsageError(`the schema parameter must be a plain SQL identifier, got ${JSON.stringify(schema)}`);
+  if (!IDENTIFIER.test(schema))
+    throw new UsageError(`the schema parameter must be a plain SQL identifier, got ${JSON.stringify(schema)}`);
   url.searchParams.delete("schema");
   return { connectionString: url.toString(), schema, shown: `${url.host}${url.pathname} (schema ${schema})` };
 }
@@ -50,12 +52,14 @@ function parseDatabaseUrl(text) {
 function parseArguments(argv) {
   const force = argv.includes("--force");
   const positional = argv.filter((arg) => arg !== "--force");
-  if (positional.length !== 2 || positional.some((arg) => arg === "" || arg.startsWith("-"))) throw new UsageError("expected SQLITE.db and DATABASE_URL");
+  if (positional.length !== 2 || positional.some((arg) => arg === "" || arg.startsWith("-")))
+    throw new UsageError("expected SQLITE.db and DATABASE_URL");
   return { force, sqlitePath: positional[0], target: parseDatabaseUrl(positional[1]) };
 }
 
 const quote = (identifier) => {
-  if (!IDENTIFIER.test(identifier)) throw new Error(`unexpected table or column name ${JSON.stringify(identifier)} in the loop file`);
+  if (!IDENTIFIER.test(identifier))
+    throw new Error(`unexpected table or column name ${JSON.stringify(identifier)} in the loop file`);
   return `"${identifier}"`;
 };
 
@@ -71,20 +75,26 @@ function locateLoopFile(given) {
       // Not a loop file either: the error below says what was looked for.
     }
   }
-  throw new Error(`no loop file at ${beside}: nothing to move (a store from before the respondent loop has no loop records)`);
+  throw new Error(
+    `no loop file at ${beside}: nothing to move (a store from before the respondent loop has no loop records)`,
+  );
 }
 
 /** Phase 1: the source, sound and idle; its tables, their columns and row counts, read in one snapshot later. */
 function openSource(path, force) {
   const { version } = inspectFile(path, ledgers.loop);
   if (!force && isOpenElsewhere(path)) {
-    throw new Error(`${path} is open in another process: stop sds-sync first (outcomes recorded after the copy would be lost), or pass --force`);
+    throw new Error(
+      `${path} is open in another process: stop sds-sync first (outcomes recorded after the copy would be lost), or pass --force`,
+    );
   }
   const database = openForReading(path);
   // One read transaction from the first SELECT to the end: every table from the same snapshot.
   database.exec("BEGIN");
   const tables = database
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ? ORDER BY name")
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ? ORDER BY name",
+    )
     .all(ledgers.loop)
     .map((row) => {
       const name = String(row.name);
@@ -101,58 +111,87 @@ function openSource(path, force) {
 
 /** Phase 2: the target, at the source's version, with every table and column, nothing recorded; locked against writers. */
 async function checkTarget(client, schema, version, tables) {
-  const ledger = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [`${quote(schema)}.${ledgers.loop}`]);
+  const ledger = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [
+    `${quote(schema)}.${ledgers.loop}`,
+  ]);
   if (!ledger.rows[0]?.present) {
-    throw new Error(`schema ${schema} has no ${ledgers.loop} table: start sds-sync once with this DATABASE_URL (it creates its tables), stop it, then run this again`);
+    throw new Error(
+      `schema ${schema} has no ${ledgers.loop} table: start sds-sync once with this DATABASE_URL (it creates its tables), stop it, then run this again`,
+    );
   }
-  const applied = await client.query(`SELECT COALESCE(MAX(version), 0)::int AS version FROM ${quote(schema)}.${ledgers.loop}`);
+  const applied = await client.query(
+    `SELECT COALESCE(MAX(version), 0)::int AS version FROM ${quote(schema)}.${ledgers.loop}`,
+  );
   const targetVersion = applied.rows[0]?.version ?? 0;
   if (targetVersion !== version) {
     const remedy =
       targetVersion < version
         ? "start the sds-sync version that migrated the SQLite file once on this DATABASE_URL (it migrates the PostgreSQL tables), stop it"
         : "start this sds-sync version once on the SQLite store (it migrates the loop file), stop it";
-    throw new Error(`the loop tables in schema ${schema} are at version ${targetVersion}, the SQLite loop file at ${version}: ${remedy}, then run this again`);
+    throw new Error(
+      `the loop tables in schema ${schema} are at version ${targetVersion}, the SQLite loop file at ${version}: ${remedy}, then run this again`,
+    );
   }
   for (const table of tables) {
-    const found = await client.query("SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2", [schema, table.name]);
+    const found = await client.query(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+      [schema, table.name],
+    );
     const targetColumns = new Set(found.rows.map((row) => row.column_name));
     if (targetColumns.size === 0) throw new Error(`schema ${schema} has no table ${table.name}`);
     const missing = table.columns.filter((column) => !targetColumns.has(column));
     if (missing.length > 0 || targetColumns.size !== table.columns.length) {
-      throw new Error(`${table.name} differs between the two stores (SQLite: ${table.columns.join(", ")}; PostgreSQL: ${[...targetColumns].join(", ")})`);
+      throw new Error(
+        `${table.name} differs between the two stores (SQLite: ${table.columns.join(", ")}; PostgreSQL: ${[...targetColumns].join(", ")})`,
+      );
     }
   }
   await client.query("SET LOCAL lock_timeout = '10s'");
   try {
-    await client.query(`LOCK TABLE ${tables.map((table) => `${quote(schema)}.${quote(table.name)}`).join(", ")} IN SHARE ROW EXCLUSIVE MODE`);
+    await client.query(
+      `LOCK TABLE ${tables.map((table) => `${quote(schema)}.${quote(table.name)}`).join(", ")} IN SHARE ROW EXCLUSIVE MODE`,
+    );
   } catch (error) {
-    throw new Error(`the loop tables in schema ${schema} are in use: stop every sds-sync on this DATABASE_URL first (${messageOf(error)})`, { cause: error });
+    throw new Error(
+      `the loop tables in schema ${schema} are in use: stop every sds-sync on this DATABASE_URL first (${messageOf(error)})`,
+      { cause: error },
+    );
   }
   const recorded = [];
   for (const table of tables) {
     // The windows' edges (`window-edge:*`) are set to the clock by the migration itself: they say nothing was recorded.
     const condition = table.name === COUNTERS ? " WHERE value <> 0 AND name NOT LIKE 'window-edge:%'" : "";
-    const result = await client.query(`SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`);
+    const result = await client.query(
+      `SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`,
+    );
     const count = result.rows[0]?.count ?? 0;
     const unit = table.name === COUNTERS ? "non-zero counter" : "row";
     if (count > 0) recorded.push(`${table.name}: ${count} ${unit}${count === 1 ? "" : "s"}`);
   }
   if (recorded.length > 0) {
-    throw new Error(`schema ${schema} already holds loop records (${recorded.join(", ")}): refusing to mix them; copy into a schema where sds-sync has recorded nothing`);
+    throw new Error(
+      `schema ${schema} already holds loop records (${recorded.join(", ")}): refusing to mix them; copy into a schema where sds-sync has recorded nothing`,
+    );
   }
 }
 
 /** SQLite values as node-postgres sends them: 64-bit integers as text, exactly. */
-const toParameter = (value) => (typeof value === "bigint" ? value.toString() : value instanceof Uint8Array ? Buffer.from(value) : value);
+const toParameter = (value) =>
+  typeof value === "bigint" ? value.toString() : value instanceof Uint8Array ? Buffer.from(value) : value;
 
 /** Phase 3: one table, in batched INSERTs. */
 async function copyTable(client, database, schema, table) {
   const columnList = table.columns.map(quote).join(", ");
   const perInsert = Math.max(1, Math.min(1000, Math.floor(PARAMETERS_PER_INSERT / table.columns.length)));
   const insert = async (rows) => {
-    const values = rows.map((_, row) => `(${table.columns.map((_column, column) => `$${row * table.columns.length + column + 1}`).join(", ")})`);
-    await client.query(`INSERT INTO ${quote(schema)}.${quote(table.name)} (${columnList}) VALUES ${values.join(", ")}`, rows.flat());
+    const values = rows.map(
+      (_, row) =>
+        `(${table.columns.map((_column, column) => `$${row * table.columns.length + column + 1}`).join(", ")})`,
+    );
+    await client.query(
+      `INSERT INTO ${quote(schema)}.${quote(table.name)} (${columnList}) VALUES ${values.join(", ")}`,
+      rows.flat(),
+    );
   };
   const statement = database.prepare(`SELECT ${columnList} FROM ${quote(table.name)}`);
   statement.setReadBigInts(true);
@@ -173,14 +212,18 @@ async function verify(client, database, schema, tables) {
   for (const table of tables) {
     const result = await client.query(`SELECT COUNT(*)::bigint AS count FROM ${quote(schema)}.${quote(table.name)}`);
     const copied = Number(result.rows[0]?.count ?? -1);
-    if (copied !== table.count) throw new Error(`${table.name}: ${table.count} rows in SQLite but ${copied} in PostgreSQL after the copy`);
+    if (copied !== table.count)
+      throw new Error(`${table.name}: ${table.count} rows in SQLite but ${copied} in PostgreSQL after the copy`);
     report.push({ name: table.name, count: copied });
   }
   const counters = (rows) => JSON.stringify(rows.map((row) => [String(row.name), String(row.value)]).sort());
   const source = database.prepare(`SELECT name, value FROM ${COUNTERS}`);
   source.setReadBigInts(true);
   const target = await client.query(`SELECT name, value::text AS value FROM ${quote(schema)}.${COUNTERS}`);
-  if (counters(source.all()) !== counters(target.rows)) throw new Error(`${COUNTERS} differ after the copy: SQLite ${counters(source.all())}, PostgreSQL ${counters(target.rows)}`);
+  if (counters(source.all()) !== counters(target.rows))
+    throw new Error(
+      `${COUNTERS} differ after the copy: SQLite ${counters(source.all())}, PostgreSQL ${counters(target.rows)}`,
+    );
   const feed = target.rows.find((row) => row.name === "outcomes")?.value ?? "0";
   return { report, feed };
 }
@@ -188,7 +231,10 @@ async function verify(client, database, schema, tables) {
 async function move({ force, sqlitePath, target }) {
   const path = locateLoopFile(sqlitePath);
   const source = openSource(path, force);
-  const client = new pg.Client({ connectionString: target.connectionString, application_name: "sds-sync loop-to-postgres" });
+  const client = new pg.Client({
+    connectionString: target.connectionString,
+    application_name: "sds-sync loop-to-postgres",
+  });
   try {
     await client.connect();
     await client.query("BEGIN");

@@ -16,9 +16,19 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
-import { inspectFile, ledgers, loopPathOf, messageOf, openForReading, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
+import {
+  inspectFile,
+  ledgers,
+  loopPathOf,
+  messageOf,
+  openForReading,
+  partialPath,
+  removeSideFiles,
+  syncDirectory,
+} from "./sqlite-files.js";
 
-const USAGE = "usage: sqlite-backup.js SOURCE.db DESTINATION.db   (also copies SOURCE.loop.db to DESTINATION.loop.db)\n";
+const USAGE =
+  "usage: sqlite-backup.js SOURCE.db DESTINATION.db   (also copies SOURCE.loop.db to DESTINATION.loop.db)\n";
 // Every page in one step, so one read transaction: a writer committing between steps would
 // restart a step-wise backup, and a busy service could keep restarting it.
 const ALL_PAGES = 2 ** 31 - 1;
@@ -35,7 +45,13 @@ if (args.length !== 2 || args.some((arg) => arg === "" || arg.startsWith("-"))) 
 const [source, destination] = args;
 const files = [
   { name: "store", from: source, to: destination, ledger: ledgers.store, versionLabel: "schema version" },
-  { name: "loop", from: loopPathOf(source), to: loopPathOf(destination), ledger: ledgers.loop, versionLabel: "loop schema version" },
+  {
+    name: "loop",
+    from: loopPathOf(source),
+    to: loopPathOf(destination),
+    ledger: ledgers.loop,
+    versionLabel: "loop schema version",
+  },
 ];
 const sources = new Set(files.map((file) => resolve(file.from)));
 if (files.some((file) => sources.has(resolve(file.to)))) {
@@ -78,7 +94,9 @@ try {
     removeSideFiles(file.to);
     renameSync(file.partial, file.to);
     file.partial = undefined;
-    lines.push(`backed up ${file.from} to ${file.to} (${file.pages} pages, ${file.versionLabel} ${file.version}, integrity ok)`);
+    lines.push(
+      `backed up ${file.from} to ${file.to} (${file.pages} pages, ${file.versionLabel} ${file.version}, integrity ok)`,
+    );
   }
   syncDirectory(destination);
   if (loopExists) {

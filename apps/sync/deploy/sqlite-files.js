@@ -34,10 +34,14 @@ export function inspectFile(path, ledgerTable, label = path) {
       .map((row) => String(row.integrity_check))
       .filter((result) => result !== "ok");
     if (problems.length > 0) throw new Error(`integrity check of ${label} failed: ${problems.slice(0, 5).join("; ")}`);
-    const hasTable = (name) => database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+    const hasTable = (name) =>
+      database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
     if (!hasTable(ledgerTable)) {
       const what = ledgerTable === ledgers.loop ? "an sds-sync loop file (NAME.loop.db)" : "an sds-sync store";
-      const hint = ledgerTable === ledgers.store && hasTable(ledgers.loop) ? ": it is a loop file; name the store's file (sds.db), its loop file goes with it" : "";
+      const hint =
+        ledgerTable === ledgers.store && hasTable(ledgers.loop)
+          ? ": it is a loop file; name the store's file (sds.db), its loop file goes with it"
+          : "";
       throw new Error(`${label} has no ${ledgerTable} table: it is not ${what}${hint}`);
     }
     const row = database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${ledgerTable}`).get();

@@ -16,7 +16,17 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { backup } from "node:sqlite";
-import { inspectFile, isOpenElsewhere, ledgers, loopPathOf, messageOf, openForReading, partialPath, removeSideFiles, syncDirectory } from "./sqlite-files.js";
+import {
+  inspectFile,
+  isOpenElsewhere,
+  ledgers,
+  loopPathOf,
+  messageOf,
+  openForReading,
+  partialPath,
+  removeSideFiles,
+  syncDirectory,
+} from "./sqlite-files.js";
 
 const USAGE =
   "usage: sqlite-restore.js [--force] BACKUP.db TARGET.db   (also restores BACKUP.loop.db to TARGET.loop.db)\n" +
@@ -89,7 +99,9 @@ try {
   if (!force) {
     for (const file of restoring) {
       if (isOpenElsewhere(file.to)) {
-        throw new Error(`${file.to} is open in another process: stop sds-sync (and any sqlite3 shell on it) first, or pass --force to replace it anyway`);
+        throw new Error(
+          `${file.to} is open in another process: stop sds-sync (and any sqlite3 shell on it) first, or pass --force to replace it anyway`,
+        );
       }
     }
   }

@@ -47,13 +47,24 @@ const READY_TIMEOUT_MS = 15_000;
  * Points the account's four S2S URLs at sds-sync's receiver, as `sds account set-s2s --receiver
  * URL` does: the marketplace fills `[#vq_tid#]` with the entry's transaction token.
  */
-export async function pointS2sAtReceiver(sandbox: Sandbox, apiKey: string, receiverUrl: string, signal: AbortSignal): Promise<void> {
+export async function pointS2sAtReceiver(
+  sandbox: Sandbox,
+  apiKey: string,
+  receiverUrl: string,
+  signal: AbortSignal,
+): Promise<void> {
   const client = createClient({ baseUrl: sandbox.baseUrl, apiKey });
   const { data: account } = await client.account.get({ signal });
   const url = (outcome: string) => `${receiverUrl}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`;
   await client.account.updateS2SRedirectUrls(
     account.Id,
-    { Enabled: true, CompleteUrl: url("complete"), TerminateUrl: url("terminate"), OverQuotaUrl: url("overquota"), SecurityTerminateUrl: url("security") },
+    {
+      Enabled: true,
+      CompleteUrl: url("complete"),
+      TerminateUrl: url("terminate"),
+      OverQuotaUrl: url("overquota"),
+      SecurityTerminateUrl: url("security"),
+    },
     { signal },
   );
 }
@@ -63,7 +74,10 @@ function answersFor(sandbox: Sandbox, surveyId: number, index: number): Answers 
   const answers: Answers = {};
   for (const qualification of sandbox.api.getSurvey(surveyId)?.qualifications ?? []) {
     const codes = qualification.OptionCodes;
-    const code = qualification.QualificationId === 42 ? codes[Math.floor(codes.length / 2)] : codes[index % Math.max(1, codes.length)];
+    const code =
+      qualification.QualificationId === 42
+        ? codes[Math.floor(codes.length / 2)]
+        : codes[index % Math.max(1, codes.length)];
     if (code !== undefined) answers[String(qualification.QualificationId)] = [code];
   }
   return answers;
@@ -83,10 +97,13 @@ async function waitFor(ready: () => boolean, signal: AbortSignal): Promise<boole
 async function call<T>(base: string, path: string, signal: AbortSignal, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${path}`, {
     signal,
-    ...(body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    ...(body === undefined
+      ? {}
+      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`${body === undefined ? "GET" : "POST"} ${path} answered ${response.status}: ${text}`);
+  if (!response.ok)
+    throw new Error(`${body === undefined ? "GET" : "POST"} ${path} answered ${response.status}: ${text}`);
   return JSON.parse(text) as T;
 }
 
@@ -96,19 +113,36 @@ async function call<T>(base: string, path: string, signal: AbortSignal, body?: u
  * outcome from the survey's hidden conversion, answers 302 and calls the receiver). Undefined when
  * the signal aborted it (Ctrl-C).
  */
-export async function walkRespondents(service: SyncService, sandbox: Sandbox, count: number, firstSequence: number, signal: AbortSignal): Promise<LoopWalk | undefined> {
+export async function walkRespondents(
+  service: SyncService,
+  sandbox: Sandbox,
+  count: number,
+  firstSequence: number,
+  signal: AbortSignal,
+): Promise<LoopWalk | undefined> {
   const marketplace = sandbox.marketplace;
   if (!marketplace) throw new Error("the respondent loop needs the sandbox's marketplace");
   // The matcher follows the store (not the cycle), and entry links need the account's encryption settings.
   const loop = service.loop;
-  if (!(await waitFor(() => loop.liveMatcher.sequence >= firstSequence && loop.account.verdicts !== undefined, signal))) {
+  if (
+    !(await waitFor(() => loop.liveMatcher.sequence >= firstSequence && loop.account.verdicts !== undefined, signal))
+  ) {
     if (signal.aborted) return undefined;
     throw new Error("the matcher did not follow the first cycle, or the account was not read, within 15 s");
   }
   const supplierId = sandbox.keys[0]?.supplierId ?? 1001;
   const live = sandbox.api.listSurveys(supplierId, "live");
   /** Each respondent: a line, and the entry they made (none when no survey matched). */
-  const walked: { readonly line: string; readonly entry?: { readonly uid: string; readonly token: string; readonly surveyId: number; readonly answers: Answers; readonly languageId: number } }[] = [];
+  const walked: {
+    readonly line: string;
+    readonly entry?: {
+      readonly uid: string;
+      readonly token: string;
+      readonly surveyId: number;
+      readonly answers: Answers;
+      readonly languageId: number;
+    };
+  }[] = [];
   for (let index = 0; index < count && live.length > 0; index++) {
     if (signal.aborted) return undefined;
     // An invented respondent: the answers one of the surveys screens for, in its language.
@@ -116,14 +150,23 @@ export async function walkRespondents(service: SyncService, sandbox: Sandbox, co
     if (target === undefined) break;
     const uid = `demo-${index + 1}`;
     const answers = answersFor(sandbox, target.SurveyId, index);
-    const matched = await call<{ surveys: { SurveyId: number; Cpi: string }[]; eligible: number }>(service.url, "/v1/match", signal, { answers, languageId: target.LanguageId, uid, limit: 5 });
+    const matched = await call<{ surveys: { SurveyId: number; Cpi: string }[]; eligible: number }>(
+      service.url,
+      "/v1/match",
+      signal,
+      { answers, languageId: target.LanguageId, uid, limit: 5 },
+    );
     const best = matched.surveys[0];
     if (best === undefined) {
       walked.push({ line: `${uid}: no survey matches` });
       continue;
     }
     const token = `demo-token-${index + 1}`;
-    const issued = await call<{ link: string }>(service.url, "/v1/entry-links", signal, { surveyId: best.SurveyId, token, uid });
+    const issued = await call<{ link: string }>(service.url, "/v1/entry-links", signal, {
+      surveyId: best.SurveyId,
+      token,
+      uid,
+    });
     // The respondent opens the link: the marketplace answers 302 to the account's redirect URL and calls the receiver.
     const visit = await fetch(issued.link, { redirect: "manual", signal });
     await visit.body?.cancel();
@@ -136,18 +179,42 @@ export async function walkRespondents(service: SyncService, sandbox: Sandbox, co
   if (signal.aborted) return undefined;
 
   // What the receiver recorded, by token, and the totals the status page shows.
-  const recorded = await call<{ outcomes: { token: string; outcome: string }[] }>(service.url, "/v1/outcomes?after=0&limit=1000", signal);
+  const recorded = await call<{ outcomes: { token: string; outcome: string }[] }>(
+    service.url,
+    "/v1/outcomes?after=0&limit=1000",
+    signal,
+  );
   const outcomeOf = new Map(recorded.outcomes.map((outcome) => [outcome.token, outcome.outcome]));
-  const lines = walked.map(({ line, entry }) => (entry === undefined ? line : `${line} → ${outcomeOf.get(entry.token) ?? "no outcome yet"}`));
-  const status = await call<{ loop: { totals: { lifetime: LoopTotals }; warnings: string[] } }>(service.url, "/v1/sync/status", signal);
+  const lines = walked.map(({ line, entry }) =>
+    entry === undefined ? line : `${line} → ${outcomeOf.get(entry.token) ?? "no outcome yet"}`,
+  );
+  const status = await call<{ loop: { totals: { lifetime: LoopTotals }; warnings: string[] } }>(
+    service.url,
+    "/v1/sync/status",
+    signal,
+  );
   const first = walked.find((each) => each.entry !== undefined)?.entry;
   let recheck: string | undefined;
   if (first) {
-    const again = await call<{ explanation?: { reasons: { kind: string; message: string }[] } }>(service.url, "/v1/match", signal, { answers: first.answers, languageId: first.languageId, uid: first.uid, limit: 5, explain: first.surveyId });
+    const again = await call<{ explanation?: { reasons: { kind: string; message: string }[] } }>(
+      service.url,
+      "/v1/match",
+      signal,
+      { answers: first.answers, languageId: first.languageId, uid: first.uid, limit: 5, explain: first.surveyId },
+    );
     const reason = again.explanation?.reasons[0];
-    recheck = reason === undefined ? undefined : `${first.uid} matched again: survey ${first.surveyId} is out (${reason.kind}: ${reason.message})`;
+    recheck =
+      reason === undefined
+        ? undefined
+        : `${first.uid} matched again: survey ${first.surveyId} is out (${reason.kind}: ${reason.message})`;
   }
-  return { lines, totals: status.loop.totals.lifetime, warnings: status.loop.warnings, example: first && { answers: first.answers, languageId: first.languageId, surveyId: first.surveyId }, recheck };
+  return {
+    lines,
+    totals: status.loop.totals.lifetime,
+    warnings: status.loop.warnings,
+    example: first && { answers: first.answers, languageId: first.languageId, surveyId: first.surveyId },
+    recheck,
+  };
 }
 
 /** The walk's summary and the four steps to walk a respondent by hand, as the demo prints them. */
@@ -156,7 +223,12 @@ export function describeWalk(walk: LoopWalk, service: SyncService, sandbox: Sand
   const url = service.url;
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const example = walk.example;
-  const matchBody = JSON.stringify({ answers: example?.answers ?? { "42": ["34"], "43": ["2"] }, languageId: example?.languageId ?? 1, uid: "me-1", limit: 3 });
+  const matchBody = JSON.stringify({
+    answers: example?.answers ?? { "42": ["34"], "43": ["2"] },
+    languageId: example?.languageId ?? 1,
+    uid: "me-1",
+    limit: 3,
+  });
   const linkBody = JSON.stringify({ surveyId: example?.surveyId ?? 0, token: "me-1-token", uid: "me-1" });
   return [
     "",

@@ -73,7 +73,8 @@ function parseOptions(argv: readonly string[]): DemoOptions | "help" {
   if (values.help) return "help";
   const integer = (name: string, value: string, min: number, max: number) => {
     const number = Number(value);
-    if (!/^\d+$/.test(value) || number < min || number > max) throw new RangeError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value) || number < min || number > max)
+      throw new RangeError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
     return number;
   };
   return {
@@ -132,7 +133,10 @@ function churn(sandbox: Sandbox, round: number): void {
   const toReprice = pick(3);
   if (toReprice) sandbox.api.updateSurvey(toReprice.SurveyId, { Cpi: (1 + ((round * 13) % 90) / 10).toFixed(2) });
   const toRequalify = pick(5);
-  if (toRequalify) sandbox.api.replaceQualifications(toRequalify.SurveyId, [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [round % 5], OptionCodes: [String(round % 5)] }]);
+  if (toRequalify)
+    sandbox.api.replaceQualifications(toRequalify.SurveyId, [
+      { QualificationId: 42, QualificationTypeId: 1, OptionIds: [round % 5], OptionCodes: [String(round % 5)] },
+    ]);
   sandbox.api.addSurvey(supplierId);
 }
 
@@ -168,7 +172,9 @@ async function main(): Promise<number> {
   });
 
   const apiKey = "demo-key-sds-sync";
-  process.stdout.write(`Starting the sandbox with ${options.surveys} surveys${options.marketplace ? " and its marketplace" : ""}…\n`);
+  process.stdout.write(
+    `Starting the sandbox with ${options.surveys} surveys${options.marketplace ? " and its marketplace" : ""}…\n`,
+  );
   const sandbox = await startSandbox({ surveys: options.surveys, seed: 1, apiKey, marketplace: options.marketplace });
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-demo-"));
   const databasePath = join(directory, "sds.db");
@@ -183,7 +189,8 @@ async function main(): Promise<number> {
     Promise.race([running.engine.nextCycle(), stopAsked.then(() => running.stop()).then(() => undefined)]);
   /** Cleans up after a stop asked during a cycle or between two; the aborted cycle is no failure. */
   const stopped = async (result: CycleResult | undefined): Promise<number> => {
-    if (result?.failure === "shutdown") process.stdout.write("cycle aborted by shutdown; nothing of it was committed\n");
+    if (result?.failure === "shutdown")
+      process.stdout.write("cycle aborted by shutdown; nothing of it was committed\n");
     try {
       await cleanUp();
       return 0;
@@ -206,7 +213,10 @@ async function main(): Promise<number> {
       LOG_LEVEL: options.verbose ? "info" : "error",
     });
     process.stdout.write(`Starting sds-sync against ${sandbox.baseUrl}…\n`);
-    service = await startSyncService({ config, logger: createLogger(config.logLevel, { secrets: configSecrets(config) }) });
+    service = await startSyncService({
+      config,
+      logger: createLogger(config.logLevel, { secrets: configSecrets(config) }),
+    });
     // The marketplace calls the account's S2S URLs at the end of every session: sds-sync's receiver.
     if (options.marketplace) await pointS2sAtReceiver(sandbox, apiKey, service.outcomesUrl, walkStop.signal);
     const first = service.engine.status().lastCycle ?? (await nextCycle(service));
@@ -217,7 +227,13 @@ async function main(): Promise<number> {
       return 1;
     }
     if (options.respondents > 0) {
-      const walk = await walkRespondents(service, sandbox, options.respondents, first.lastSequence ?? 0, walkStop.signal);
+      const walk = await walkRespondents(
+        service,
+        sandbox,
+        options.respondents,
+        first.lastSequence ?? 0,
+        walkStop.signal,
+      );
       if (walk === undefined) return await stopped(undefined);
       process.stdout.write(describeWalk(walk, service, sandbox));
     } else {
@@ -230,14 +246,22 @@ async function main(): Promise<number> {
   } catch (error) {
     // A Ctrl-C during the account update or the respondents' walk aborts their calls: a stop, not a failure.
     if (signalled.stop) return await stopped(undefined);
-    if (error instanceof PortInUseError) process.stderr.write(`demo: port ${error.port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`);
-    else process.stderr.write(`demo: ${error instanceof SyncError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (error instanceof PortInUseError)
+      process.stderr.write(
+        `demo: port ${error.port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`,
+      );
+    else
+      process.stderr.write(
+        `demo: ${error instanceof SyncError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     await cleanUp().catch(() => undefined);
     return 1;
   }
 
   const running = service;
-  process.stdout.write(`sds-sync runs a cycle every ${options.intervalSeconds} s${options.churn ? ", with sandbox churn before each" : ""}. Ctrl-C to stop.\n`);
+  process.stdout.write(
+    `sds-sync runs a cycle every ${options.intervalSeconds} s${options.churn ? ", with sandbox churn before each" : ""}. Ctrl-C to stop.\n`,
+  );
   let round = 0;
   if (options.churn) churn(sandbox, round);
   for (;;) {

@@ -6,7 +6,9 @@ const ALL = ["--max-semi-space-size=4", "--heap-growing-percent=20"];
 describe("missingHeapFlags", () => {
   it("adds the young-generation limit and the old generation's growth when the operator set neither", () => {
     expect(missingHeapFlags([], undefined)).toEqual(ALL);
-    expect(missingHeapFlags(["--conditions=@sds/source"], "--enable-source-maps --max-old-space-size=1024")).toEqual(ALL);
+    expect(missingHeapFlags(["--conditions=@sds/source"], "--enable-source-maps --max-old-space-size=1024")).toEqual(
+      ALL,
+    );
   });
 
   it("lets each of the operator's own settings win, in NODE_OPTIONS or on the command line, in either spelling", () => {

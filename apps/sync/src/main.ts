@@ -28,15 +28,21 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     process.exitCode = await runReplayCommand(argv.slice(1), process.env, process.stdout, process.stderr);
   });
 } else if (argv.length > 0 && argv[0] !== "replay") {
-  process.stderr.write(`sds-sync: unknown argument ${JSON.stringify(argv[0])}; sds-sync takes its configuration from the environment (see sds-sync --help)\n`);
+  process.stderr.write(
+    `sds-sync: unknown argument ${JSON.stringify(argv[0])}; sds-sync takes its configuration from the environment (see sds-sync --help)\n`,
+  );
   process.exitCode = EXIT_USAGE;
 } else if (!isSupportedNode(process.versions.node)) {
-  process.stderr.write(`sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`);
+  process.stderr.write(
+    `sds-sync: needs Node.js ${MIN_NODE_VERSION} or later, this is Node.js ${process.versions.node}; install Node.js 24 (LTS) and start it again\n`,
+  );
   process.exitCode = 1;
 } else if (!reexecWithHeapFlags()) {
   const stopSignals = catchStopSignals();
   run(stopSignals).catch((error: unknown) => {
-    process.stderr.write(`sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `sds-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   });
 }
@@ -79,7 +85,15 @@ function reexecWithHeapFlags(): boolean {
   const missing = missingHeapFlags(process.execArgv, process.env.NODE_OPTIONS);
   const missingEnv = missingMemoryEnv(process.env);
   const script = process.argv[1];
-  if ((missing.length === 0 && Object.keys(missingEnv).length === 0) || typeof process.execve !== "function" || script === undefined) return false;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script], { ...process.env, ...missingEnv });
+  if (
+    (missing.length === 0 && Object.keys(missingEnv).length === 0) ||
+    typeof process.execve !== "function" ||
+    script === undefined
+  )
+    return false;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, script], {
+    ...process.env,
+    ...missingEnv,
+  });
   return true;
 }

@@ -40,10 +40,16 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
 
   let service: SyncService;
   try {
-    service = await startSyncService({ config, logger, afterStoreOpen: () => pauseForTest("store-open", stopSignals), startSignal: startAbort.signal });
+    service = await startSyncService({
+      config,
+      logger,
+      afterStoreOpen: () => pauseForTest("store-open", stopSignals),
+      startSignal: startAbort.signal,
+    });
   } catch (error) {
     // Our own errors say what to do in their message; a stack would only bury it.
-    if (error instanceof SyncError) logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);
+    if (error instanceof SyncError)
+      logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);
     else logger.fatal({ err: error }, "sds-sync could not start");
     process.exitCode = 1;
     return;
@@ -67,7 +73,10 @@ function onStopSignal(logger: Logger, signal: NodeJS.Signals, count: number, sta
     logger.warn({ signal }, "second signal: exiting at once");
     process.exit(1);
   }
-  logger.info({ signal, starting }, starting ? "signal received while starting: shutting down once start completes" : "signal received: shutting down");
+  logger.info(
+    { signal, starting },
+    starting ? "signal received while starting: shutting down once start completes" : "signal received: shutting down",
+  );
   const deadline = setTimeout(() => {
     logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "shutdown took too long: exiting");
     process.exit(1);

@@ -152,7 +152,15 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let loop: Loop;
   try {
     await options.afterStoreOpen?.();
-    loop = await startLoop({ config, logger, inventory: store, cycles: engine, metrics, fetch, ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }) });
+    loop = await startLoop({
+      config,
+      logger,
+      inventory: store,
+      cycles: engine,
+      metrics,
+      fetch,
+      ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }),
+    });
   } catch (error) {
     await store.close();
     throw error;
@@ -160,7 +168,15 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {
-    const modules = composeRoutes({ store, engine, metrics, notifier, intervalMs, isStopping: () => stopping, loop: loop.context });
+    const modules = composeRoutes({
+      store,
+      engine,
+      metrics,
+      notifier,
+      intervalMs,
+      isStopping: () => stopping,
+      loop: loop.context,
+    });
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
       modules,
@@ -173,12 +189,17 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       allowedOrigins: config.allowedOrigins,
     });
     if (config.outcomesPort !== undefined) {
-      outcomesServer = await startApiServer({ modules, host: config.outcomesHost ?? config.host, port: config.outcomesPort, apiToken: config.apiToken, logger, serve: "outcomes" }).catch(
-        async (error: unknown) => {
-          await server.close();
-          throw error;
-        },
-      );
+      outcomesServer = await startApiServer({
+        modules,
+        host: config.outcomesHost ?? config.host,
+        port: config.outcomesPort,
+        apiToken: config.apiToken,
+        logger,
+        serve: "outcomes",
+      }).catch(async (error: unknown) => {
+        await server.close();
+        throw error;
+      });
     }
   } catch (error) {
     await loop.stop();
@@ -189,13 +210,16 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     store,
     retentionMs: config.retentionSeconds * 1000,
     // 0 (the default) keeps entry links and outcomes forever: business records.
-    outcomes: config.outcomeRetentionSeconds ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 } : undefined,
+    outcomes: config.outcomeRetentionSeconds
+      ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 }
+      : undefined,
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
   // A stop asked for during start: the service is about to stop, so no cycle (it would only be
   // aborted) and no pruning pass begins; the caller stops the service next.
-  if (options.startSignal?.aborted) logger.info("start: a stop was asked for; no sync cycle or pruning pass is started");
+  if (options.startSignal?.aborted)
+    logger.info("start: a stop was asked for; no sync cycle or pruning pass is started");
   else {
     engine.start();
     pruner.start();

@@ -21,7 +21,9 @@ describe.skipIf(!promtool)("the Prometheus alert rules (deploy/alerts.yml)", () 
     const tests = readFileSync(`${deploy}alerts.test.yml`, "utf8");
     const alerts = [...rules.matchAll(/^\s+- alert: (\w+)$/gm)].map((match) => match[1]);
     expect(alerts).toContain("SdsSyncAbsent");
-    const firing = new Set([...tests.matchAll(/alertname: (\w+)\n\s+exp_alerts:\n\s+- exp_labels/g)].map((match) => match[1]));
+    const firing = new Set(
+      [...tests.matchAll(/alertname: (\w+)\n\s+exp_alerts:\n\s+- exp_labels/g)].map((match) => match[1]),
+    );
     for (const alert of alerts) expect(firing.has(alert), `${alert} has no test that expects it to fire`).toBe(true);
   });
 
@@ -46,7 +48,8 @@ describe("the metrics the alert rules watch", () => {
     const exported = new Set([...exposition.matchAll(/^# TYPE (\w+) /gm)].map((match) => match[1]));
     const watched = new Set([...rules.matchAll(/\bsds_sync_\w+/g)].map((match) => match[0]));
     expect(watched.size).toBeGreaterThanOrEqual(6);
-    for (const metric of watched) expect(exported.has(metric), `${metric} is watched by a rule but not exported`).toBe(true);
+    for (const metric of watched)
+      expect(exported.has(metric), `${metric} is watched by a rule but not exported`).toBe(true);
     for (const [, metric, label] of rules.matchAll(/\b(sds_sync_\w+)\{(\w+)=/g)) {
       expect(exposition, `${metric} has no ${label} label`).toMatch(new RegExp(`^${metric}\\{[^}]*\\b${label}="`, "m"));
     }

@@ -10,7 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeKind, OutcomeRecord } from "../src/loop/store/loop-store.ts";
 import { withStore } from "./database-location.ts";
-import { issueEntryLink, lifetimeFromFeed, readLoopFigures, readOutcomeFeed, receiveOutcome, unsignedOutcomes } from "./loop-traffic.ts";
+import {
+  issueEntryLink,
+  lifetimeFromFeed,
+  readLoopFigures,
+  readOutcomeFeed,
+  receiveOutcome,
+  unsignedOutcomes,
+} from "./loop-traffic.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 import { ensureSystemTool } from "./system-tool.ts";
@@ -24,16 +31,26 @@ const deploy = fileURLToPath(new URL("../deploy/", import.meta.url));
  */
 const runbook = {
   sqliteBackup: 'node "$SDS_SYNC/deploy/sqlite-backup.js" "$DB" "$BACKUP"',
-  sqliteCliBackup: 'sqlite3 "$DB" ".backup \'$BACKUP\'" && sqlite3 "${DB%.db}.loop.db" ".backup \'${BACKUP%.db}.loop.db\'"',
+  sqliteCliBackup:
+    'sqlite3 "$DB" ".backup \'$BACKUP\'" && sqlite3 "${DB%.db}.loop.db" ".backup \'${BACKUP%.db}.loop.db\'"',
   sqliteRestore: 'node "$SDS_SYNC/deploy/sqlite-restore.js" "$BACKUP" "$DB"',
   pgDump: 'pg_dump --format=custom --schema="$SCHEMA" --file="$DUMP" "$PGURL"',
-  pgRestore: 'psql "$PGURL" --quiet -c "DROP SCHEMA IF EXISTS \\"$SCHEMA\\" CASCADE" && pg_restore --dbname="$PGURL" --exit-on-error "$DUMP"',
+  pgRestore:
+    'psql "$PGURL" --quiet -c "DROP SCHEMA IF EXISTS \\"$SCHEMA\\" CASCADE" && pg_restore --dbname="$PGURL" --exit-on-error "$DUMP"',
   loopToPostgres: 'node "$SDS_SYNC/deploy/loop-to-postgres.js" "$DB" "$DATABASE_URL"',
 } as const;
 
 const runbookText = readFileSync(fileURLToPath(new URL("../docs/runbook.md", import.meta.url)), "utf8");
 
-const bash = (command: string, env: Record<string, string>) => run("bash", ["-euo", "pipefail", "-c", command], { env: { ...process.env, PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}`, SDS_SYNC: join(deploy, ".."), ...env } });
+const bash = (command: string, env: Record<string, string>) =>
+  run("bash", ["-euo", "pipefail", "-c", command], {
+    env: {
+      ...process.env,
+      PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}`,
+      SDS_SYNC: join(deploy, ".."),
+      ...env,
+    },
+  });
 
 const sqlite3 = ensureSystemTool("sqlite3", "sqlite3", "the sqlite3 CLI backup command");
 const pgDump = ensureSystemTool("pg_dump", "postgresql-client", "the pg_dump/pg_restore runbook test");
@@ -57,19 +74,30 @@ const STREAMED_ENTRIES = 40;
 
 describe("docs/runbook.md", () => {
   const lines = runbookText.split("\n").map((line) => line.trim());
-  it.each(Object.entries(runbook))("shows the %s command on a line of its own, exactly as the tests run it", (_name, command) => {
-    expect(lines).toContain(command);
-  });
+  it.each(Object.entries(runbook))(
+    "shows the %s command on a line of its own, exactly as the tests run it",
+    (_name, command) => {
+      expect(lines).toContain(command);
+    },
+  );
 });
 
 describe("backup and restore, as the runbook says", () => {
-
   let directory: string;
   let api: FakeSupplierApi;
   const harnesses: ServiceHarness[] = [];
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), "sds-sync-backup-"));
-    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 30, account: { OutgoingEncryption: unsignedOutcomes } }] });
+    api = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: 30,
+          account: { OutgoingEncryption: unsignedOutcomes },
+        },
+      ],
+    });
   });
   afterEach(async () => {
     for (const harness of harnesses.splice(0)) await harness.close();
@@ -190,7 +218,10 @@ describe("backup and restore, as the runbook says", () => {
     expect(acknowledgedBefore.length, "outcomes acknowledged before the backup began").toBeGreaterThan(0);
     expect(restored.map((record) => record.token)).toEqual(expect.arrayContaining(acknowledgedBefore));
     // Nothing sent after the backup ended is in it: the restore went back to the backup's moment.
-    const sentInTime = new Set([...feedBeforeBackup.map((record) => record.token), ...streamed.filter((call) => call.sentAt < backupEnded).map((call) => call.token)]);
+    const sentInTime = new Set([
+      ...feedBeforeBackup.map((record) => record.token),
+      ...streamed.filter((call) => call.sentAt < backupEnded).map((call) => call.token),
+    ]);
     expect(restored.filter((record) => !sentInTime.has(record.token))).toEqual([]);
 
     // The counts in /v1/sync/status agree with the restored feed.
@@ -200,11 +231,16 @@ describe("backup and restore, as the runbook says", () => {
     expect(counts).toMatchObject(expected);
     expect(earnings).toBeCloseTo(expectedEarnings, 6);
     expect(figures.outcomes).toEqual(countByOutcome(restored));
-    expect(figures.orphans.tokens).toBe(new Set(restored.filter((record) => record.surveyId === null).map((record) => record.token)).size);
+    expect(figures.orphans.tokens).toBe(
+      new Set(restored.filter((record) => record.surveyId === null).map((record) => record.token)).size,
+    );
 
     // The outcome feed goes on from the backup's counter.
     await receiveOutcome(second, "complete", "after-restore");
-    expect((await readOutcomeFeed(second)).at(-1)).toMatchObject({ sequence: (restored.at(-1)?.sequence ?? 0) + 1, token: "after-restore" });
+    expect((await readOutcomeFeed(second)).at(-1)).toMatchObject({
+      sequence: (restored.at(-1)?.sequence ?? 0) + 1,
+      token: "after-restore",
+    });
   }
 
   it("backs SQLite up online with the backup script (store and loop file), and restores both with the restore script", async () => {
@@ -220,64 +256,98 @@ describe("backup and restore, as the runbook says", () => {
       },
     );
     expect(output.backup).toContain(`backed up ${env.DB} to ${env.BACKUP} (`);
-    expect(output.backup).toMatch(/sds\.loop\.db to .*sds-backup\.loop\.db \(\d+ pages, loop schema version \d+, integrity ok\)/);
+    expect(output.backup).toMatch(
+      /sds\.loop\.db to .*sds-backup\.loop\.db \(\d+ pages, loop schema version \d+, integrity ok\)/,
+    );
     expect(output.backup).toMatch(/consistent: each file is a consistent snapshot/);
-    expect(output.restore).toMatch(/restored .*sds-backup\.db to .*sds\.db \(schema version \d+, integrity ok\)\nrestored .*sds-backup\.loop\.db to .*sds\.loop\.db \(loop schema version \d+, integrity ok\)/);
+    expect(output.restore).toMatch(
+      /restored .*sds-backup\.db to .*sds\.db \(schema version \d+, integrity ok\)\nrestored .*sds-backup\.loop\.db to .*sds\.loop\.db \(loop schema version \d+, integrity ok\)/,
+    );
   });
 
-  it.skipIf(!sqlite3)("backs both SQLite files up online with the sqlite3 CLI, and restores them with the restore script", async () => {
-    const env = { DB: join(directory, "sds.db"), BACKUP: join(directory, "sds-cli-backup.db") };
-    await roundTrip({ kind: "sqlite", path: env.DB }, () => bash(runbook.sqliteCliBackup, env), () => bash(runbook.sqliteRestore, env));
-  });
-
-  it.skipIf(!pgAvailable)("dumps a PostgreSQL schema (inventory and loop) online with pg_dump and restores it with pg_restore", async () => {
-    const schema = freshSchemaName("sds_sync_backup");
-    const env = { PGURL: testDatabaseUrl, SCHEMA: schema, DUMP: join(directory, "sds.dump") };
-    try {
-      await roundTrip({ kind: "postgres", connectionString: testDatabaseUrl, schema }, () => bash(runbook.pgDump, env), () => bash(runbook.pgRestore, env));
-    } finally {
-      await dropSchema(schema);
-    }
-  });
-
-  it.skipIf(!postgresUp)("moves the loop's records from SQLite to PostgreSQL with loop-to-postgres.js: every outcome and the same counts", async () => {
-    const schema = freshSchemaName("sds_sync_move");
-    const env = { DB: join(directory, "sds.db"), DATABASE_URL: schemaDatabaseUrl(schema) };
-    const postgres: DatabaseConfig = { kind: "postgres", connectionString: testDatabaseUrl, schema };
-    try {
-      const onSqlite = await start({ kind: "sqlite", path: env.DB });
-      await recordLoopTraffic(onSqlite, "moved-");
-      const feed = await readOutcomeFeed(onSqlite);
-      const figures = await readLoopFigures(onSqlite);
-      await stop(onSqlite);
-
-      // sds-sync started once on PostgreSQL creates its tables, as the runbook says.
-      await stop(await start(postgres));
-      const { stdout } = await bash(runbook.loopToPostgres, env);
-      expect(stdout).toMatch(new RegExp(`loop_outcomes\\s+${feed.length}\\n`));
-      expect(stdout).toMatch(/loop_entries\s+8\n/);
-      expect(stdout).toContain(`outcome feed at sequence ${feed.length}`);
-      expect(stdout).not.toContain("postgres@");
-
-      const onPostgres = await start(postgres);
-      expect(await readOutcomeFeed(onPostgres)).toEqual(feed);
-      expect(await readLoopFigures(onPostgres)).toEqual(figures);
-      expect(figures.totals.lifetime).toMatchObject({ entries: 8, completes: 2, terminates: 2, overquotas: 1, securityTerminates: 1, reversals: 1 });
-      await receiveOutcome(onPostgres, "complete", "moved-7");
-      expect((await readOutcomeFeed(onPostgres)).at(-1)).toMatchObject({ sequence: feed.length + 1, token: "moved-7", surveyId: loopSurvey().surveyId });
-
-      // A second run finds the records there and changes nothing.
-      const again = await bash(runbook.loopToPostgres, env).then(
-        () => ({ code: 0, stderr: "" }),
-        (error: unknown) => error as { code: number; stderr: string },
+  it.skipIf(!sqlite3)(
+    "backs both SQLite files up online with the sqlite3 CLI, and restores them with the restore script",
+    async () => {
+      const env = { DB: join(directory, "sds.db"), BACKUP: join(directory, "sds-cli-backup.db") };
+      await roundTrip(
+        { kind: "sqlite", path: env.DB },
+        () => bash(runbook.sqliteCliBackup, env),
+        () => bash(runbook.sqliteRestore, env),
       );
-      expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/already holds loop records \(loop_counters: \d+ non-zero counters, loop_entries: 8 rows/);
-      expect(await readOutcomeFeed(onPostgres)).toHaveLength(feed.length + 1);
-    } finally {
-      await dropSchema(schema);
-    }
-  });
+    },
+  );
+
+  it.skipIf(!pgAvailable)(
+    "dumps a PostgreSQL schema (inventory and loop) online with pg_dump and restores it with pg_restore",
+    async () => {
+      const schema = freshSchemaName("sds_sync_backup");
+      const env = { PGURL: testDatabaseUrl, SCHEMA: schema, DUMP: join(directory, "sds.dump") };
+      try {
+        await roundTrip(
+          { kind: "postgres", connectionString: testDatabaseUrl, schema },
+          () => bash(runbook.pgDump, env),
+          () => bash(runbook.pgRestore, env),
+        );
+      } finally {
+        await dropSchema(schema);
+      }
+    },
+  );
+
+  it.skipIf(!postgresUp)(
+    "moves the loop's records from SQLite to PostgreSQL with loop-to-postgres.js: every outcome and the same counts",
+    async () => {
+      const schema = freshSchemaName("sds_sync_move");
+      const env = { DB: join(directory, "sds.db"), DATABASE_URL: schemaDatabaseUrl(schema) };
+      const postgres: DatabaseConfig = { kind: "postgres", connectionString: testDatabaseUrl, schema };
+      try {
+        const onSqlite = await start({ kind: "sqlite", path: env.DB });
+        await recordLoopTraffic(onSqlite, "moved-");
+        const feed = await readOutcomeFeed(onSqlite);
+        const figures = await readLoopFigures(onSqlite);
+        await stop(onSqlite);
+
+        // sds-sync started once on PostgreSQL creates its tables, as the runbook says.
+        await stop(await start(postgres));
+        const { stdout } = await bash(runbook.loopToPostgres, env);
+        expect(stdout).toMatch(new RegExp(`loop_outcomes\\s+${feed.length}\\n`));
+        expect(stdout).toMatch(/loop_entries\s+8\n/);
+        expect(stdout).toContain(`outcome feed at sequence ${feed.length}`);
+        expect(stdout).not.toContain("postgres@");
+
+        const onPostgres = await start(postgres);
+        expect(await readOutcomeFeed(onPostgres)).toEqual(feed);
+        expect(await readLoopFigures(onPostgres)).toEqual(figures);
+        expect(figures.totals.lifetime).toMatchObject({
+          entries: 8,
+          completes: 2,
+          terminates: 2,
+          overquotas: 1,
+          securityTerminates: 1,
+          reversals: 1,
+        });
+        await receiveOutcome(onPostgres, "complete", "moved-7");
+        expect((await readOutcomeFeed(onPostgres)).at(-1)).toMatchObject({
+          sequence: feed.length + 1,
+          token: "moved-7",
+          surveyId: loopSurvey().surveyId,
+        });
+
+        // A second run finds the records there and changes nothing.
+        const again = await bash(runbook.loopToPostgres, env).then(
+          () => ({ code: 0, stderr: "" }),
+          (error: unknown) => error as { code: number; stderr: string },
+        );
+        expect(again.code).toBe(1);
+        expect(again.stderr).toMatch(
+          /already holds loop records \(loop_counters: \d+ non-zero counters, loop_entries: 8 rows/,
+        );
+        expect(await readOutcomeFeed(onPostgres)).toHaveLength(feed.length + 1);
+      } finally {
+        await dropSchema(schema);
+      }
+    },
+  );
 });
 
 function countByOutcome(feed: readonly OutcomeRecord[]): Record<OutcomeKind, number> {

@@ -20,22 +20,26 @@ describe("convergence", () => {
     );
   }, 120_000);
 
-  it.skipIf(!available)("converges on PostgreSQL after any sequence of upstream changes", async () => {
-    await fc.assert(
-      fc.asyncProperty(actionsArbitrary, (actions) =>
-        checkConvergence(actions, async () => {
-          const schema = freshSchemaName("sds_sync_convergence");
-          const store = await openPostgresStore({ connectionString: testDatabaseUrl, schema, poolSize: 2 });
-          return {
-            store,
-            dispose: async () => {
-              await store.close();
-              await dropSchema(schema);
-            },
-          };
-        }),
-      ),
-      { numRuns: 15 },
-    );
-  }, 120_000);
+  it.skipIf(!available)(
+    "converges on PostgreSQL after any sequence of upstream changes",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(actionsArbitrary, (actions) =>
+          checkConvergence(actions, async () => {
+            const schema = freshSchemaName("sds_sync_convergence");
+            const store = await openPostgresStore({ connectionString: testDatabaseUrl, schema, poolSize: 2 });
+            return {
+              store,
+              dispose: async () => {
+                await store.close();
+                await dropSchema(schema);
+              },
+            };
+          }),
+        ),
+        { numRuns: 15 },
+      );
+    },
+    120_000,
+  );
 });

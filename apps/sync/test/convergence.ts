@@ -7,7 +7,12 @@ import { createCycleHarness } from "./harness.ts";
 
 /** One upstream change the property applies to the fake, or a sync cycle. */
 export type Action =
-  | { readonly kind: "update"; readonly target: number; readonly field: "Cpi" | "Loi" | "MobileAllowed" | "Name"; readonly value: number }
+  | {
+      readonly kind: "update";
+      readonly target: number;
+      readonly field: "Cpi" | "Loi" | "MobileAllowed" | "Name";
+      readonly value: number;
+    }
   | { readonly kind: "qualifications"; readonly target: number; readonly count: number; readonly value: number }
   | { readonly kind: "quotas"; readonly target: number; readonly count: number }
   | { readonly kind: "toggleQuotas"; readonly target: number }
@@ -20,11 +25,39 @@ const target = fc.nat({ max: 1000 });
 export const actionsArbitrary = fc
   .array(
     fc.oneof(
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant("update" as const), target, field: fc.constantFrom("Cpi" as const, "Loi" as const, "MobileAllowed" as const, "Name" as const), value: fc.nat({ max: 99 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant("qualifications" as const), target, count: fc.nat({ max: 3 }), value: fc.nat({ max: 9 }) }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant("update" as const),
+          target,
+          field: fc.constantFrom("Cpi" as const, "Loi" as const, "MobileAllowed" as const, "Name" as const),
+          value: fc.nat({ max: 99 }),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant("qualifications" as const),
+          target,
+          count: fc.nat({ max: 3 }),
+          value: fc.nat({ max: 9 }),
+        }),
+      },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant("quotas" as const), target, count: fc.nat({ max: 2 }) }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant("toggleQuotas" as const), target }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom("close" as const, "reopen" as const, "remove" as const, "corrupt" as const, "repair" as const), target }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constantFrom(
+            "close" as const,
+            "reopen" as const,
+            "remove" as const,
+            "corrupt" as const,
+            "repair" as const,
+          ),
+          target,
+        }),
+      },
       { weight: 1, arbitrary: fc.constant({ kind: "add" as const }) },
       { weight: 3, arbitrary: fc.constant({ kind: "cycle" as const }) },
     ),
@@ -97,11 +130,18 @@ function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [Chang
     if (!previous) changes.push(["opened", id]);
     else if (previous.status === "closed") changes.push(["reopened", id]);
     else {
-      if (!sameJson(withoutTimestamps(previous.survey), withoutTimestamps(record.survey))) changes.push(["updated", id]);
-      if ((next.qualificationsMarker !== null && next.qualificationsMarker !== previous.qualificationsMarker) || (next.qualificationsMarker === null && previous.qualifications.length > 0)) {
+      if (!sameJson(withoutTimestamps(previous.survey), withoutTimestamps(record.survey)))
+        changes.push(["updated", id]);
+      if (
+        (next.qualificationsMarker !== null && next.qualificationsMarker !== previous.qualificationsMarker) ||
+        (next.qualificationsMarker === null && previous.qualifications.length > 0)
+      ) {
         changes.push(["qualifications_changed", id]);
       }
-      if ((next.quotasMarker !== null && next.quotasMarker !== previous.quotasMarker) || (next.quotasMarker === null && previous.quotas.length > 0)) {
+      if (
+        (next.quotasMarker !== null && next.quotasMarker !== previous.quotasMarker) ||
+        (next.quotasMarker === null && previous.quotas.length > 0)
+      ) {
         changes.push(["quotas_changed", id]);
       }
     }
@@ -116,7 +156,8 @@ function expectCycle(model: Map<number, Expected>, api: FakeSupplierApi): [Chang
 }
 
 /** Orders changes by survey, then type. */
-export const compareChanges = (a: [ChangeType, number], b: [ChangeType, number]) => a[1] - b[1] || a[0].localeCompare(b[0]);
+export const compareChanges = (a: [ChangeType, number], b: [ChangeType, number]) =>
+  a[1] - b[1] || a[0].localeCompare(b[0]);
 
 function apply(api: FakeSupplierApi, action: Exclude<Action, { kind: "cycle" }>, nextId: () => number): void {
   if (action.kind === "add") {
@@ -130,15 +171,31 @@ function apply(api: FakeSupplierApi, action: Exclude<Action, { kind: "cycle" }>,
   if (!record) return;
   switch (action.kind) {
     case "update": {
-      const patch = { Cpi: { Cpi: `${action.value}.50` }, Loi: { Loi: String(action.value + 1) }, MobileAllowed: { MobileAllowed: action.value % 2 === 0 }, Name: { Name: `Renamed ${action.value}` } }[action.field];
+      const patch = {
+        Cpi: { Cpi: `${action.value}.50` },
+        Loi: { Loi: String(action.value + 1) },
+        MobileAllowed: { MobileAllowed: action.value % 2 === 0 },
+        Name: { Name: `Renamed ${action.value}` },
+      }[action.field];
       if (Survey.safeParse(record.survey).success) api.updateSurvey(id, patch);
       return;
     }
     case "qualifications":
-      api.replaceQualifications(id, Array.from({ length: action.count }, (_, index) => ({ QualificationId: 10 + index, QualificationTypeId: 1, OptionIds: [action.value], OptionCodes: [String(action.value)] })));
+      api.replaceQualifications(
+        id,
+        Array.from({ length: action.count }, (_, index) => ({
+          QualificationId: 10 + index,
+          QualificationTypeId: 1,
+          OptionIds: [action.value],
+          OptionCodes: [String(action.value)],
+        })),
+      );
       return;
     case "quotas":
-      api.replaceQuotas(id, Array.from({ length: action.count }, (_, index) => ({ QuotaId: 70 + index, Conditions: [] })));
+      api.replaceQuotas(
+        id,
+        Array.from({ length: action.count }, (_, index) => ({ QuotaId: 70 + index, Conditions: [] })),
+      );
       return;
     case "toggleQuotas":
       if (Survey.safeParse(record.survey).success) api.updateSurvey(id, { Has_Quotas: !record.survey.Has_Quotas });
@@ -179,10 +236,17 @@ async function expectStoreMatches(store: SyncStore, model: ReadonlyMap<number, E
  * the changes the model derives from the fake, the feed stays gapless, and the store equals the
  * fake's live state plus the closed history.
  */
-export async function checkConvergence(actions: readonly Action[], openStore: () => Promise<{ store: SyncStore; dispose: () => Promise<void> }>): Promise<void> {
+export async function checkConvergence(
+  actions: readonly Action[],
+  openStore: () => Promise<{ store: SyncStore; dispose: () => Promise<void> }>,
+): Promise<void> {
   const { store, dispose } = await openStore();
   const harness = await createCycleHarness({
-    surveys: [{ survey: { SurveyId: 1, Has_Quotas: true } }, { survey: { SurveyId: 2, Has_Quotas: false } }, { survey: { SurveyId: 3 } }],
+    surveys: [
+      { survey: { SurveyId: 1, Has_Quotas: true } },
+      { survey: { SurveyId: 2, Has_Quotas: false } },
+      { survey: { SurveyId: 3 } },
+    ],
     store,
   });
   let id = 100;
@@ -200,7 +264,9 @@ export async function checkConvergence(actions: readonly Action[], openStore: ()
       const changes = await store.listChanges(sequence, 10_000);
       expect(changes.map((change) => change.sequence)).toEqual(changes.map((_, index) => sequence + index + 1));
       sequence += changes.length;
-      expect(changes.map((change): [ChangeType, number] => [change.type, change.surveyId]).sort(compareChanges)).toEqual(expected);
+      expect(
+        changes.map((change): [ChangeType, number] => [change.type, change.surveyId]).sort(compareChanges),
+      ).toEqual(expected);
       await expectStoreMatches(store, model);
     }
   } finally {

@@ -7,7 +7,8 @@ afterEach(async () => {
   await harness.close();
 });
 
-const operationsOf = (requests: ReturnType<CycleHarness["takeRequests"]>) => requests.map((request) => request.operationId);
+const operationsOf = (requests: ReturnType<CycleHarness["takeRequests"]>) =>
+  requests.map((request) => request.operationId);
 const count = <T>(items: readonly T[], item: T) => items.filter((candidate) => candidate === item).length;
 
 describe("the sync cycle", () => {
@@ -25,7 +26,12 @@ describe("the sync cycle", () => {
     expect(count(operations, "getSurveyQualifications")).toBe(withQualifications);
     expect(count(operations, "getSurveyQuotas")).toBe(withQuotas);
     expect(operations).toHaveLength(1 + withQualifications + withQuotas);
-    expect(result.counts).toMatchObject({ listed: 30, opened: 30, upstreamRequests: 1 + withQualifications + withQuotas, changes: 30 });
+    expect(result.counts).toMatchObject({
+      listed: 30,
+      opened: 30,
+      upstreamRequests: 1 + withQualifications + withQuotas,
+      changes: 30,
+    });
 
     for (const survey of live) {
       const stored = await harness.store.getSurvey(survey.SurveyId);
@@ -60,21 +66,32 @@ describe("the sync cycle", () => {
     await harness.cycle();
     harness.takeRequests();
     const moved = harness.api.listSurveys(1001).slice(5, 12);
-    const replacement: QualificationInit[] = [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] }];
+    const replacement: QualificationInit[] = [
+      { QualificationId: 42, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] },
+    ];
     for (const survey of moved) harness.api.replaceQualifications(survey.SurveyId, replacement);
 
     const result = await harness.cycle();
 
     const requests = harness.takeRequests();
     expect(requests).toHaveLength(1 + moved.length);
-    expect(requests.filter((request) => request.operationId === "getSurveyQualifications").map((request) => request.path).sort()).toEqual(
-      moved.map((survey) => `/api/v1/survey-qualifications/${survey.SurveyId}`).sort(),
-    );
+    expect(
+      requests
+        .filter((request) => request.operationId === "getSurveyQualifications")
+        .map((request) => request.path)
+        .sort(),
+    ).toEqual(moved.map((survey) => `/api/v1/survey-qualifications/${survey.SurveyId}`).sort());
     // The fake sets Has_Qualifications from the new records: a survey that had none also changed that field.
     const flagged = moved.filter((survey) => !survey.Has_Qualifications).map((survey) => survey.SurveyId);
-    expect(result.counts).toMatchObject({ qualificationsChanged: moved.length, updated: flagged.length, upstreamRequests: 1 + moved.length });
+    expect(result.counts).toMatchObject({
+      qualificationsChanged: moved.length,
+      updated: flagged.length,
+      upstreamRequests: 1 + moved.length,
+    });
     const changes = await harness.store.listChanges(40, 100);
-    expect(changes.filter((change) => change.type === "qualifications_changed").map((change) => change.surveyId)).toEqual(moved.map((survey) => survey.SurveyId));
+    expect(
+      changes.filter((change) => change.type === "qualifications_changed").map((change) => change.surveyId),
+    ).toEqual(moved.map((survey) => survey.SurveyId));
     expect(changes.filter((change) => change.type === "updated").map((change) => change.surveyId)).toEqual(flagged);
     const stored = await harness.store.getSurvey(moved[0]?.SurveyId ?? 0);
     expect(stored?.qualifications).toMatchObject([{ QualificationId: 42, OptionIds: [1, 2] }]);
@@ -93,7 +110,9 @@ describe("the sync cycle", () => {
     expect(operationsOf(harness.takeRequests())).toEqual(["listSurveys"]);
     expect(result.counts).toMatchObject({ updated: 1, changes: 1 });
     expect(((await harness.store.getSurvey(target?.SurveyId ?? 0))?.survey as { Cpi: string }).Cpi).toBe("9.99");
-    expect((await harness.store.listSurveys({ status: "live", minCpi: 9.99, limit: 10 })).surveys.map((survey) => survey.id)).toEqual([target?.SurveyId]);
+    expect(
+      (await harness.store.listSurveys({ status: "live", minCpi: 9.99, limit: 10 })).surveys.map((survey) => survey.id),
+    ).toEqual([target?.SurveyId]);
   });
 
   it("keeps a survey that left the live list as closed, and reopens it when it returns", async () => {
@@ -116,7 +135,11 @@ describe("the sync cycle", () => {
     expect(reopening.counts).toMatchObject({ reopened: 1, changes: 1 });
     // Qual_LastUpdatedOnUTC did not move while it was closed: nothing to fetch but the list.
     expect(operationsOf(harness.takeRequests())).toEqual(["listSurveys"]);
-    expect(await harness.store.getSurvey(id)).toMatchObject({ status: "live", closedAt: null, survey: harness.api.getSurvey(id)?.survey });
+    expect(await harness.store.getSurvey(id)).toMatchObject({
+      status: "live",
+      closedAt: null,
+      survey: harness.api.getSurvey(id)?.survey,
+    });
     const changes = await harness.store.listChanges(10, 10);
     expect(changes.map((change) => [change.type, change.surveyId])).toEqual([
       ["closed", id],
@@ -138,9 +161,15 @@ describe("the sync cycle", () => {
 
     harness.takeRequests();
     const second = await harness.cycle();
-    expect(harness.takeRequests().map((request) => request.path)).toEqual(["/api/v1/surveys", `/api/v1/survey-qualifications/${id}`]);
+    expect(harness.takeRequests().map((request) => request.path)).toEqual([
+      "/api/v1/surveys",
+      `/api/v1/survey-qualifications/${id}`,
+    ]);
     expect(second.counts).toMatchObject({ qualificationsChanged: 1, fetchFailures: 0 });
-    expect(await harness.store.getSurvey(id)).toMatchObject({ needsRefetch: false, qualifications: harness.api.getSurvey(id)?.qualifications });
+    expect(await harness.store.getSurvey(id)).toMatchObject({
+      needsRefetch: false,
+      qualifications: harness.api.getSurvey(id)?.qualifications,
+    });
   });
 
   it("quarantines a malformed survey, keeps the good ones, and does not close a stored survey that turned malformed", async () => {
@@ -184,7 +213,12 @@ describe("the sync cycle", () => {
   });
 
   it("fetches quotas only while Has_Quotas, and empties them when it turns false", async () => {
-    harness = await createCycleHarness({ surveys: [{ survey: { SurveyId: 1, Has_Quotas: true }, quotas: [{ QuotaId: 7, Conditions: [] }] }, { survey: { SurveyId: 2, Has_Quotas: false } }] });
+    harness = await createCycleHarness({
+      surveys: [
+        { survey: { SurveyId: 1, Has_Quotas: true }, quotas: [{ QuotaId: 7, Conditions: [] }] },
+        { survey: { SurveyId: 2, Has_Quotas: false } },
+      ],
+    });
     await harness.cycle();
     expect((await harness.store.getSurvey(1))?.quotas).toEqual([{ QuotaId: 7, Conditions: [] }]);
     expect(operationsOf(harness.takeRequests()).filter((operation) => operation === "getSurveyQuotas")).toHaveLength(1);
@@ -202,10 +236,21 @@ describe("the sync cycle", () => {
     expect((await harness.store.getSurvey(1))?.quotas).toEqual([]);
   });
   it("fetches qualifications only while Has_Qualifications: an empty list and no request without it, fetched once it turns true", async () => {
-    const upstreamQualifications: QualificationInit[] = [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] }];
+    const upstreamQualifications: QualificationInit[] = [
+      { QualificationId: 42, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] },
+    ];
     // The upstream holds qualification records for survey 1 although its flag says it has none: the flag decides.
-    harness = await createCycleHarness({ surveys: [{ survey: { SurveyId: 1, Has_Qualifications: false }, qualifications: upstreamQualifications }, { survey: { SurveyId: 2, Has_Qualifications: true } }] });
-    const qualificationRequests = () => harness.takeRequests().filter((request) => request.operationId === "getSurveyQualifications").map((request) => request.path);
+    harness = await createCycleHarness({
+      surveys: [
+        { survey: { SurveyId: 1, Has_Qualifications: false }, qualifications: upstreamQualifications },
+        { survey: { SurveyId: 2, Has_Qualifications: true } },
+      ],
+    });
+    const qualificationRequests = () =>
+      harness
+        .takeRequests()
+        .filter((request) => request.operationId === "getSurveyQualifications")
+        .map((request) => request.path);
 
     const first = await harness.cycle();
     expect(first.status).toBe("succeeded");
@@ -224,7 +269,9 @@ describe("the sync cycle", () => {
     const flippedOn = await harness.cycle();
     expect(qualificationRequests()).toEqual(["/api/v1/survey-qualifications/1"]);
     expect(flippedOn.counts).toMatchObject({ updated: 1, qualificationsChanged: 1 });
-    expect((await harness.store.getSurvey(1))?.qualifications).toMatchObject([{ QualificationId: 42, OptionCodes: ["1"] }]);
+    expect((await harness.store.getSurvey(1))?.qualifications).toMatchObject([
+      { QualificationId: 42, OptionCodes: ["1"] },
+    ]);
 
     // And false again: the stored ones are emptied without a request.
     harness.api.updateSurvey(1, { Has_Qualifications: false });

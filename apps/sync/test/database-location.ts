@@ -27,7 +27,11 @@ export function sqliteLocation(prefix: string): DatabaseLocation {
 /** A fresh schema `<prefix>_…` in the test PostgreSQL. */
 export function postgresLocation(prefix: string): DatabaseLocation {
   const schema = freshSchemaName(prefix);
-  return { url: schemaDatabaseUrl(schema), database: { kind: "postgres", connectionString: testDatabaseUrl, schema }, cleanup: () => dropSchema(schema) };
+  return {
+    url: schemaDatabaseUrl(schema),
+    database: { kind: "postgres", connectionString: testDatabaseUrl, schema },
+    cleanup: () => dropSchema(schema),
+  };
 }
 
 /** Opens the store `database` names for `work` only, as a reader beside the service would. */

@@ -11,7 +11,9 @@ const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 function runDemo(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -34,15 +36,30 @@ describe("the demo (the README's main job)", () => {
   }, 60_000);
 
   it("walks respondents through the loop at start: the marketplace's outcomes reach the receiver, and the summary shows entries, completes and earnings", async () => {
-    const { code, stdout, stderr } = await runDemo(["--once", "--port", "0", "--surveys", "120", "--respondents", "12"]);
+    const { code, stdout, stderr } = await runDemo([
+      "--once",
+      "--port",
+      "0",
+      "--surveys",
+      "120",
+      "--respondents",
+      "12",
+    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(stdout).toMatch(/The respondent loop \(the sandbox's marketplace at http:\/\/127\.0\.0\.1:\d+ calls sds-sync's receiver at http:\/\/127\.0\.0\.1:\d+\/v1\/outcomes\/…\):/);
+    expect(stdout).toMatch(
+      /The respondent loop \(the sandbox's marketplace at http:\/\/127\.0\.0\.1:\d+ calls sds-sync's receiver at http:\/\/127\.0\.0\.1:\d+\/v1\/outcomes\/…\):/,
+    );
     // Every respondent who entered a survey got an outcome from the marketplace's S2S call (none left pending).
-    const entered = stdout.split("\n").filter((line) => /^ {2}demo-\d+: \d+ surveys? match(es)?, entered \d+/.test(line));
+    const entered = stdout
+      .split("\n")
+      .filter((line) => /^ {2}demo-\d+: \d+ surveys? match(es)?, entered \d+/.test(line));
     expect(entered.length).toBeGreaterThan(0);
     for (const line of entered) expect(line).toMatch(/→ (complete|terminate|overquota|security)$/);
-    const summary = /^ {2}(\d+) entries: (\d+) completes, \d+ terminates, \d+ over quota, (\d+) pending; conversion [\d.]+ %, earnings ([\d.]+) \(/m.exec(stdout);
+    const summary =
+      /^ {2}(\d+) entries: (\d+) completes, \d+ terminates, \d+ over quota, (\d+) pending; conversion [\d.]+ %, earnings ([\d.]+) \(/m.exec(
+        stdout,
+      );
     expect(summary, stdout).not.toBeNull();
     const [, entries, completes, pending, earnings] = (summary ?? []).map(Number);
     expect(entries).toBe(entered.length);
@@ -52,7 +69,9 @@ describe("the demo (the README's main job)", () => {
     // The uid keeps a respondent out of a survey they entered.
     expect(stdout).toMatch(/demo-1 matched again: survey \d+ is out \(already-entered: /);
     expect(stdout).toMatch(/^Status page: http:\/\/127\.0\.0\.1:\d+\/$/m);
-    expect(stdout).toMatch(/curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/entry-links' -H 'content-type: application\/json' -d '\{"surveyId":\d+,"token":"me-1-token","uid":"me-1"\}'/);
+    expect(stdout).toMatch(
+      /curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/entry-links' -H 'content-type: application\/json' -d '\{"surveyId":\d+,"token":"me-1-token","uid":"me-1"\}'/,
+    );
   }, 60_000);
 
   it("runs the inventory side alone with --no-marketplace: no respondents, the status page still named", async () => {
@@ -70,7 +89,9 @@ describe("the demo (the README's main job)", () => {
     try {
       const { code, stderr } = await runDemo(["--once", "--port", String(port), "--surveys", "5"]);
       expect(code).toBe(1);
-      expect(stderr).toBe(`demo: port ${port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`);
+      expect(stderr).toBe(
+        `demo: port ${port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`,
+      );
     } finally {
       blocker.close();
     }
@@ -84,7 +105,11 @@ describe("the demo (the README's main job)", () => {
   }, 30_000);
 
   it("says a cycle that its own Ctrl-C cut short was aborted by shutdown, not failed, and exits 0 having cleaned up", async () => {
-    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, "--port", "0", "--surveys", "20000", "--verbose"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@sds/source", demoPath, "--port", "0", "--surveys", "20000", "--verbose"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -116,7 +141,10 @@ describe("the demo (the README's main job)", () => {
 
   it("builds without turbo's banner when run as the README says (bash scripts/demo.sh)", async () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn("bash", ["scripts/demo.sh", "--once", "--port", "0", "--surveys", "30"], { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("bash", ["scripts/demo.sh", "--once", "--port", "0", "--surveys", "30"], {
+        cwd: repositoryRoot,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -128,6 +156,7 @@ describe("the demo (the README's main job)", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/First sync cycle succeeded in [\d.]+ s:/);
     expect(result.stdout).toMatch(/^ {2}\d+ entries: [1-9]\d* completes, /m);
-    for (const banner of ["turbo", "Packages in scope", "Tasks:", "Cached:"]) expect(result.stdout + result.stderr).not.toContain(banner);
+    for (const banner of ["turbo", "Packages in scope", "Tasks:", "Cached:"])
+      expect(result.stdout + result.stderr).not.toContain(banner);
   }, 300_000);
 });

@@ -45,7 +45,9 @@ export function defaultSupplierFake(options: DefaultSupplierFakeOptions = {}): F
 }
 
 /** Puts `api` behind the hostile front (honest until a test plays a scenario) on a free port. */
-export async function listenBehindHostileFront(api: FakeSupplierApi): Promise<{ hostile: HostileUpstream; server: FakeServer }> {
+export async function listenBehindHostileFront(
+  api: FakeSupplierApi,
+): Promise<{ hostile: HostileUpstream; server: FakeServer }> {
   const hostile = createHostileUpstream(api);
   return { hostile, server: await hostile.listen() };
 }
@@ -117,7 +119,16 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     store,
     cycle: () =>
       runCycle(
-        { store, upstream, concurrency: options.concurrency ?? 4, replicaId: "test", logger: silentLogger, requestCount: () => requests, ...options.cycle, ...(guard ? { closureGuard: guard } : {}) },
+        {
+          store,
+          upstream,
+          concurrency: options.concurrency ?? 4,
+          replicaId: "test",
+          logger: silentLogger,
+          requestCount: () => requests,
+          ...options.cycle,
+          ...(guard ? { closureGuard: guard } : {}),
+        },
         index,
         "manual",
         new AbortController().signal,

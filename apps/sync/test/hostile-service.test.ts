@@ -18,19 +18,32 @@ describe("sds-sync as a service against a hostile upstream", () => {
     const request = (path: string, init?: RequestInit) => service.request(path, init);
     hostile.use({ kind: "empty-list" });
 
-    const run = (await (await request("/v1/sync/run", { method: "POST", headers: auth })).json()) as { run: { counts: { closed: number; closuresHeld: number } } };
+    const run = (await (await request("/v1/sync/run", { method: "POST", headers: auth })).json()) as {
+      run: { counts: { closed: number; closuresHeld: number } };
+    };
     expect(run.run.counts).toMatchObject({ closed: 0, closuresHeld: 12 });
-    const status = (await (await request("/v1/sync/status", { headers: auth })).json()) as { closures: unknown; store: { live: number } };
-    expect(status).toMatchObject({ closures: { count: 12, absentCycles: 1, confirmCycles: 3, maxShare: 0.25, confirmed: 0 }, store: { live: 12 } });
+    const status = (await (await request("/v1/sync/status", { headers: auth })).json()) as {
+      closures: unknown;
+      store: { live: number };
+    };
+    expect(status).toMatchObject({
+      closures: { count: 12, absentCycles: 1, confirmCycles: 3, maxShare: 0.25, confirmed: 0 },
+      store: { live: 12 },
+    });
     expect(await (await request("/metrics")).text()).toMatch(/^sds_sync_closures_held 12$/m);
     const ready = await request("/readyz");
-    expect([ready.status, await ready.json()]).toEqual([200, expect.objectContaining({ ready: true, closuresHeld: 12 })]);
+    expect([ready.status, await ready.json()]).toEqual([
+      200,
+      expect.objectContaining({ ready: true, closuresHeld: 12 }),
+    ]);
 
     expect((await request("/v1/sync/closures/confirm", { method: "POST" })).status).toBe(401);
     const confirm = await request("/v1/sync/closures/confirm", { method: "POST", headers: auth });
     expect([confirm.status, await confirm.json()]).toEqual([202, expect.objectContaining({ confirmed: 12 })]);
 
-    const applied = (await (await request("/v1/sync/run", { method: "POST", headers: auth })).json()) as { run: { counts: { closed: number } } };
+    const applied = (await (await request("/v1/sync/run", { method: "POST", headers: auth })).json()) as {
+      run: { counts: { closed: number } };
+    };
     expect(applied.run.counts).toMatchObject({ closed: 12, closuresHeld: 0 });
     expect(await (await request("/metrics")).text()).toMatch(/^sds_sync_closures_held 0$/m);
   });
@@ -46,7 +59,9 @@ describe("sds-sync as a service against a hostile upstream", () => {
     const statuses: number[] = [];
     const began = performance.now();
     while (performance.now() - began < 3000) {
-      const wave = await Promise.all(Array.from({ length: 20 }, () => service.request("/v1/sync/run", { method: "POST" })));
+      const wave = await Promise.all(
+        Array.from({ length: 20 }, () => service.request("/v1/sync/run", { method: "POST" })),
+      );
       for (const response of wave) {
         statuses.push(response.status);
         if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -57,7 +72,9 @@ describe("sds-sync as a service against a hostile upstream", () => {
     const upstream = listCalls() - before;
     const joined = statuses.filter((status) => status === 200).length;
     const refused = statuses.filter((status) => status === 429).length;
-    console.info(`flood: ${statuses.length} POST /v1/sync/run in 3 s -> ${upstream} upstream Get Surveys (${joined} joined a cycle, ${refused} got 429)`);
+    console.info(
+      `flood: ${statuses.length} POST /v1/sync/run in 3 s -> ${upstream} upstream Get Surveys (${joined} joined a cycle, ${refused} got 429)`,
+    );
     expect(upstream).toBe(1);
     expect(joined + refused).toBe(statuses.length);
     expect(joined).toBeGreaterThanOrEqual(20);

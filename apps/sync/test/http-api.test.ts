@@ -45,14 +45,22 @@ describe("the HTTP API", () => {
     }
     expect(seen).toEqual(live);
     const first = await getJson<SurveyList>("/v1/surveys?limit=1");
-    expect(first.surveys[0]).toMatchObject({ status: "live", closedAt: null, needsRefetch: false, survey: harness.api.getSurvey(live[0] ?? 0)?.survey });
+    expect(first.surveys[0]).toMatchObject({
+      status: "live",
+      closedAt: null,
+      needsRefetch: false,
+      survey: harness.api.getSurvey(live[0] ?? 0)?.survey,
+    });
   });
 
   it("filters by CPI, LOI, language, device and status", async () => {
     const live = harness.api.listSurveys(1001);
     const expectIds = async (query: string, predicate: (survey: (typeof live)[number]) => boolean) => {
       const body = await getJson<SurveyList>(`/v1/surveys?limit=1000&${query}`);
-      expect(body.surveys.map((survey) => survey.id), query).toEqual(live.filter(predicate).map((survey) => survey.SurveyId));
+      expect(
+        body.surveys.map((survey) => survey.id),
+        query,
+      ).toEqual(live.filter(predicate).map((survey) => survey.SurveyId));
     };
     await expectIds("minCpi=2&maxCpi=5", (survey) => Number(survey.Cpi) >= 2 && Number(survey.Cpi) <= 5);
     await expectIds("maxLoi=15", (survey) => Number(survey.Loi) <= 15);
@@ -90,7 +98,13 @@ describe("the HTTP API", () => {
     const id = withQuotas?.SurveyId ?? 0;
     const detail = await getJson<SurveyDetail>(`/v1/surveys/${id}`);
     const upstream = harness.api.getSurvey(id);
-    expect(detail).toMatchObject({ id, status: "live", survey: upstream?.survey, qualifications: upstream?.qualifications, quotas: upstream?.quotas });
+    expect(detail).toMatchObject({
+      id,
+      status: "live",
+      survey: upstream?.survey,
+      qualifications: upstream?.qualifications,
+      quotas: upstream?.quotas,
+    });
     expect((await getJson<{ error: { code: string } }>("/v1/surveys/99999999", 404)).error.code).toBe("not_found");
     expect((await getJson<{ error: { message: string } }>("/v1/surveys/abc", 400)).error.message).toMatch(/^id:/);
     expect((await getJson<{ error: { message: string } }>("/v1/surveys/%E0%A4%A", 400)).error.message).toMatch(/^id:/);
@@ -100,7 +114,9 @@ describe("the HTTP API", () => {
     const all = await getJson<{ changes: ChangeRecord[]; next: number; hasMore: boolean }>("/v1/changes?limit=1000");
     expect(all.changes.map((change) => change.sequence)).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
     expect(all.changes.every((change) => change.type === "opened")).toBe(true);
-    const page = await getJson<{ changes: ChangeRecord[]; next: number; hasMore: boolean }>("/v1/changes?after=10&limit=5");
+    const page = await getJson<{ changes: ChangeRecord[]; next: number; hasMore: boolean }>(
+      "/v1/changes?after=10&limit=5",
+    );
     expect(page.changes.map((change) => change.sequence)).toEqual([11, 12, 13, 14, 15]);
     expect(page).toMatchObject({ next: 15, hasMore: true });
     for (const query of ["after=-1", "after=x", "limit=0", "wait=61", "wait=soon", "since=3"]) {
@@ -134,16 +150,21 @@ describe("the HTTP API", () => {
   });
 
   it("reports recent cycles, the store and the reference collections on /v1/sync/status", async () => {
-    const status = await getJson<{ replica: { leader: boolean }; store: { kind: string; live: number }; runs: { status: string; counts: { listed: number } }[]; collections: { name: string }[] }>(
-      "/v1/sync/status",
-    );
+    const status = await getJson<{
+      replica: { leader: boolean };
+      store: { kind: string; live: number };
+      runs: { status: string; counts: { listed: number } }[];
+      collections: { name: string }[];
+    }>("/v1/sync/status");
     expect(status.replica.leader).toBe(true);
     expect(status.store.kind).toBe("sqlite");
     expect(status.runs.length).toBeGreaterThanOrEqual(1);
     expect(status.runs.at(-1)).toMatchObject({ status: "succeeded", counts: { listed: 60 } });
     expect(status.collections.map((collection) => collection.name)).toContain("languages");
     const collections = await getJson<{ collections: { name: string; body: unknown }[] }>("/v1/collections");
-    expect(collections.collections.find((collection) => collection.name === "languages")?.body).toMatchObject({ Languages: expect.any(Array) as unknown });
+    expect(collections.collections.find((collection) => collection.name === "languages")?.body).toMatchObject({
+      Languages: expect.any(Array) as unknown,
+    });
   });
 
   it("exposes Prometheus metrics for cycles, upstream requests, surveys and changes", async () => {
@@ -155,9 +176,16 @@ describe("the HTTP API", () => {
     expect(text).toMatch(/^sds_sync_cycle_duration_seconds_count\{status="succeeded"\} \d+$/m);
     expect(text).toMatch(/^sds_sync_upstream_requests_total\{operation="listSurveys",status="200"\} \d+$/m);
     // Qualifications are asked only of the surveys with Has_Qualifications: the count is what the upstream answered.
-    const answered = harness.api.requestLog().filter((entry) => entry.operationId === "getSurveyQualifications" && entry.status === 200).length;
+    const answered = harness.api
+      .requestLog()
+      .filter((entry) => entry.operationId === "getSurveyQualifications" && entry.status === 200).length;
     expect(answered).toBeGreaterThan(0);
-    expect(text).toMatch(new RegExp(`^sds_sync_upstream_requests_total\\{operation="getSurveyQualifications",status="200"\\} ${answered}$`, "m"));
+    expect(text).toMatch(
+      new RegExp(
+        `^sds_sync_upstream_requests_total\\{operation="getSurveyQualifications",status="200"\\} ${answered}$`,
+        "m",
+      ),
+    );
     expect(text).toMatch(/^sds_sync_surveys\{status="live"\} \d+$/m);
     expect(text).toMatch(/^sds_sync_changes_total\{type="opened"\} 60$/m);
     expect(text).toMatch(/^sds_sync_last_success_timestamp_seconds \d+(\.\d+)?$/m);
@@ -167,12 +195,15 @@ describe("the HTTP API", () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
-  it.skipIf(promtool.path === undefined)(`serves /metrics that promtool check metrics accepts${promtool.reason ? ` (skipped: ${promtool.reason})` : ""}`, async () => {
-    const text = await (await harness.request("/metrics")).text();
-    const check = checkMetrics(promtool.path ?? "promtool", text);
-    expect(check.output).toBe("");
-    expect(check.status).toBe(0);
-  });
+  it.skipIf(promtool.path === undefined)(
+    `serves /metrics that promtool check metrics accepts${promtool.reason ? ` (skipped: ${promtool.reason})` : ""}`,
+    async () => {
+      const text = await (await harness.request("/metrics")).text();
+      const check = checkMetrics(promtool.path ?? "promtool", text);
+      expect(check.output).toBe("");
+      expect(check.status).toBe(0);
+    },
+  );
 
   it("answers 404 for an unknown path (a trailing slash included, as in the fake) and 405 for a wrong method, as JSON", async () => {
     expect((await getJson<{ error: { code: string } }>("/v2/things", 404)).error.code).toBe("not_found");
@@ -197,16 +228,27 @@ describe("the HTTP API with SYNC_API_TOKEN", () => {
   });
 
   it("requires the bearer token on every /v1 route and leaves the probes and metrics open", async () => {
-    for (const [path, method] of [["/v1/surveys", "GET"], ["/v1/surveys/1", "GET"], ["/v1/changes", "GET"], ["/v1/sync/status", "GET"], ["/v1/collections", "GET"], ["/v1/sync/run", "POST"]] as const) {
+    for (const [path, method] of [
+      ["/v1/surveys", "GET"],
+      ["/v1/surveys/1", "GET"],
+      ["/v1/changes", "GET"],
+      ["/v1/sync/status", "GET"],
+      ["/v1/collections", "GET"],
+      ["/v1/sync/run", "POST"],
+    ] as const) {
       const anonymous = await harness.request(path, { method });
       expect(anonymous.status, path).toBe(401);
       expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/);
-      expect((await harness.request(path, { method, headers: { authorization: `Bearer ${token}x` } })).status, path).toBe(401);
+      expect(
+        (await harness.request(path, { method, headers: { authorization: `Bearer ${token}x` } })).status,
+        path,
+      ).toBe(401);
       expect((await harness.request(path, { method, headers: { authorization: token } })).status, path).toBe(401);
     }
     expect((await harness.request("/v1/surveys", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect((await harness.request("/v1/surveys", { headers: { authorization: `bearer ${token}` } })).status).toBe(200);
-    for (const path of ["/healthz", "/readyz", "/metrics"]) expect((await harness.request(path)).status, path).toBe(200);
+    for (const path of ["/healthz", "/readyz", "/metrics"])
+      expect((await harness.request(path)).status, path).toBe(200);
   });
 });
 
@@ -222,7 +264,11 @@ describe("readiness during an upstream outage", () => {
   it("keeps serving the last good data while readiness reports it stale", async () => {
     harness.api.faults.add({ kind: "status", status: 503, operation: "listSurveys" });
     await waitFor(async () => (await harness.request("/readyz")).status === 503, 10_000);
-    const readiness = (await (await harness.request("/readyz")).json()) as { ready: boolean; reason: string; ageSeconds: number };
+    const readiness = (await (await harness.request("/readyz")).json()) as {
+      ready: boolean;
+      reason: string;
+      ageSeconds: number;
+    };
     expect(readiness).toMatchObject({ ready: false, reason: expect.stringMatching(/stale/) as unknown });
     const surveys = (await (await harness.request("/v1/surveys")).json()) as SurveyList;
     expect(surveys.surveys).toHaveLength(5);
@@ -242,7 +288,9 @@ describe("the HTTP API when the store fails", () => {
       const response = await harness.request("/v1/surveys");
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBe("5");
-      expect(await response.json()).toEqual({ error: { code: "store_unavailable", message: "the store cannot be read right now; retry shortly" } });
+      expect(await response.json()).toEqual({
+        error: { code: "store_unavailable", message: "the store cannot be read right now; retry shortly" },
+      });
       expect((await harness.request("/v1/surveys/1")).status).toBe(503);
       expect((await harness.request("/healthz")).status).toBe(200);
     } finally {
@@ -254,14 +302,21 @@ describe("the HTTP API when the store fails", () => {
 describe("the HTTP API's protected mode", () => {
   let harness: ServiceHarness;
   beforeAll(async () => {
-    harness = await startServiceHarness({ surveys: 5, config: { allowedHosts: ["sync.internal"], allowedOrigins: ["https://panel.example.com"] } });
+    harness = await startServiceHarness({
+      surveys: 5,
+      config: { allowedHosts: ["sync.internal"], allowedOrigins: ["https://panel.example.com"] },
+    });
   });
   afterAll(async () => {
     await harness.close();
   });
 
   /** A raw request, so the Host header can be anything (fetch sets it from the URL). */
-  function rawRequest(path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; body: string }> {
+  function rawRequest(
+    path: string,
+    headers: Record<string, string>,
+    method = "GET",
+  ): Promise<{ status: number; body: string }> {
     const url = new URL(harness.service.url);
     return new Promise((resolve, reject) => {
       const outgoing = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (response) => {
@@ -288,12 +343,21 @@ describe("the HTTP API's protected mode", () => {
 
   it("refuses a mutating request from a foreign Origin, and takes its own and the allowed ones", async () => {
     const port = new URL(harness.service.url).port;
-    const foreign = await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "http://attacker.example" }, "POST");
+    const foreign = await rawRequest(
+      "/v1/sync/run?wait=false",
+      { host: `127.0.0.1:${port}`, origin: "http://attacker.example" },
+      "POST",
+    );
     expect(foreign.status).toBe(403);
     expect(JSON.parse(foreign.body)).toMatchObject({ error: { code: "origin_not_allowed" } });
-    expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "null" }, "POST")).status).toBe(403);
+    expect(
+      (await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin: "null" }, "POST")).status,
+    ).toBe(403);
     for (const origin of [`http://127.0.0.1:${port}`, "https://panel.example.com"]) {
-      expect((await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin }, "POST")).status, origin).not.toBe(403);
+      expect(
+        (await rawRequest("/v1/sync/run?wait=false", { host: `127.0.0.1:${port}`, origin }, "POST")).status,
+        origin,
+      ).not.toBe(403);
     }
   });
 });
@@ -359,6 +423,8 @@ describe("the polled survey list", () => {
     const changed = await polled.request(path, { headers: { "if-none-match": etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("etag")).not.toBe(etag);
-    expect(((await changed.json()) as SurveyList).surveys.find((survey) => survey.id === id)?.survey).toMatchObject({ Cpi: "9.99" });
+    expect(((await changed.json()) as SurveyList).surveys.find((survey) => survey.id === id)?.survey).toMatchObject({
+      Cpi: "9.99",
+    });
   });
 });

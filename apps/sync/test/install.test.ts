@@ -14,7 +14,8 @@ const run = promisify(execFile);
 const deploy = fileURLToPath(new URL("../deploy/", import.meta.url));
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const systemdAnalyze = ensureSystemTool("systemd-analyze", "systemd", "the systemd unit check");
-const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+  .version;
 
 /**
  * The install path the Dockerfile follows, exercised for real: pack the tarballs (as published),
@@ -43,11 +44,20 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
   const bin = join(app, "node_modules", ".bin", "sds-sync");
 
   beforeAll(async () => {
-    for (const built of ["packages/schemas/dist", "packages/client/dist", "packages/routing/dist", "apps/sync/dist/main.js"]) {
-      if (!existsSync(join(root, built))) throw new Error(`${built} is missing: build first (pnpm exec turbo run build --filter=@sds/sync...)`);
+    for (const built of [
+      "packages/schemas/dist",
+      "packages/client/dist",
+      "packages/routing/dist",
+      "apps/sync/dist/main.js",
+    ]) {
+      if (!existsSync(join(root, built)))
+        throw new Error(`${built} is missing: build first (pnpm exec turbo run build --filter=@sds/sync...)`);
     }
     await run(join(deploy, "pack-tarballs.sh"), [join(directory, "tarballs")], { cwd: root });
-    await run(join(deploy, "install-tarballs.sh"), [app, join(directory, "tarballs")], { cwd: directory, env: { ...process.env, npm_config_update_notifier: "false" } });
+    await run(join(deploy, "install-tarballs.sh"), [app, join(directory, "tarballs")], {
+      cwd: directory,
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    });
   }, 420_000);
   afterAll(() => {
     rmSync(directory, { recursive: true, force: true });
@@ -67,9 +77,18 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
   it("installs outside the workspace with nothing of the repository on the path", () => {
     expect(existsSync(bin)).toBe(true);
     expect(existsSync(join(app, "node_modules", "@sds", "testing")), "a dev dependency was installed").toBe(false);
-    expect(existsSync(join(app, "node_modules", "@sds", "sync", "dist", "demo.js")), "the demo is not published").toBe(false);
-    for (const recipe of ["deploy/sqlite-backup.js", "deploy/alerts.yml", "deploy/sds-sync.service", "docs/runbook.md"]) {
-      expect(existsSync(join(app, "node_modules", "@sds", "sync", recipe)), `${recipe} ships with the package`).toBe(true);
+    expect(existsSync(join(app, "node_modules", "@sds", "sync", "dist", "demo.js")), "the demo is not published").toBe(
+      false,
+    );
+    for (const recipe of [
+      "deploy/sqlite-backup.js",
+      "deploy/alerts.yml",
+      "deploy/sds-sync.service",
+      "docs/runbook.md",
+    ]) {
+      expect(existsSync(join(app, "node_modules", "@sds", "sync", recipe)), `${recipe} ships with the package`).toBe(
+        true,
+      );
     }
   });
 
@@ -78,15 +97,30 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
     const versionRun = await run(bin, ["--version"], { cwd: app, env });
     expect(versionRun.stdout.trim()).toMatch(new RegExp(`^(sds-sync )?v?${version.replaceAll(".", "\\.")}$`));
     const help = await run(bin, ["--help"], { cwd: app, env });
-    for (const variable of ["SDS_BASE_URL", "SDS_API_KEY", "DATABASE_URL", "SYNC_INTERVAL", "SYNC_API_TOKEN", "SYNC_RETENTION_SECONDS"]) expect(help.stdout).toContain(variable);
+    for (const variable of [
+      "SDS_BASE_URL",
+      "SDS_API_KEY",
+      "DATABASE_URL",
+      "SYNC_INTERVAL",
+      "SYNC_API_TOKEN",
+      "SYNC_RETENTION_SECONDS",
+    ])
+      expect(help.stdout).toContain(variable);
   });
 
   it("starts from the install against the fake on SQLite, syncs the inventory and becomes ready, then stops cleanly", async () => {
-    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 25 }] });
+    const api = createFakeSupplierApi({
+      suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 25 }],
+    });
     const fake = await api.listen();
     try {
       const service = spawnService(
-        { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: "sqlite:./data/sds.db", SYNC_INTERVAL: "60" },
+        {
+          SDS_BASE_URL: fake.baseUrl,
+          SDS_API_KEY: DEFAULT_API_KEY,
+          DATABASE_URL: "sqlite:./data/sds.db",
+          SYNC_INTERVAL: "60",
+        },
         [],
         { command: [bin], cwd: app },
       );
@@ -94,11 +128,15 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
       expect(await dockerHealthcheck(new URL(url).port), "the image's HEALTHCHECK passes on a ready service").toBe(0);
       const list = (await (await fetch(`${url}/v1/surveys?limit=1000`)).json()) as { surveys: { id: number }[] };
-      expect(list.surveys.map((survey) => survey.id)).toEqual(api.listSurveys(DEFAULT_SUPPLIER_ID).map((survey) => survey.SurveyId));
+      expect(list.surveys.map((survey) => survey.id)).toEqual(
+        api.listSurveys(DEFAULT_SUPPLIER_ID).map((survey) => survey.SurveyId),
+      );
       expect(existsSync(join(app, "data", "sds.db"))).toBe(true);
       service.child.kill("SIGTERM");
       expect(await service.exited).toEqual({ code: 0, signal: null });
-      expect(await dockerHealthcheck(new URL(url).port), "the image's HEALTHCHECK fails once the service is gone").toBe(1);
+      expect(await dockerHealthcheck(new URL(url).port), "the image's HEALTHCHECK fails once the service is gone").toBe(
+        1,
+      );
     } finally {
       await fake.close();
       await api.close();
@@ -130,7 +168,10 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
         .replaceAll("sudo ", "")
         .replaceAll("/path/to/tarballs", join(directory, "tarballs"))
         .replaceAll(/(^|[\s=])\/(etc|opt|var)\//g, `$1${host}/$2/`);
-      await run("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: { ...process.env, PATH: `${shims}:${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" } }).catch((error: unknown) => {
+      await run("bash", ["-euo", "pipefail", "-c", command], {
+        cwd: root,
+        env: { ...process.env, PATH: `${shims}:${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" },
+      }).catch((error: unknown) => {
         throw new Error(`the step "${step}" failed: ${(error as { stderr?: string }).stderr ?? String(error)}`);
       });
     }

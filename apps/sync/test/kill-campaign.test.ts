@@ -1,4 +1,11 @@
-import { createFakeSupplierApi, createSeededRandom, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SeededRandom } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  createSeededRandom,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type SeededRandom,
+} from "@sds/testing";
 import { describe, expect, it } from "vitest";
 import type { ChangeRecord, SyncStore } from "../src/store/store.ts";
 import { waitFor } from "./harness.ts";
@@ -20,9 +27,12 @@ function churn(api: FakeSupplierApi, random: SeededRandom): void {
   const closed = api.listSurveys(DEFAULT_SUPPLIER_ID, "closed");
   for (const survey of random.sample(live, 2)) api.closeSurvey(survey.SurveyId);
   for (const survey of random.sample(closed, 1)) api.reopenSurvey(survey.SurveyId);
-  for (const survey of random.sample(live, 3)) api.updateSurvey(survey.SurveyId, { Cpi: `${random.int(1, 9)}.${random.int(10, 99)}` });
+  for (const survey of random.sample(live, 3))
+    api.updateSurvey(survey.SurveyId, { Cpi: `${random.int(1, 9)}.${random.int(10, 99)}` });
   for (const survey of random.sample(live, 3)) {
-    api.replaceQualifications(survey.SurveyId, [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [random.int(1, 9)], OptionCodes: ["1"] }]);
+    api.replaceQualifications(survey.SurveyId, [
+      { QualificationId: 42, QualificationTypeId: 1, OptionIds: [random.int(1, 9)], OptionCodes: ["1"] },
+    ]);
   }
   for (let index = 0; index < 2; index += 1) api.addSurvey(DEFAULT_SUPPLIER_ID);
 }
@@ -41,7 +51,12 @@ async function expectStoreEqualsFake(store: SyncStore, api: FakeSupplierApi): Pr
       continue;
     }
     const detail = await store.getSurvey(survey.SurveyId);
-    expect(detail, `survey ${survey.SurveyId}`).toMatchObject({ status: "live", needsRefetch: false, survey: upstream.survey, qualifications: upstream.qualifications });
+    expect(detail, `survey ${survey.SurveyId}`).toMatchObject({
+      status: "live",
+      needsRefetch: false,
+      survey: upstream.survey,
+      qualifications: upstream.qualifications,
+    });
     expect(detail?.quotas).toEqual(upstream.survey.Has_Quotas ? upstream.quotas : []);
   }
 }
@@ -69,64 +84,91 @@ describe.each([
   ["SQLite", true, () => sqliteLocation("sds-sync-kill-")],
   ["PostgreSQL", available, () => postgresLocation("sds_sync_kill")],
 ] as const)("a SIGKILL campaign on %s", (name, enabled, createLocation) => {
-  it.skipIf(!enabled)(`kills sds-sync at ${ROUNDS} random points of its first sync and of churn cycles, and the store still equals the fake with a gapless feed`, async () => {
-    const random = createSeededRandom(seed + (name === "SQLite" ? 0 : 1));
-    const api = createFakeSupplierApi({ seed, suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 120 }], requestLogLimit: 1_000_000 });
-    const fake = await api.listen();
-    const location = createLocation();
-    const env = { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: location.url, SYNC_INTERVAL: "0.3", SYNC_CONCURRENCY: "4" };
-    // Slow per-survey answers stretch the first sync over many kill points.
-    api.faults.add({ kind: "latency", ms: 15, operation: ["getSurveyQualifications", "getSurveyQuotas"] });
-    const killPoints: string[] = [];
-    try {
-      const committed = () => withStore(location.database, async (store) => (await store.listRuns(1000)).filter((run) => run.status === "succeeded").length);
-      for (let round = 0; round < ROUNDS; round += 1) {
+  it.skipIf(!enabled)(
+    `kills sds-sync at ${ROUNDS} random points of its first sync and of churn cycles, and the store still equals the fake with a gapless feed`,
+    async () => {
+      const random = createSeededRandom(seed + (name === "SQLite" ? 0 : 1));
+      const api = createFakeSupplierApi({
+        seed,
+        suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 120 }],
+        requestLogLimit: 1_000_000,
+      });
+      const fake = await api.listen();
+      const location = createLocation();
+      const env = {
+        SDS_BASE_URL: fake.baseUrl,
+        SDS_API_KEY: DEFAULT_API_KEY,
+        DATABASE_URL: location.url,
+        SYNC_INTERVAL: "0.3",
+        SYNC_CONCURRENCY: "4",
+      };
+      // Slow per-survey answers stretch the first sync over many kill points.
+      api.faults.add({ kind: "latency", ms: 15, operation: ["getSurveyQualifications", "getSurveyQuotas"] });
+      const killPoints: string[] = [];
+      try {
+        const committed = () =>
+          withStore(
+            location.database,
+            async (store) => (await store.listRuns(1000)).filter((run) => run.status === "succeeded").length,
+          );
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const service = spawnService(env);
+          await service.url;
+          const requestsAtStart = api.requestLog().length;
+          let phase: string;
+          let delay: number;
+          if (round < FIRST_SYNC_KILLS) {
+            // Killed during the first sync (the store is empty or holds nothing of it).
+            phase = "first sync";
+            delay = random.int(50, 900);
+            await sleep(delay);
+          } else {
+            // Let the start-up cycle commit, change the upstream, and kill among the churn cycles (one every 0.3 s).
+            const before = await committed();
+            await waitFor(async () => (await committed()) > before, 30_000);
+            churn(api, random);
+            phase = "churn";
+            delay = random.int(0, 700);
+            await sleep(delay / 2);
+            churn(api, random);
+            await sleep(delay / 2);
+          }
+          service.child.kill("SIGKILL");
+          expect((await service.exited).signal).toBe("SIGKILL");
+          killPoints.push(
+            `${phase}, ${delay} ms in (${api.requestLog().length - requestsAtStart} upstream requests, ${await committed()} cycles committed in all)`,
+          );
+        }
+
+        // A last start with no kill: it must converge on the fake from whatever the kills left.
+        api.faults.clear();
+        const finalStart = Date.now();
         const service = spawnService(env);
         await service.url;
-        const requestsAtStart = api.requestLog().length;
-        let phase: string;
-        let delay: number;
-        if (round < FIRST_SYNC_KILLS) {
-          // Killed during the first sync (the store is empty or holds nothing of it).
-          phase = "first sync";
-          delay = random.int(50, 900);
-          await sleep(delay);
-        } else {
-          // Let the start-up cycle commit, change the upstream, and kill among the churn cycles (one every 0.3 s).
-          const before = await committed();
-          await waitFor(async () => (await committed()) > before, 30_000);
-          churn(api, random);
-          phase = "churn";
-          delay = random.int(0, 700);
-          await sleep(delay / 2);
-          churn(api, random);
-          await sleep(delay / 2);
-        }
-        service.child.kill("SIGKILL");
-        expect((await service.exited).signal).toBe("SIGKILL");
-        killPoints.push(`${phase}, ${delay} ms in (${api.requestLog().length - requestsAtStart} upstream requests, ${await committed()} cycles committed in all)`);
+        await waitFor(
+          () =>
+            withStore(location.database, async (store) =>
+              (await store.listRuns(5)).some(
+                (run) => run.status === "succeeded" && run.startedAt.getTime() >= finalStart,
+              ),
+            ),
+          30_000,
+        );
+        service.child.kill("SIGTERM");
+        expect(await service.exited).toEqual({ code: 0, signal: null });
+
+        await withStore(location.database, async (store) => {
+          await expectStoreEqualsFake(store, api);
+          const changes = await expectFeedTellsTheStore(store);
+          console.info(
+            `SIGKILL campaign on ${name} (seed ${seed}): ${ROUNDS} kill points: ${killPoints.join("; ")}; then ${changes.length} changes, gapless`,
+          );
+        });
+      } finally {
+        await api.close();
+        await location.cleanup();
       }
-
-      // A last start with no kill: it must converge on the fake from whatever the kills left.
-      api.faults.clear();
-      const finalStart = Date.now();
-      const service = spawnService(env);
-      await service.url;
-      await waitFor(
-        () => withStore(location.database, async (store) => (await store.listRuns(5)).some((run) => run.status === "succeeded" && run.startedAt.getTime() >= finalStart)),
-        30_000,
-      );
-      service.child.kill("SIGTERM");
-      expect(await service.exited).toEqual({ code: 0, signal: null });
-
-      await withStore(location.database, async (store) => {
-        await expectStoreEqualsFake(store, api);
-        const changes = await expectFeedTellsTheStore(store);
-        console.info(`SIGKILL campaign on ${name} (seed ${seed}): ${ROUNDS} kill points: ${killPoints.join("; ")}; then ${changes.length} changes, gapless`);
-      });
-    } finally {
-      await api.close();
-      await location.cleanup();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 });

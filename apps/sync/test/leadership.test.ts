@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer, type FakeSupplierApi } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeServer,
+  type FakeSupplierApi,
+} from "@sds/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/common/logger.ts";
@@ -22,9 +28,17 @@ describe.skipIf(!available)("two replicas on one PostgreSQL", () => {
   let follower: ServiceHarness;
 
   beforeAll(async () => {
-    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 50 }], requestLogLimit: 1_000_000 });
+    api = createFakeSupplierApi({
+      suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 50 }],
+      requestLogLimit: 1_000_000,
+    });
     fake = await api.listen();
-    leader = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: schemaDatabaseUrl(schema), SYNC_INTERVAL: "1" });
+    leader = spawnService({
+      SDS_BASE_URL: fake.baseUrl,
+      SDS_API_KEY: DEFAULT_API_KEY,
+      DATABASE_URL: schemaDatabaseUrl(schema),
+      SYNC_INTERVAL: "1",
+    });
     leaderUrl = await leader.url;
     await waitFor(async () => (await fetch(`${leaderUrl}/readyz`)).status === 200, 30_000);
     follower = await startServiceHarness({
@@ -56,13 +70,15 @@ describe.skipIf(!available)("two replicas on one PostgreSQL", () => {
     // Several intervals pass: the leader keeps cycling, the follower never does.
     await waitFor(async () => (await runsByReplica()).length >= 3, 15_000);
     expect(new Set(await runsByReplica()).size).toBe(1);
-    expect((await runsByReplica())).not.toContain("in-process-follower");
+    expect(await runsByReplica()).not.toContain("in-process-follower");
 
     const status = (await (await follower.request("/v1/sync/status")).json()) as { replica: { leader: boolean } };
     expect(status.replica.leader).toBe(false);
     const run = await follower.request("/v1/sync/run", { method: "POST" });
     expect(run.status).toBe(409);
-    expect(((await (await follower.request("/v1/surveys?limit=1000")).json()) as { surveys: unknown[] }).surveys).toHaveLength(50);
+    expect(
+      ((await (await follower.request("/v1/surveys?limit=1000")).json()) as { surveys: unknown[] }).surveys,
+    ).toHaveLength(50);
     expect((await follower.request("/readyz")).status).toBe(200);
     expect(await (await follower.request("/metrics")).text()).toMatch(/^sds_sync_leader 0$/m);
   });
@@ -78,7 +94,9 @@ describe.skipIf(!available)("two replicas on one PostgreSQL", () => {
     const run = await follower.request("/v1/sync/run", { method: "POST" });
     expect(run.status).toBe(200);
     expect(await run.json()).toMatchObject({ run: { status: "succeeded", counts: { closed: 1 } } });
-    const changes = (await (await follower.request("/v1/changes?limit=1000")).json()) as { changes: { sequence: number }[] };
+    const changes = (await (await follower.request("/v1/changes?limit=1000")).json()) as {
+      changes: { sequence: number }[];
+    };
     expect(changes.changes.map((change) => change.sequence)).toEqual(changes.changes.map((_, index) => index + 1));
     expect(changes.changes).toHaveLength(51);
   });
@@ -104,11 +122,23 @@ describe.skipIf(!available)("two replicas on one PostgreSQL when the leader's se
   const followerLog: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(builtMain)) throw new Error("apps/sync/dist/main.js is missing: build first (pnpm exec turbo run build --filter=@sds/sync)");
-    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 20 }] });
+    if (!existsSync(builtMain))
+      throw new Error("apps/sync/dist/main.js is missing: build first (pnpm exec turbo run build --filter=@sds/sync)");
+    api = createFakeSupplierApi({
+      suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 20 }],
+    });
     fake = await api.listen();
     // The default interval: between two cycles the leader is idle for a minute, which is when it used to stop checking its lock.
-    leader = spawnService({ SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: schemaDatabaseUrl(schema), SYNC_INTERVAL: "60" }, [], { command: [process.execPath, builtMain] });
+    leader = spawnService(
+      {
+        SDS_BASE_URL: fake.baseUrl,
+        SDS_API_KEY: DEFAULT_API_KEY,
+        DATABASE_URL: schemaDatabaseUrl(schema),
+        SYNC_INTERVAL: "60",
+      },
+      [],
+      { command: [process.execPath, builtMain] },
+    );
     leaderUrl = await leader.url;
     await waitFor(async () => (await fetch(`${leaderUrl}/readyz`)).status === 200, 30_000);
     follower = await startServiceHarness({
@@ -129,9 +159,12 @@ describe.skipIf(!available)("two replicas on one PostgreSQL when the leader's se
   });
 
   it("never has both report sds_sync_leader 1 once the old leader noticed, which it does within its 1 s check, and each logs its role changes", async () => {
-    const messages = (lines: readonly string[]) => lines.filter((line) => line.startsWith("{")).map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const messages = (lines: readonly string[]) =>
+      lines.filter((line) => line.startsWith("{")).map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages(leader.output)).toContain("this replica leads: it runs the sync cycles");
-    expect(messages(followerLog)).toContainEqual(expect.stringMatching(/^this replica follows; another replica leads \(the last cycle was run by [^)]+\)$/));
+    expect(messages(followerLog)).toContainEqual(
+      expect.stringMatching(/^this replica follows; another replica leads \(the last cycle was run by [^)]+\)$/),
+    );
     expect([await leaderGauge(leaderUrl), await leaderGauge(follower.service.url)]).toEqual([1, 0]);
 
     const samples: { atMs: number; old: number; next: number }[] = [];
@@ -149,17 +182,24 @@ describe.skipIf(!available)("two replicas on one PostgreSQL when the leader's se
         if (old === 0 && noticed === undefined) noticed = { atMs, index: samples.length - 1 };
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      if (noticed === undefined) expect(samples.slice(first).every((sample) => sample.old === 1 && sample.next === 0), `attempt ${attempt}: the old leader kept leading alone`).toBe(true);
+      if (noticed === undefined)
+        expect(
+          samples.slice(first).every((sample) => sample.old === 1 && sample.next === 0),
+          `attempt ${attempt}: the old leader kept leading alone`,
+        ).toBe(true);
     }
     const bothLeading = samples.filter((sample) => sample.old === 1 && sample.next === 1);
     const summary = `noticed at ${noticed?.atMs.toFixed(0) ?? "never"} ms after the terminate; both 1 in ${bothLeading.length} of ${samples.length} samples, the last at ${bothLeading.at(-1)?.atMs.toFixed(0) ?? "-"} ms`;
     console.info(`leader session terminated: ${summary}`);
     // The check runs every second; a loaded machine gets half a second more.
     expect(noticed?.atMs ?? Infinity, summary).toBeLessThan(1500);
-    for (const sample of samples.slice(noticed?.index)) expect(sample.old === 1 && sample.next === 1, `${summary}; at ${sample.atMs.toFixed(0)} ms`).toBe(false);
+    for (const sample of samples.slice(noticed?.index))
+      expect(sample.old === 1 && sample.next === 1, `${summary}; at ${sample.atMs.toFixed(0)} ms`).toBe(false);
     expect(samples.at(-1)).toMatchObject({ old: 0, next: 1 });
 
-    expect(messages(leader.output)).toContainEqual(expect.stringMatching(/^this replica follows; another replica leads/));
+    expect(messages(leader.output)).toContainEqual(
+      expect.stringMatching(/^this replica follows; another replica leads/),
+    );
     expect(messages(followerLog)).toContain("this replica leads: it runs the sync cycles");
     const status = (await (await fetch(`${leaderUrl}/v1/sync/status`)).json()) as { replica: { leader: boolean } };
     expect(status.replica.leader).toBe(false);
@@ -174,7 +214,10 @@ async function terminateLeaderSession(schema: string): Promise<number> {
   await client.connect();
   try {
     // objsubid 2: the two-key form of the session lock (the migrations' transaction lock uses the same key).
-    const holder = await client.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 2", [key.classId, key.objectId]);
+    const holder = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 2",
+      [key.classId, key.objectId],
+    );
     expect(holder.rows).toHaveLength(1);
     const terminatedAt = performance.now();
     await client.query("SELECT pg_terminate_backend($1)", [holder.rows[0]?.pid]);

@@ -8,7 +8,14 @@ import { createCycleHarness, type CycleHarness } from "./harness.ts";
 const PADDING_BYTES = 16 * 1024 * 1024;
 
 /** Request headers of the client's connection to the front, not forwarded to the fake. */
-const HOP_HEADERS = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "accept-encoding"]);
+const HOP_HEADERS = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "content-length",
+  "transfer-encoding",
+  "accept-encoding",
+]);
 
 /** How the list front answers Get Surveys. */
 type ListMode = "padded" | "cut-off";
@@ -17,7 +24,9 @@ type ListMode = "padded" | "cut-off";
 function padded(listBody: string): Buffer {
   const { Surveys: surveys, ...fields } = JSON.parse(listBody) as { Surveys: unknown[] };
   const head = JSON.stringify(fields).slice(0, -1);
-  return Buffer.from(`${head}${head === "{" ? "" : ","}"Surveys":[${surveys.map((survey) => JSON.stringify(survey)).join(",")}${" ".repeat(PADDING_BYTES)}]}`);
+  return Buffer.from(
+    `${head}${head === "{" ? "" : ","}"Surveys":[${surveys.map((survey) => JSON.stringify(survey)).join(",")}${" ".repeat(PADDING_BYTES)}]}`,
+  );
 }
 
 /**
@@ -32,7 +41,8 @@ async function startListFront(fakeBaseUrl: () => string) {
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     void (async () => {
       const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string" && !HOP_HEADERS.has(name)) headers.set(name, value);
+      for (const [name, value] of Object.entries(request.headers))
+        if (typeof value === "string" && !HOP_HEADERS.has(name)) headers.set(name, value);
       const body = padded(await (await fetch(`${fakeBaseUrl()}/surveys`, { headers })).text());
       response.writeHead(200, { "content-type": "application/json", "content-length": String(body.byteLength) });
       if (mode === "padded") response.end(body);
@@ -68,11 +78,14 @@ async function startListFront(fakeBaseUrl: () => string) {
  * until a connection of the list front has closed: a cycle whose fetches are slow, so it reads the
  * list slowly, and finds the upstream gone when it reads on.
  */
-function throughListFront(front: () => Awaited<ReturnType<typeof startListFront>>): (fetch: FetchFunction) => FetchFunction {
+function throughListFront(
+  front: () => Awaited<ReturnType<typeof startListFront>>,
+): (fetch: FetchFunction) => FetchFunction {
   return (inner) => async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init);
     const url = new URL(request.url);
-    if (url.pathname.endsWith("/surveys")) return inner(new Request(`${front().origin}${url.pathname}${url.search}`, request), init);
+    if (url.pathname.endsWith("/surveys"))
+      return inner(new Request(`${front().origin}${url.pathname}${url.search}`, request), init);
     if (/\/survey-(qualifications|quotas)\//.test(url.pathname)) await front().connectionClosed;
     return inner(input, init);
   };
@@ -92,7 +105,11 @@ describe("a cycle whose list outlives the upstream's keep-alive timeout", () => 
     const listFront = await startListFront(() => harness?.server.baseUrl ?? "");
     front = listFront;
     // The deadline only ends a cycle that the closed connection would otherwise leave waiting forever.
-    const started = await createCycleHarness({ surveys: 20, wrapFetch: throughListFront(() => listFront), cycle: { deadlineMs: 15_000 } });
+    const started = await createCycleHarness({
+      surveys: 20,
+      wrapFetch: throughListFront(() => listFront),
+      cycle: { deadlineMs: 15_000 },
+    });
     harness = started;
     return { harness: started, front: listFront };
   };

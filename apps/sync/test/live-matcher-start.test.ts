@@ -14,12 +14,18 @@ const SURVEYS = 2500;
 /** A logger whose lines the test reads. */
 function recordingLogger(): { logger: pino.Logger; messages: string[] } {
   const messages: string[] = [];
-  const logger = pino({ level: "info" }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
+  const logger = pino(
+    { level: "info" },
+    { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) },
+  );
   return { logger, messages };
 }
 
 /** The store, with the number of survey pages read counted and a hook run after each. */
-function countingPages(store: SyncStore, afterPage: (pages: number) => void): { store: SyncStore; pages: () => number } {
+function countingPages(
+  store: SyncStore,
+  afterPage: (pages: number) => void,
+): { store: SyncStore; pages: () => number } {
   let pages = 0;
   const getSurveys: SyncStore["getSurveys"] = async (ids) => {
     const details = await store.getSurveys(ids);
@@ -45,7 +51,12 @@ describe("the matcher's load at start", () => {
     directory = mkdtempSync(join(tmpdir(), "sds-matcher-start-"));
     store = await openSqliteStore({ path: join(directory, "sds.db") });
     const surveys = Array.from({ length: SURVEYS }, (_, index) => sampleSurvey(1000 + index));
-    await store.commitCycle(emptyCommit(new Date("2026-03-01T00:00:00Z"), { surveys: surveys.map((survey) => surveyWrite(survey)), qualifications: surveys.map((survey) => qualificationsOf(survey.SurveyId, 1)) }));
+    await store.commitCycle(
+      emptyCommit(new Date("2026-03-01T00:00:00Z"), {
+        surveys: surveys.map((survey) => surveyWrite(survey)),
+        qualifications: surveys.map((survey) => qualificationsOf(survey.SurveyId, 1)),
+      }),
+    );
   });
   afterAll(async () => {
     await store.close();

@@ -19,7 +19,10 @@ describe("the long-poll limit (SYNC_MAX_LONG_POLLS)", () => {
   /** Starts a long-poll on `feed` after its latest sequence; resolves with its status once it answers. */
   async function waitOn(feed: "changes" | "outcomes", seconds: number, signal?: AbortSignal): Promise<number> {
     const { next } = (await (await harness.request(`/v1/${feed}?limit=1000`)).json()) as { next: number };
-    const response = await harness.request(`/v1/${feed}?after=${next}&wait=${seconds}`, signal === undefined ? {} : { signal });
+    const response = await harness.request(
+      `/v1/${feed}?after=${next}&wait=${seconds}`,
+      signal === undefined ? {} : { signal },
+    );
     await response.body?.cancel();
     return response.status;
   }
@@ -27,7 +30,8 @@ describe("the long-poll limit (SYNC_MAX_LONG_POLLS)", () => {
   /** The `sds_sync_long_polls_waiting` and `…_refused_total` series of `feed`, from /metrics. */
   async function gauges(feed: string): Promise<{ waiting: number; refused: number }> {
     const text = await (await harness.request("/metrics")).text();
-    const read = (name: string) => Number(new RegExp(`^${name}\\{feed="${feed}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+    const read = (name: string) =>
+      Number(new RegExp(`^${name}\\{feed="${feed}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? Number.NaN);
     return { waiting: read("sds_sync_long_polls_waiting"), refused: read("sds_sync_long_polls_refused_total") };
   }
 
@@ -64,7 +68,9 @@ describe("the long-poll limit (SYNC_MAX_LONG_POLLS)", () => {
 
   it("keeps the two feeds' places apart: readers waiting on changes do not take the outcomes' places", async () => {
     const stop = new AbortController();
-    const waiting = [waitOn("changes", 30, stop.signal), waitOn("changes", 30, stop.signal)].map((status) => status.catch(() => 0));
+    const waiting = [waitOn("changes", 30, stop.signal), waitOn("changes", 30, stop.signal)].map((status) =>
+      status.catch(() => 0),
+    );
     await waitFor(async () => (await gauges("changes")).waiting === 2);
     expect(await waitOn("outcomes", 1)).toBe(200);
     stop.abort();

@@ -1,17 +1,37 @@
 import { createClient } from "@sds/client";
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeMarketplace, createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type RespondentOutcome, type SurveyInit } from "@sds/testing";
+import {
+  createFakeMarketplace,
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type RespondentOutcome,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { screenedSurvey } from "./loop-surveys.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "end-to-end-api-token-0123456789";
-const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
+const incoming: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: "entry-secret-key",
+};
+const outgoing: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA1",
+  QueryParameter: "sig",
+  EncryptionKey: "s2s-secret-key-01",
+};
 
 /** A survey screening on gender (43), entered through a link carrying the transaction and respondent ids. */
 const survey = (id: number, cpi: string, ir: string, codes: readonly string[]): SurveyInit =>
-  screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: ir, SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#vq_tuid#]` }, { question: 43, codes });
+  screenedSurvey(
+    { SurveyId: id, Cpi: cpi, Ir: ir, SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#vq_tuid#]` },
+    { question: 43, codes },
+  );
 
 describe("the respondent loop, end to end over HTTP", () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -26,7 +46,11 @@ describe("the respondent loop, end to end over HTTP", () => {
         {
           supplierId: DEFAULT_SUPPLIER_ID,
           apiKey: DEFAULT_API_KEY,
-          surveys: [survey(7001, "4.00", "50", ["1"]), survey(7002, "2.50", "40", ["1", "2"]), survey(7003, "9.00", "80", ["2"])],
+          surveys: [
+            survey(7001, "4.00", "50", ["1"]),
+            survey(7002, "2.50", "40", ["1", "2"]),
+            survey(7003, "9.00", "80", ["2"]),
+          ],
           account: { IncomingEncryption: incoming, OutgoingEncryption: outgoing },
         },
       ],
@@ -53,7 +77,10 @@ describe("the respondent loop, end to end over HTTP", () => {
 
     const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
     const call = async (path: string, body?: unknown) => {
-      const response = await harness.request(path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+      const response = await harness.request(
+        path,
+        body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) },
+      );
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
 
@@ -65,7 +92,11 @@ describe("the respondent loop, end to end over HTTP", () => {
     // Six respondents enter the best survey through signed entry links and end as planned.
     const plan: RespondentOutcome[] = ["complete", "complete", "terminate", "overquota", "complete", "terminate"];
     for (const [index, outcome] of plan.entries()) {
-      const issued = await call("/v1/entry-links", { surveyId: 7003, token: `e2e-token-${index}`, uid: `respondent-${index}` });
+      const issued = await call("/v1/entry-links", {
+        surveyId: 7003,
+        token: `e2e-token-${index}`,
+        uid: `respondent-${index}`,
+      });
       expect(issued.status).toBe(201);
       const entry = await marketplace.respond(issued.body.link as string, outcome);
       expect(entry).toMatchObject({ surveyId: 7003, token: `e2e-token-${index}`, uid: `respondent-${index}`, outcome });
@@ -78,13 +109,27 @@ describe("the respondent loop, end to end over HTTP", () => {
     expect(deliveries.every((delivery) => delivery.delivered)).toBe(true);
     const listed = await call("/v1/outcomes?after=0");
     const outcomes = listed.body.outcomes as { token: string; outcome: string; surveyId: number }[];
-    expect(outcomes.map((each) => [each.token, each.outcome, each.surveyId]).sort()).toEqual(plan.map((outcome, index) => [`e2e-token-${index}`, outcome, 7003]).sort());
+    expect(outcomes.map((each) => [each.token, each.outcome, each.surveyId]).sort()).toEqual(
+      plan.map((outcome, index) => [`e2e-token-${index}`, outcome, 7003]).sort(),
+    );
 
     // Conversion in status: 3 completes of 6 entries at a CPI of 9.00.
     const status = await call("/v1/sync/status");
     const loop = status.body.loop as { conversion: unknown[]; outcomes: unknown; account: unknown };
     expect(loop.conversion).toEqual([
-      { surveyId: 7003, entries: 6, pending: 0, completes: 3, terminates: 2, overquotas: 1, securityTerminates: 0, reversals: 0, earnings: 27, conversion: 0.5, earningsPerEntry: 4.5 },
+      {
+        surveyId: 7003,
+        entries: 6,
+        pending: 0,
+        completes: 3,
+        terminates: 2,
+        overquotas: 1,
+        securityTerminates: 0,
+        reversals: 0,
+        earnings: 27,
+        conversion: 0.5,
+        earningsPerEntry: 4.5,
+      },
     ]);
     expect(loop.outcomes).toEqual({ complete: 3, terminate: 2, overquota: 1, security: 0 });
     expect(loop.account).toMatchObject({ entryLinksSigned: true, outcomesVerified: true });

@@ -1,6 +1,13 @@
 import { encryptionSigning } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, createHostileMarketplace, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type HostileCallback } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  createHostileMarketplace,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type HostileCallback,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeRecord } from "../src/loop/store/loop-store.ts";
@@ -16,12 +23,26 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * nothing, and every refusal is counted.
  */
 
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-of-the-test" };
-const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null };
+const outgoing: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA256",
+  QueryParameter: "sig",
+  EncryptionKey: "s2s-secret-key-of-the-test",
+};
+const unsigned: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: null,
+};
 
 const pgAvailable = await postgresAvailable();
 const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_hostile_loop") })]);
+if (pgAvailable)
+  stores.push([
+    "PostgreSQL",
+    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_hostile_loop") }),
+  ]);
 
 describe.each(stores)("the outcome receiver against a hostile marketplace on %s", (_name, databaseFor) => {
   let harness: ServiceHarness | undefined;
@@ -34,7 +55,9 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
   });
 
   async function start(account: { OutgoingEncryption: EncryptionSettings }): Promise<ServiceHarness> {
-    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3, account }] });
+    api = createFakeSupplierApi({
+      suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3, account }],
+    });
     const database = databaseFor();
     harness = await startServiceHarness({ api, config: { maxClosureShare: 1 }, ...(database ? { database } : {}) });
     return harness;
@@ -43,16 +66,23 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
   async function issue(service: ServiceHarness, token: string): Promise<void> {
     const [survey] = service.api.listSurveys(DEFAULT_SUPPLIER_ID);
     await waitFor(async () => {
-      const response = await service.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId: survey?.SurveyId, token, uid: `uid-${token}` }) });
+      const response = await service.request("/v1/entry-links", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ surveyId: survey?.SurveyId, token, uid: `uid-${token}` }),
+      });
       return response.status === 201 || response.status === 200;
     }, 20_000);
   }
 
-  const outcomes = async (service: ServiceHarness) => ((await (await service.request("/v1/outcomes?limit=1000")).json()) as { outcomes: OutcomeRecord[] }).outcomes;
+  const outcomes = async (service: ServiceHarness) =>
+    ((await (await service.request("/v1/outcomes?limit=1000")).json()) as { outcomes: OutcomeRecord[] }).outcomes;
   const expectRefused = (attempts: readonly HostileCallback[]) => {
     for (const attempt of attempts) {
       expect(attempt.error, attempt.variant).toBeUndefined();
-      expect(attempt.response?.status, `${attempt.variant}: ${attempt.response?.body ?? ""}`).toBeGreaterThanOrEqual(400);
+      expect(attempt.response?.status, `${attempt.variant}: ${attempt.response?.body ?? ""}`).toBeGreaterThanOrEqual(
+        400,
+      );
       expect(attempt.response?.status, `${attempt.variant} must be refused, not fail`).toBeLessThan(500);
     }
   };
@@ -69,8 +99,14 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expectRefused(await marketplace.forgedCallbacks({ token: "victim-token" }));
     const replays = await marketplace.replayedCallbacks({ token: "genuine-token", otherToken: "victim-token" });
     // The exact replay of a genuine call, and the POST of it (its body token is not read), are repeats of the genuine outcome: nothing new.
-    const repeats = replays.filter((attempt) => attempt.variant === "exact" || attempt.variant === "post-with-other-token");
-    for (const attempt of repeats) expect(JSON.parse(attempt.response?.body ?? "{}")).toMatchObject({ recorded: false, outcome: { token: "genuine-token" } });
+    const repeats = replays.filter(
+      (attempt) => attempt.variant === "exact" || attempt.variant === "post-with-other-token",
+    );
+    for (const attempt of repeats)
+      expect(JSON.parse(attempt.response?.body ?? "{}")).toMatchObject({
+        recorded: false,
+        outcome: { token: "genuine-token" },
+      });
     expectRefused(replays.filter((attempt) => !repeats.includes(attempt)));
     expect(replays.map((attempt) => attempt.variant)).toContain("host-header-fragment");
     expectRefused(await marketplace.browserCallbacks({ token: "victim-token" }));
@@ -79,9 +115,12 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
 
     const recorded = await outcomes(service);
     expect(recorded.map((record) => [record.token, record.outcome])).toEqual([["genuine-token", "complete"]]);
-    const status = (await (await service.request("/v1/sync/status")).json()) as { loop: { refused: { total: number; byReason: Record<string, number> } } };
+    const status = (await (await service.request("/v1/sync/status")).json()) as {
+      loop: { refused: { total: number; byReason: Record<string, number> } };
+    };
     expect(status.loop.refused.total).toBeGreaterThan(20);
-    for (const reason of ["bad_signature", "browser_context", "bad_token"]) expect(status.loop.refused.byReason[reason], reason).toBeGreaterThan(0);
+    for (const reason of ["bad_signature", "browser_context", "bad_token"])
+      expect(status.loop.refused.byReason[reason], reason).toBeGreaterThan(0);
     const metrics = await (await service.request("/metrics")).text();
     expect(metrics).toMatch(/sds_sync_outcome_calls_refused_total\{reason="bad_signature"\} [1-9]/);
   });
@@ -93,15 +132,29 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect(early.response?.status).toBe(200);
     await issue(service, "late-entry");
     // The marketplace's real call then finds the entry already complete: a repeat, and conversion counts it.
-    expect(JSON.parse((await marketplace.genuineCallback({ token: "late-entry" })).response?.body ?? "{}")).toMatchObject({ recorded: false });
+    expect(
+      JSON.parse((await marketplace.genuineCallback({ token: "late-entry" })).response?.body ?? "{}"),
+    ).toMatchObject({ recorded: false });
     await issue(service, "flipper");
     const flips = await marketplace.outcomeFlips("flipper");
-    expect(flips.map((attempt) => JSON.parse(attempt.response?.body ?? "{}") as { recorded: boolean }).map((body) => body.recorded)).toEqual([true, true, true]);
+    expect(
+      flips
+        .map((attempt) => JSON.parse(attempt.response?.body ?? "{}") as { recorded: boolean })
+        .map((body) => body.recorded),
+    ).toEqual([true, true, true]);
     expectRefused(await marketplace.browserCallbacks({ token: "flipper", outcome: "terminate" }));
-    const flipperHistory = (await outcomes(service)).filter((record) => record.token === "flipper").map((record) => record.outcome);
+    const flipperHistory = (await outcomes(service))
+      .filter((record) => record.token === "flipper")
+      .map((record) => record.outcome);
     expect(flipperHistory).toEqual(["complete", "terminate", "complete"]);
 
-    const status = (await (await service.request("/v1/sync/status")).json()) as { loop: { totals: { lifetime: { entries: number; completes: number } }; warnings: string[]; orphans: { tokens: number } } };
+    const status = (await (await service.request("/v1/sync/status")).json()) as {
+      loop: {
+        totals: { lifetime: { entries: number; completes: number } };
+        warnings: string[];
+        orphans: { tokens: number };
+      };
+    };
     expect(status.loop.totals.lifetime).toMatchObject({ entries: 2, completes: 2 });
     expect(status.loop.orphans.tokens).toBe(0);
     expect(status.loop.warnings.join()).toMatch(/unsigned/);
@@ -113,9 +166,11 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
   it("answers 400, never 500 or 503, to bodies and tokens a store, a URL or the stack cannot take", async () => {
     const service = await start({ OutgoingEncryption: unsigned });
     const [survey] = service.api.listSurveys(DEFAULT_SUPPLIER_ID);
-    const send = (path: string, body: string) => service.request(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const send = (path: string, body: string) =>
+      service.request(path, { method: "POST", headers: { "content-type": "application/json" }, body });
     const nested = "[".repeat(32_000) + "]".repeat(32_000);
-    for (const path of ["/v1/match", "/v1/entry-links", "/v1/respondents/history", "/v1/outcomes/reconcile"]) expect((await send(path, nested)).status, path).toBe(400);
+    for (const path of ["/v1/match", "/v1/entry-links", "/v1/respondents/history", "/v1/outcomes/reconcile"])
+      expect((await send(path, nested)).status, path).toBe(400);
     const bad = [
       { surveyId: survey?.SurveyId, token: "lone-\\ud800-surrogate" },
       { surveyId: survey?.SurveyId, token: "ok", uid: "lone-\\udc00" },
@@ -133,20 +188,30 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
 
   it.each([
     ["enabled with an empty key", { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "" }],
-    ["an unknown algorithm", { Enabled: true, Algorithm: "SHA3-256", QueryParameter: "sig", EncryptionKey: "a-long-enough-secret-key" }],
-  ] as const)("answers 503 with Retry-After to every outcome while OutgoingEncryption is %s, and every other route keeps answering", async (_case, settings) => {
-    const service = await start({ OutgoingEncryption: settings });
-    await issue(service, "kept");
-    const marketplace = createHostileMarketplace({ receiverUrl: service.service.outcomesUrl });
-    const call = await marketplace.genuineCallback({ token: "kept" });
-    expect(call.response?.status).toBe(503);
-    expect(call.response?.headers["retry-after"]).toBe("60");
-    expect(JSON.parse(call.response?.body ?? "{}")).toMatchObject({ error: { code: "outcomes_unverifiable" } });
-    const status = await service.request("/v1/sync/status");
-    expect(status.status).toBe(200);
-    expect(((await status.json()) as { loop: { account: { problem: string } } }).loop.account.problem).toMatch(/OutgoingEncryption/);
-    expect((await service.request("/readyz")).status).toBe(200);
-    expect(await (await service.request("/metrics")).text()).toMatch(/^sds_sync_encryption_misconfigured\{direction="outgoing"\} 1$/m);
-    expect(await outcomes(service)).toEqual([]);
-  });
+    [
+      "an unknown algorithm",
+      { Enabled: true, Algorithm: "SHA3-256", QueryParameter: "sig", EncryptionKey: "a-long-enough-secret-key" },
+    ],
+  ] as const)(
+    "answers 503 with Retry-After to every outcome while OutgoingEncryption is %s, and every other route keeps answering",
+    async (_case, settings) => {
+      const service = await start({ OutgoingEncryption: settings });
+      await issue(service, "kept");
+      const marketplace = createHostileMarketplace({ receiverUrl: service.service.outcomesUrl });
+      const call = await marketplace.genuineCallback({ token: "kept" });
+      expect(call.response?.status).toBe(503);
+      expect(call.response?.headers["retry-after"]).toBe("60");
+      expect(JSON.parse(call.response?.body ?? "{}")).toMatchObject({ error: { code: "outcomes_unverifiable" } });
+      const status = await service.request("/v1/sync/status");
+      expect(status.status).toBe(200);
+      expect(((await status.json()) as { loop: { account: { problem: string } } }).loop.account.problem).toMatch(
+        /OutgoingEncryption/,
+      );
+      expect((await service.request("/readyz")).status).toBe(200);
+      expect(await (await service.request("/metrics")).text()).toMatch(
+        /^sds_sync_encryption_misconfigured\{direction="outgoing"\} 1$/m,
+      );
+      expect(await outcomes(service)).toEqual([]);
+    },
+  );
 });

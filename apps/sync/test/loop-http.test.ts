@@ -1,27 +1,67 @@
 import { encryptionSigning, signUrl, verifySignedUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "loop-test-api-token-0123456789";
-const incoming: EncryptionSettings = { Enabled: true, Algorithm: "SHA1", QueryParameter: "hash", EncryptionKey: "entry-secret-key" };
-const outgoing: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "s2s-secret-key-01" };
+const incoming: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA1",
+  QueryParameter: "hash",
+  EncryptionKey: "entry-secret-key",
+};
+const outgoing: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA256",
+  QueryParameter: "sig",
+  EncryptionKey: "s2s-secret-key-01",
+};
 
 /** A survey screening on question 42 (open to all without `codes`), not shown on tablets. */
-const survey = (id: number, cpi: string, ir: string, codes: readonly string[] | undefined, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
+const survey = (
+  id: number,
+  cpi: string,
+  ir: string,
+  codes: readonly string[] | undefined,
+  extra: Partial<NonNullable<SurveyInit["survey"]>> = {},
+): SurveyInit =>
   screenedSurvey(
-    { SurveyId: id, Cpi: cpi, Ir: ir, TabletAllowed: false, SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#VQ_TUID#]"`, ...extra },
+    {
+      SurveyId: id,
+      Cpi: cpi,
+      Ir: ir,
+      TabletAllowed: false,
+      SurveyUrl: `https://survey.example.com/s/${id}?tid=[#vq_tid#]&uid=[#VQ_TUID#]"`,
+      ...extra,
+    },
     codes === undefined ? undefined : { question: 42, codes },
   );
 
-const inventory: SurveyInit[] = [survey(9001, "2.00", "50", ["1"]), survey(9002, "3.00", "50", ["2"]), survey(9003, "1.00", "10", undefined)];
+const inventory: SurveyInit[] = [
+  survey(9001, "2.00", "50", ["1"]),
+  survey(9002, "3.00", "50", ["2"]),
+  survey(9003, "1.00", "10", undefined),
+];
 
 function fakeWith(surveys: readonly SurveyInit[]): FakeSupplierApi {
   return createFakeSupplierApi({
-    suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys, account: { IncomingEncryption: incoming, OutgoingEncryption: outgoing } }],
+    suppliers: [
+      {
+        supplierId: DEFAULT_SUPPLIER_ID,
+        apiKey: DEFAULT_API_KEY,
+        surveys,
+        account: { IncomingEncryption: incoming, OutgoingEncryption: outgoing },
+      },
+    ],
   });
 }
 
@@ -37,11 +77,16 @@ describe("the respondent loop over HTTP", () => {
 
   async function start(config: Parameters<typeof startServiceHarness>[0] = {}): Promise<ServiceHarness> {
     api = fakeWith(inventory);
-    harness = await startServiceHarness({ api, config: { apiToken: TOKEN, maxClosureShare: 1, ...config.config }, ...(config.database ? { database: config.database } : {}) });
+    harness = await startServiceHarness({
+      api,
+      config: { apiToken: TOKEN, maxClosureShare: 1, ...config.config },
+      ...(config.database ? { database: config.database } : {}),
+    });
     return harness;
   }
   const authorized = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-  const post = (service: ServiceHarness, path: string, body: unknown) => service.request(path, { method: "POST", headers: authorized, body: JSON.stringify(body) });
+  const post = (service: ServiceHarness, path: string, body: unknown) =>
+    service.request(path, { method: "POST", headers: authorized, body: JSON.stringify(body) });
 
   it("matches a respondent to the live surveys they qualify for, best expected earnings first", async () => {
     const service = await start();
@@ -50,31 +95,59 @@ describe("the respondent loop over HTTP", () => {
     const body = (await response.json()) as { surveys: { SurveyId: number; Cpi: string }[]; eligible: number };
     expect(body.surveys.map((each) => each.SurveyId)).toEqual([9002, 9003]);
     expect(body.eligible).toBe(2);
-    const both = (await (await post(service, "/v1/match", { answers: { "42": ["1", "2"] }, device: "mobile", limit: 2 })).json()) as { surveys: { SurveyId: number }[] };
+    const both = (await (
+      await post(service, "/v1/match", { answers: { "42": ["1", "2"] }, device: "mobile", limit: 2 })
+    ).json()) as { surveys: { SurveyId: number }[] };
     expect(both.surveys.map((each) => each.SurveyId)).toEqual([9002, 9001]);
-    expect((await (await post(service, "/v1/match", { answers: {}, device: "tablet" })).json()) as unknown).toMatchObject({ surveys: [], eligible: 0 });
+    expect(
+      (await (await post(service, "/v1/match", { answers: {}, device: "tablet" })).json()) as unknown,
+    ).toMatchObject({ surveys: [], eligible: 0 });
   });
 
   it("explains why a survey is out", async () => {
     const service = await start();
-    const body = (await (await post(service, "/v1/match", { answers: { "42": ["2"] }, explain: 9001 })).json()) as { explanation: { eligible: boolean; reasons: { kind: string }[] } };
+    const body = (await (await post(service, "/v1/match", { answers: { "42": ["2"] }, explain: 9001 })).json()) as {
+      explanation: { eligible: boolean; reasons: { kind: string }[] };
+    };
     expect(body.explanation.eligible).toBe(false);
     expect(body.explanation.reasons.map((reason) => reason.kind)).toEqual(["qualification"]);
   });
 
   it("refuses a malformed match body with a 400 and asks for the bearer token", async () => {
     const service = await start();
-    for (const body of [{}, { answers: { "42": "2" } }, { answers: {}, limit: 5001 }, { answers: {}, device: "watch" }, { answers: { age: ["3"] } }, { answers: {}, extra: 1 }]) {
+    for (const body of [
+      {},
+      { answers: { "42": "2" } },
+      { answers: {}, limit: 5001 },
+      { answers: {}, device: "watch" },
+      { answers: { age: ["3"] } },
+      { answers: {}, extra: 1 },
+    ]) {
       expect((await post(service, "/v1/match", body)).status, JSON.stringify(body)).toBe(400);
     }
-    expect((await service.request("/v1/match", { method: "POST", headers: authorized, body: "{not json" })).status).toBe(400);
+    expect(
+      (await service.request("/v1/match", { method: "POST", headers: authorized, body: "{not json" })).status,
+    ).toBe(400);
     // zod drops a "__proto__" key silently; the body reader refuses it (escaped, too) rather than match as if it were absent.
     for (const text of ['{"answers":{"__proto__":["1"]}}', '{"answers":{"42":["1"]},"\\u005f_proto__":{}}']) {
       const refused = await service.request("/v1/match", { method: "POST", headers: authorized, body: text });
-      expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message], text).toEqual([400, 'the body must not use "__proto__" as a key']);
+      expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message], text).toEqual([
+        400,
+        'the body must not use "__proto__" as a key',
+      ]);
     }
-    expect((await service.request("/v1/match", { method: "POST", headers: authorized, body: JSON.stringify({ answers: { "42": ["x".repeat(100)] } }).padEnd(70_000, " ") })).status).toBe(413);
-    expect((await service.request("/v1/match", { method: "POST", body: JSON.stringify({ answers: {} }) })).status).toBe(401);
+    expect(
+      (
+        await service.request("/v1/match", {
+          method: "POST",
+          headers: authorized,
+          body: JSON.stringify({ answers: { "42": ["x".repeat(100)] } }).padEnd(70_000, " "),
+        })
+      ).status,
+    ).toBe(413);
+    expect((await service.request("/v1/match", { method: "POST", body: JSON.stringify({ answers: {} }) })).status).toBe(
+      401,
+    );
   });
 
   it("follows committed cycles: a closed survey leaves the matcher and a new one enters", async () => {
@@ -83,7 +156,9 @@ describe("the respondent loop over HTTP", () => {
     service.api.addSurvey(DEFAULT_SUPPLIER_ID, survey(9004, "9.00", "90", ["2"]));
     expect((await post(service, "/v1/sync/run", {})).status).toBe(200);
     await waitFor(async () => {
-      const body = (await (await post(service, "/v1/match", { answers: { "42": ["2"] } })).json()) as { surveys: { SurveyId: number }[] };
+      const body = (await (await post(service, "/v1/match", { answers: { "42": ["2"] } })).json()) as {
+        surveys: { SurveyId: number }[];
+      };
       return body.surveys.map((each) => each.SurveyId).join() === "9004,9003";
     });
   });
@@ -110,7 +185,8 @@ describe("the respondent loop over HTTP", () => {
     await post(service, "/v1/entry-links", { surveyId: 9001, token: "tok-b", uid: "r2" });
     const signing = encryptionSigning(outgoing);
     if (!signing) throw new Error("outgoing encryption is enabled");
-    const signed = (outcome: string, token: string) => signUrl(`${service.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${token}`, signing.key, signing.scheme);
+    const signed = (outcome: string, token: string) =>
+      signUrl(`${service.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${token}`, signing.key, signing.scheme);
 
     expect((await fetch(`${service.service.outcomesUrl}/v1/outcomes/complete?vq_token=tok-a`)).status).toBe(403);
     expect((await fetch(`${signed("complete", "tok-a")}x`)).status).toBe(403);
@@ -119,18 +195,38 @@ describe("the respondent loop over HTTP", () => {
 
     const first = await fetch(signed("complete", "tok-a"));
     expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ recorded: true, outcome: { sequence: 1, token: "tok-a", outcome: "complete", surveyId: 9001 } });
+    expect(await first.json()).toMatchObject({
+      recorded: true,
+      outcome: { sequence: 1, token: "tok-a", outcome: "complete", surveyId: 9001 },
+    });
     const again = await fetch(signed("complete", "tok-a"), { method: "POST" });
     expect(await again.json()).toMatchObject({ recorded: false });
     expect((await fetch(signed("terminate", "tok-b"))).status).toBe(200);
     expect((await fetch(signed("bogus", "tok-b"))).status).toBe(404);
 
-    const list = (await (await service.request("/v1/outcomes?after=0", { headers: authorized })).json()) as { outcomes: { token: string }[]; next: number };
+    const list = (await (await service.request("/v1/outcomes?after=0", { headers: authorized })).json()) as {
+      outcomes: { token: string }[];
+      next: number;
+    };
     expect(list.outcomes.map((each) => each.token)).toEqual(["tok-a", "tok-b"]);
     expect(list.next).toBe(2);
-    const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as { loop: { conversion: unknown[]; outcomes: unknown } };
+    const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as {
+      loop: { conversion: unknown[]; outcomes: unknown };
+    };
     expect(status.loop.conversion).toEqual([
-      { surveyId: 9001, entries: 2, pending: 0, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 2, conversion: 0.5, earningsPerEntry: 1 },
+      {
+        surveyId: 9001,
+        entries: 2,
+        pending: 0,
+        completes: 1,
+        terminates: 1,
+        overquotas: 0,
+        securityTerminates: 0,
+        reversals: 0,
+        earnings: 2,
+        conversion: 0.5,
+        earningsPerEntry: 1,
+      },
     ]);
     expect(status.loop.outcomes).toEqual({ complete: 1, terminate: 1, overquota: 0, security: 0 });
     const metrics = await (await service.request("/metrics")).text();

@@ -1,4 +1,10 @@
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -8,10 +14,15 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 const available = await postgresAvailable();
 
 /** A survey screening on gender (43). */
-const survey = (id: number, codes: readonly string[]): SurveyInit => screenedSurvey({ SurveyId: id, Cpi: "2.00", Ir: "50" }, { question: 43, codes });
+const survey = (id: number, codes: readonly string[]): SurveyInit =>
+  screenedSurvey({ SurveyId: id, Cpi: "2.00", Ir: "50" }, { question: 43, codes });
 
 async function matchedIds(service: ServiceHarness, answers: Record<string, string[]>): Promise<number[]> {
-  const response = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers }) });
+  const response = await service.request("/v1/match", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ answers }),
+  });
   return ((await response.json()) as { surveys: { SurveyId: number }[] }).surveys.map((each) => each.SurveyId);
 }
 
@@ -21,7 +32,15 @@ describe("the matcher follows the store", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
   const fake = (): FakeSupplierApi => {
-    const api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: [survey(8001, ["1"]), survey(8002, ["2"])] }] });
+    const api = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: [survey(8001, ["1"]), survey(8002, ["2"])],
+        },
+      ],
+    });
     cleanups.push(() => api.close());
     return api;
   };
@@ -33,12 +52,22 @@ describe("the matcher follows the store", () => {
     expect(await matchedIds(service, { "43": ["1"] })).toEqual([8001]);
 
     // New qualifications whose fetch fails: the survey awaits a refetch with its old ones still stored.
-    api.replaceQualifications(8001, [{ QualificationId: 43, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] }]);
+    api.replaceQualifications(8001, [
+      { QualificationId: 43, QualificationTypeId: 1, OptionIds: [1, 2], OptionCodes: ["1", "2"] },
+    ]);
     api.faults.add({ kind: "status", status: 500, path: "/survey-qualifications/8001", count: 1 });
     await service.request("/v1/sync/run", { method: "POST" });
     await waitFor(async () => (await matchedIds(service, { "43": ["1"] })).length === 0);
-    const explained = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { "43": ["1"] }, explain: 8001 }) });
-    expect(((await explained.json()) as { explanation: { reasons: { kind: string }[] } }).explanation.reasons.map((reason) => reason.kind)).toEqual(["not-stored"]);
+    const explained = await service.request("/v1/match", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ answers: { "43": ["1"] }, explain: 8001 }),
+    });
+    expect(
+      ((await explained.json()) as { explanation: { reasons: { kind: string }[] } }).explanation.reasons.map(
+        (reason) => reason.kind,
+      ),
+    ).toEqual(["not-stored"]);
 
     await service.request("/v1/sync/run", { method: "POST" });
     await waitFor(async () => (await matchedIds(service, { "43": ["2"] })).join() === "8001,8002");
@@ -47,7 +76,11 @@ describe("the matcher follows the store", () => {
   /** Matches, changes a listed survey upstream, syncs, and returns the names the answers listed before and after. */
   async function namesAcrossAChange(service: ServiceHarness, api: FakeSupplierApi): Promise<string[]> {
     const names = async () => {
-      const response = await service.request("/v1/match", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { "43": ["1"] } }) });
+      const response = await service.request("/v1/match", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ answers: { "43": ["1"] } }),
+      });
       return ((await response.json()) as { surveys: { Name: string }[] }).surveys.map((each) => each.Name);
     };
     api.updateSurvey(8001, { Name: "before" });
@@ -74,7 +107,10 @@ describe("the matcher follows the store", () => {
       const schema = freshSchemaName("sds_loop_records");
       cleanups.push(() => dropSchema(schema));
       const api = fake();
-      const service = await startServiceHarness({ api, database: { kind: "postgres", connectionString: testDatabaseUrl, schema } });
+      const service = await startServiceHarness({
+        api,
+        database: { kind: "postgres", connectionString: testDatabaseUrl, schema },
+      });
       cleanups.push(() => service.close());
       expect(await namesAcrossAChange(service, api)).toEqual(["before", "after"]);
     });

@@ -1,5 +1,12 @@
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  RECONTACT_STUDY_TYPE_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
@@ -14,20 +21,45 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * atomically, also across two PostgreSQL replicas).
  */
 
-const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null };
+const unsigned: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: null,
+};
 const GROUP = 7100;
 const [A, B, C, D] = [9101, 9102, 9103, 9104] as const;
 const open = (id: number, cpi: string, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
-  screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: "50", SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`, Has_Survey_Groups: false, StudyTypeId: 1, ...extra });
-const inventory = [open(A, "4.00", { Has_Survey_Groups: true }), open(B, "3.00", { Has_Survey_Groups: true }), open(C, "9.00", { StudyTypeId: RECONTACT_STUDY_TYPE_ID }), open(D, "1.00")];
+  screenedSurvey({
+    SurveyId: id,
+    Cpi: cpi,
+    Ir: "50",
+    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
+    Has_Survey_Groups: false,
+    StudyTypeId: 1,
+    ...extra,
+  });
+const inventory = [
+  open(A, "4.00", { Has_Survey_Groups: true }),
+  open(B, "3.00", { Has_Survey_Groups: true }),
+  open(C, "9.00", { StudyTypeId: RECONTACT_STUDY_TYPE_ID }),
+  open(D, "1.00"),
+];
 
 const pgAvailable = await postgresAvailable();
 const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_respondents") })]);
+if (pgAvailable)
+  stores.push([
+    "PostgreSQL",
+    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_respondents") }),
+  ]);
 
 interface MatchAnswer {
   surveys: { SurveyId: number }[];
-  explanation?: { eligible: boolean; reasons: { kind: string; groupId?: number; surveyId?: number; message: string }[] };
+  explanation?: {
+    eligible: boolean;
+    reasons: { kind: string; groupId?: number; surveyId?: number; message: string }[];
+  };
 }
 
 describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databaseFor) => {
@@ -40,26 +72,52 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
   });
 
   async function start(database = databaseFor(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
-    api ??= createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: inventory, account: { OutgoingEncryption: unsigned } }] });
+    api ??= createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: inventory,
+          account: { OutgoingEncryption: unsigned },
+        },
+      ],
+    });
     if (harnesses.length === 0) {
       api.addToSurveyGroup(GROUP, A);
       api.addToSurveyGroup(GROUP, B);
       api.replaceRecontactRespondents(C, [{ PID: "vip-1" }, { PID: "vip-2", IsActive: false }]);
     }
-    const harness = await startServiceHarness({ api, config: { maxClosureShare: 1, ...config }, ...(database ? { database } : {}) });
+    const harness = await startServiceHarness({
+      api,
+      config: { maxClosureShare: 1, ...config },
+      ...(database ? { database } : {}),
+    });
     harnesses.push(harness);
     return harness;
   }
-  const post = (harness: ServiceHarness, path: string, body: unknown) => harness.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const match = async (harness: ServiceHarness, body: Record<string, unknown>) => (await (await post(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
+  const post = (harness: ServiceHarness, path: string, body: unknown) =>
+    harness.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const match = async (harness: ServiceHarness, body: Record<string, unknown>) =>
+    (await (await post(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
   const ids = (answer: MatchAnswer) => answer.surveys.map((survey) => survey.SurveyId);
   /** Waits until the leader's refresher has read the groups and the re-contact list (a respondent with no history sees neither A nor B blocked, C out). */
   const routingDataRead = (harness: ServiceHarness) =>
     waitFor(async () => {
       const status = (await (await harness.request("/v1/sync/status")).json()) as {
-        loop: { matcher: { surveys: number }; inventoryData: { groups: { surveys: number }; recontact: { studies: number } } };
+        loop: {
+          matcher: { surveys: number };
+          inventoryData: { groups: { surveys: number }; recontact: { studies: number } };
+        };
       };
-      return status.loop.matcher.surveys >= 4 && status.loop.inventoryData.groups.surveys >= 2 && status.loop.inventoryData.recontact.studies >= 1;
+      return (
+        status.loop.matcher.surveys >= 4 &&
+        status.loop.inventoryData.groups.surveys >= 2 &&
+        status.loop.inventoryData.recontact.studies >= 1
+      );
     }, 20_000);
 
   it("keeps a respondent out of what they entered, the rest of its group and re-contact studies not meant for them; explains each; refuses the link with 409", async () => {
@@ -68,14 +126,20 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect(ids(await match(service, { uid: "r1" }))).toEqual([A, B, D]);
     expect(ids(await match(service, { uid: "vip-1" }))).toEqual([C, A, B, D]);
     expect(ids(await match(service, {}))).toEqual([A, B, D]);
-    expect((await match(service, { uid: "vip-2", explain: C })).explanation?.reasons.map((reason) => reason.kind)).toEqual(["recontact"]);
+    expect(
+      (await match(service, { uid: "vip-2", explain: C })).explanation?.reasons.map((reason) => reason.kind),
+    ).toEqual(["recontact"]);
 
     expect((await post(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(201);
     expect(ids(await match(service, { uid: "r1" }))).toEqual([D]);
     const explainedB = await match(service, { uid: "r1", explain: B });
-    expect(explainedB.explanation?.reasons).toContainEqual(expect.objectContaining({ kind: "survey-group", groupId: GROUP, surveyId: A }));
+    expect(explainedB.explanation?.reasons).toContainEqual(
+      expect.objectContaining({ kind: "survey-group", groupId: GROUP, surveyId: A }),
+    );
     expect(new Set(explainedB.explanation?.reasons.map((reason) => reason.kind))).toEqual(new Set(["survey-group"]));
-    expect((await match(service, { uid: "r1", explain: A })).explanation?.reasons.map((reason) => reason.kind)).toEqual(["already-entered"]);
+    expect((await match(service, { uid: "r1", explain: A })).explanation?.reasons.map((reason) => reason.kind)).toEqual(
+      ["already-entered"],
+    );
 
     const refused = await post(service, "/v1/entry-links", { surveyId: B, token: "r1-b", uid: "r1" });
     expect(refused.status).toBe(409);
@@ -91,11 +155,17 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
   it("takes a history imported from elsewhere into account, once", async () => {
     const service = await start();
     await routingDataRead(service);
-    const batch = { entries: [{ uid: "imported-1", surveyId: B, enteredAt: "2026-01-05T10:00:00Z", outcome: "complete" }] };
+    const batch = {
+      entries: [{ uid: "imported-1", surveyId: B, enteredAt: "2026-01-05T10:00:00Z", outcome: "complete" }],
+    };
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 1, skipped: 0 });
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 0, skipped: 1 });
     expect(ids(await match(service, { uid: "imported-1" }))).toEqual([D]);
-    for (const bad of [{ entries: [] }, { entries: [{ uid: "", surveyId: B, enteredAt: "2026-01-05T10:00:00Z" }] }, { entries: [{ uid: "x", surveyId: B, enteredAt: "yesterday" }] }]) {
+    for (const bad of [
+      { entries: [] },
+      { entries: [{ uid: "", surveyId: B, enteredAt: "2026-01-05T10:00:00Z" }] },
+      { entries: [{ uid: "x", surveyId: B, enteredAt: "yesterday" }] },
+    ]) {
       expect((await post(service, "/v1/respondents/history", bad)).status, JSON.stringify(bad)).toBe(400);
     }
   });
@@ -107,7 +177,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect((await post(service, "/v1/entry-links", { surveyId: A, token: "leaver", uid: "r9" })).status).toBe(201);
     expect(ids(await match(service, { uid: "r9" }))).toEqual([D]);
     // A leaves every group it was in (the fake puts surveys with groups in groups of its own too).
-    for (const group of service.api.listSurveyGroups(DEFAULT_SUPPLIER_ID)) if (group.SurveyGroupSurveys.includes(A)) service.api.removeFromSurveyGroup(group.SurveyGroupID, A);
+    for (const group of service.api.listSurveyGroups(DEFAULT_SUPPLIER_ID))
+      if (group.SurveyGroupSurveys.includes(A)) service.api.removeFromSurveyGroup(group.SurveyGroupID, A);
     // Each cycle of the leader refreshes what is due (A's groups once older than a second).
     await waitFor(async () => {
       await post(service, "/v1/sync/run", {});
@@ -123,7 +194,13 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     const second = database?.kind === "postgres" ? await start(database) : first;
     if (second !== first) await routingDataRead(second);
     const attempts = await Promise.all(
-      Array.from({ length: 12 }, (_, index) => post(index % 2 === 0 ? first : second, "/v1/entry-links", { surveyId: index % 4 < 2 ? A : B, token: `race-${index}`, uid: "racer" })),
+      Array.from({ length: 12 }, (_, index) =>
+        post(index % 2 === 0 ? first : second, "/v1/entry-links", {
+          surveyId: index % 4 < 2 ? A : B,
+          token: `race-${index}`,
+          uid: "racer",
+        }),
+      ),
     );
     const statuses = attempts.map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);

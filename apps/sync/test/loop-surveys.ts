@@ -28,6 +28,15 @@ export function screenedSurvey(fields: NonNullable<SurveyInit["survey"]>, screen
       ...fields,
     },
     qualifications:
-      screening === undefined ? [] : [{ QualificationId: screening.question, QualificationTypeId: 1, OptionIds: screening.codes.map(Number), OptionCodes: [...screening.codes] }],
+      screening === undefined
+        ? []
+        : [
+            {
+              QualificationId: screening.question,
+              QualificationTypeId: 1,
+              OptionIds: screening.codes.map(Number),
+              OptionCodes: [...screening.codes],
+            },
+          ],
   };
 }

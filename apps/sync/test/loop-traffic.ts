@@ -12,12 +12,21 @@ import type { ServiceHarness } from "./service-harness.ts";
  */
 
 /** Unsigned S2S calls: the account's outgoing encryption is off, the receiver checks nothing. */
-export const unsignedOutcomes: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "unused-key" };
+export const unsignedOutcomes: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: "unused-key",
+};
 
 /** Issues an entry link through sds-sync once its matcher holds the survey (it follows the start-up cycle). */
 export async function issueEntryLink(harness: ServiceHarness, surveyId: number, token: string): Promise<void> {
   await waitFor(async () => {
-    const response = await harness.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId, token, uid: `uid-${token}` }) });
+    const response = await harness.request("/v1/entry-links", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ surveyId, token, uid: `uid-${token}` }),
+    });
     if (response.status === 404) return false;
     expect(response.status, await response.text()).toBe(201);
     return true;
@@ -26,14 +35,16 @@ export async function issueEntryLink(harness: ServiceHarness, surveyId: number, 
 
 /** The marketplace's S2S call for `token`, acknowledged with 200. */
 export async function receiveOutcome(harness: ServiceHarness, outcome: OutcomeKind, token: string): Promise<void> {
-  const response = await fetch(`${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`);
+  const response = await fetch(
+    `${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`,
+  );
   expect(response.status, await response.clone().text()).toBe(200);
 }
 
 /** Every record of the outcome feed (GET /v1/outcomes), oldest first. */
 export async function readOutcomeFeed(harness: ServiceHarness): Promise<OutcomeRecord[]> {
   const records: OutcomeRecord[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const response = await harness.request(`/v1/outcomes?after=${after}&limit=1000`);
     expect(response.status).toBe(200);
     const page = (await response.json()) as { outcomes: OutcomeRecord[]; next: number; hasMore: boolean };
@@ -72,7 +83,10 @@ export function lifetimeFromFeed(feed: readonly OutcomeRecord[], entries: Readon
     if (record.previousOutcome === "complete") reversals += 1;
   }
   const count = (kind: OutcomeKind) => [...current.values()].filter((outcome) => outcome === kind).length;
-  const earnings = [...current].reduce((sum, [token, outcome]) => sum + (outcome === "complete" ? (entries.get(token) ?? 0) : 0), 0);
+  const earnings = [...current].reduce(
+    (sum, [token, outcome]) => sum + (outcome === "complete" ? (entries.get(token) ?? 0) : 0),
+    0,
+  );
   return {
     entries: entries.size,
     completes: count("complete"),

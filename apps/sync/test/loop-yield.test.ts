@@ -1,5 +1,11 @@
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
@@ -14,18 +20,34 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * PostgreSQL rank alike.
  */
 
-const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null };
+const unsigned: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: null,
+};
 /** CONVERTS: Cpi × Ir = 2 × 0.2 = 0.4. STALLS: 4 × 0.5 = 2.0, ranked first by earnings. PRICED: the marketplace publishes a conversion for it. */
 const [CONVERTS, STALLS, PRICED] = [9201, 9202, 9203] as const;
 const open = (id: number, cpi: string, ir: string): SurveyInit =>
-  screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: ir, SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`, Has_Survey_Groups: false, StudyTypeId: 1 });
+  screenedSurvey({
+    SurveyId: id,
+    Cpi: cpi,
+    Ir: ir,
+    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
+    Has_Survey_Groups: false,
+    StudyTypeId: 1,
+  });
 const inventory = [open(CONVERTS, "2.00", "20"), open(STALLS, "4.00", "50"), open(PRICED, "1.00", "30")];
 /** Outcomes per survey: fewer than the cut-off (20), so nothing is held out and only the estimate moves. */
 const OUTCOMES = 15;
 
 const pgAvailable = await postgresAvailable();
 const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_yield") })]);
+if (pgAvailable)
+  stores.push([
+    "PostgreSQL",
+    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_yield") }),
+  ]);
 
 interface YieldExplanation {
   estimate: number;
@@ -50,29 +72,53 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
 
   async function start(database = databaseFor()): Promise<ServiceHarness> {
     if (api === undefined) {
-      api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: inventory, account: { OutgoingEncryption: unsigned } }] });
+      api = createFakeSupplierApi({
+        suppliers: [
+          {
+            supplierId: DEFAULT_SUPPLIER_ID,
+            apiKey: DEFAULT_API_KEY,
+            surveys: inventory,
+            account: { OutgoingEncryption: unsigned },
+          },
+        ],
+      });
       // Stats with no conversion leave the prior on Ir; PRICED's says 12.5 %.
       api.setSurveyStats(CONVERTS, {});
       api.setSurveyStats(STALLS, {});
       api.setSurveyStats(PRICED, { Global: { SystemConversion: 12.5 } });
     }
-    const harness = await startServiceHarness({ api, config: { maxClosureShare: 1 }, ...(database ? { database } : {}) });
+    const harness = await startServiceHarness({
+      api,
+      config: { maxClosureShare: 1 },
+      ...(database ? { database } : {}),
+    });
     harnesses.push(harness);
     return harness;
   }
-  const post = (harness: ServiceHarness, path: string, body: unknown) => harness.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (harness: ServiceHarness, path: string, body: unknown) =>
+    harness.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const match = async (harness: ServiceHarness, body: Record<string, unknown>) => {
     const response = await post(harness, "/v1/match", { answers: {}, ...body });
     expect(response.status).toBe(200);
     return (await response.json()) as MatchAnswer;
   };
   const ids = (answer: MatchAnswer) => answer.surveys.map((survey) => survey.SurveyId);
-  const explainYield = async (harness: ServiceHarness, surveyId: number) => (await match(harness, { order: "yield", explore: false, explain: surveyId })).explanation?.yield;
+  const explainYield = async (harness: ServiceHarness, surveyId: number) =>
+    (await match(harness, { order: "yield", explore: false, explain: surveyId })).explanation?.yield;
   /** Waits until the leader read every survey's stats and this replica's matcher holds them. */
-  const statsRead = (harness: ServiceHarness) => waitFor(async () => (await explainYield(harness, PRICED))?.prior.source === "marketplace", 20_000);
+  const statsRead = (harness: ServiceHarness) =>
+    waitFor(async () => (await explainYield(harness, PRICED))?.prior.source === "marketplace", 20_000);
 
   /** Issues an entry link per outcome and reports each through the receiver, as the marketplace's S2S call. */
-  async function recordOutcomes(harness: ServiceHarness, surveyId: number, outcomes: readonly string[]): Promise<string[]> {
+  async function recordOutcomes(
+    harness: ServiceHarness,
+    surveyId: number,
+    outcomes: readonly string[],
+  ): Promise<string[]> {
     const tokens: string[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const token = `t-${surveyId}-${index}`;
@@ -92,8 +138,16 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     }, 20_000);
 
   async function learnBoth(harness: ServiceHarness): Promise<string[]> {
-    const converted = await recordOutcomes(harness, CONVERTS, Array.from({ length: OUTCOMES }, () => "complete"));
-    await recordOutcomes(harness, STALLS, Array.from({ length: OUTCOMES }, (_, index) => (index % 3 === 0 ? "overquota" : "terminate")));
+    const converted = await recordOutcomes(
+      harness,
+      CONVERTS,
+      Array.from({ length: OUTCOMES }, () => "complete"),
+    );
+    await recordOutcomes(
+      harness,
+      STALLS,
+      Array.from({ length: OUTCOMES }, (_, index) => (index % 3 === 0 ? "overquota" : "terminate")),
+    );
     await evidenceReads(harness, CONVERTS, OUTCOMES, OUTCOMES);
     await evidenceReads(harness, STALLS, OUTCOMES, 0);
     return converted;
@@ -112,7 +166,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(ids(await match(service, { order: "yield", explore: false }))).toEqual([CONVERTS, STALLS, PRICED]);
     // With exploration each match draws from the posteriors: CONVERTS still comes first nearly always (about 94 % a draw).
     let convertsFirst = 0;
-    for (let draw = 0; draw < 40; draw++) if (ids(await match(service, { order: "yield", limit: 1 }))[0] === CONVERTS) convertsFirst += 1;
+    for (let draw = 0; draw < 40; draw++)
+      if (ids(await match(service, { order: "yield", limit: 1 }))[0] === CONVERTS) convertsFirst += 1;
     expect(convertsFirst).toBeGreaterThanOrEqual(28);
     expect(convertsFirst).toBeLessThanOrEqual(40);
   });
@@ -128,16 +183,27 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(answers.size).toBe(1);
     // Exploring, STALLS's draw (Beta(5, 5), explained for the same request) differs from request to request.
     const draws = new Set<number | undefined>();
-    for (let request = 0; request < 20; request++) draws.add((await match(service, { order: "yield", explain: STALLS })).explanation?.yield?.draw);
+    for (let request = 0; request < 20; request++)
+      draws.add((await match(service, { order: "yield", explain: STALLS })).explanation?.yield?.draw);
     expect(draws.size).toBeGreaterThan(10);
   });
 
   it("explains the estimate, its prior (the marketplace's conversion where published, else Ir) and the evidence", async () => {
     const service = await start();
     await statsRead(service);
-    expect(await explainYield(service, PRICED)).toEqual({ estimate: 0.125, prior: { mean: 0.125, strength: 10, source: "marketplace" }, evidence: { decided: 0, completes: 0 }, score: 0.125 });
+    expect(await explainYield(service, PRICED)).toEqual({
+      estimate: 0.125,
+      prior: { mean: 0.125, strength: 10, source: "marketplace" },
+      evidence: { decided: 0, completes: 0 },
+      score: 0.125,
+    });
     const before = await explainYield(service, CONVERTS);
-    expect(before).toEqual({ estimate: 0.2, prior: { mean: 0.2, strength: 10, source: "ir" }, evidence: { decided: 0, completes: 0 }, score: 0.4 });
+    expect(before).toEqual({
+      estimate: 0.2,
+      prior: { mean: 0.2, strength: 10, source: "ir" },
+      evidence: { decided: 0, completes: 0 },
+      score: 0.4,
+    });
     await learnBoth(service);
     const after = await explainYield(service, CONVERTS);
     expect(after?.estimate).toBeCloseTo(0.68, 10);
@@ -152,7 +218,9 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     await statsRead(service);
     const converted = await learnBoth(service);
     const before = (await explainYield(service, CONVERTS))?.estimate ?? Number.NaN;
-    const reversed = await post(service, "/v1/outcomes/reconcile", { outcomes: [{ token: converted[0], outcome: "terminate", reason: "quality: speeder" }] });
+    const reversed = await post(service, "/v1/outcomes/reconcile", {
+      outcomes: [{ token: converted[0], outcome: "terminate", reason: "quality: speeder" }],
+    });
     expect(reversed.status).toBe(200);
     expect(await reversed.json()).toMatchObject({ changed: 1 });
     await evidenceReads(service, CONVERTS, OUTCOMES, OUTCOMES - 1);
@@ -161,18 +229,24 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(after).toBeLessThan(before);
   });
 
-  it.runIf(storeName === "PostgreSQL")("ranks alike on two replicas of one PostgreSQL once each reloaded the counts", async () => {
-    const database = databaseFor();
-    const first = await start(database);
-    const second = await start(database);
-    await statsRead(first);
-    await statsRead(second);
-    await learnBoth(first);
-    // The second replica recorded nothing itself: it learns from the store.
-    await evidenceReads(second, CONVERTS, OUTCOMES, OUTCOMES);
-    await evidenceReads(second, STALLS, OUTCOMES, 0);
-    for (const surveyId of [CONVERTS, STALLS, PRICED]) expect(await explainYield(second, surveyId)).toEqual(await explainYield(first, surveyId));
-    expect(ids(await match(second, { order: "yield", explore: false }))).toEqual(ids(await match(first, { order: "yield", explore: false })));
-    expect(ids(await match(second, { order: "yield", explore: false }))).toEqual([CONVERTS, STALLS, PRICED]);
-  });
+  it.runIf(storeName === "PostgreSQL")(
+    "ranks alike on two replicas of one PostgreSQL once each reloaded the counts",
+    async () => {
+      const database = databaseFor();
+      const first = await start(database);
+      const second = await start(database);
+      await statsRead(first);
+      await statsRead(second);
+      await learnBoth(first);
+      // The second replica recorded nothing itself: it learns from the store.
+      await evidenceReads(second, CONVERTS, OUTCOMES, OUTCOMES);
+      await evidenceReads(second, STALLS, OUTCOMES, 0);
+      for (const surveyId of [CONVERTS, STALLS, PRICED])
+        expect(await explainYield(second, surveyId)).toEqual(await explainYield(first, surveyId));
+      expect(ids(await match(second, { order: "yield", explore: false }))).toEqual(
+        ids(await match(first, { order: "yield", explore: false })),
+      );
+      expect(ids(await match(second, { order: "yield", explore: false }))).toEqual([CONVERTS, STALLS, PRICED]);
+    },
+  );
 });

@@ -22,7 +22,12 @@ const TOKEN = "openapi-test-token";
 const DOCUMENT_ID = "sds-sync-openapi.json";
 const METHODS = ["get", "head", "post"] as const;
 /** The account's S2S signing: outcome calls must be signed, so a bad signature is a 403. */
-const OUTGOING: EncryptionSettings = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "openapi-s2s-key-01" };
+const OUTGOING: EncryptionSettings = {
+  Enabled: true,
+  Algorithm: "SHA256",
+  QueryParameter: "sig",
+  EncryptionKey: "openapi-s2s-key-01",
+};
 const pgAvailable = await postgresAvailable();
 
 interface OperationObject {
@@ -46,7 +51,16 @@ describe("the OpenAPI document of sds-sync", () => {
   const seen = new Map<string, Set<number>>();
 
   beforeAll(async () => {
-    api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 8, account: { OutgoingEncryption: OUTGOING } }] });
+    api = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: 8,
+          account: { OutgoingEncryption: OUTGOING },
+        },
+      ],
+    });
     harness = await startServiceHarness({ api, config: { apiToken: TOKEN, maxClosureShare: 1 } });
     const response = await harness.request("/openapi.json");
     expect(response.status).toBe(200);
@@ -64,7 +78,9 @@ describe("the OpenAPI document of sds-sync", () => {
   function signed(path: string): string {
     const signing = encryptionSigning(OUTGOING);
     if (!signing) throw new Error("outgoing encryption is enabled");
-    return signUrl(`${harness.service.outcomesUrl}${path}`, signing.key, signing.scheme).slice(harness.service.outcomesUrl.length);
+    return signUrl(`${harness.service.outcomesUrl}${path}`, signing.key, signing.scheme).slice(
+      harness.service.outcomesUrl.length,
+    );
   }
 
   /** The operation serving `method path`, by matching the document's path templates. */
@@ -83,12 +99,22 @@ describe("the OpenAPI document of sds-sync", () => {
     method: string,
     path: string,
     expectedStatus: number,
-    init: { token?: string | null; body?: string; headers?: Record<string, string>; documentedAs?: string; target?: ServiceHarness } = {},
+    init: {
+      token?: string | null;
+      body?: string;
+      headers?: Record<string, string>;
+      documentedAs?: string;
+      target?: ServiceHarness;
+    } = {},
   ): Promise<unknown> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
     if (init.body !== undefined) headers["content-type"] ??= "application/json";
-    const response = await (init.target ?? harness).request(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+    const response = await (init.target ?? harness).request(path, {
+      method,
+      headers,
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
     const text = await response.text();
     expect(response.status, `${method} ${path}: ${text.slice(0, 300)}`).toBe(expectedStatus);
     const { operation, template } = operationFor(init.documentedAs ?? method, path);
@@ -98,21 +124,30 @@ describe("the OpenAPI document of sds-sync", () => {
     const key = String(response.status);
     const documented = operation.responses[key];
     expect(documented, `${method} ${path}: HTTP ${key} is not documented for ${operation.operationId}`).toBeDefined();
-    const pointer = documented?.$ref ? documented.$ref.slice(1) : `/paths/${pointerEscape(template)}/${(init.documentedAs ?? method).toLowerCase()}/responses/${key}`;
-    const content = documented?.$ref ? document.components.responses[documented.$ref.split("/").at(-1) ?? ""]?.content : documented?.content;
+    const pointer = documented?.$ref
+      ? documented.$ref.slice(1)
+      : `/paths/${pointerEscape(template)}/${(init.documentedAs ?? method).toLowerCase()}/responses/${key}`;
+    const content = documented?.$ref
+      ? document.components.responses[documented.$ref.split("/").at(-1) ?? ""]?.content
+      : documented?.content;
     if (content === undefined) {
       expect(text, `${method} ${path}: HTTP ${key} is documented without a body`).toBe("");
       return undefined;
     }
     const contentType = response.headers.get("content-type") ?? "";
     const [mediaType] = Object.keys(content);
-    expect(contentType.startsWith(mediaType ?? "?"), `${method} ${path}: content type ${contentType}, documented ${mediaType}`).toBe(true);
+    expect(
+      contentType.startsWith(mediaType ?? "?"),
+      `${method} ${path}: content type ${contentType}, documented ${mediaType}`,
+    ).toBe(true);
     if (mediaType !== "application/json") return text;
     const body: unknown = JSON.parse(text);
     const schemaPointer = `${pointer}/content/application~1json/schema`;
     const validate = ajv.getSchema(`${DOCUMENT_ID}#${schemaPointer}`);
     if (!validate) throw new Error(`no schema at ${schemaPointer}`);
-    const errors = validate(body) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
+    const errors = validate(body)
+      ? []
+      : (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
     expect(errors, `${method} ${path}: HTTP ${key} body ${text.slice(0, 300)}`).toEqual([]);
     return body;
   }
@@ -150,7 +185,8 @@ describe("the OpenAPI document of sds-sync", () => {
   });
 
   it("describes the answers of the open routes, and 405 on every path", async () => {
-    for (const path of ["/", "/status.js", "/status.css", "/openapi.json", "/healthz", "/readyz", "/metrics"]) await call("GET", path, 200, { token: null });
+    for (const path of ["/", "/status.js", "/status.css", "/openapi.json", "/healthz", "/readyz", "/metrics"])
+      await call("GET", path, 200, { token: null });
     for (const template of Object.keys(document.paths)) {
       const path = template.replace("{id}", "1").replace("{outcome}", "complete");
       const [method] = Object.keys(document.paths[template] ?? {});
@@ -162,15 +198,24 @@ describe("the OpenAPI document of sds-sync", () => {
     for (const [template, item] of Object.entries(document.paths)) {
       for (const method of METHODS) {
         if (item[method]?.security.length !== 1) continue;
-        await call(method.toUpperCase(), template.replace("{id}", "1"), 401, { token: null, ...(method === "post" ? { body: "{}" } : {}) });
+        await call(method.toUpperCase(), template.replace("{id}", "1"), 401, {
+          token: null,
+          ...(method === "post" ? { body: "{}" } : {}),
+        });
       }
     }
   });
 
   it("describes the read routes' answers and their 400, 404 and 304", async () => {
-    const page = (await call("GET", "/v1/surveys?limit=3&status=all&device=mobile,desktop&language=1,2,3&minCpi=0", 200)) as { surveys: { id: number }[] };
+    const page = (await call(
+      "GET",
+      "/v1/surveys?limit=3&status=all&device=mobile,desktop&language=1,2,3&minCpi=0",
+      200,
+    )) as { surveys: { id: number }[] };
     const firstPage = (await call("GET", "/v1/surveys", 200)) as { surveys: { id: number }[] };
-    const etag = (await harness.request("/v1/surveys", { headers: { authorization: `Bearer ${TOKEN}` } })).headers.get("etag");
+    const etag = (await harness.request("/v1/surveys", { headers: { authorization: `Bearer ${TOKEN}` } })).headers.get(
+      "etag",
+    );
     expect(etag).not.toBeNull();
     await call("GET", "/v1/surveys", 304, { headers: { "if-none-match": etag ?? "" } });
     await call("GET", "/v1/surveys?limit=0", 400);
@@ -197,7 +242,9 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("POST", "/v1/entry-links", 201, { body: entry });
     await call("POST", "/v1/entry-links", 200, { body: entry });
     const [, other] = harness.api.listSurveys(1001);
-    await call("POST", "/v1/entry-links", 409, { body: JSON.stringify({ surveyId: other?.SurveyId ?? 0, token: "openapi-1" }) });
+    await call("POST", "/v1/entry-links", 409, {
+      body: JSON.stringify({ surveyId: other?.SurveyId ?? 0, token: "openapi-1" }),
+    });
     await call("POST", "/v1/entry-links", 404, { body: JSON.stringify({ surveyId: 999_999_999, token: "openapi-2" }) });
     await call("POST", "/v1/entry-links", 400, { body: JSON.stringify({ surveyId }) });
     await call("GET", signed("/v1/outcomes/complete?vq_token=openapi-1"), 200, { token: null });
@@ -206,19 +253,39 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("GET", "/v1/outcomes/complete", 400, { token: null });
     // The receiver is authenticated by signature: none, or one over another call, is a 403.
     await call("GET", "/v1/outcomes/complete?vq_token=openapi-1", 403, { token: null });
-    await call("POST", signed("/v1/outcomes/complete?vq_token=openapi-1").replace("openapi-1", "openapi-9"), 403, { token: null });
+    await call("POST", signed("/v1/outcomes/complete?vq_token=openapi-1").replace("openapi-1", "openapi-9"), 403, {
+      token: null,
+    });
     // A survey whose entry URL carries a placeholder sds-sync cannot fill makes no entry link: 422.
-    const unusable = harness.api.addSurvey(DEFAULT_SUPPLIER_ID, { survey: { SurveyUrl: "https://survey.example.com/s?tid=[#vq_tid#]&panel=[#panel_secret#]" } });
+    const unusable = harness.api.addSurvey(DEFAULT_SUPPLIER_ID, {
+      survey: { SurveyUrl: "https://survey.example.com/s?tid=[#vq_tid#]&panel=[#panel_secret#]" },
+    });
     await call("POST", "/v1/sync/run", 200);
-    await waitFor(async () => (await harness.service.loop.liveMatcher.liveSurvey(unusable.SurveyId)) !== undefined, 20_000);
-    await call("POST", "/v1/entry-links", 422, { body: JSON.stringify({ surveyId: unusable.SurveyId, token: "openapi-3" }) });
+    await waitFor(
+      async () => (await harness.service.loop.liveMatcher.liveSurvey(unusable.SurveyId)) !== undefined,
+      20_000,
+    );
+    await call("POST", "/v1/entry-links", 422, {
+      body: JSON.stringify({ surveyId: unusable.SurveyId, token: "openapi-3" }),
+    });
     await call("GET", "/v1/outcomes?after=0", 200);
     await call("GET", "/v1/outcomes?after=0&wait=1", 200);
     await call("GET", "/v1/outcomes?wait=61", 400);
-    await call("POST", "/v1/respondents/history", 200, { body: JSON.stringify({ entries: [{ uid: "openapi-r", surveyId, enteredAt: "2026-01-01T00:00:00Z" }] }) });
+    await call("POST", "/v1/respondents/history", 200, {
+      body: JSON.stringify({ entries: [{ uid: "openapi-r", surveyId, enteredAt: "2026-01-01T00:00:00Z" }] }),
+    });
     await call("POST", "/v1/respondents/history", 400, { body: JSON.stringify({ entries: [] }) });
-    await call("POST", "/v1/outcomes/reconcile", 200, { body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "security", reason: "quality" }, { token: "never-issued", outcome: "complete" }] }) });
-    await call("POST", "/v1/outcomes/reconcile", 400, { body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "finished" }] }) });
+    await call("POST", "/v1/outcomes/reconcile", 200, {
+      body: JSON.stringify({
+        outcomes: [
+          { token: "openapi-1", outcome: "security", reason: "quality" },
+          { token: "never-issued", outcome: "complete" },
+        ],
+      }),
+    });
+    await call("POST", "/v1/outcomes/reconcile", 400, {
+      body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "finished" }] }),
+    });
   });
 
   it("describes HEAD wherever GET is answered: GET's status and headers, no body, no state changed", async () => {
@@ -269,7 +336,12 @@ describe("the OpenAPI document of sds-sync", () => {
   it("describes 410 behind the feed's horizon", async () => {
     // A pruner of its own with its clock a minute ahead: the service's own keeps the default
     // horizon, so no earlier test's read of the whole feed can meet a 410 by timing.
-    const pruner = new Pruner({ store: harness.service.store, retentionMs: 1000, now: () => Date.now() + 60_000, logger: pino({ level: "silent" }) });
+    const pruner = new Pruner({
+      store: harness.service.store,
+      retentionMs: 1000,
+      now: () => Date.now() + 60_000,
+      logger: pino({ level: "silent" }),
+    });
     const pass = await pruner.pruneOnce();
     expect(pass.ran).toBe(true);
     expect(await harness.service.store.feedHorizon()).toBeGreaterThan(0);
@@ -278,7 +350,14 @@ describe("the OpenAPI document of sds-sync", () => {
 
   it("describes 503 on every route that reads a store, once it is gone", async () => {
     await harness.service.store.close();
-    for (const path of ["/readyz", "/v1/surveys", "/v1/surveys/1", "/v1/changes", "/v1/collections", "/v1/sync/status"]) {
+    for (const path of [
+      "/readyz",
+      "/v1/surveys",
+      "/v1/surveys/1",
+      "/v1/changes",
+      "/v1/collections",
+      "/v1/sync/status",
+    ]) {
       await call("GET", path, 503, path === "/readyz" ? { token: null } : {});
     }
     // The respondent loop's records live in a store of their own.
@@ -286,14 +365,30 @@ describe("the OpenAPI document of sds-sync", () => {
     const [survey] = harness.api.listSurveys(DEFAULT_SUPPLIER_ID);
     await call("GET", "/v1/outcomes?after=0", 503);
     await call("HEAD", "/v1/outcomes?after=0", 503);
-    await call("POST", "/v1/entry-links", 503, { body: JSON.stringify({ surveyId: survey?.SurveyId ?? 0, token: "openapi-503" }) });
+    await call("POST", "/v1/entry-links", 503, {
+      body: JSON.stringify({ surveyId: survey?.SurveyId ?? 0, token: "openapi-503" }),
+    });
     await call("GET", signed("/v1/outcomes/complete?vq_token=openapi-503"), 503, { token: null });
   });
 
   it.skipIf(!pgAvailable)("describes 409 not_leader on a replica that does not lead (PostgreSQL)", async () => {
-    const database: DatabaseConfig = { kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_openapi") };
-    const leader = await startServiceHarness({ api, database, replicaId: "openapi-leader", config: { apiToken: TOKEN } });
-    const follower = await startServiceHarness({ api, database, replicaId: "openapi-follower", config: { apiToken: TOKEN } });
+    const database: DatabaseConfig = {
+      kind: "postgres",
+      connectionString: testDatabaseUrl,
+      schema: freshSchemaName("sds_sync_openapi"),
+    };
+    const leader = await startServiceHarness({
+      api,
+      database,
+      replicaId: "openapi-leader",
+      config: { apiToken: TOKEN },
+    });
+    const follower = await startServiceHarness({
+      api,
+      database,
+      replicaId: "openapi-follower",
+      config: { apiToken: TOKEN },
+    });
     try {
       expect(follower.service.engine.status().leader).toBe(false);
       await call("POST", "/v1/sync/run", 409, { target: follower });
@@ -307,7 +402,9 @@ describe("the OpenAPI document of sds-sync", () => {
   });
 
   it("exercised every operation of the document", () => {
-    const operationIds = Object.values(document.paths).flatMap((item) => METHODS.flatMap((method) => item[method]?.operationId ?? []));
+    const operationIds = Object.values(document.paths).flatMap((item) =>
+      METHODS.flatMap((method) => item[method]?.operationId ?? []),
+    );
     const untried = operationIds.filter((id) => ![...(seen.get(id) ?? [])].some((status) => status < 400));
     expect(untried).toEqual([]);
   });

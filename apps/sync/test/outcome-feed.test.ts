@@ -24,14 +24,32 @@ interface OutcomePage {
 }
 
 /** Unsigned S2S calls: the account's outgoing encryption is off, the receiver checks nothing. */
-const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "unused-key" };
+const unsigned: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: "unused-key",
+};
 
 const pgAvailable = await postgresAvailable();
 const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_outcome_feed") })]);
+if (pgAvailable)
+  stores.push([
+    "PostgreSQL",
+    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_outcome_feed") }),
+  ]);
 
 function fakeApi(): FakeSupplierApi {
-  return createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3, account: { OutgoingEncryption: unsigned } }] });
+  return createFakeSupplierApi({
+    suppliers: [
+      {
+        supplierId: DEFAULT_SUPPLIER_ID,
+        apiKey: DEFAULT_API_KEY,
+        surveys: 3,
+        account: { OutgoingEncryption: unsigned },
+      },
+    ],
+  });
 }
 
 async function getJson<T>(harness: ServiceHarness, path: string, status = 200): Promise<T> {
@@ -41,14 +59,20 @@ async function getJson<T>(harness: ServiceHarness, path: string, status = 200): 
 }
 
 async function receive(harness: ServiceHarness, outcome: string, token: string): Promise<void> {
-  const response = await fetch(`${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`);
+  const response = await fetch(
+    `${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`,
+  );
   expect(response.status, await response.clone().text()).toBe(200);
 }
 
 /** Issues an entry link through sds-sync once its matcher holds the survey (it follows the start-up cycle). */
 async function issueEntryLink(harness: ServiceHarness, surveyId: number, token: string): Promise<void> {
   await waitFor(async () => {
-    const response = await harness.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId, token, uid: "r1" }) });
+    const response = await harness.request("/v1/entry-links", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ surveyId, token, uid: "r1" }),
+    });
     if (response.status === 404) return false;
     expect(response.status, await response.text()).toBe(201);
     return true;
@@ -66,7 +90,12 @@ function watchWaits(harness: ServiceHarness): { readonly waiting: () => number }
  * an empty feed, before anything is recorded) records `outcome` for `token` through
  * `receiver`'s receiver. Returns where the feed ended before and the page the long-poll got.
  */
-async function longPollWhileRecording(reader: ServiceHarness, receiver: ServiceHarness, outcome: string, token: string): Promise<{ next: number; page: OutcomePage }> {
+async function longPollWhileRecording(
+  reader: ServiceHarness,
+  receiver: ServiceHarness,
+  outcome: string,
+  token: string,
+): Promise<{ next: number; page: OutcomePage }> {
   const { next } = await getJson<OutcomePage>(reader, "/v1/outcomes?limit=1000");
   const watch = watchWaits(reader);
   const waiting = getJson<OutcomePage>(reader, `/v1/outcomes?after=${next}&wait=30`);
@@ -107,7 +136,9 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
 
   it("long-polls GET /v1/outcomes?wait until the receiver records an outcome, then answers with it", async () => {
     const { next, page } = await longPollWhileRecording(harness, harness, "complete", "poll-1");
-    expect(page.outcomes.map((record) => [record.sequence, record.token, record.outcome])).toEqual([[next + 1, "poll-1", "complete"]]);
+    expect(page.outcomes.map((record) => [record.sequence, record.token, record.outcome])).toEqual([
+      [next + 1, "poll-1", "complete"],
+    ]);
     expect(page).toMatchObject({ next: next + 1, hasMore: false });
   });
 
@@ -133,7 +164,10 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     expect(pass.ran).toBe(true);
     expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
     expect(await getJson<OutcomePage>(harness, "/v1/outcomes?after=0&limit=1000")).toEqual(before);
-    const status = await getJson<{ loop: { conversion: { surveyId: number; entries: number }[] } }>(harness, "/v1/sync/status");
+    const status = await getJson<{ loop: { conversion: { surveyId: number; entries: number }[] } }>(
+      harness,
+      "/v1/sync/status",
+    );
     expect(status.loop.conversion).toContainEqual(expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1 }));
   });
 });
@@ -145,7 +179,10 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
   let stop: () => Promise<void>;
   beforeAll(async () => {
     // Passes only when the test asks (pruneOnce), so nothing is pruned behind its back.
-    ({ api, harness, stop } = await startFeedService(databaseFor(), { config: { outcomeRetentionSeconds: RETENTION_SECONDS }, pruneEveryMs: 3_600_000 }));
+    ({ api, harness, stop } = await startFeedService(databaseFor(), {
+      config: { outcomeRetentionSeconds: RETENTION_SECONDS },
+      pruneEveryMs: 3_600_000,
+    }));
   });
   afterAll(() => stop());
 
@@ -159,7 +196,9 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
     expect(pass.deleted).toMatchObject({ outcomes: 2, entries: 1 });
     // The counts are kept as they were recorded: pruning the entries does not take back what they earned.
     const status = await getJson<{ loop: { conversion: unknown[] } }>(harness, "/v1/sync/status");
-    expect(status.loop.conversion).toEqual([expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1, completes: 1 })]);
+    expect(status.loop.conversion).toEqual([
+      expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1, completes: 1 }),
+    ]);
 
     // A reader that kept up goes on; one behind the horizon is told so, and where to go on from.
     await receive(harness, "overquota", "young-1");
@@ -178,7 +217,11 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
 });
 
 describe.skipIf(!pgAvailable)("the outcome feed across two replicas on one PostgreSQL", () => {
-  const database: DatabaseConfig = { kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_outcome_replicas") };
+  const database: DatabaseConfig = {
+    kind: "postgres",
+    connectionString: testDatabaseUrl,
+    schema: freshSchemaName("sds_sync_outcome_replicas"),
+  };
   let api: FakeSupplierApi;
   let reader: ServiceHarness;
   let receiver: ServiceHarness;

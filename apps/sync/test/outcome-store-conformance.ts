@@ -20,10 +20,28 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
 
     it("records an entry once per token and refuses the token for another survey", async () => {
       const first = await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, at: t0 });
-      expect(first).toMatchObject({ kind: "recorded", entry: { token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, outcome: null } });
-      expect((await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe("existing");
-      expect((await store.recordEntry({ token: "t1", surveyId: 8, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe("conflict");
-      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 1, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 }]);
+      expect(first).toMatchObject({
+        kind: "recorded",
+        entry: { token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, outcome: null },
+      });
+      expect((await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe(
+        "existing",
+      );
+      expect((await store.recordEntry({ token: "t1", surveyId: 8, uid: "r1", cpi: 2.5, at: later(1) })).kind).toBe(
+        "conflict",
+      );
+      expect(await store.conversion()).toEqual([
+        {
+          surveyId: 7,
+          entries: 1,
+          completes: 0,
+          terminates: 0,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 0,
+          earnings: 0,
+        },
+      ]);
     });
 
     it("records a repeat of the current outcome as nothing new", async () => {
@@ -31,7 +49,16 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       const first = await store.recordOutcome({ token: "t1", outcome: "complete", at: later(60) });
       expect(first).toEqual({
         recorded: true,
-        record: { sequence: 1, token: "t1", outcome: "complete", surveyId: 7, previousOutcome: null, receivedAt: later(60).toISOString(), source: "s2s", reason: null },
+        record: {
+          sequence: 1,
+          token: "t1",
+          outcome: "complete",
+          surveyId: 7,
+          previousOutcome: null,
+          receivedAt: later(60).toISOString(),
+          source: "s2s",
+          reason: null,
+        },
       });
       const repeat = await store.recordOutcome({ token: "t1", outcome: "complete", at: later(61) });
       expect(repeat).toEqual({ recorded: false, record: first.record });
@@ -41,7 +68,9 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
 
     it("gives concurrent duplicates exactly one record, also across two connections", async () => {
       const other = await open();
-      const attempts = Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? store : other).recordOutcome({ token: "dup", outcome: "terminate", at: t0 }));
+      const attempts = Array.from({ length: 12 }, (_, index) =>
+        (index % 2 === 0 ? store : other).recordOutcome({ token: "dup", outcome: "terminate", at: t0 }),
+      );
       const results = await Promise.all(attempts);
       expect(results.filter((result) => result.recorded)).toHaveLength(1);
       expect(await store.listOutcomes(0, 100)).toHaveLength(1);
@@ -53,28 +82,61 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       await store.recordOutcome({ token: "t1", outcome: "complete", at: later(1) });
       await store.recordOutcome({ token: "t2", outcome: "complete", at: later(2) });
       const reconciled = await store.recordOutcome({ token: "t1", outcome: "security", at: later(3) });
-      expect(reconciled).toMatchObject({ recorded: true, record: { sequence: 3, outcome: "security", previousOutcome: "complete", surveyId: 7 } });
-      expect((await store.listOutcomes(0, 10)).map((record) => [record.sequence, record.token, record.outcome])).toEqual([
+      expect(reconciled).toMatchObject({
+        recorded: true,
+        record: { sequence: 3, outcome: "security", previousOutcome: "complete", surveyId: 7 },
+      });
+      expect(
+        (await store.listOutcomes(0, 10)).map((record) => [record.sequence, record.token, record.outcome]),
+      ).toEqual([
         [1, "t1", "complete"],
         [2, "t2", "complete"],
         [3, "t1", "security"],
       ]);
       expect(await store.listOutcomes(2, 10)).toHaveLength(1);
       expect(await store.latestSequence()).toBe(3);
-      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 2, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 1, reversals: 1, earnings: 3 }]);
+      expect(await store.conversion()).toEqual([
+        {
+          surveyId: 7,
+          entries: 2,
+          completes: 1,
+          terminates: 0,
+          overquotas: 0,
+          securityTerminates: 1,
+          reversals: 1,
+          earnings: 3,
+        },
+      ]);
     });
 
     it("records complete, terminate, complete as three transitions in order: a return to an earlier outcome is not a repeat", async () => {
       await store.recordEntry({ token: "t1", surveyId: 7, uid: "r1", cpi: 2, at: t0 });
       const steps = [];
-      for (const [outcome, seconds] of [["complete", 1], ["terminate", 2], ["complete", 3], ["complete", 4]] as const) steps.push(await store.recordOutcome({ token: "t1", outcome, at: later(seconds) }));
+      for (const [outcome, seconds] of [
+        ["complete", 1],
+        ["terminate", 2],
+        ["complete", 3],
+        ["complete", 4],
+      ] as const)
+        steps.push(await store.recordOutcome({ token: "t1", outcome, at: later(seconds) }));
       expect(steps.map((step) => step.recorded)).toEqual([true, true, true, false]);
       expect((await store.listOutcomes(0, 10)).map((record) => [record.outcome, record.previousOutcome])).toEqual([
         ["complete", null],
         ["terminate", "complete"],
         ["complete", "terminate"],
       ]);
-      expect(await store.conversion()).toEqual([{ surveyId: 7, entries: 1, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 2 }]);
+      expect(await store.conversion()).toEqual([
+        {
+          surveyId: 7,
+          entries: 1,
+          completes: 1,
+          terminates: 0,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 1,
+          earnings: 2,
+        },
+      ]);
       expect(await store.outcomeCounts()).toEqual({ complete: 2, terminate: 1, overquota: 0, security: 0 });
     });
 
@@ -84,12 +146,30 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect(await store.orphanCount()).toBe(1);
       expect(await store.conversion()).toEqual([]);
       const issued = await store.recordEntry({ token: "early", surveyId: 9, uid: "r9", cpi: 4, at: later(5) });
-      expect(issued).toMatchObject({ kind: "recorded", entry: { outcome: "complete" }, attached: [{ token: "early", outcome: "complete", surveyId: 9, source: "attach" }] });
+      expect(issued).toMatchObject({
+        kind: "recorded",
+        entry: { outcome: "complete" },
+        attached: [{ token: "early", outcome: "complete", surveyId: 9, source: "attach" }],
+      });
       expect(await store.orphanCount()).toBe(0);
       expect((await store.recordOutcome({ token: "early", outcome: "complete", at: later(6) })).recorded).toBe(false);
-      expect(await store.conversion()).toEqual([{ surveyId: 9, entries: 1, completes: 1, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 4 }]);
+      expect(await store.conversion()).toEqual([
+        {
+          surveyId: 9,
+          entries: 1,
+          completes: 1,
+          terminates: 0,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 0,
+          earnings: 4,
+        },
+      ]);
       // A later change still lands on the entry.
-      expect((await store.recordOutcome({ token: "early", outcome: "security", at: later(7) })).record).toMatchObject({ surveyId: 9, previousOutcome: "complete" });
+      expect((await store.recordOutcome({ token: "early", outcome: "security", at: later(7) })).record).toMatchObject({
+        surveyId: 9,
+        previousOutcome: "complete",
+      });
     });
 
     it("counts per survey and per window as recorded: entries by issue hour, outcomes by arrival hour, reversals net of earnings", async () => {
@@ -106,15 +186,47 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       const [five, six] = await store.conversionByWindow(now);
       expect(five).toEqual({
         surveyId: 5,
-        lifetime: { entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
-        last24h: { entries: 1, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
-        last7d: { entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 1, earnings: 10 },
+        lifetime: {
+          entries: 2,
+          completes: 1,
+          terminates: 1,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 1,
+          earnings: 10,
+        },
+        last24h: {
+          entries: 1,
+          completes: 1,
+          terminates: 1,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 1,
+          earnings: 10,
+        },
+        last7d: {
+          entries: 2,
+          completes: 1,
+          terminates: 1,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 1,
+          earnings: 10,
+        },
       });
       expect(six).toMatchObject({ surveyId: 6, lifetime: { entries: 1, completes: 0 }, last24h: { entries: 1 } });
       // A day and a bit later the last 24 hours hold none of it, the last 7 days all of it.
       const later30h = new Date(now.getTime() + 30 * 3_600_000);
       const [fiveLater] = await store.conversionByWindow(later30h);
-      expect(fiveLater?.last24h).toEqual({ entries: 0, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 });
+      expect(fiveLater?.last24h).toEqual({
+        entries: 0,
+        completes: 0,
+        terminates: 0,
+        overquotas: 0,
+        securityTerminates: 0,
+        reversals: 0,
+        earnings: 0,
+      });
       expect(fiveLater?.last7d).toEqual(five?.last7d);
       // Old hourly rows go (the windows need 7 days of them); the totals kept do not move.
       expect(await store.pruneHourlyCounts(hoursAgo(-1))).toBeGreaterThan(0);
@@ -122,10 +234,16 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
     });
 
     it("locks a respondent while deciding an entry: of concurrent entries one admission check at a time sees the others", async () => {
-      const admitOnce = (history: readonly { surveyId: number }[]) => (history.some((entry) => entry.surveyId === 41 || entry.surveyId === 42) ? "already in the group" : undefined);
+      const admitOnce = (history: readonly { surveyId: number }[]) =>
+        history.some((entry) => entry.surveyId === 41 || entry.surveyId === 42) ? "already in the group" : undefined;
       const other = await open();
       const attempts = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? store : other).recordEntry({ token: `g-${index}`, surveyId: index % 2 === 0 ? 41 : 42, uid: "same-person", cpi: 1, at: later(index) }, admitOnce)),
+        Array.from({ length: 10 }, (_, index) =>
+          (index % 2 === 0 ? store : other).recordEntry(
+            { token: `g-${index}`, surveyId: index % 2 === 0 ? 41 : 42, uid: "same-person", cpi: 1, at: later(index) },
+            admitOnce,
+          ),
+        ),
       );
       expect(attempts.filter((attempt) => attempt.kind === "recorded")).toHaveLength(1);
       expect(attempts.filter((attempt) => attempt.kind === "refused")).toHaveLength(9);
@@ -175,7 +293,13 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
 
     it("prunes the oldest outcomes as a prefix of the feed, never past a younger one, and reports the horizon", async () => {
       expect(await store.feedHorizon()).toBe(0);
-      for (const [token, seconds] of [["a", 1], ["b", 2], ["c", 10], ["d", 3]] as const) await store.recordOutcome({ token, outcome: "complete", at: later(seconds) });
+      for (const [token, seconds] of [
+        ["a", 1],
+        ["b", 2],
+        ["c", 10],
+        ["d", 3],
+      ] as const)
+        await store.recordOutcome({ token, outcome: "complete", at: later(seconds) });
       expect(await store.pruneBatch("outcomes", later(5), 10)).toEqual({ deleted: 2, more: false, deferred: false });
       expect(await store.feedHorizon()).toBe(2);
       // Sequence 4 is old too, but 3 before it is young: the feed keeps no hole.
@@ -224,7 +348,9 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       const reopened = await open();
       expect(await reopened.listOutcomes(0, 10)).toHaveLength(1);
       expect((await reopened.recordOutcome({ token: "t1", outcome: "complete", at: later(2) })).recorded).toBe(false);
-      expect((await reopened.recordOutcome({ token: "t2", outcome: "complete", at: later(2) })).record.sequence).toBe(2);
+      expect((await reopened.recordOutcome({ token: "t2", outcome: "complete", at: later(2) })).record.sequence).toBe(
+        2,
+      );
     });
   });
 }

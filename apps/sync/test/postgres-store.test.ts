@@ -47,7 +47,9 @@ describe.skipIf(!available)("PostgreSQL", () => {
       const [leader, follower] = await Promise.all([open(), open()]);
       expect(await leader.leadership.acquire()).toBe(true);
       expect(await follower.leadership.acquire()).toBe(false);
-      await expect(follower.commitCycle(emptyCommit(new Date(), { surveys: [surveyWrite(sampleSurvey(1))] }))).rejects.toThrow(/leadership/);
+      await expect(
+        follower.commitCycle(emptyCommit(new Date(), { surveys: [surveyWrite(sampleSurvey(1))] })),
+      ).rejects.toThrow(/leadership/);
       expect(await leader.getSurvey(1)).toBeUndefined();
       await leader.commitCycle(emptyCommit(new Date(), { surveys: [surveyWrite(sampleSurvey(1))] }));
       expect((await follower.getSurvey(1))?.id).toBe(1);
@@ -56,7 +58,9 @@ describe.skipIf(!available)("PostgreSQL", () => {
 
     it("migrates once when replicas open the same schema together", async () => {
       const fresh = freshSchemaName();
-      const opened = await Promise.all([1, 2, 3].map(() => openPostgresStore({ connectionString: testDatabaseUrl, schema: fresh, poolSize: 1 })));
+      const opened = await Promise.all(
+        [1, 2, 3].map(() => openPostgresStore({ connectionString: testDatabaseUrl, schema: fresh, poolSize: 1 })),
+      );
       for (const store of opened) await store.close();
       const client = new pg.Client({ connectionString: testDatabaseUrl });
       await client.connect();
@@ -66,7 +70,9 @@ describe.skipIf(!available)("PostgreSQL", () => {
         );
         // Each migration recorded exactly once, and every table created once (a second run would have failed or duplicated rows).
         expect(applied.rows).toEqual(migrations.map((migration) => ({ version: migration.version, times: 1 })));
-        const counters = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM "${fresh}".counters`);
+        const counters = await client.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM "${fresh}".counters`,
+        );
         expect(counters.rows[0]?.count).toBe(1);
       } finally {
         await client.end();

@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The PostgreSQL the tests use: trust auth on 127.0.0.1, database `test`. */
-export const testDatabaseUrl = process.env.SDS_TEST_DATABASE_URL ?? `postgres://${process.env.PGUSER ?? "postgres"}@127.0.0.1:5432/${process.env.PGDATABASE ?? "test"}`;
+export const testDatabaseUrl =
+  process.env.SDS_TEST_DATABASE_URL ??
+  `postgres://${process.env.PGUSER ?? "postgres"}@127.0.0.1:5432/${process.env.PGDATABASE ?? "test"}`;
 
 /**
  * Whether PostgreSQL answers. Unreachable inside CI is a failure (thrown, so the suite fails
@@ -16,8 +18,11 @@ export async function postgresAvailable(): Promise<boolean> {
     return true;
   } catch (error) {
     const reason = `PostgreSQL at ${testDatabaseUrl} is unreachable (${(error as Error).message})`;
-    if (process.env.CI) throw new Error(`${reason}; CI is set, so the PostgreSQL tests cannot be skipped`, { cause: error });
-    console.warn(`SKIPPING PostgreSQL tests: ${reason}. Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`);
+    if (process.env.CI)
+      throw new Error(`${reason}; CI is set, so the PostgreSQL tests cannot be skipped`, { cause: error });
+    console.warn(
+      `SKIPPING PostgreSQL tests: ${reason}. Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
+    );
     return false;
   } finally {
     await client.end().catch(() => undefined);

@@ -18,13 +18,25 @@ export function requirePromtool(): { readonly path: string | undefined; readonly
   if (path === undefined && process.env.CI === "true") {
     spawnSync("bash", [installScript], { stdio: "inherit" });
     path = findPromtool();
-    if (path === undefined) throw new Error("promtool is missing and scripts/install-system-tools.sh could not install it (Debian package prometheus)");
+    if (path === undefined)
+      throw new Error(
+        "promtool is missing and scripts/install-system-tools.sh could not install it (Debian package prometheus)",
+      );
   }
-  return { path, reason: path === undefined ? "promtool not found: apt-get install -y prometheus (or run with CI=true as root to install it)" : "" };
+  return {
+    path,
+    reason:
+      path === undefined
+        ? "promtool not found: apt-get install -y prometheus (or run with CI=true as root to install it)"
+        : "",
+  };
 }
 
 /** Runs `promtool check metrics` on an exposition; its status and what it said. */
-export function checkMetrics(promtool: string, exposition: string): { readonly status: number | null; readonly output: string } {
+export function checkMetrics(
+  promtool: string,
+  exposition: string,
+): { readonly status: number | null; readonly output: string } {
   const result = spawnSync(promtool, ["check", "metrics"], { input: exposition, encoding: "utf8" });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }

@@ -18,21 +18,42 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * other always does, so yield clearly wins; and the command's refusals with their exit statuses.
  */
 
-const unsigned: EncryptionSettings = { Enabled: false, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: null };
+const unsigned: EncryptionSettings = {
+  Enabled: false,
+  Algorithm: "SHA256",
+  QueryParameter: "hash",
+  EncryptionKey: null,
+};
 const [STALLS, CONVERTS] = [9301, 9302] as const;
-const survey = (id: number, cpi: string, ir: string) => screenedSurvey({ SurveyId: id, Cpi: cpi, Ir: ir, SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`, StudyTypeId: 1 });
+const survey = (id: number, cpi: string, ir: string) =>
+  screenedSurvey({
+    SurveyId: id,
+    Cpi: cpi,
+    Ir: ir,
+    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
+    StudyTypeId: 1,
+  });
 const ENTRIES = 60;
 
 const pgAvailable = await postgresAvailable();
 const stores: [string, (directory: string) => { database: DatabaseConfig; url: string }][] = [
-  ["SQLite", (directory) => ({ database: { kind: "sqlite", path: join(directory, "sds.db") }, url: `sqlite:${join(directory, "sds.db")}` })],
+  [
+    "SQLite",
+    (directory) => ({
+      database: { kind: "sqlite", path: join(directory, "sds.db") },
+      url: `sqlite:${join(directory, "sds.db")}`,
+    }),
+  ],
 ];
 if (pgAvailable) {
   stores.push([
     "PostgreSQL",
     () => {
       const schema = freshSchemaName("sds_sync_replay");
-      return { database: { kind: "postgres", connectionString: testDatabaseUrl, schema }, url: schemaDatabaseUrl(schema) };
+      return {
+        database: { kind: "postgres", connectionString: testDatabaseUrl, schema },
+        url: schemaDatabaseUrl(schema),
+      };
     },
   ]);
 }
@@ -41,7 +62,12 @@ if (pgAvailable) {
 async function replay(argv: readonly string[], env: NodeJS.ProcessEnv) {
   let out = "";
   let err = "";
-  const status = await runReplayCommand(argv, env, { write: (text) => void (out += text) }, { write: (text) => void (err += text) });
+  const status = await runReplayCommand(
+    argv,
+    env,
+    { write: (text) => void (out += text) },
+    { write: (text) => void (err += text) },
+  );
   return { status, out, err };
 }
 
@@ -58,7 +84,14 @@ describe.each(stores)("sds-sync replay on %s", (_name, storeFor) => {
   it("replays the recorded entries: yield, learning that the survey earnings prefers never completes, earns more per matched entry", async () => {
     const { database, url } = storeFor(directory);
     api = createFakeSupplierApi({
-      suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: [survey(STALLS, "4.00", "50"), survey(CONVERTS, "2.00", "20")], account: { OutgoingEncryption: unsigned } }],
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: [survey(STALLS, "4.00", "50"), survey(CONVERTS, "2.00", "20")],
+          account: { OutgoingEncryption: unsigned },
+        },
+      ],
     });
     api.setSurveyStats(STALLS, {});
     api.setSurveyStats(CONVERTS, {});
@@ -69,13 +102,25 @@ describe.each(stores)("sds-sync replay on %s", (_name, storeFor) => {
     for (let index = 0; index < ENTRIES; index++) {
       const surveyId = index % 2 === 0 ? STALLS : CONVERTS;
       const token = `replay-${index}`;
-      const issued = await service.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId, token, uid: `u-${index}` }) });
+      const issued = await service.request("/v1/entry-links", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ surveyId, token, uid: `u-${index}` }),
+      });
       expect(issued.status, await issued.clone().text()).toBe(201);
       const outcome = surveyId === CONVERTS ? "complete" : "terminate";
       expect((await fetch(`${service.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${token}`)).status).toBe(200);
     }
     // One entry still pending: it shows the survey was live, and is not evaluated.
-    expect((await service.request("/v1/entry-links", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ surveyId: STALLS, token: "pending", uid: "u-pending" }) })).status).toBe(201);
+    expect(
+      (
+        await service.request("/v1/entry-links", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ surveyId: STALLS, token: "pending", uid: "u-pending" }),
+        })
+      ).status,
+    ).toBe(201);
 
     const { status, out, err } = await replay(["--json", "--seed", "3"], { DATABASE_URL: url });
     expect(err).toBe("");
@@ -83,7 +128,12 @@ describe.each(stores)("sds-sync replay on %s", (_name, storeFor) => {
     const report = JSON.parse(out) as ReplayReport;
     expect(report.entries).toMatchObject({ recorded: ENTRIES + 1, decided: ENTRIES, pending: 1, surveysWithoutIr: 0 });
     const [recorded, earnings, yieldPolicy] = report.policies;
-    expect(recorded).toMatchObject({ policy: "recorded", matched: ENTRIES, completes: ENTRIES / 2, earningsPerEntry: 1 });
+    expect(recorded).toMatchObject({
+      policy: "recorded",
+      matched: ENTRIES,
+      completes: ENTRIES / 2,
+      earningsPerEntry: 1,
+    });
     expect(earnings).toMatchObject({ policy: "earnings", evaluated: ENTRIES, completes: 0, earningsPerEntry: 0 });
     expect(yieldPolicy?.policy).toBe("yield");
     expect(yieldPolicy?.completes).toBeGreaterThan(0);
@@ -118,7 +168,11 @@ describe("sds-sync replay refuses", () => {
   });
 
   it("a store that does not exist with 1, naming the file", async () => {
-    expect(await replay([], { DATABASE_URL: "sqlite:/nonexistent/sds.db" })).toEqual({ status: 1, out: "", err: "sds-sync replay: no store at /nonexistent/sds.db: replay reads the store a running sds-sync wrote (DATABASE_URL)\n" });
+    expect(await replay([], { DATABASE_URL: "sqlite:/nonexistent/sds.db" })).toEqual({
+      status: 1,
+      out: "",
+      err: "sds-sync replay: no store at /nonexistent/sds.db: replay reads the store a running sds-sync wrote (DATABASE_URL)\n",
+    });
   });
 
   it("nothing when asked for help", async () => {

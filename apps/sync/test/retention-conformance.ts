@@ -7,7 +7,8 @@ const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
 /** `count` opened changes for surveys `from`, `from + 1`, … */
-const opened = (from: number, count: number) => Array.from({ length: count }, (_, index) => ({ type: "opened" as const, surveyId: from + index }));
+const opened = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => ({ type: "opened" as const, surveyId: from + index }));
 
 /** The retention contract of {@link SyncStore} (pruning and the feed horizon), run against every implementation. */
 export function describeRetentionConformance(name: string, createHarness: () => Promise<StoreHarness>): void {
@@ -73,21 +74,47 @@ export function describeRetentionConformance(name: string, createHarness: () => 
     });
 
     it("prunes quarantine entries resolved before the horizon and keeps unresolved ones however old", async () => {
-      const item = (key: string) => ({ key, surveyId: null, source: "qualifications" as const, item: "{}", issues: "[]" });
-      await store.commitCycle(emptyCommit(t0, { quarantine: [item("item:resolved-early"), item("item:resolved-late"), item("item:current")] }));
+      const item = (key: string) => ({
+        key,
+        surveyId: null,
+        source: "qualifications" as const,
+        item: "{}",
+        issues: "[]",
+      });
+      await store.commitCycle(
+        emptyCommit(t0, {
+          quarantine: [item("item:resolved-early"), item("item:resolved-late"), item("item:current")],
+        }),
+      );
       await store.commitCycle(emptyCommit(later(30), { resolvedQuarantineKeys: ["item:resolved-early"] }));
       await store.commitCycle(emptyCommit(later(120), { resolvedQuarantineKeys: ["item:resolved-late"] }));
-      expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({ deleted: 1, more: false, deferred: false });
-      expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({ deleted: 0, more: false, deferred: false });
+      expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({
+        deleted: 1,
+        more: false,
+        deferred: false,
+      });
+      expect(await store.pruneBatch("quarantine", later(60), 100)).toEqual({
+        deleted: 0,
+        more: false,
+        deferred: false,
+      });
       expect((await store.listQuarantine(10)).map((entry) => entry.key)).toEqual(["item:current"]);
       // The entry resolved after the horizon is still history; it goes once it is older too.
-      expect(await store.pruneBatch("quarantine", later(200), 100)).toEqual({ deleted: 1, more: false, deferred: false });
+      expect(await store.pruneBatch("quarantine", later(200), 100)).toEqual({
+        deleted: 1,
+        more: false,
+        deferred: false,
+      });
       expect((await store.listQuarantine(10)).map((entry) => entry.key)).toEqual(["item:current"]);
       expect((await store.stats()).quarantined).toBe(1);
     });
 
     it("counts live and closed surveys by language for the status page", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [1, 2, 3].map((id) => surveyWrite(sampleSurvey(id, { LanguageId: id === 3 ? 9 : 3 }))) }));
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: [1, 2, 3].map((id) => surveyWrite(sampleSurvey(id, { LanguageId: id === 3 ? 9 : 3 }))),
+        }),
+      );
       await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [2] }));
       expect(await store.countByLanguage()).toEqual([
         { languageId: 3, live: 1, closed: 1 },
@@ -98,12 +125,20 @@ export function describeRetentionConformance(name: string, createHarness: () => 
     it("leaves an open cycle's transaction whole: its writes all commit, and none of them are pruned", async () => {
       await store.commitCycle(emptyCommit(t0, { changes: opened(1, 2) }));
       const transaction = await store.beginCycle(later(10));
-      await transaction.write(emptyCommit(later(10), { surveys: [surveyWrite(sampleSurvey(3))], changes: opened(3, 1) }));
+      await transaction.write(
+        emptyCommit(later(10), { surveys: [surveyWrite(sampleSurvey(3))], changes: opened(3, 1) }),
+      );
       const outcome = await store.pruneBatch("changes", later(60), 100);
       // SQLite has one writer, which the cycle holds: the batch waits for the next pass. PostgreSQL prunes beside it.
-      expect(outcome).toEqual(store.kind === "sqlite" ? { deleted: 0, more: true, deferred: true } : { deleted: 2, more: false, deferred: false });
+      expect(outcome).toEqual(
+        store.kind === "sqlite"
+          ? { deleted: 0, more: true, deferred: true }
+          : { deleted: 2, more: false, deferred: false },
+      );
       await transaction.commit(runAt(later(10)));
-      expect((await store.listChanges(0, 100)).map((change) => change.sequence)).toEqual(store.kind === "sqlite" ? [1, 2, 3] : [3]);
+      expect((await store.listChanges(0, 100)).map((change) => change.sequence)).toEqual(
+        store.kind === "sqlite" ? [1, 2, 3] : [3],
+      );
       expect((await store.getSurvey(3))?.id).toBe(3);
     });
   });

@@ -29,7 +29,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.each(stores)("retention over HTTP on %s", (_name, database) => {
   let harness: ServiceHarness;
   beforeAll(async () => {
-    harness = await startServiceHarness({ surveys: 10, config: { retentionSeconds: RETENTION_SECONDS }, ...(database ? { database } : {}) });
+    harness = await startServiceHarness({
+      surveys: 10,
+      config: { retentionSeconds: RETENTION_SECONDS },
+      ...(database ? { database } : {}),
+    });
   });
   afterAll(async () => {
     await harness.close();

@@ -12,7 +12,9 @@ import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from 
 
 const pgAvailable = await postgresAvailable();
 const newer = latestSchemaVersion + 1;
-const refusal = new RegExp(`schema is at version ${newer}, newer than this sds-sync knows \\(${latestSchemaVersion}\\).*restore the backup`);
+const refusal = new RegExp(
+  `schema is at version ${newer}, newer than this sds-sync knows \\(${latestSchemaVersion}\\).*restore the backup`,
+);
 
 describe("a store migrated by a newer sds-sync", () => {
   it("is refused on SQLite, naming both versions and the way back, and left as it was", async () => {
@@ -21,7 +23,9 @@ describe("a store migrated by a newer sds-sync", () => {
     try {
       await (await openSqliteStore({ path })).close();
       const raw = new DatabaseSync(path);
-      raw.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)").run(newer, new Date().toISOString());
+      raw
+        .prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)")
+        .run(newer, new Date().toISOString());
       raw.close();
       await expect(openSqliteStore({ path })).rejects.toThrow(refusal);
       const check = new DatabaseSync(path);
@@ -38,10 +42,16 @@ describe("a store migrated by a newer sds-sync", () => {
     try {
       await (await openSqliteOutcomeStore(path)).close();
       const raw = new DatabaseSync(loopDatabasePath(path));
-      const known = (raw.prepare("SELECT MAX(version) AS version FROM loop_schema_migrations").get() as { version: number }).version;
-      raw.prepare("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)").run(known + 1, new Date().toISOString());
+      const known = (
+        raw.prepare("SELECT MAX(version) AS version FROM loop_schema_migrations").get() as { version: number }
+      ).version;
+      raw
+        .prepare("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)")
+        .run(known + 1, new Date().toISOString());
       raw.close();
-      await expect(openSqliteOutcomeStore(path)).rejects.toThrow(`schema is at version ${known + 1}, newer than this sds-sync knows (${known})`);
+      await expect(openSqliteOutcomeStore(path)).rejects.toThrow(
+        `schema is at version ${known + 1}, newer than this sds-sync knows (${known})`,
+      );
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -53,9 +63,14 @@ describe("a store migrated by a newer sds-sync", () => {
       await (await openPostgresStore({ connectionString: testDatabaseUrl, schema, poolSize: 1 })).close();
       const client = new pg.Client({ connectionString: testDatabaseUrl });
       await client.connect();
-      await client.query(`INSERT INTO "${schema}".schema_migrations (version, name, applied_at) VALUES ($1, 'from the future', now())`, [newer]);
+      await client.query(
+        `INSERT INTO "${schema}".schema_migrations (version, name, applied_at) VALUES ($1, 'from the future', now())`,
+        [newer],
+      );
       await client.end();
-      await expect(openPostgresStore({ connectionString: testDatabaseUrl, schema, poolSize: 1 })).rejects.toThrow(refusal);
+      await expect(openPostgresStore({ connectionString: testDatabaseUrl, schema, poolSize: 1 })).rejects.toThrow(
+        refusal,
+      );
     } finally {
       await dropSchema(schema);
     }

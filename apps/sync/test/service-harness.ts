@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_API_KEY, type FakeServer, type FakeSupplierApi, type FakeSupplierInit, type HostileUpstream } from "@sds/testing";
+import {
+  DEFAULT_API_KEY,
+  type FakeServer,
+  type FakeSupplierApi,
+  type FakeSupplierInit,
+  type HostileUpstream,
+} from "@sds/testing";
 import type { Logger } from "pino";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
@@ -74,7 +80,12 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();
-  await waitFor(() => service.engine.status().lastCycle !== undefined || (!service.engine.status().leader && Date.now() - started > 500), 30_000);
+  await waitFor(
+    () =>
+      service.engine.status().lastCycle !== undefined ||
+      (!service.engine.status().leader && Date.now() - started > 500),
+    30_000,
+  );
   return {
     api,
     hostile,

@@ -32,7 +32,9 @@ let api: ReturnType<typeof createFakeSupplierApi>;
 let directory: string;
 
 beforeAll(async () => {
-  api = createFakeSupplierApi({ suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 5 }] });
+  api = createFakeSupplierApi({
+    suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 5 }],
+  });
   fake = await api.listen();
   directory = mkdtempSync(join(tmpdir(), "sds-sync-signal-"));
 });
@@ -45,14 +47,21 @@ afterAll(async () => {
 
 function spawnBin(database: string, env: Readonly<Record<string, string>> = {}): ServiceProcess {
   return spawnService(
-    { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, database)}`, ...env },
+    {
+      SDS_BASE_URL: fake.baseUrl,
+      SDS_API_KEY: DEFAULT_API_KEY,
+      DATABASE_URL: `sqlite:${join(directory, database)}`,
+      ...env,
+    },
     [],
     { command: [process.execPath, BIN] },
   );
 }
 
 /** How the process ended, once its output is read to the end ("close", not "exit": a pipe may still hold lines). */
-async function exitOf(service: ServiceProcess): Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }> {
+async function exitOf(
+  service: ServiceProcess,
+): Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }> {
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const closed = new Promise<void>((resolve) => {
     service.child.once("close", () => {
@@ -95,17 +104,21 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
     // The first image re-executes itself before it catches anything, so both points are in the image that runs the service.
     ["entry", "in the entry module, just after the stop signals are caught", true],
     ["service-import", "in the re-executed image, before the service's modules load", true],
-  ])("exits 0 without starting when the signal arrives %s (%s)", async (point, _where, reexecuted) => {
-    const service = spawnBin(`${point}.db`, { [TEST_PAUSE_VARIABLE]: point });
-    await waitFor(() => service.output.includes(testPauseLine(point)), PAUSE_WAIT_MS);
-    // Which image is paused: the first one has no heap flag, the re-executed one has it.
-    expect(commandLine(service.child.pid).includes(REEXEC_FLAG)).toBe(reexecuted);
-    service.child.kill("SIGTERM");
-    const exit = await exitOf(service);
-    expect(exit, service.output.join("\n")).toEqual({ code: 0, signal: null });
-    expect(service.output).toContain("sds-sync: SIGTERM received before start: not starting");
-    expect(service.output.join("\n")).not.toContain("starting sds-sync");
-  }, 150_000);
+  ])(
+    "exits 0 without starting when the signal arrives %s (%s)",
+    async (point, _where, reexecuted) => {
+      const service = spawnBin(`${point}.db`, { [TEST_PAUSE_VARIABLE]: point });
+      await waitFor(() => service.output.includes(testPauseLine(point)), PAUSE_WAIT_MS);
+      // Which image is paused: the first one has no heap flag, the re-executed one has it.
+      expect(commandLine(service.child.pid).includes(REEXEC_FLAG)).toBe(reexecuted);
+      service.child.kill("SIGTERM");
+      const exit = await exitOf(service);
+      expect(exit, service.output.join("\n")).toEqual({ code: 0, signal: null });
+      expect(service.output).toContain("sds-sync: SIGTERM received before start: not starting");
+      expect(service.output.join("\n")).not.toContain("starting sds-sync");
+    },
+    150_000,
+  );
 
   it("finishes starting, then stops cleanly with exit 0, when the signal arrives inside start (store migrated, matcher not loaded)", async () => {
     const service = spawnBin("store-open.db", { [TEST_PAUSE_VARIABLE]: "store-open" });
@@ -132,7 +145,12 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
     // A store holding more than two of the matcher's pages (1,000 surveys each), as a restart finds it.
     const store = await openSqliteStore({ path: join(directory, "loaded.db") });
     const surveys = Array.from({ length: 2500 }, (_, index) => sampleSurvey(5000 + index));
-    await store.commitCycle(emptyCommit(new Date("2026-03-01T00:00:00Z"), { surveys: surveys.map((survey) => surveyWrite(survey)), qualifications: surveys.map((survey) => qualificationsOf(survey.SurveyId, 1)) }));
+    await store.commitCycle(
+      emptyCommit(new Date("2026-03-01T00:00:00Z"), {
+        surveys: surveys.map((survey) => surveyWrite(survey)),
+        qualifications: surveys.map((survey) => qualificationsOf(survey.SurveyId, 1)),
+      }),
+    );
     await store.close();
 
     const service = spawnBin("loaded.db", { [TEST_PAUSE_VARIABLE]: "store-open" });
@@ -160,7 +178,12 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
     const { port } = blackHole.address() as AddressInfo;
     try {
       const service = spawnService(
-        { SDS_BASE_URL: `http://127.0.0.1:${port}/api/v1`, SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(directory, "black-hole.db")}`, [TEST_PAUSE_VARIABLE]: "store-open" },
+        {
+          SDS_BASE_URL: `http://127.0.0.1:${port}/api/v1`,
+          SDS_API_KEY: DEFAULT_API_KEY,
+          DATABASE_URL: `sqlite:${join(directory, "black-hole.db")}`,
+          [TEST_PAUSE_VARIABLE]: "store-open",
+        },
         [],
         { command: [process.execPath, BIN] },
       );
@@ -202,7 +225,10 @@ describe.skipIf(process.platform !== "linux")("a SIGTERM while sds-sync starts (
       if (exit.signal === "SIGTERM") {
         // Only Node.js's own boot is outside any handler's reach: then nothing was opened. The
         // store's file tells, not the output: log lines still buffered when a signal kills are lost.
-        expect(existsSync(join(directory, database)), `spawn ${index} (${delayMs} ms) died of SIGTERM after it had opened the store`).toBe(false);
+        expect(
+          existsSync(join(directory, database)),
+          `spawn ${index} (${delayMs} ms) died of SIGTERM after it had opened the store`,
+        ).toBe(false);
       } else {
         expect(exit, `spawn ${index} (${delayMs} ms):\n${output}`).toEqual({ code: 0, signal: null });
         expect(output).not.toContain("could not start");

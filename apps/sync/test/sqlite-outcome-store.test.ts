@@ -34,7 +34,10 @@ describe("the loop store's version 3 migration", () => {
     try {
       const path = join(directory, "sds.db");
       const db = new DatabaseSync(loopDatabasePath(path));
-      migrateSqlite(db, { ...outcomeLedger, migrations: outcomeLedger.migrations.filter((migration) => migration.version <= 2) });
+      migrateSqlite(db, {
+        ...outcomeLedger,
+        migrations: outcomeLedger.migrations.filter((migration) => migration.version <= 2),
+      });
       const at = "2026-03-01T10:00:00.000Z";
       db.exec(`INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at) VALUES
         ('a', 7, 'r1', 2.5, '${at}', 'complete', '${at}'), ('b', 7, 'r2', 2.5, '${at}', 'terminate', '${at}'), ('c', 8, 'r3', 1, '${at}', NULL, NULL)`);
@@ -44,8 +47,26 @@ describe("the loop store's version 3 migration", () => {
       db.close();
       const store = await openSqliteOutcomeStore(path);
       expect(await store.conversion()).toEqual([
-        { surveyId: 7, entries: 2, completes: 1, terminates: 1, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 2.5 },
-        { surveyId: 8, entries: 1, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 },
+        {
+          surveyId: 7,
+          entries: 2,
+          completes: 1,
+          terminates: 1,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 0,
+          earnings: 2.5,
+        },
+        {
+          surveyId: 8,
+          entries: 1,
+          completes: 0,
+          terminates: 0,
+          overquotas: 0,
+          securityTerminates: 0,
+          reversals: 0,
+          earnings: 0,
+        },
       ]);
       expect(await store.outcomeCounts()).toEqual({ complete: 1, terminate: 1, overquota: 1, security: 0 });
       expect(await store.orphanCount()).toBe(1);

@@ -69,9 +69,18 @@ describe("the SQLite backup and restore scripts", () => {
     expect(existsSync(loopDatabasePath(join(directory, "store")))).toBe(true);
     expect((await runScript("sqlite-backup.js", join(directory, "store"), join(directory, "copy"))).code).toBe(0);
     expect(existsSync(loopDatabasePath(join(directory, "copy")))).toBe(true);
-    expect((await runScript("sqlite-restore.js", join(directory, "copy"), join(directory, "restored.sqlite"))).code).toBe(0);
+    expect(
+      (await runScript("sqlite-restore.js", join(directory, "copy"), join(directory, "restored.sqlite"))).code,
+    ).toBe(0);
     expect(await outcomesIn(join(directory, "restored.sqlite"))).toBe(3);
-    expect(readdirSync(directory).sort()).toEqual(["copy", "copy.loop.db", "restored.loop.sqlite", "restored.sqlite", "store", "store.loop.db"]);
+    expect(readdirSync(directory).sort()).toEqual([
+      "copy",
+      "copy.loop.db",
+      "restored.loop.sqlite",
+      "restored.sqlite",
+      "store",
+      "store.loop.db",
+    ]);
   });
 
   it("back up a store from before the respondent loop: say so, exit 0, and remove a loop file an earlier backup left under that name", async () => {
@@ -80,8 +89,12 @@ describe("the SQLite backup and restore scripts", () => {
     await makeStore(join(directory, "pre-loop.db"), 0, false);
     const result = await runScript("sqlite-backup.js", join(directory, "pre-loop.db"), join(directory, "backup.db"));
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(result.stdout).toContain(`no loop file at ${join(directory, "pre-loop.loop.db")} (a store from before the respondent loop): only the store was backed up`);
-    expect(result.stdout).toContain(`removed ${join(directory, "backup.loop.db")}, left by an earlier backup under this name`);
+    expect(result.stdout).toContain(
+      `no loop file at ${join(directory, "pre-loop.loop.db")} (a store from before the respondent loop): only the store was backed up`,
+    );
+    expect(result.stdout).toContain(
+      `removed ${join(directory, "backup.loop.db")}, left by an earlier backup under this name`,
+    );
     expect(existsSync(join(directory, "backup.loop.db"))).toBe(false);
   });
 
@@ -115,7 +128,9 @@ describe("the SQLite backup and restore scripts", () => {
     closeSync(descriptor);
     const result = await runScript("sqlite-restore.js", join(directory, "backup.db"), target);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`sqlite-restore: ${join(directory, "backup.loop.db")} is damaged or not a SQLite file: database disk image is malformed`);
+    expect(result.stderr).toContain(
+      `sqlite-restore: ${join(directory, "backup.loop.db")} is damaged or not a SQLite file: database disk image is malformed`,
+    );
     expect(await outcomesIn(target)).toBe(4);
     expect(readdirSync(directory).filter((name) => name.includes("partial"))).toEqual([]);
   });
@@ -137,7 +152,9 @@ describe("the SQLite backup and restore scripts", () => {
       expect(result.code, `${name} ${args.join(" ")}`).toBe(2);
       expect(result.stderr).toMatch(/usage: /);
     }
-    expect((await runScript("sqlite-restore.js", "--help")).stdout).toMatch(/^usage: sqlite-restore\.js \[--force\] BACKUP\.db TARGET\.db/);
+    expect((await runScript("sqlite-restore.js", "--help")).stdout).toMatch(
+      /^usage: sqlite-restore\.js \[--force\] BACKUP\.db TARGET\.db/,
+    );
   });
 });
 
@@ -172,16 +189,22 @@ describe.skipIf(!postgresUp)("loop-to-postgres.js refusals", () => {
   it("refuses a schema where sds-sync never ran, says how to create the tables, and never prints the password", async () => {
     const result = await runScript("loop-to-postgres.js", join(directory, "sds.db"), databaseUrl("s3cret-pass"));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`schema ${schema} has no loop_schema_migrations table: start sds-sync once with this DATABASE_URL`);
+    expect(result.stderr).toContain(
+      `schema ${schema} has no loop_schema_migrations table: start sds-sync once with this DATABASE_URL`,
+    );
     expect(result.stdout + result.stderr).not.toContain("s3cret-pass");
   });
 
   it("refuses a schema at another version of the loop tables, and copies nothing", async () => {
     await (await openPostgresOutcomeStore({ connectionString: testDatabaseUrl, schema })).close();
-    await query(`DELETE FROM "${schema}".loop_schema_migrations WHERE version = (SELECT max(version) FROM "${schema}".loop_schema_migrations)`);
+    await query(
+      `DELETE FROM "${schema}".loop_schema_migrations WHERE version = (SELECT max(version) FROM "${schema}".loop_schema_migrations)`,
+    );
     const result = await runScript("loop-to-postgres.js", join(directory, "sds.db"), databaseUrl());
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/the loop tables in schema \w+ are at version (\d+), the SQLite loop file at \d+: start the sds-sync version that migrated the SQLite file once/);
+    expect(result.stderr).toMatch(
+      /the loop tables in schema \w+ are at version (\d+), the SQLite loop file at \d+: start the sds-sync version that migrated the SQLite file once/,
+    );
     expect(await query(`SELECT count(*)::int AS count FROM "${schema}".loop_outcomes`)).toEqual([{ count: 0 }]);
   });
 
@@ -198,6 +221,8 @@ describe.skipIf(!postgresUp)("loop-to-postgres.js refusals", () => {
     } finally {
       await held.close();
     }
-    expect(await query(`SELECT value::int AS value FROM "${schema}".loop_counters WHERE name = 'outcomes'`)).toEqual([{ value: 3 }]);
+    expect(await query(`SELECT value::int AS value FROM "${schema}".loop_counters WHERE name = 'outcomes'`)).toEqual([
+      { value: 3 },
+    ]);
   });
 });

@@ -20,7 +20,15 @@ export const DATED = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/;
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -37,12 +45,21 @@ export async function inFirstScreen(page: Page, selector: string): Promise<boole
   const box = await page.locator(selector).boundingBox();
   const viewport = page.viewportSize();
   const scrolled = await page.evaluate(() => window.scrollY);
-  return box !== null && viewport !== null && scrolled === 0 && box.y >= 0 && box.y + box.height <= viewport.height && box.width > 0;
+  return (
+    box !== null &&
+    viewport !== null &&
+    scrolled === 0 &&
+    box.y >= 0 &&
+    box.y + box.height <= viewport.height &&
+    box.width > 0
+  );
 }
 
 /** How far the page is wider than its viewport, in CSS pixels (0: no horizontal scroll). */
 export function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth);
+  return page.evaluate(
+    () => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth,
+  );
 }
 
 /** WCAG relative luminance of an `rgb(…)` colour. */
@@ -67,10 +84,18 @@ export function textColours(page: Page): Promise<{ text: string; color: string; 
       .filter((node) => node.textContent.trim() !== "" && (node as HTMLElement).offsetParent !== null)
       .map((node) => {
         let background = "rgba(0, 0, 0, 0)";
-        for (let current: Element | null = node; current && /rgba\(0, 0, 0, 0\)|transparent/.test(background); current = current.parentElement) {
+        for (
+          let current: Element | null = node;
+          current && /rgba\(0, 0, 0, 0\)|transparent/.test(background);
+          current = current.parentElement
+        ) {
           background = getComputedStyle(current).backgroundColor;
         }
-        return { text: node.textContent.slice(0, 40), color: getComputedStyle(node).color, background: /rgba\(0, 0, 0, 0\)/.test(background) ? "rgb(255, 255, 255)" : background };
+        return {
+          text: node.textContent.slice(0, 40),
+          color: getComputedStyle(node).color,
+          background: /rgba\(0, 0, 0, 0\)/.test(background) ? "rgb(255, 255, 255)" : background,
+        };
       }),
   );
 }

@@ -2,7 +2,16 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
-import { chromiumPath, DATED, DESKTOP, horizontalOverflow, inFirstScreen, launchChromium, PHONE, screenshot } from "./status-page-browser.ts";
+import {
+  chromiumPath,
+  DATED,
+  DESKTOP,
+  horizontalOverflow,
+  inFirstScreen,
+  launchChromium,
+  PHONE,
+  screenshot,
+} from "./status-page-browser.ts";
 
 describe.skipIf(!chromiumPath)("the status page during an upstream outage", () => {
   let harness: ServiceHarness;
@@ -29,12 +38,20 @@ describe.skipIf(!chromiumPath)("the status page during an upstream outage", () =
     harness.api.faults.add({ kind: "status", status: 503, operation: "listSurveys" });
     await waitFor(async () => (await harness.request("/readyz")).status === 503, 10_000);
     await expect.poll(() => page.locator("#health").getAttribute("class"), { timeout: 15_000 }).toBe("state-down");
-    expect(await page.locator("#health-headline").textContent()).toBe("Not ready: stale: the last successful sync cycle is too old");
+    expect(await page.locator("#health-headline").textContent()).toBe(
+      "Not ready: stale: the last successful sync cycle is too old",
+    );
     expect(await inFirstScreen(page, "#health"), "the whole health band is in the first screen").toBe(true);
     expect(await page.title(), "and the tab's title").toBe("NOT READY · sds-sync");
-    expect(await page.locator("#health .band").evaluate((band) => getComputedStyle(band).backgroundColor)).toBe("rgb(164, 0, 0)");
-    expect(await page.locator("#health-detail").textContent()).toMatch(new RegExp(`Last successful sync ${DATED.source}.*Last failure ${DATED.source}: `));
-    await expect.poll(async () => Number(await page.locator("#fact-failures").textContent()), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await page.locator("#health .band").evaluate((band) => getComputedStyle(band).backgroundColor)).toBe(
+      "rgb(164, 0, 0)",
+    );
+    expect(await page.locator("#health-detail").textContent()).toMatch(
+      new RegExp(`Last successful sync ${DATED.source}.*Last failure ${DATED.source}: `),
+    );
+    await expect
+      .poll(async () => Number(await page.locator("#fact-failures").textContent()), { timeout: 10_000 })
+      .toBeGreaterThan(0);
     expect(await page.locator("#fact-failures").getAttribute("class")).toBe("bad");
     expect(await inFirstScreen(page, "#fact-failures")).toBe(true);
     expect(await page.locator("#cycles tbody td.failed").count()).toBeGreaterThan(0);

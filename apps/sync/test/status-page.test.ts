@@ -2,7 +2,18 @@ import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
-import { chromiumPath, contrast, DATED, DESKTOP, horizontalOverflow, inFirstScreen, launchChromium, PHONE, screenshot, textColours } from "./status-page-browser.ts";
+import {
+  chromiumPath,
+  contrast,
+  DATED,
+  DESKTOP,
+  horizontalOverflow,
+  inFirstScreen,
+  launchChromium,
+  PHONE,
+  screenshot,
+  textColours,
+} from "./status-page-browser.ts";
 
 const token = "status-page-token-0123456789";
 const authorized = { authorization: `Bearer ${token}`, "content-type": "application/json" };
@@ -17,7 +28,9 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
   async function atBothWidths(name: string): Promise<void> {
     shots.push(await screenshot(page, `${name}-1280`));
     await page.setViewportSize(PHONE);
-    await expect.poll(() => horizontalOverflow(page), { message: `${name}: no horizontal scroll at 390 px` }).toBeLessThanOrEqual(0);
+    await expect
+      .poll(() => horizontalOverflow(page), { message: `${name}: no horizontal scroll at 390 px` })
+      .toBeLessThanOrEqual(0);
     shots.push(await screenshot(page, `${name}-390`));
     await page.setViewportSize(DESKTOP);
   }
@@ -72,11 +85,20 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
 
   it("refuses a token a header cannot carry with a message, and is never stuck: the form stays usable, also after a reload", async () => {
     // "é" is Latin-1 (a browser sends it, the service cannot take it); "€" is not (fetch throws).
-    for (const unusable of ["tokén-with-an-accent-0123456789", "token-with-a-euro-€-0123456789", "token with spaces 0123456789"]) {
+    for (const unusable of [
+      "tokén-with-an-accent-0123456789",
+      "token-with-a-euro-€-0123456789",
+      "token with spaces 0123456789",
+    ]) {
       await page.getByLabel("API token").fill(unusable);
       await page.getByRole("button", { name: "Show status" }).click();
-      await expect.poll(() => page.locator("#token-error").textContent(), { message: unusable }).toMatch(/character an HTTP header cannot carry/);
-      expect(await page.evaluate(() => sessionStorage.getItem("sds-sync-token")), "the bad token is not kept").toBeNull();
+      await expect
+        .poll(() => page.locator("#token-error").textContent(), { message: unusable })
+        .toMatch(/character an HTTP header cannot carry/);
+      expect(
+        await page.evaluate(() => sessionStorage.getItem("sds-sync-token")),
+        "the bad token is not kept",
+      ).toBeNull();
       expect(await page.locator("#token-form").isVisible()).toBe(true);
       await page.locator("#token-error").evaluate((node) => {
         node.textContent = "";
@@ -90,7 +112,9 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     });
     await page.reload();
     await page.getByLabel("API token").waitFor();
-    await expect.poll(() => page.locator("#token-error").textContent()).toMatch(/character an HTTP header cannot carry/);
+    await expect
+      .poll(() => page.locator("#token-error").textContent())
+      .toMatch(/character an HTTP header cannot carry/);
     expect(await page.locator("#token-form").isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem("sds-sync-token"))).toBeNull();
   });
@@ -104,21 +128,34 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     await expect.poll(() => page.locator("#health").getAttribute("class")).toBe("state-warn");
     expect(await page.locator("#health-headline").textContent()).toBe("Ready, with warnings");
     expect(await page.locator("#warnings").textContent()).toMatch(/accepted unsigned/i);
-    for (const selector of ["#health-headline", "#warnings", "#fact-last-success", "#fact-failures", "#fact-role"]) expect(await inFirstScreen(page, selector), selector).toBe(true);
+    for (const selector of ["#health-headline", "#warnings", "#fact-last-success", "#fact-failures", "#fact-role"])
+      expect(await inFirstScreen(page, selector), selector).toBe(true);
     expect(await page.locator("#fact-last-success").textContent()).toMatch(DATED);
     expect(await page.locator("#fact-failures").textContent()).toBe("0");
     expect(await page.locator("#fact-role").textContent()).toBe("Leader");
     expect(await page.locator("#fact-signing").textContent()).toBe("Accepted unsignedentry links signed");
-    expect(await page.locator("#health-detail").textContent()).toMatch(new RegExp(`Last successful sync ${DATED.source}`));
+    expect(await page.locator("#health-detail").textContent()).toMatch(
+      new RegExp(`Last successful sync ${DATED.source}`),
+    );
     // Then the money: no entry link was issued yet.
-    expect(await page.locator("#money-windows tbody tr", { hasText: /^Entries/ }).locator("td").last().textContent(), "lifetime entries").toBe("0");
+    expect(
+      await page
+        .locator("#money-windows tbody tr", { hasText: /^Entries/ })
+        .locator("td")
+        .last()
+        .textContent(),
+      "lifetime entries",
+    ).toBe("0");
 
     const live = harness.api.listSurveys(1001);
     const perLanguage = new Map<number, number>();
     for (const survey of live) perLanguage.set(survey.LanguageId, (perLanguage.get(survey.LanguageId) ?? 0) + 1);
-    const rows = await page.locator("#languages tbody tr").evaluateAll((elements) => elements.map((row) => [...row.children].map((cell) => cell.textContent)));
+    const rows = await page
+      .locator("#languages tbody tr")
+      .evaluateAll((elements) => elements.map((row) => [...row.children].map((cell) => cell.textContent)));
     expect(rows).toHaveLength(perLanguage.size);
-    for (const [name, liveCount] of rows) expect(Number(liveCount), name).toBe(perLanguage.get(Number(/(\d+)\)?$/.exec(name ?? "")?.[1])));
+    for (const [name, liveCount] of rows)
+      expect(Number(liveCount), name).toBe(perLanguage.get(Number(/(\d+)\)?$/.exec(name ?? "")?.[1])));
     expect(await page.locator("#inventory-summary").textContent()).toContain(`${live.length} live and 0 closed`);
     expect(await page.locator("#cycles-charts svg").count()).toBe(3);
     expect(await page.locator("#cycles tbody td").first().textContent()).toMatch(DATED);
@@ -133,16 +170,24 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     const closed = live[0]?.SurveyId ?? 0;
     harness.api.closeSurvey(closed);
     expect((await harness.request("/v1/sync/run", { method: "POST", headers: authorized })).status).toBe(200);
-    await expect.poll(() => page.locator("#feed li").first().textContent(), { timeout: 15_000 }).toContain(`closed survey ${closed}`);
+    await expect
+      .poll(() => page.locator("#feed li").first().textContent(), { timeout: 15_000 })
+      .toContain(`closed survey ${closed}`);
     expect(await page.locator("#feed li").first().textContent()).toMatch(DATED);
-    await expect.poll(() => page.locator("#inventory-summary").textContent(), { timeout: 15_000 }).toContain(`${live.length - 1} live and 1 closed`);
+    await expect
+      .poll(() => page.locator("#inventory-summary").textContent(), { timeout: 15_000 })
+      .toContain(`${live.length - 1} live and 1 closed`);
     await atBothWidths("status-healthy");
   });
 
   it("shows the respondent loop's money once an entry link was issued and its outcome recorded", async () => {
     const survey = harness.api.listSurveys(1001)[1];
     if (!survey) throw new Error("the fake has live surveys");
-    const issued = await harness.request("/v1/entry-links", { method: "POST", headers: authorized, body: JSON.stringify({ surveyId: survey.SurveyId, token: "page-entry-1" }) });
+    const issued = await harness.request("/v1/entry-links", {
+      method: "POST",
+      headers: authorized,
+      body: JSON.stringify({ surveyId: survey.SurveyId, token: "page-entry-1" }),
+    });
     expect(issued.status).toBe(201);
     // The fake's account signs no outcome callbacks, so the service records an unsigned one.
     expect((await harness.request("/v1/outcomes/complete?vq_token=page-entry-1")).status).toBe(200);
@@ -154,10 +199,16 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     const cells = await row.locator("td").allTextContents();
     expect(cells.slice(0, 3)).toEqual([`Survey ${survey.SurveyId}`, "1", "1"]);
     expect(cells[3]).toBe("100 %");
-    expect(await page.locator("#money-windows tbody tr", { hasText: "Entries" }).locator("td").last().textContent(), "lifetime entries").toBe("1");
+    expect(
+      await page.locator("#money-windows tbody tr", { hasText: "Entries" }).locator("td").last().textContent(),
+      "lifetime entries",
+    ).toBe("1");
     expect(await page.locator("#fact-outcomes").textContent()).toContain("complete 1");
     // The money comes right after the health: above the inventory.
-    const [money, inventory] = await Promise.all([page.locator("#money").boundingBox(), page.locator("#inventory").boundingBox()]);
+    const [money, inventory] = await Promise.all([
+      page.locator("#money").boundingBox(),
+      page.locator("#inventory").boundingBox(),
+    ]);
     expect((money?.y ?? Infinity) < (inventory?.y ?? 0)).toBe(true);
     await atBothWidths("status-loop");
   });
@@ -165,8 +216,16 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
   it("keeps text contrast at WCAG AA (4.5:1), every form field labelled, and every chart titled", async () => {
     const samples = await textColours(page);
     expect(samples.length).toBeGreaterThan(40);
-    for (const sample of samples) expect(contrast(sample.color, sample.background), `${sample.text}: ${sample.color} on ${sample.background}`).toBeGreaterThanOrEqual(4.5);
-    const unlabelled = await page.evaluate(() => [...document.querySelectorAll("input, select")].filter((input) => (input as HTMLInputElement).labels?.length === 0).map((input) => input.id));
+    for (const sample of samples)
+      expect(
+        contrast(sample.color, sample.background),
+        `${sample.text}: ${sample.color} on ${sample.background}`,
+      ).toBeGreaterThanOrEqual(4.5);
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll("input, select")]
+        .filter((input) => (input as HTMLInputElement).labels?.length === 0)
+        .map((input) => input.id),
+    );
     expect(unlabelled).toEqual([]);
     expect(await page.locator("svg[role=img] > title").count()).toBe(3);
   });

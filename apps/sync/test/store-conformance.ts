@@ -26,7 +26,9 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(await store.loadSurveyStates()).toEqual([]);
       expect(await store.latestSequence()).toBe(0);
       expect(await store.lastSuccessfulRun()).toBeUndefined();
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }),
+      );
       await store.close();
       const reopened = await open();
       expect((await reopened.loadSurveyStates()).map((state) => state.id)).toEqual([1]);
@@ -47,17 +49,32 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(detail?.survey).toEqual(survey);
       expect(detail?.status).toBe("live");
       expect(detail?.closedAt).toBeNull();
-      expect(detail?.qualifications.map((q) => (q as { QualificationId: number }).QualificationId)).toEqual([100, 101, 102]);
-      expect(detail?.quotas).toEqual([{ QuotaId: 900, Conditions: [] }, { QuotaId: 901, Conditions: [] }]);
+      expect(detail?.qualifications.map((q) => (q as { QualificationId: number }).QualificationId)).toEqual([
+        100, 101, 102,
+      ]);
+      expect(detail?.quotas).toEqual([
+        { QuotaId: 900, Conditions: [] },
+        { QuotaId: 901, Conditions: [] },
+      ]);
       const [state] = await store.loadSurveyStates();
-      expect(state).toMatchObject({ id: 42, status: "live", quotaCount: 2, qualificationsMarker: survey.Qual_LastUpdatedOnUTC, needsRefetch: false });
+      expect(state).toMatchObject({
+        id: 42,
+        status: "live",
+        quotaCount: 2,
+        qualificationsMarker: survey.Qual_LastUpdatedOnUTC,
+        needsRefetch: false,
+      });
       expect(await store.getSurvey(43)).toBeUndefined();
     });
 
     it("reads several surveys with their children in the order asked, and lists the live ones awaiting a refetch", async () => {
       await store.commitCycle(
         emptyCommit(t0, {
-          surveys: [surveyWrite(sampleSurvey(1)), surveyWrite(sampleSurvey(2), { needsRefetch: true }), surveyWrite(sampleSurvey(3), { needsRefetch: true })],
+          surveys: [
+            surveyWrite(sampleSurvey(1)),
+            surveyWrite(sampleSurvey(2), { needsRefetch: true }),
+            surveyWrite(sampleSurvey(3), { needsRefetch: true }),
+          ],
           qualifications: [qualificationsOf(1, 2), qualificationsOf(2, 1)],
           changes: [],
         }),
@@ -73,7 +90,7 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("reads the records of several surveys as the JSON text stored, closed ones included, leaving out ids not stored", async () => {
-      const surveys = [sampleSurvey(1), { ...sampleSurvey(2), Name: "Ünïcode ✓ \"quoted\"" }, sampleSurvey(3)];
+      const surveys = [sampleSurvey(1), { ...sampleSurvey(2), Name: 'Ünïcode ✓ "quoted"' }, sampleSurvey(3)];
       await store.commitCycle(emptyCommit(t0, { surveys: surveys.map((survey) => surveyWrite(survey)) }));
       await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [3], changes: [] }));
       const records = await store.surveyRecords([3, 99, 2, 1]);
@@ -83,21 +100,37 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("replaces child records instead of appending to them", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 4)] }));
-      await store.commitCycle(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 1)] }));
+      await store.commitCycle(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 4)] }),
+      );
+      await store.commitCycle(
+        emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(1))], qualifications: [qualificationsOf(1, 1)] }),
+      );
       expect((await store.getSurvey(1))?.qualifications).toHaveLength(1);
     });
 
     it("closes absent surveys without deleting them, and reopens them", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1)), surveyWrite(sampleSurvey(2))], qualifications: [qualificationsOf(1, 2)] }));
-      await store.commitCycle(emptyCommit(later(60), { closedSurveyIds: [1], changes: [{ type: "closed", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: [surveyWrite(sampleSurvey(1)), surveyWrite(sampleSurvey(2))],
+          qualifications: [qualificationsOf(1, 2)],
+        }),
+      );
+      await store.commitCycle(
+        emptyCommit(later(60), { closedSurveyIds: [1], changes: [{ type: "closed", surveyId: 1 }] }),
+      );
       const closed = await store.getSurvey(1);
       expect(closed?.status).toBe("closed");
       expect(closed?.closedAt).toBe(later(60).toISOString());
       expect(closed?.qualifications).toHaveLength(2);
-      expect((await store.stats())).toMatchObject({ live: 1, closed: 1 });
+      expect(await store.stats()).toMatchObject({ live: 1, closed: 1 });
 
-      await store.commitCycle(emptyCommit(later(120), { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "reopened", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(later(120), {
+          surveys: [surveyWrite(sampleSurvey(1))],
+          changes: [{ type: "reopened", surveyId: 1 }],
+        }),
+      );
       const reopened = await store.getSurvey(1);
       expect(reopened?.status).toBe("live");
       expect(reopened?.closedAt).toBeNull();
@@ -106,9 +139,16 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("numbers changes gaplessly across commits, in the order given", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [1, 2, 3].map((id) => surveyWrite(sampleSurvey(id))), changes: [1, 2, 3].map((id) => ({ type: "opened" as const, surveyId: id })) }));
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: [1, 2, 3].map((id) => surveyWrite(sampleSurvey(id))),
+          changes: [1, 2, 3].map((id) => ({ type: "opened" as const, surveyId: id })),
+        }),
+      );
       await store.commitCycle(emptyCommit(later(60)));
-      const outcome = await store.commitCycle(emptyCommit(later(120), { closedSurveyIds: [2], changes: [{ type: "closed", surveyId: 2 }] }));
+      const outcome = await store.commitCycle(
+        emptyCommit(later(120), { closedSurveyIds: [2], changes: [{ type: "closed", surveyId: 2 }] }),
+      );
       expect(outcome.firstSequence).toBe(4);
       expect(outcome.lastSequence).toBe(4);
       const changes = await store.listChanges(0, 100);
@@ -125,14 +165,22 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("rolls a failed commit back entirely and leaves no gap in the sequence", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }),
+      );
       // The second survey breaks a NOT NULL constraint after the first one was written: the database refuses mid-transaction.
       const broken = surveyWrite(sampleSurvey(3));
       const failing = emptyCommit(later(60), {
-        surveys: [surveyWrite(sampleSurvey(2)), { ...broken, columns: { ...broken.columns, languageId: null as unknown as number } }],
+        surveys: [
+          surveyWrite(sampleSurvey(2)),
+          { ...broken, columns: { ...broken.columns, languageId: null as unknown as number } },
+        ],
         qualifications: [qualificationsOf(2, 1)],
         closedSurveyIds: [1],
-        changes: [{ type: "opened", surveyId: 2 }, { type: "closed", surveyId: 1 }],
+        changes: [
+          { type: "opened", surveyId: 2 },
+          { type: "closed", surveyId: 1 },
+        ],
       });
       await expect(store.commitCycle(failing)).rejects.toThrow(/commit failed/);
       expect(await store.getSurvey(2)).toBeUndefined();
@@ -140,17 +188,29 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect(await store.latestSequence()).toBe(1);
       expect(await store.listRuns(10)).toHaveLength(1);
 
-      const outcome = await store.commitCycle(emptyCommit(later(120), { surveys: [surveyWrite(sampleSurvey(2))], changes: [{ type: "opened", surveyId: 2 }] }));
+      const outcome = await store.commitCycle(
+        emptyCommit(later(120), {
+          surveys: [surveyWrite(sampleSurvey(2))],
+          changes: [{ type: "opened", surveyId: 2 }],
+        }),
+      );
       expect(outcome.firstSequence).toBe(2);
     });
 
     it("turns a driver error inside a cycle's batch write into a StoreError, and can still roll that cycle back", async () => {
       const broken = surveyWrite(sampleSurvey(1));
       const transaction = await store.beginCycle(t0);
-      const write = transaction.write(emptyCommit(t0, { surveys: [{ ...broken, columns: { ...broken.columns, languageId: null as unknown as number } }] }));
+      const write = transaction.write(
+        emptyCommit(t0, {
+          surveys: [{ ...broken, columns: { ...broken.columns, languageId: null as unknown as number } }],
+        }),
+      );
       await expect(write).rejects.toBeInstanceOf(StoreError);
       await expect(write).rejects.toThrow(/^cycle commit failed: .*language_id/);
-      await expect(write).rejects.toHaveProperty("cause", expect.objectContaining({ message: expect.stringContaining("language_id") as unknown }));
+      await expect(write).rejects.toHaveProperty(
+        "cause",
+        expect.objectContaining({ message: expect.stringContaining("language_id") as unknown }),
+      );
       await transaction.rollback();
       expect(await store.loadSurveyStates()).toEqual([]);
       expect((await store.commitCycle(emptyCommit(later(60)))).runId).toBeGreaterThan(0);
@@ -159,7 +219,8 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     it("opens one cycle transaction at a time: SQLite refuses a second with a StoreError, PostgreSQL holds it until the first is over", async () => {
       const transaction = await store.beginCycle(t0);
       try {
-        if (store.kind === "sqlite") await expect(store.beginCycle(t0)).rejects.toThrow(new StoreError("a cycle transaction is already open"));
+        if (store.kind === "sqlite")
+          await expect(store.beginCycle(t0)).rejects.toThrow(new StoreError("a cycle transaction is already open"));
         else {
           // PostgreSQL: the second waits for the first's lock on the counter row; once the first is over, it opens.
           const second = store.beginCycle(later(1));
@@ -172,10 +233,20 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("keeps the batches of an open cycle invisible to readers until the commit", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }),
+      );
       const transaction = await store.beginCycle(later(60));
-      await transaction.write(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(2))], qualifications: [qualificationsOf(2, 2)], changes: [{ type: "opened", surveyId: 2 }] }));
-      await transaction.write(emptyCommit(later(60), { closedSurveyIds: [1], changes: [{ type: "closed", surveyId: 1 }] }));
+      await transaction.write(
+        emptyCommit(later(60), {
+          surveys: [surveyWrite(sampleSurvey(2))],
+          qualifications: [qualificationsOf(2, 2)],
+          changes: [{ type: "opened", surveyId: 2 }],
+        }),
+      );
+      await transaction.write(
+        emptyCommit(later(60), { closedSurveyIds: [1], changes: [{ type: "closed", surveyId: 1 }] }),
+      );
 
       expect(await store.getSurvey(2)).toBeUndefined();
       expect((await store.getSurvey(1))?.status).toBe("live");
@@ -192,19 +263,28 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
         [2, "opened", outcome.runId],
         [3, "closed", outcome.runId],
       ]);
-      expect((await store.listRuns(1))[0]).toMatchObject({ id: outcome.runId, status: "succeeded", firstSequence: 2, lastSequence: 3 });
+      expect((await store.listRuns(1))[0]).toMatchObject({
+        id: outcome.runId,
+        status: "succeeded",
+        firstSequence: 2,
+        lastSequence: 3,
+      });
     });
 
     it("discards a rolled-back cycle entirely, and the next one continues the sequence without a gap", async () => {
       const transaction = await store.beginCycle(t0);
-      await transaction.write(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await transaction.write(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }),
+      );
       await transaction.rollback();
       await transaction.rollback();
       expect(await store.loadSurveyStates()).toEqual([]);
       expect(await store.listRuns(10)).toEqual([]);
       await expect(transaction.commit(runAt(t0))).rejects.toThrow(/over/);
 
-      const outcome = await store.commitCycle(emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(3))], changes: [{ type: "opened", surveyId: 3 }] }));
+      const outcome = await store.commitCycle(
+        emptyCommit(later(60), { surveys: [surveyWrite(sampleSurvey(3))], changes: [{ type: "opened", surveyId: 3 }] }),
+      );
       expect(outcome).toMatchObject({ firstSequence: 1, lastSequence: 1 });
     });
 
@@ -242,11 +322,19 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("pages through surveys by id with no duplicates or omissions", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: Array.from({ length: 25 }, (_, index) => surveyWrite(sampleSurvey(index * 3 + 1))) }));
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: Array.from({ length: 25 }, (_, index) => surveyWrite(sampleSurvey(index * 3 + 1))),
+        }),
+      );
       const seen: number[] = [];
       let afterId: number | undefined;
       for (let pages = 0; pages < 10; pages += 1) {
-        const page = await store.listSurveys({ status: "all", limit: 10, ...(afterId === undefined ? {} : { afterId }) });
+        const page = await store.listSurveys({
+          status: "all",
+          limit: 10,
+          ...(afterId === undefined ? {} : { afterId }),
+        });
         seen.push(...page.surveys.map((survey) => survey.id));
         if (!page.hasMore) {
           expect(page.lastId).toBeNull();
@@ -262,24 +350,47 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       await store.recordRun(runAt(later(60), { status: "failed", error: "upstream unreachable" }));
       const runs = await store.listRuns(10);
       expect(runs.map((run) => run.status)).toEqual(["failed", "succeeded"]);
-      expect(runs[0]).toMatchObject({ error: "upstream unreachable", durationMs: 5, trigger: "schedule", replicaId: "test" });
+      expect(runs[0]).toMatchObject({
+        error: "upstream unreachable",
+        durationMs: 5,
+        trigger: "schedule",
+        replicaId: "test",
+      });
       expect(runs[0]?.startedAt.toISOString()).toBe(later(60).toISOString());
       expect((await store.lastSuccessfulRun())?.startedAt.toISOString()).toBe(t0.toISOString());
     });
 
     it("quarantines malformed items once per key, counting sightings", async () => {
-      const item = { key: "survey:5", surveyId: 5, source: "surveys" as const, item: JSON.stringify({ SurveyId: 5, Cpi: 3 }), issues: JSON.stringify([{ path: ["Cpi"], message: "bad" }]) };
+      const item = {
+        key: "survey:5",
+        surveyId: 5,
+        source: "surveys" as const,
+        item: JSON.stringify({ SurveyId: 5, Cpi: 3 }),
+        issues: JSON.stringify([{ path: ["Cpi"], message: "bad" }]),
+      };
       await store.commitCycle(emptyCommit(t0, { quarantine: [item] }));
-      await store.commitCycle(emptyCommit(later(60), { quarantine: [item, { ...item, key: "item:abc", surveyId: null }] }));
+      await store.commitCycle(
+        emptyCommit(later(60), { quarantine: [item, { ...item, key: "item:abc", surveyId: null }] }),
+      );
       const quarantined = await store.listQuarantine(10);
       expect(quarantined).toHaveLength(2);
       const first = quarantined.find((entry) => entry.key === "survey:5");
-      expect(first).toMatchObject({ surveyId: 5, timesSeen: 2, item: { SurveyId: 5, Cpi: 3 }, firstSeenAt: t0.toISOString(), lastSeenAt: later(60).toISOString() });
+      expect(first).toMatchObject({
+        surveyId: 5,
+        timesSeen: 2,
+        item: { SurveyId: 5, Cpi: 3 },
+        firstSeenAt: t0.toISOString(),
+        lastSeenAt: later(60).toISOString(),
+      });
       expect((await store.stats()).quarantined).toBe(2);
     });
 
     it("marks surveys for refetch and counts them", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1), { needsRefetch: true }), surveyWrite(sampleSurvey(2))] }));
+      await store.commitCycle(
+        emptyCommit(t0, {
+          surveys: [surveyWrite(sampleSurvey(1), { needsRefetch: true }), surveyWrite(sampleSurvey(2))],
+        }),
+      );
       const states = await store.loadSurveyStates();
       expect(states.find((state) => state.id === 1)).toMatchObject({ needsRefetch: true, qualificationsMarker: null });
       expect((await store.stats()).needsRefetch).toBe(1);
@@ -287,7 +398,13 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("saves reference collections, replacing only those given", async () => {
-      await store.saveCollections([{ name: "languages", body: '{"Languages":[{"Id":3}]}' }, { name: "industries", body: '{"Industries":[]}' }], t0);
+      await store.saveCollections(
+        [
+          { name: "languages", body: '{"Languages":[{"Id":3}]}' },
+          { name: "industries", body: '{"Industries":[]}' },
+        ],
+        t0,
+      );
       await store.saveCollections([{ name: "languages", body: '{"Languages":[{"Id":4}]}' }], later(60));
       const collections = await store.listCollections();
       expect(collections).toEqual([
@@ -297,7 +414,9 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
     });
 
     it("a closed store rejects with StoreError: every call, never a raw driver error nor a synchronous throw", async () => {
-      await store.commitCycle(emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }));
+      await store.commitCycle(
+        emptyCommit(t0, { surveys: [surveyWrite(sampleSurvey(1))], changes: [{ type: "opened", surveyId: 1 }] }),
+      );
       await store.close();
       const calls: Record<string, () => Promise<unknown>> = {
         loadSurveyStates: () => store.loadSurveyStates(),

@@ -1,7 +1,13 @@
 import type { Survey } from "@sds/schemas";
 import type { ChildReplacement, CycleCommit, RunInput, SurveyWrite } from "../src/store/store.ts";
 import { emptyRunCounts } from "../src/store/store.ts";
-import { qualificationRecord, quotaRecord, rawHash, recordHash, surveyColumns } from "../src/survey-index/survey-record.ts";
+import {
+  qualificationRecord,
+  quotaRecord,
+  rawHash,
+  recordHash,
+  surveyColumns,
+} from "../src/survey-index/survey-record.ts";
 
 /** A valid survey record for store tests that need precise control over every field. */
 export function sampleSurvey(id: number, overrides: Partial<Survey> = {}): Survey {
@@ -37,7 +43,10 @@ export function sampleSurvey(id: number, overrides: Partial<Survey> = {}): Surve
 }
 
 /** The store write of a survey whose children were fetched at its current markers. */
-export function surveyWrite(survey: Survey, options: { readonly quotaCount?: number; readonly needsRefetch?: boolean } = {}): SurveyWrite {
+export function surveyWrite(
+  survey: Survey,
+  options: { readonly quotaCount?: number; readonly needsRefetch?: boolean } = {},
+): SurveyWrite {
   const raw = JSON.stringify(survey);
   return {
     id: survey.SurveyId,
@@ -71,15 +80,38 @@ export function qualificationsOf(surveyId: number, count: number): ChildReplacem
 
 /** Quota records of a survey, `count` of them. */
 export function quotasOf(surveyId: number, count: number): ChildReplacement {
-  return { surveyId, records: Array.from({ length: count }, (_, index) => quotaRecord({ QuotaId: 900 + index, Conditions: [] })) };
+  return {
+    surveyId,
+    records: Array.from({ length: count }, (_, index) => quotaRecord({ QuotaId: 900 + index, Conditions: [] })),
+  };
 }
 
 /** A succeeded run record at `at`. */
 export function runAt(at: Date, overrides: Partial<RunInput> = {}): RunInput {
-  return { replicaId: "test", trigger: "schedule", status: "succeeded", startedAt: at, finishedAt: new Date(at.getTime() + 5), counts: emptyRunCounts(), error: null, ...overrides };
+  return {
+    replicaId: "test",
+    trigger: "schedule",
+    status: "succeeded",
+    startedAt: at,
+    finishedAt: new Date(at.getTime() + 5),
+    counts: emptyRunCounts(),
+    error: null,
+    ...overrides,
+  };
 }
 
 /** A commit with nothing in it but the run record; fill what a test needs. */
 export function emptyCommit(at: Date, overrides: Partial<CycleCommit> = {}): CycleCommit {
-  return { run: runAt(at), surveys: [], closedSurveyIds: [], qualifications: [], quotas: [], changes: [], quarantine: [], resolvedQuarantineKeys: [], at, ...overrides };
+  return {
+    run: runAt(at),
+    surveys: [],
+    closedSurveyIds: [],
+    qualifications: [],
+    quotas: [],
+    changes: [],
+    quarantine: [],
+    resolvedQuarantineKeys: [],
+    at,
+    ...overrides,
+  };
 }

@@ -13,7 +13,11 @@ interface ListTap {
  * when the client asks for it (a pull stream, with a timer turn between pieces, as a slow
  * network would deliver them), after `rewrite` has changed its text. Other responses pass as they are.
  */
-function reshapeList(tap: ListTap, chunkBytes: number, rewrite: (text: string) => string = (text) => text): (fetch: FetchFunction) => FetchFunction {
+function reshapeList(
+  tap: ListTap,
+  chunkBytes: number,
+  rewrite: (text: string) => string = (text) => text,
+): (fetch: FetchFunction) => FetchFunction {
   return (inner) => async (input, init) => {
     const response = await inner(input, init);
     const url = input instanceof Request ? input.url : String(input);
@@ -43,7 +47,14 @@ async function snapshot(harness: CycleHarness) {
   const details = await Promise.all(surveys.map((survey) => harness.store.getSurvey(survey.id)));
   const changes = await harness.store.listChanges(0, 10_000);
   return {
-    surveys: details.map((detail) => ({ id: detail?.id, status: detail?.status, needsRefetch: detail?.needsRefetch, survey: detail?.survey, qualifications: detail?.qualifications, quotas: detail?.quotas })),
+    surveys: details.map((detail) => ({
+      id: detail?.id,
+      status: detail?.status,
+      needsRefetch: detail?.needsRefetch,
+      survey: detail?.survey,
+      qualifications: detail?.qualifications,
+      quotas: detail?.quotas,
+    })),
     changes: changes.map((change) => `${change.type}:${change.surveyId}`).sort(),
   };
 }
@@ -52,7 +63,10 @@ async function snapshot(harness: CycleHarness) {
 function churn(harness: CycleHarness, round: number): void {
   const live = harness.api.listSurveys(1001);
   const [first, second, third] = live;
-  if (first) harness.api.replaceQualifications(first.SurveyId, [{ QualificationId: 42, QualificationTypeId: 1, OptionIds: [round], OptionCodes: [String(round)] }]);
+  if (first)
+    harness.api.replaceQualifications(first.SurveyId, [
+      { QualificationId: 42, QualificationTypeId: 1, OptionIds: [round], OptionCodes: [String(round)] },
+    ]);
   if (second) harness.api.updateSurvey(second.SurveyId, { Cpi: `${round + 1}.25` });
   if (third) harness.api.removeSurvey(third.SurveyId);
   harness.api.addSurvey(1001, { survey: { SurveyId: 900_000 + round } });
@@ -89,13 +103,20 @@ describe("the cycle over the streamed live list", () => {
     const tap = { pulled: 0, total: 0 };
     // Each qualifications answer waits until the whole list has left the network: a cycle that read
     // the network only as fast as its fetches free their slots would wait on itself until the deadline.
-    const afterListDrained = (inner: FetchFunction): FetchFunction => async (input, init) => {
-      if (String(input instanceof Request ? input.url : input).includes("/survey-qualifications/")) {
-        while (tap.total === 0 || tap.pulled < tap.total) await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return inner(input, init);
-    };
-    const harness = await start({ surveys: 40, concurrency: 2, wrapFetch: (fetch) => afterListDrained(reshapeList(tap, 256)(fetch)), cycle: { deadlineMs: 10_000 } });
+    const afterListDrained =
+      (inner: FetchFunction): FetchFunction =>
+      async (input, init) => {
+        if (String(input instanceof Request ? input.url : input).includes("/survey-qualifications/")) {
+          while (tap.total === 0 || tap.pulled < tap.total) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        return inner(input, init);
+      };
+    const harness = await start({
+      surveys: 40,
+      concurrency: 2,
+      wrapFetch: (fetch) => afterListDrained(reshapeList(tap, 256)(fetch)),
+      cycle: { deadlineMs: 10_000 },
+    });
 
     const result = await harness.cycle();
 
@@ -106,10 +127,15 @@ describe("the cycle over the streamed live list", () => {
   it("commits nothing when the list turns out cut short after surveys were read and fetched", async () => {
     const tap = { pulled: 0, total: 0 };
     let cut = false;
-    const harness = await start({ surveys: 12, wrapFetch: reshapeList(tap, 128, (text) => (cut ? text.slice(0, Math.floor(text.length * 0.8)) : text)) });
+    const harness = await start({
+      surveys: 12,
+      wrapFetch: reshapeList(tap, 128, (text) => (cut ? text.slice(0, Math.floor(text.length * 0.8)) : text)),
+    });
     await harness.cycle();
     const before = await snapshot(harness);
-    harness.api.replaceQualifications(harness.api.listSurveys(1001)[0]?.SurveyId ?? 0, [{ QualificationId: 7, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] }]);
+    harness.api.replaceQualifications(harness.api.listSurveys(1001)[0]?.SurveyId ?? 0, [
+      { QualificationId: 7, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] },
+    ]);
     harness.api.addSurvey(1001, { survey: { SurveyId: 1 } });
     harness.takeRequests();
     cut = true;
@@ -130,7 +156,10 @@ describe("the cycle over the streamed live list", () => {
 
   it("commits nothing when the body says hasError: true after its list", async () => {
     const tap = { pulled: 0, total: 0 };
-    const harness = await start({ surveys: 6, wrapFetch: reshapeList(tap, 200, (text) => `${text.slice(0, -1)},"hasError":true,"messages":["partial list"]}`) });
+    const harness = await start({
+      surveys: 6,
+      wrapFetch: reshapeList(tap, 200, (text) => `${text.slice(0, -1)},"hasError":true,"messages":["partial list"]}`),
+    });
 
     const result = await harness.cycle();
 

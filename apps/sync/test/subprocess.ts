@@ -24,7 +24,11 @@ export interface SpawnServiceOptions {
 }
 
 /** Starts `node src/main.ts [args]` (or `command [args]`) with the given environment (added to a minimal one). */
-export function spawnService(env: Readonly<Record<string, string>>, args: readonly string[] = [], options: SpawnServiceOptions = {}): ServiceProcess {
+export function spawnService(
+  env: Readonly<Record<string, string>>,
+  args: readonly string[] = [],
+  options: SpawnServiceOptions = {},
+): ServiceProcess {
   const [program, ...leading] = options.command ?? [process.execPath, "--conditions=@sds/source", mainPath];
   const child = spawn(program, [...leading, ...args], {
     env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "info", ...env },

@@ -17,14 +17,22 @@ export function ensureSystemTool(program: string, debianPackage: string, what: s
   const found = locate(program);
   if (found) return found;
   if (process.env.CI) {
-    if (process.getuid?.() !== 0) throw new Error(`${program} is missing and CI is set, but apt-get needs root: install ${debianPackage} in the CI image`);
+    if (process.getuid?.() !== 0)
+      throw new Error(
+        `${program} is missing and CI is set, but apt-get needs root: install ${debianPackage} in the CI image`,
+      );
     execFileSync("apt-get", ["update"], { stdio: "ignore" });
-    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", debianPackage], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", debianPackage], {
+      stdio: "ignore",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     const installed = locate(program);
     if (!installed) throw new Error(`apt-get installed ${debianPackage} but ${program} is still not on the PATH`);
     return installed;
   }
-  console.warn(`SKIPPING ${what}: ${program} is missing and, outside CI, nothing is installed. Install it with: apt-get install -y ${debianPackage}`);
+  console.warn(
+    `SKIPPING ${what}: ${program} is missing and, outside CI, nothing is installed. Install it with: apt-get install -y ${debianPackage}`,
+  );
   return undefined;
 }
 

@@ -27,7 +27,8 @@ const collectGarbage = runInNewContext("gc") as () => void;
 
 const api = createFakeSupplierApi({ seed: 42, suppliers: [{ supplierId: 1001, apiKey, surveys: surveyCount }] });
 const server = await api.listen({ port: 0 });
-const clientFor = (validation: ValidationMode) => createClient({ baseUrl: server.baseUrl, apiKey, validation, retry: false });
+const clientFor = (validation: ValidationMode) =>
+  createClient({ baseUrl: server.baseUrl, apiKey, validation, retry: false });
 const loose = clientFor("loose");
 const strict = clientFor("strict");
 const unchecked = clientFor("off");
@@ -36,7 +37,9 @@ const bareName = "bare fetch + JSON.parse";
 const clientName = "client, validation loose (default)";
 const contenders: Record<string, () => Promise<number>> = {
   [bareName]: async () => {
-    const response = await fetch(`${server.baseUrl}/surveys`, { headers: { "EQ-PARTNER-ACCESS-KEY": apiKey, accept: "application/json" } });
+    const response = await fetch(`${server.baseUrl}/surveys`, {
+      headers: { "EQ-PARTNER-ACCESS-KEY": apiKey, accept: "application/json" },
+    });
     const body = JSON.parse(await response.text()) as { Surveys: unknown[] };
     return body.Surveys.length;
   },
@@ -92,7 +95,9 @@ const pairedRatio = (name: string, from = samples): number =>
 
 const bare = median(timesOf(bareName));
 const bareCpu = median(timesOf(bareName, cpuSamples));
-console.log(`List ${surveyCount} surveys over loopback: ${rounds} rounds after ${warmups} warm-ups (Node ${process.version})`);
+console.log(
+  `List ${surveyCount} surveys over loopback: ${rounds} rounds after ${warmups} warm-ups (Node ${process.version})`,
+);
 console.log(`  ${"".padEnd(36)}   wall median   ratio   round ratios |   CPU median   ratio   round ratios`);
 for (const [name] of entries) {
   const wall = median(timesOf(name));

@@ -71,7 +71,9 @@ export class ApiPromise<T> extends Promise<T> {
   }
 
   /** Handles the call's error. */
-  override catch<Rejected = never>(onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
+  override catch<Rejected = never>(
+    onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
+  ): Promise<T | Rejected> {
     return this.then(undefined, onrejected);
   }
 

@@ -27,17 +27,26 @@ export function parseBaseUrl(value: string): URL {
     url = new URL(trimmed);
   } catch {
     // What looks like `user:password@` is masked: this text is not a URL, but may still hold them.
-    throw invalid(`${JSON.stringify(trimmed.replace(/\/\/[^/@]*@/, "//***@"))} is not an absolute URL; expected one ${example}`);
+    throw invalid(
+      `${JSON.stringify(trimmed.replace(/\/\/[^/@]*@/, "//***@"))} is not an absolute URL; expected one ${example}`,
+    );
   }
   if (url.username !== "" || url.password !== "") {
     // Quoted without its credentials: they are exactly what must not reach a log.
     url.username = "";
     url.password = "";
-    throw invalid(`${url.href} must not carry credentials (user:password@): they would leak into logs; the API key is sent as a header`);
+    throw invalid(
+      `${url.href} must not carry credentials (user:password@): they would leak into logs; the API key is sent as a header`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${JSON.stringify(trimmed)} is not an http or https URL`);
-  if (url.search !== "" || url.hash !== "" || /[?#]/.test(trimmed)) throw invalid(`${JSON.stringify(trimmed)} must not carry a query or a fragment`);
-  if (hasDotSegment(trimmed)) throw invalid(`${JSON.stringify(trimmed)} must not contain "." or ".." path segments (the parser would resolve them to another path)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid(`${JSON.stringify(trimmed)} is not an http or https URL`);
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(trimmed))
+    throw invalid(`${JSON.stringify(trimmed)} must not carry a query or a fragment`);
+  if (hasDotSegment(trimmed))
+    throw invalid(
+      `${JSON.stringify(trimmed)} must not contain "." or ".." path segments (the parser would resolve them to another path)`,
+    );
   return url;
 }
 

@@ -49,7 +49,14 @@ export type {
   UrlSettingsBody,
 } from "@sds/schemas";
 export { parseBaseUrl } from "./base-url.ts";
-export type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "./client-options.ts";
+export type {
+  ClientOptions,
+  FetchFunction,
+  RateLimitOptions,
+  RequestOptions,
+  RetryOptions,
+  ValidationMode,
+} from "./client-options.ts";
 export { ApiPromise, type ResponseInfo, type WithResponse } from "./api-promise.ts";
 export { systemClock, type Clock } from "./clock.ts";
 export type {
@@ -66,8 +73,19 @@ export { Account } from "./resources/account.ts";
 export { Surveys, type ItemwiseSurveyList } from "./resources/surveys.ts";
 export { Recontacts } from "./resources/recontacts.ts";
 export { Collections } from "./resources/collections.ts";
-export { SurveyStream, type StreamedSurvey, type SurveyListEnvelope, type SurveyStreamResult } from "./survey-stream.ts";
-export type { DetailsProgress, ListWithDetailsOptions, SurveyDetailsFailure, SurveyWithDetails, SurveysWithDetails } from "./survey-details.ts";
+export {
+  SurveyStream,
+  type StreamedSurvey,
+  type SurveyListEnvelope,
+  type SurveyStreamResult,
+} from "./survey-stream.ts";
+export type {
+  DetailsProgress,
+  ListWithDetailsOptions,
+  SurveyDetailsFailure,
+  SurveyWithDetails,
+  SurveysWithDetails,
+} from "./survey-details.ts";
 export { SdsError, type RequestContext, type SdsErrorName, type SdsErrorOptions } from "./errors/sds-error.ts";
 export { RequestError, type RequestErrorName } from "./errors/request-error.ts";
 export {

@@ -1,4 +1,12 @@
-import type { InvalidItem, Survey, SurveyListResponse, SurveyQualification, SurveyQualificationsResponse, SurveyQuota, SurveyQuotasResponse } from "@sds/schemas";
+import type {
+  InvalidItem,
+  Survey,
+  SurveyListResponse,
+  SurveyQualification,
+  SurveyQualificationsResponse,
+  SurveyQuota,
+  SurveyQuotasResponse,
+} from "@sds/schemas";
 import type { RequestOptions } from "./client-options.ts";
 import { ConfigurationError } from "./errors/configuration-error.ts";
 import { RequestAbortedError } from "./errors/transport-errors.ts";
@@ -10,7 +18,9 @@ import { ConcurrencyLimiter } from "./internal/concurrency-limiter.ts";
  * from `resources/surveys.ts`, which imports this file: the two stay free of an import cycle.
  */
 export interface SurveyDetailsSource {
-  listItemwise(options?: RequestOptions): PromiseLike<{ readonly data: SurveyListResponse; readonly invalid: readonly InvalidItem[] }>;
+  listItemwise(
+    options?: RequestOptions,
+  ): PromiseLike<{ readonly data: SurveyListResponse; readonly invalid: readonly InvalidItem[] }>;
   qualifications(surveyId: number, options?: RequestOptions): PromiseLike<SurveyQualificationsResponse>;
   quotas(surveyId: number, options?: RequestOptions): PromiseLike<SurveyQuotasResponse>;
 }
@@ -65,13 +75,21 @@ export interface SurveysWithDetails {
   readonly invalid: readonly InvalidItem[];
 }
 
-type SurveyOutcome = { readonly ok: true; readonly value: SurveyWithDetails } | { readonly ok: false; readonly failures: readonly SurveyDetailsFailure[] };
+type SurveyOutcome =
+  | { readonly ok: true; readonly value: SurveyWithDetails }
+  | { readonly ok: false; readonly failures: readonly SurveyDetailsFailure[] };
 
 /** The implementation of `Surveys.listWithDetails`. */
-export async function listSurveysWithDetails(surveys: SurveyDetailsSource, options: ListWithDetailsOptions = {}): Promise<SurveysWithDetails> {
+export async function listSurveysWithDetails(
+  surveys: SurveyDetailsSource,
+  options: ListWithDetailsOptions = {},
+): Promise<SurveysWithDetails> {
   const { signal, onProgress, includeQuotas = "flagged", concurrency = 4 } = options;
   if (concurrency !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(concurrency) || concurrency < 1)) {
-    throw new ConfigurationError(`\`concurrency\` must be a whole number, 1 or more, or Infinity; got ${String(concurrency)}.`, "concurrency");
+    throw new ConfigurationError(
+      `\`concurrency\` must be a whole number, 1 or more, or Infinity; got ${String(concurrency)}.`,
+      "concurrency",
+    );
   }
   const { data: list, invalid } = await surveys.listItemwise({ signal });
   const limiter = new ConcurrencyLimiter(concurrency);
@@ -90,7 +108,8 @@ export async function listSurveysWithDetails(surveys: SurveyDetailsSource, optio
       ]);
       if (qualifications.status === "rejected" || quotas.status === "rejected") {
         const failures: SurveyDetailsFailure[] = [];
-        if (qualifications.status === "rejected") failures.push(toFailure(survey, "getSurveyQualifications", qualifications.reason));
+        if (qualifications.status === "rejected")
+          failures.push(toFailure(survey, "getSurveyQualifications", qualifications.reason));
         if (quotas.status === "rejected") failures.push(toFailure(survey, "getSurveyQuotas", quotas.reason));
         failed++;
         return { ok: false, failures };

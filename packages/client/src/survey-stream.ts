@@ -33,7 +33,10 @@ export type StreamedSurvey =
     };
 
 /** Every field of the Get Surveys response except `Surveys`: the envelope and `SupplierId`, unknown fields kept. */
-export type SurveyListEnvelope = Pick<SurveyListResponse, "status" | "hasError" | "messages" | "error" | "SupplierId"> & { readonly [field: string]: unknown };
+export type SurveyListEnvelope = Pick<
+  SurveyListResponse,
+  "status" | "hasError" | "messages" | "error" | "SupplierId"
+> & { readonly [field: string]: unknown };
 
 /** What {@link SurveyStream.result} resolves to once the whole list has been read. */
 export interface SurveyStreamResult {
@@ -60,14 +63,20 @@ export interface SurveyStreamResult {
  * finished without throwing.
  */
 export class SurveyStream implements AsyncIterable<StreamedSurvey> {
-  readonly #open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>;
+  readonly #open: (
+    onStopped: (request: RequestContext) => void,
+  ) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>;
   readonly #result: Promise<SurveyStreamResult>;
   #resolve: (result: SurveyStreamResult) => void = () => undefined;
   #reject: (error: unknown) => void = () => undefined;
   #iterated = false;
 
   /** @internal Created by `sds.surveys.stream()`; `open` starts the call. */
-  constructor(open: (onStopped: (request: RequestContext) => void) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>) {
+  constructor(
+    open: (
+      onStopped: (request: RequestContext) => void,
+    ) => AsyncGenerator<readonly StreamedSurvey[], WithResponse<SurveyListEnvelope>, undefined>,
+  ) {
     this.#open = open;
     this.#result = new Promise<SurveyStreamResult>((resolve, reject) => {
       this.#resolve = resolve;
@@ -92,14 +101,22 @@ export class SurveyStream implements AsyncIterable<StreamedSurvey> {
    * @throws TypeError when the stream is iterated a second time (call `stream()` again).
    */
   [Symbol.asyncIterator](): AsyncIterator<StreamedSurvey, undefined, undefined> {
-    if (this.#iterated) throw new TypeError("a SurveyStream can be iterated only once; call sds.surveys.stream() again to read the list again");
+    if (this.#iterated)
+      throw new TypeError(
+        "a SurveyStream can be iterated only once; call sds.surveys.stream() again to read the list again",
+      );
     this.#iterated = true;
     return this.#iterate();
   }
 
   async *#iterate(): AsyncGenerator<StreamedSurvey, undefined, undefined> {
     const generator = this.#open((request) => {
-      this.#reject(new RequestAbortedError(`${request.method} ${request.path} was stopped by its consumer before the end of the list`, request));
+      this.#reject(
+        new RequestAbortedError(
+          `${request.method} ${request.path} was stopped by its consumer before the end of the list`,
+          request,
+        ),
+      );
     });
     let surveys = 0;
     let invalid = 0;

@@ -34,7 +34,10 @@ describe("createClient", () => {
     const [key] = api.keys;
     vi.stubEnv("SDS_BASE_URL", "http://process.test/api/v1");
     vi.stubEnv("SDS_API_KEY", "process-key");
-    const sds = createClient({ fetch: api.fetch, env: { SDS_BASE_URL: "http://injected.test/api/v1", SDS_API_KEY: key?.apiKey } });
+    const sds = createClient({
+      fetch: api.fetch,
+      env: { SDS_BASE_URL: "http://injected.test/api/v1", SDS_API_KEY: key?.apiKey },
+    });
     expect(sds.baseUrl).toBe("http://injected.test/api/v1");
     await expect(sds.account.get()).resolves.toMatchObject({ hasError: false });
     expect(configurationErrorOf({ env: {} }).option).toBe("apiKey");
@@ -85,16 +88,32 @@ describe("createClient", () => {
   });
 
   it("refuses an invalid option of one call", async () => {
-    const sds = createClient({ baseUrl, apiKey: "k-123456", fetch: () => Promise.reject(new Error("must not be called")) });
+    const sds = createClient({
+      baseUrl,
+      apiKey: "k-123456",
+      fetch: () => Promise.reject(new Error("must not be called")),
+    });
     await expect(sds.surveys.list({ timeout: 0 })).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(sds.surveys.list({ headers: { "Bad Name": "x" } })).rejects.toMatchObject({ name: "ConfigurationError", option: "headers" });
-    await expect(sds.surveys.listWithDetails({ concurrency: 0 })).rejects.toMatchObject({ name: "ConfigurationError", option: "concurrency" });
+    await expect(sds.surveys.list({ headers: { "Bad Name": "x" } })).rejects.toMatchObject({
+      name: "ConfigurationError",
+      option: "headers",
+    });
+    await expect(sds.surveys.listWithDetails({ concurrency: 0 })).rejects.toMatchObject({
+      name: "ConfigurationError",
+      option: "concurrency",
+    });
   });
 
   it("sends requests to an overridden path, placeholders filled in", async () => {
     const api = createFakeSupplierApi();
     const [key] = api.keys;
-    const sds = createClient({ baseUrl: "http://fake.test/api/v1", apiKey: key?.apiKey, fetch: api.fetch, retry: false, paths: { getSurveyStats: "/stats/{surveyId}" } });
+    const sds = createClient({
+      baseUrl: "http://fake.test/api/v1",
+      apiKey: key?.apiKey,
+      fetch: api.fetch,
+      retry: false,
+      paths: { getSurveyStats: "/stats/{surveyId}" },
+    });
     await expect(sds.surveys.stats(77)).rejects.toMatchObject({ name: "NotFoundError", path: "/stats/77" });
     expect(api.requestLog().map((entry) => entry.path)).toEqual(["/api/v1/stats/77"]);
   });
@@ -103,7 +122,9 @@ describe("createClient", () => {
     const seen: Headers[] = [];
     const fetch = (request: Request): Promise<Response> => {
       seen.push(request.headers);
-      return Promise.resolve(Response.json({ status: "ok", hasError: false, messages: [], error: { errorCode: "" }, Languages: [] }));
+      return Promise.resolve(
+        Response.json({ status: "ok", hasError: false, messages: [], error: { errorCode: "" }, Languages: [] }),
+      );
     };
     const sds = createClient({ baseUrl, apiKey: "k-123456", fetch, headers: { "X-Team": "panel" } });
     await sds.collections.languages({ headers: { "X-Trace": "t-1" } });

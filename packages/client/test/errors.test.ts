@@ -63,7 +63,13 @@ describe.each(transportModes)("each error class from the fake (%s)", (mode) => {
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(SdsError);
-    expect(error).toMatchObject({ name: "BadRequestError", status: 400, errorCode: fakeErrorCodes.invalidPathParameter, operation: "getQualificationDetail", method: "GET" });
+    expect(error).toMatchObject({
+      name: "BadRequestError",
+      status: 400,
+      errorCode: fakeErrorCodes.invalidPathParameter,
+      operation: "getQualificationDetail",
+      method: "GET",
+    });
     expect((error as ApiError).messages.length).toBeGreaterThan(0);
     expect((error as ApiError).message).toContain("GET /collection/languages/english/qualifications/42");
   });
@@ -71,7 +77,12 @@ describe.each(transportModes)("each error class from the fake (%s)", (mode) => {
   it("maps 401 to AuthenticationError", async () => {
     const error = await rejectionOf(harness.client({ apiKey: "not-a-valid-key" }).surveys.list());
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error).toMatchObject({ status: 401, errorCode: fakeErrorCodes.invalidApiKey, path: "/surveys", attempts: 1 });
+    expect(error).toMatchObject({
+      status: 401,
+      errorCode: fakeErrorCodes.invalidApiKey,
+      path: "/surveys",
+      attempts: 1,
+    });
   });
 
   it("maps 403 to PermissionDeniedError", async () => {
@@ -83,7 +94,11 @@ describe.each(transportModes)("each error class from the fake (%s)", (mode) => {
   it("maps 404 to NotFoundError", async () => {
     const error = await rejectionOf(harness.sds.surveys.qualifications(987_654_321));
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ status: 404, errorCode: fakeErrorCodes.surveyNotFound, path: "/survey-qualifications/987654321" });
+    expect(error).toMatchObject({
+      status: 404,
+      errorCode: fakeErrorCodes.surveyNotFound,
+      path: "/survey-qualifications/987654321",
+    });
   });
 
   it("maps 429 to RateLimitError with the Retry-After wait", async () => {
@@ -139,7 +154,9 @@ describe.each(transportModes)("each error class from the fake (%s)", (mode) => {
 
   it("refuses an invalid update body with RequestValidationError and sends nothing", async () => {
     harness.api.clearRequestLog();
-    const error = await rejectionOf(harness.sds.account.updateRedirectUrls(harness.supplierId, { ...validUrls, CompleteUrl: "not a url" }));
+    const error = await rejectionOf(
+      harness.sds.account.updateRedirectUrls(harness.supplierId, { ...validUrls, CompleteUrl: "not a url" }),
+    );
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual([["CompleteUrl"]]);
     expect(harness.api.requestLog()).toEqual([]);
@@ -190,9 +207,24 @@ describe("the error family", () => {
   });
 
   it("derives every error that belongs to a request from RequestError, with its request context set", () => {
-    const request = { operation: "listSurveys", method: "GET", path: "/surveys", url: "https://sds.example/api/v1/surveys", attempts: 2 } as const;
+    const request = {
+      operation: "listSurveys",
+      method: "GET",
+      path: "/surveys",
+      url: "https://sds.example/api/v1/surveys",
+      attempts: 2,
+    } as const;
     const errors: SdsError[] = [
-      new ServerError("m", { request, status: 503, errorCode: undefined, messages: [], requestId: undefined, retryAfter: undefined, headers: new Headers(), body: undefined }),
+      new ServerError("m", {
+        request,
+        status: 503,
+        errorCode: undefined,
+        messages: [],
+        requestId: undefined,
+        retryAfter: undefined,
+        headers: new Headers(),
+        body: undefined,
+      }),
       new ConnectionError("m", request, { cause: new Error("reset") }),
       new TimeoutError("m", { request, phase: "attempt", timeout: 50 }),
       new RequestAbortedError("m", request),
@@ -204,7 +236,14 @@ describe("the error family", () => {
       expect(isRequestError(error), error.name).toBe(true);
       expect(error, error.name).toMatchObject(request);
     }
-    expect(errors.map((error) => error.name)).toEqual(["ServerError", "ConnectionError", "TimeoutError", "RequestAbortedError", "ResponseValidationError", "RequestValidationError"]);
+    expect(errors.map((error) => error.name)).toEqual([
+      "ServerError",
+      "ConnectionError",
+      "TimeoutError",
+      "RequestAbortedError",
+      "ResponseValidationError",
+      "RequestValidationError",
+    ]);
     expect((errors[1] as ConnectionError).cause).toEqual(new Error("reset"));
     const configuration = new ConfigurationError("no key", "apiKey");
     expect(configuration).not.toBeInstanceOf(RequestError);
@@ -212,7 +251,10 @@ describe("the error family", () => {
   });
 
   it("recognises errors from another copy of the package by brand and name", () => {
-    const foreign = Object.assign(new Error("limited"), { name: "RateLimitError", [Symbol.for("@sds/client/error")]: true });
+    const foreign = Object.assign(new Error("limited"), {
+      name: "RateLimitError",
+      [Symbol.for("@sds/client/error")]: true,
+    });
     expect(isRateLimitError(foreign)).toBe(true);
     expect(isApiError(foreign)).toBe(true);
     expect(isRequestError(foreign)).toBe(true);
@@ -224,7 +266,9 @@ describe("the error family", () => {
   it("does not mistake look-alikes for its errors", () => {
     expect(isTimeoutError(Object.assign(new Error("t"), { name: "TimeoutError" }))).toBe(false);
     expect(isSdsError({ name: "SdsError" })).toBe(false);
-    expect(isRequestError(Object.assign(new Error("r"), { name: "RequestError", [Symbol.for("@sds/client/error")]: true }))).toBe(false);
+    expect(
+      isRequestError(Object.assign(new Error("r"), { name: "RequestError", [Symbol.for("@sds/client/error")]: true })),
+    ).toBe(false);
     expect(isAuthenticationError(null)).toBe(false);
     expect(isSdsError("SdsError")).toBe(false);
   });
@@ -234,7 +278,15 @@ describe("the error family", () => {
     harness.api.faults.add({ kind: "status", status: 503, retryAfter: 2, count: 1 });
     const error = (await rejectionOf(harness.sds.surveys.list())) as ServerError;
     const json = JSON.parse(JSON.stringify(error)) as Record<string, unknown>;
-    expect(json).toMatchObject({ name: "ServerError", status: 503, operation: "listSurveys", method: "GET", path: "/surveys", attempts: 1, retryAfter: 2000 });
+    expect(json).toMatchObject({
+      name: "ServerError",
+      status: 503,
+      operation: "listSurveys",
+      method: "GET",
+      path: "/surveys",
+      attempts: 1,
+      retryAfter: 2000,
+    });
     expect(json).not.toHaveProperty("body");
     expect(Object.keys(error)).not.toContain("body");
     expect(error.body).toMatchObject({ hasError: true });

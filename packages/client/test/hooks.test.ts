@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "./support/manual-clock.ts";
 import { startHarness, type Harness } from "./support/harness.ts";
 
-type Recorded = ["request", RequestEvent] | ["response", ResponseEvent] | ["retry", RetryEvent] | ["error", RequestErrorEvent];
+type Recorded =
+  ["request", RequestEvent] | ["response", ResponseEvent] | ["retry", RetryEvent] | ["error", RequestErrorEvent];
 
 describe("hooks and logger", () => {
   let harness: Harness;
@@ -13,7 +14,8 @@ describe("hooks and logger", () => {
   beforeEach(async () => {
     events = [];
     lines = [];
-    const log = (level: string) => (fields: Record<string, unknown>, message: string) => lines.push({ level, message, fields });
+    const log = (level: string) => (fields: Record<string, unknown>, message: string) =>
+      lines.push({ level, message, fields });
     harness = await startHarness("in-process", {
       clock: new ManualClock({ autoAdvance: true }),
       retry: { jitter: false },
@@ -34,7 +36,13 @@ describe("hooks and logger", () => {
   it("reports each attempt, its response and the retry between them, in order", async () => {
     harness.api.faults.add({ kind: "status", status: 503, count: 1 });
     await harness.sds.surveys.list();
-    expect(events.map(([kind, event]) => `${kind}:${event.attempt}`)).toEqual(["request:1", "response:1", "retry:1", "request:2", "response:2"]);
+    expect(events.map(([kind, event]) => `${kind}:${event.attempt}`)).toEqual([
+      "request:1",
+      "response:1",
+      "retry:1",
+      "request:2",
+      "response:2",
+    ]);
     const [, request] = events[0] as ["request", RequestEvent];
     expect(request).toMatchObject({ operation: "listSurveys", method: "GET", url: `${harness.baseUrl}/surveys` });
     expect(request.headers["eq-partner-access-key"]).toBe("[REDACTED]");
@@ -55,7 +63,17 @@ describe("hooks and logger", () => {
   it("logs requests and responses at debug, retries at warn, failures at error", async () => {
     harness.api.faults.add({ kind: "status", status: 500 });
     await harness.sds.surveys.list().catch(() => undefined);
-    expect(lines.map((line) => line.level)).toEqual(["debug", "debug", "warn", "debug", "debug", "warn", "debug", "debug", "error"]);
+    expect(lines.map((line) => line.level)).toEqual([
+      "debug",
+      "debug",
+      "warn",
+      "debug",
+      "debug",
+      "warn",
+      "debug",
+      "debug",
+      "error",
+    ]);
     expect(lines.at(-1)?.fields["error"]).toMatchObject({ name: "ServerError", status: 500, attempts: 3 });
     expect(lines.at(-1)?.message).toContain("GET /surveys failed with HTTP 500");
   });

@@ -6,7 +6,11 @@ describe.each(transportModes)("surveys.listWithDetails (%s)", (mode) => {
   let harness: Harness;
 
   beforeEach(async () => {
-    harness = await startHarness(mode, { retry: false }, { suppliers: [{ supplierId: 1001, apiKey: "fan-out-key", surveys: 12 }] });
+    harness = await startHarness(
+      mode,
+      { retry: false },
+      { suppliers: [{ supplierId: 1001, apiKey: "fan-out-key", surveys: 12 }] },
+    );
   });
 
   afterEach(async () => {
@@ -44,7 +48,11 @@ describe.each(transportModes)("surveys.listWithDetails (%s)", (mode) => {
     harness.api.faults.add({ kind: "status", status: 500, path: `/survey-qualifications/${first.SurveyId}` });
     const { surveys, failures } = await harness.sds.surveys.listWithDetails({ includeQuotas: false });
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({ surveyId: first.SurveyId, survey: first, operation: "getSurveyQualifications" });
+    expect(failures[0]).toMatchObject({
+      surveyId: first.SurveyId,
+      survey: first,
+      operation: "getSurveyQualifications",
+    });
     expect(failures[0]?.error).toBeInstanceOf(ServerError);
     expect(surveys.map((entry) => entry.survey.SurveyId)).not.toContain(first.SurveyId);
     expect(surveys.map((entry) => entry.survey.SurveyId)).toContain(second.SurveyId);
@@ -52,7 +60,10 @@ describe.each(transportModes)("surveys.listWithDetails (%s)", (mode) => {
   });
 
   it("reports invalid surveys of the list and fetches details of the valid ones only", async () => {
-    const bad = harness.api.addSurvey(harness.supplierId, { survey: { Name: 42 as unknown as string }, allowInvalid: true });
+    const bad = harness.api.addSurvey(harness.supplierId, {
+      survey: { Name: 42 as unknown as string },
+      allowInvalid: true,
+    });
     const { surveys, invalid } = await harness.sds.surveys.listWithDetails();
     expect(invalid.map((item) => (item.item as { SurveyId: number }).SurveyId)).toEqual([bad.SurveyId]);
     expect(surveys.map((entry) => entry.survey.SurveyId)).not.toContain(bad.SurveyId);
@@ -63,7 +74,10 @@ describe.each(transportModes)("surveys.listWithDetails (%s)", (mode) => {
     harness.api.faults.add({ kind: "latency", ms: 10 });
     harness.api.faults.add({ kind: "status", status: 503, operation: "getSurveyQuotas" });
     const total = harness.api.listSurveys(harness.supplierId).length;
-    const result = await harness.sds.surveys.listWithDetails({ concurrency: 2, onProgress: (step) => progress.push(step) });
+    const result = await harness.sds.surveys.listWithDetails({
+      concurrency: 2,
+      onProgress: (step) => progress.push(step),
+    });
     expect(progress.map((step) => step.completed)).toEqual(Array.from({ length: total }, (_, index) => index + 1));
     expect(progress.every((step) => step.total === total)).toBe(true);
     expect(progress.at(-1)?.failed).toBe(result.failures.length);
@@ -77,7 +91,9 @@ describe.each(transportModes)("surveys.listWithDetails (%s)", (mode) => {
   it("stops at once when the caller aborts", async () => {
     harness.api.faults.add({ kind: "latency", ms: 200, operation: "getSurveyQualifications" });
     const controller = new AbortController();
-    const pending = harness.sds.surveys.listWithDetails({ signal: controller.signal, concurrency: 1 }).catch((caught: unknown) => caught);
+    const pending = harness.sds.surveys
+      .listWithDetails({ signal: controller.signal, concurrency: 1 })
+      .catch((caught: unknown) => caught);
     setTimeout(() => {
       controller.abort();
     }, 50);

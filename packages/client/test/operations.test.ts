@@ -70,7 +70,9 @@ describe.each(transportModes)("every operation (%s)", (mode) => {
   });
 
   it("reads a survey's qualifications, quotas, stats and groups", async () => {
-    const survey = harness.api.listSurveys(harness.supplierId).find((candidate) => candidate.Has_Quotas && candidate.Has_Qualifications);
+    const survey = harness.api
+      .listSurveys(harness.supplierId)
+      .find((candidate) => candidate.Has_Quotas && candidate.Has_Qualifications);
     if (!survey) throw new Error("the seeded fake has no survey with quotas and qualifications");
     const record = harness.api.getSurvey(survey.SurveyId);
     const { sds } = harness;
@@ -96,9 +98,13 @@ describe.each(transportModes)("every operation (%s)", (mode) => {
     expect((await collections.studyTypes()).StudyTypes).toEqual(studyTypes);
     expect((await collections.surveyStatuses()).SurveyStatuses).toEqual(surveyStatuses);
     expect((await collections.qualificationCategories()).QualificationCategories).toEqual(qualificationCategories);
-    expect((await collections.qualificationCategoryTypes()).QualificationCategoryTypes).toEqual(qualificationCategoryTypes);
+    expect((await collections.qualificationCategoryTypes()).QualificationCategoryTypes).toEqual(
+      qualificationCategoryTypes,
+    );
     expect((await collections.qualificationTypes()).QualificationTypes).toEqual(qualificationTypes);
-    expect((await collections.qualifications()).Qualifications.map((item) => item.Id)).toEqual(qualificationCatalogue.map((item) => item.Id));
+    expect((await collections.qualifications()).Qualifications.map((item) => item.Id)).toEqual(
+      qualificationCatalogue.map((item) => item.Id),
+    );
   });
 
   it("reads one qualification's detail in one language", async () => {
@@ -114,7 +120,13 @@ describe.each(transportModes)("every operation (%s)", (mode) => {
     const pending = harness.sds.surveys.list();
     const { data, response } = await pending.withResponse();
     expect(await pending).toBe(data);
-    expect(response).toMatchObject({ status: 200, attempts: 1, operation: "listSurveys", method: "GET", url: `${harness.baseUrl}/surveys` });
+    expect(response).toMatchObject({
+      status: 200,
+      attempts: 1,
+      operation: "listSurveys",
+      method: "GET",
+      url: `${harness.baseUrl}/surveys`,
+    });
     expect(response.headers.get("content-type")).toContain("application/json");
     expect(response.durationMs).toBeGreaterThanOrEqual(0);
     expect(harness.api.requestLog()).toHaveLength(1);

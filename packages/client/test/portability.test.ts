@@ -16,7 +16,8 @@ function sourceFiles(directory: string): string[] {
   });
 }
 
-const builtins = /from\s+["'](node:[^"']+|fs|path|os|http|https|util|crypto|stream|events|net|buffer|url)["']|import\(\s*["']node:/;
+const builtins =
+  /from\s+["'](node:[^"']+|fs|path|os|http|https|util|crypto|stream|events|net|buffer|url)["']|import\(\s*["']node:/;
 
 describe("portability", () => {
   it("imports no Node built-in anywhere in its sources", () => {

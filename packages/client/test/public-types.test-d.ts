@@ -15,7 +15,9 @@ describe("the types of @sds/client's calls", () => {
     expectTypeOf<Result<Client["surveys"]["list"]>["Surveys"][number]>().toEqualTypeOf<Sds.Survey>();
     expectTypeOf<Result<Client["surveys"]["listItemwise"]>["invalid"][number]>().toEqualTypeOf<Sds.InvalidItem>();
     expectTypeOf<Result<Client["surveys"]["qualifications"]>>().toEqualTypeOf<Sds.SurveyQualificationsResponse>();
-    expectTypeOf<Result<Client["surveys"]["qualifications"]>["Qualifications"][number]>().toEqualTypeOf<Sds.SurveyQualification>();
+    expectTypeOf<
+      Result<Client["surveys"]["qualifications"]>["Qualifications"][number]
+    >().toEqualTypeOf<Sds.SurveyQualification>();
     expectTypeOf<Result<Client["surveys"]["quotas"]>>().toEqualTypeOf<Sds.SurveyQuotasResponse>();
     expectTypeOf<Result<Client["surveys"]["quotas"]>["Quotas"][number]>().toEqualTypeOf<Sds.SurveyQuota>();
     expectTypeOf<Result<Client["surveys"]["stats"]>>().toEqualTypeOf<Sds.SurveyStatsResponse>();
@@ -25,11 +27,17 @@ describe("the types of @sds/client's calls", () => {
     expectTypeOf<Result<Client["collections"]["industries"]>>().toEqualTypeOf<Sds.IndustriesResponse>();
     expectTypeOf<Result<Client["collections"]["studyTypes"]>>().toEqualTypeOf<Sds.StudyTypesResponse>();
     expectTypeOf<Result<Client["collections"]["surveyStatuses"]>>().toEqualTypeOf<Sds.SurveyStatusesResponse>();
-    expectTypeOf<Result<Client["collections"]["qualificationCategories"]>>().toEqualTypeOf<Sds.QualificationCategoriesResponse>();
-    expectTypeOf<Result<Client["collections"]["qualificationCategoryTypes"]>>().toEqualTypeOf<Sds.QualificationCategoryTypesResponse>();
+    expectTypeOf<
+      Result<Client["collections"]["qualificationCategories"]>
+    >().toEqualTypeOf<Sds.QualificationCategoriesResponse>();
+    expectTypeOf<
+      Result<Client["collections"]["qualificationCategoryTypes"]>
+    >().toEqualTypeOf<Sds.QualificationCategoryTypesResponse>();
     expectTypeOf<Result<Client["collections"]["qualificationTypes"]>>().toEqualTypeOf<Sds.QualificationTypesResponse>();
     expectTypeOf<Result<Client["collections"]["qualifications"]>>().toEqualTypeOf<Sds.QualificationsResponse>();
-    expectTypeOf<Result<Client["collections"]["qualificationDetail"]>>().toEqualTypeOf<Sds.QualificationDetailResponse>();
+    expectTypeOf<
+      Result<Client["collections"]["qualificationDetail"]>
+    >().toEqualTypeOf<Sds.QualificationDetailResponse>();
     expectTypeOf<Sds.ResponseInfo["operation"]>().toEqualTypeOf<Sds.OperationId>();
   });
 

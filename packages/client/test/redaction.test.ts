@@ -8,8 +8,18 @@ const canary = `sk-canary-${crypto.randomUUID()}`;
 
 /** Every rendering of an error a user or a log pipeline might see. */
 function renderings(error: unknown): string[] {
-  const all = [String(error), JSON.stringify(error), inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }), inspect(error)];
-  if (error instanceof Error) all.push(error.message, error.stack ?? "", inspect(error.cause, { depth: Number.POSITIVE_INFINITY, showHidden: true }));
+  const all = [
+    String(error),
+    JSON.stringify(error),
+    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    inspect(error),
+  ];
+  if (error instanceof Error)
+    all.push(
+      error.message,
+      error.stack ?? "",
+      inspect(error.cause, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    );
   return all;
 }
 
@@ -99,7 +109,15 @@ describe("a server that echoes the key back", () => {
     const echoing = (request: Request): Promise<Response> => {
       const key = request.headers.get("eq-partner-access-key") ?? "";
       return Promise.resolve(
-        Response.json({ status: "error", hasError: true, messages: [`Key ${key} is not valid here`], error: { errorCode: `BAD_KEY_${key}` } }, { status: 400 }),
+        Response.json(
+          {
+            status: "error",
+            hasError: true,
+            messages: [`Key ${key} is not valid here`],
+            error: { errorCode: `BAD_KEY_${key}` },
+          },
+          { status: 400 },
+        ),
       );
     };
     const sds = createClient({ baseUrl: "https://sds.example/api/v1", apiKey: canary, fetch: echoing });
@@ -119,7 +137,12 @@ describe("a key that enters once", () => {
     // The server echoes whichever key it got, and fails with it in its messages.
     const echoing = (request: Request): Promise<Response> => {
       const key = request.headers.get("eq-partner-access-key") ?? "";
-      return Promise.resolve(Response.json({ status: "error", hasError: true, messages: [`Key ${key} rejected`], error: { errorCode: `BAD_${key}` } }, { status: 503 }));
+      return Promise.resolve(
+        Response.json(
+          { status: "error", hasError: true, messages: [`Key ${key} rejected`], error: { errorCode: `BAD_${key}` } },
+          { status: 503 },
+        ),
+      );
     };
     const sds = createClient({
       env: { SDS_BASE_URL: "https://sds.example/api/v1", SDS_API_KEY: canary },
@@ -127,9 +150,16 @@ describe("a key that enters once", () => {
       retry: { limit: 1, initialDelay: 1 },
       logger: { debug: record, warn: record, error: record },
     });
-    const errors = [await failureOf(sds.surveys.list()), await failureOf(sds.surveys.list({ headers: { "EQ-PARTNER-ACCESS-KEY": tenantKey } }))];
+    const errors = [
+      await failureOf(sds.surveys.list()),
+      await failureOf(sds.surveys.list({ headers: { "EQ-PARTNER-ACCESS-KEY": tenantKey } })),
+    ];
     expect(errors[1]).toMatchObject({ messages: ["Key [REDACTED] rejected"], errorCode: "BAD_[REDACTED]" });
-    const texts = [...errors.flatMap(renderings), ...lines, inspect(sds, { depth: Number.POSITIVE_INFINITY, showHidden: true })];
+    const texts = [
+      ...errors.flatMap(renderings),
+      ...lines,
+      inspect(sds, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    ];
     for (const text of texts) {
       expect(text).not.toContain(canary);
       expect(text).not.toContain(tenantKey);

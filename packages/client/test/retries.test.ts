@@ -19,7 +19,11 @@ describe.each(transportModes)("retries (%s)", (mode) => {
   beforeEach(async () => {
     clock = new ManualClock({ autoAdvance: true });
     retries = [];
-    harness = await startHarness(mode, { clock, retry: { jitter: false }, hooks: { onRetry: (event) => retries.push(event) } });
+    harness = await startHarness(mode, {
+      clock,
+      retry: { jitter: false },
+      hooks: { onRetry: (event) => retries.push(event) },
+    });
   });
 
   afterEach(async () => {
@@ -54,14 +58,21 @@ describe.each(transportModes)("retries (%s)", (mode) => {
   });
 
   it("retries a 503 at the Retry-After HTTP date", async () => {
-    harness.api.faults.add({ kind: "status", status: 503, retryAfter: new Date(clock.now() + 12_000).toUTCString(), count: 1 });
+    harness.api.faults.add({
+      kind: "status",
+      status: 503,
+      retryAfter: new Date(clock.now() + 12_000).toUTCString(),
+      count: 1,
+    });
     await harness.sds.surveys.list();
     expect(clock.sleeps).toEqual([12_000]);
   });
 
   it("does not wait for a Retry-After beyond maxRetryAfter and throws it instead", async () => {
     harness.api.faults.add({ kind: "status", status: 429, retryAfter: 3600, count: 1 });
-    const error = await harness.sds.surveys.list({ retry: { maxRetryAfter: 60_000 } }).catch((caught: unknown) => caught);
+    const error = await harness.sds.surveys
+      .list({ retry: { maxRetryAfter: 60_000 } })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ retryAfter: 3_600_000, attempts: 1 });
     expect(clock.sleeps).toEqual([]);
@@ -104,7 +115,9 @@ describe.each(transportModes)("retries (%s)", (mode) => {
     harness.api.faults.add({ kind: "status", status: 500 });
     await expect(harness.sds.surveys.list({ retry: false })).rejects.toMatchObject({ attempts: 1 });
     await expect(harness.sds.surveys.list({ retry: 4 })).rejects.toMatchObject({ attempts: 5 });
-    await expect(harness.sds.surveys.list({ retry: { limit: 1, initialDelay: 10 } })).rejects.toMatchObject({ attempts: 2 });
+    await expect(harness.sds.surveys.list({ retry: { limit: 1, initialDelay: 10 } })).rejects.toMatchObject({
+      attempts: 2,
+    });
     expect(clock.sleeps).toEqual([500, 1000, 2000, 4000, 10]);
   });
 

@@ -95,20 +95,33 @@ describe.each(transportModes)("surveys.stream (%s)", (mode) => {
     const result = await stream.result;
     const { Surveys: _surveys, ...envelope } = listed;
     expect(result.envelope).toEqual(envelope);
-    expect(result).toMatchObject({ surveys: 40, invalid: 0, response: { status: 200, attempts: 1, operation: "listSurveys", method: "GET" } });
+    expect(result).toMatchObject({
+      surveys: 40,
+      invalid: 0,
+      response: { status: 200, attempts: 1, operation: "listSurveys", method: "GET" },
+    });
   });
 
   it("reports an invalid survey with its index and issues, and keeps going", async () => {
     await start(5);
-    const bad = harness.api.addSurvey(harness.supplierId, { survey: { Cpi: 2.5 as unknown as string }, allowInvalid: true });
+    const bad = harness.api.addSurvey(harness.supplierId, {
+      survey: { Cpi: 2.5 as unknown as string },
+      allowInvalid: true,
+    });
     const all = harness.api.listSurveys(harness.supplierId);
     const index = all.findIndex((survey) => survey.SurveyId === bad.SurveyId);
     const stream = harness.sds.surveys.stream();
     const { entries, error } = await drain(stream);
     expect(error).toBeUndefined();
-    expect(entries.flatMap((entry) => (entry.survey ? [entry.survey.SurveyId] : []))).toEqual(all.filter((survey) => survey !== all[index]).map((survey) => survey.SurveyId));
+    expect(entries.flatMap((entry) => (entry.survey ? [entry.survey.SurveyId] : []))).toEqual(
+      all.filter((survey) => survey !== all[index]).map((survey) => survey.SurveyId),
+    );
     const invalid = entries.find((entry) => entry.invalid)?.invalid;
-    expect(invalid).toMatchObject({ index, item: { SurveyId: bad.SurveyId, Cpi: 2.5 }, issues: [{ path: ["Cpi"], code: "invalid_type" }] });
+    expect(invalid).toMatchObject({
+      index,
+      item: { SurveyId: bad.SurveyId, Cpi: 2.5 },
+      issues: [{ path: ["Cpi"], code: "invalid_type" }],
+    });
     await expect(stream.result).resolves.toMatchObject({ surveys: 5, invalid: 1 });
   });
 
@@ -116,7 +129,9 @@ describe.each(transportModes)("surveys.stream (%s)", (mode) => {
     await start(3);
     harness.api.addSurvey(harness.supplierId, { survey: { Surprise: true } });
     const strict = await drain(harness.sds.surveys.stream({ validation: "strict" }));
-    expect(strict.entries.filter((entry) => entry.invalid).map((entry) => entry.invalid?.issues[0]?.code)).toEqual(["unrecognized_keys"]);
+    expect(strict.entries.filter((entry) => entry.invalid).map((entry) => entry.invalid?.issues[0]?.code)).toEqual([
+      "unrecognized_keys",
+    ]);
     harness.api.addSurvey(harness.supplierId, { survey: { Cpi: 1 as unknown as string }, allowInvalid: true });
     const unchecked = await drain(harness.sds.surveys.stream({ validation: "off" }));
     expect(unchecked.entries.every((entry) => entry.survey !== undefined)).toBe(true);
@@ -125,7 +140,12 @@ describe.each(transportModes)("surveys.stream (%s)", (mode) => {
 
   it("throws the ApiError of a hasError body under HTTP 200, without retrying", async () => {
     await start(3);
-    harness.api.faults.add({ kind: "envelope-error", errorCode: "UPSTREAM_DOWN", message: "try later", operation: "listSurveys" });
+    harness.api.faults.add({
+      kind: "envelope-error",
+      errorCode: "UPSTREAM_DOWN",
+      message: "try later",
+      operation: "listSurveys",
+    });
     const stream = harness.sds.surveys.stream();
     const { entries, error } = await drain(stream);
     expect(entries).toEqual([]);
@@ -182,7 +202,9 @@ describe.each(transportModes)("surveys.stream (%s)", (mode) => {
     const { entries, error } = await drain(harness.sds.surveys.stream({ retry: false }));
     expect(entries).toEqual([]);
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).message).toMatch(/GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a field name at character \d+, found "}"/);
+    expect((error as ResponseValidationError).message).toMatch(
+      /GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a field name at character \d+, found "}"/,
+    );
   });
 
   it("retries a connection reset before the response, and throws ConnectionError when no retry is left", async () => {
@@ -303,16 +325,27 @@ describe("surveys.stream with a body fed by hand", () => {
     const sds = await clientWith(() => new Response(feed.body, { status: 200 }), { retry: 2 });
     const iterator = sds.surveys.stream()[Symbol.asyncIterator]();
     feed.push(`{${okEnvelope},"Surveys":[${JSON.stringify(survey)},`);
-    await expect(iterator.next()).resolves.toEqual({ done: false, value: { survey, index: 0, json: JSON.stringify(survey) } });
+    await expect(iterator.next()).resolves.toEqual({
+      done: false,
+      value: { survey, index: 0, json: JSON.stringify(survey) },
+    });
     feed.push("]}");
     feed.end();
-    await expect(iterator.next()).rejects.toThrow(/^GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a value at character \d+, found "]"$/);
+    await expect(iterator.next()).rejects.toThrow(
+      /^GET \/surveys returned HTTP 200, but the body is not valid JSON: expected a value at character \d+, found "]"$/,
+    );
   });
 
   it("completes when the connection dies after the JSON document is complete (undici's late 'other side closed')", async () => {
     const [survey] = (await (await startHarness("in-process")).sds.surveys.list()).Surveys;
     const closed = new TypeError("terminated", { cause: new Error("other side closed") });
-    const sds = await clientWith(() => new Response(bodyThenFailure(`{${okEnvelope},"Surveys":[${JSON.stringify(survey)}],"SupplierId":1001}`, closed), { status: 200 }));
+    const sds = await clientWith(
+      () =>
+        new Response(
+          bodyThenFailure(`{${okEnvelope},"Surveys":[${JSON.stringify(survey)}],"SupplierId":1001}`, closed),
+          { status: 200 },
+        ),
+    );
     const stream = sds.surveys.stream();
     const { entries, error } = await drain(stream);
     expect(error).toBeUndefined();
@@ -322,7 +355,9 @@ describe("surveys.stream with a body fed by hand", () => {
 
   it("throws ConnectionError when the connection dies one byte before the end of the document", async () => {
     const closed = new TypeError("terminated", { cause: new Error("other side closed") });
-    const sds = await clientWith(() => new Response(bodyThenFailure(`{${okEnvelope},"Surveys":[],"SupplierId":1001`, closed), { status: 200 }));
+    const sds = await clientWith(
+      () => new Response(bodyThenFailure(`{${okEnvelope},"Surveys":[],"SupplierId":1001`, closed), { status: 200 }),
+    );
     const { error } = await drain(sds.surveys.stream());
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).message).toContain("terminated: other side closed");
@@ -344,7 +379,9 @@ describe("surveys.stream with a body fed by hand", () => {
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: ["SupplierId"] })]);
     const missing = await clientWith(() => new Response(`{${okEnvelope},"SupplierId":1001}`, { status: 200 }));
-    expect(((await drain(missing.surveys.stream())).error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: ["Surveys"] })]);
+    expect(((await drain(missing.surveys.stream())).error as ResponseValidationError).issues).toEqual([
+      expect.objectContaining({ path: ["Surveys"] }),
+    ]);
   });
 });
 
@@ -367,7 +404,11 @@ describe("surveys.stream over a connection that dies mid-body", () => {
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    const sds = harness.client({ baseUrl: `http://127.0.0.1:${port}/api/v1`, fetch: (input, init) => fetch(input, init), retry: { limit: 2, initialDelay: 1 } });
+    const sds = harness.client({
+      baseUrl: `http://127.0.0.1:${port}/api/v1`,
+      fetch: (input, init) => fetch(input, init),
+      retry: { limit: 2, initialDelay: 1 },
+    });
     const { entries, error } = await drain(sds.surveys.stream());
     expect(entries.map((entry) => entry.survey)).toEqual(surveys);
     expect(error).toBeInstanceOf(ConnectionError);

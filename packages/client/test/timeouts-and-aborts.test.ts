@@ -9,7 +9,10 @@ describe.each(transportModes)("timeouts and aborts (%s)", (mode) => {
 
   beforeEach(async () => {
     retries = [];
-    harness = await startHarness(mode, { retry: { initialDelay: 1, jitter: false }, hooks: { onRetry: (event) => retries.push(event) } });
+    harness = await startHarness(mode, {
+      retry: { initialDelay: 1, jitter: false },
+      hooks: { onRetry: (event) => retries.push(event) },
+    });
   });
 
   afterEach(async () => {
@@ -25,7 +28,9 @@ describe.each(transportModes)("timeouts and aborts (%s)", (mode) => {
 
   it("throws TimeoutError of the attempt when every attempt is too slow", async () => {
     harness.api.faults.add({ kind: "latency", ms: 3000 });
-    const error = await harness.sds.surveys.list({ timeout: 50, retry: { limit: 1 } }).catch((caught: unknown) => caught);
+    const error = await harness.sds.surveys
+      .list({ timeout: 50, retry: { limit: 1 } })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ phase: "attempt", timeout: 50, attempts: 2 });
     expect((error as TimeoutError).message).toContain("GET /surveys timed out");
@@ -69,7 +74,10 @@ describe.each(transportModes)("timeouts and aborts (%s)", (mode) => {
 
   it("sends nothing when the signal has already aborted", async () => {
     harness.api.clearRequestLog();
-    await expect(harness.sds.surveys.list({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "RequestAbortedError", attempts: 0 });
+    await expect(harness.sds.surveys.list({ signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "RequestAbortedError",
+      attempts: 0,
+    });
     expect(harness.api.requestLog()).toEqual([]);
   });
 

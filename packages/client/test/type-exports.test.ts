@@ -47,7 +47,11 @@ function typeExports(program: ts.Program, file: string): Map<string, ts.Symbol> 
 
 describe("the types of @sds/client's calls", () => {
   it("are all exported by @sds/client itself, so a consumer needs no direct @sds/schemas dependency", () => {
-    const config = ts.getParsedCommandLineOfConfigFile(join(packageRoot, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(packageRoot, "tsconfig.json"),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+    );
     if (config === undefined) throw new Error("tsconfig.json could not be read");
     const clientEntry = join(packageRoot, "src", "index.ts");
     const schemasEntry = join(packageRoot, "..", "schemas", "src", "index.ts");
@@ -57,7 +61,9 @@ describe("the types of @sds/client's calls", () => {
 
     const missing = [...fromSchemas.keys()].filter((name) => !notPartOfAnyCall.has(name) && !fromClient.has(name));
     expect(missing).toEqual([]);
-    const different = [...fromSchemas].filter(([name, symbol]) => fromClient.has(name) && fromClient.get(name) !== symbol).map(([name]) => name);
+    const different = [...fromSchemas]
+      .filter(([name, symbol]) => fromClient.has(name) && fromClient.get(name) !== symbol)
+      .map(([name]) => name);
     expect(different).toEqual([]);
     // The exceptions stay true: each is a type of @sds/schemas that the client does not export.
     expect([...notPartOfAnyCall].filter((name) => !fromSchemas.has(name) || fromClient.has(name))).toEqual([]);

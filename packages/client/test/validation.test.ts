@@ -6,7 +6,11 @@ describe.each(transportModes)("response validation (%s)", (mode) => {
   let harness: Harness;
 
   beforeEach(async () => {
-    harness = await startHarness(mode, { retry: false }, { suppliers: [{ supplierId: 1001, apiKey: "validation-key", surveys: 5 }] });
+    harness = await startHarness(
+      mode,
+      { retry: false },
+      { suppliers: [{ supplierId: 1001, apiKey: "validation-key", surveys: 5 }] },
+    );
   });
 
   afterEach(async () => {
@@ -25,7 +29,9 @@ describe.each(transportModes)("response validation (%s)", (mode) => {
     const index = harness.api.listSurveys(harness.supplierId).findIndex((survey) => survey.SurveyId === added.SurveyId);
     const error = await harness.sds.surveys.list({ validation: "strict" }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ code: "unrecognized_keys", path: ["Surveys", index] })]);
+    expect((error as ResponseValidationError).issues).toEqual([
+      expect.objectContaining({ code: "unrecognized_keys", path: ["Surveys", index] }),
+    ]);
     expect((error as ResponseValidationError).message).toContain("NewUpstreamField");
   });
 
@@ -34,7 +40,10 @@ describe.each(transportModes)("response validation (%s)", (mode) => {
   });
 
   it("throws ResponseValidationError for one invalid survey, with the issues and the raw body", async () => {
-    const bad = harness.api.addSurvey(harness.supplierId, { survey: { Cpi: 2.5 as unknown as string }, allowInvalid: true });
+    const bad = harness.api.addSurvey(harness.supplierId, {
+      survey: { Cpi: 2.5 as unknown as string },
+      allowInvalid: true,
+    });
     const index = harness.api.listSurveys(harness.supplierId).findIndex((survey) => survey.SurveyId === bad.SurveyId);
     const error = (await harness.sds.surveys.list().catch((caught: unknown) => caught)) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
@@ -46,11 +55,16 @@ describe.each(transportModes)("response validation (%s)", (mode) => {
   });
 
   it("keeps the valid surveys itemwise and reports the invalid one by index", async () => {
-    const bad = harness.api.addSurvey(harness.supplierId, { survey: { LastUpdatedOnUTC: "yesterday" }, allowInvalid: true });
+    const bad = harness.api.addSurvey(harness.supplierId, {
+      survey: { LastUpdatedOnUTC: "yesterday" },
+      allowInvalid: true,
+    });
     const all = harness.api.listSurveys(harness.supplierId);
     const index = all.findIndex((survey) => survey.SurveyId === bad.SurveyId);
     const { data, invalid } = await harness.sds.surveys.listItemwise();
-    expect(data.Surveys.map((survey) => survey.SurveyId)).toEqual(all.filter((survey) => survey.SurveyId !== bad.SurveyId).map((survey) => survey.SurveyId));
+    expect(data.Surveys.map((survey) => survey.SurveyId)).toEqual(
+      all.filter((survey) => survey.SurveyId !== bad.SurveyId).map((survey) => survey.SurveyId),
+    );
     expect(invalid).toHaveLength(1);
     expect(invalid[0]).toMatchObject({ index, item: { SurveyId: bad.SurveyId, LastUpdatedOnUTC: "yesterday" } });
     expect(invalid[0]?.issues[0]?.path).toEqual(["LastUpdatedOnUTC"]);
@@ -91,7 +105,14 @@ describe("update bodies", () => {
       apiKey: "update-key",
       fetch: (request) => {
         seen.push(request.clone());
-        return Promise.resolve(Response.json({ status: "ok", hasError: false, messages: ["Redirect URL configuration updated."], error: { errorCode: "" } }));
+        return Promise.resolve(
+          Response.json({
+            status: "ok",
+            hasError: false,
+            messages: ["Redirect URL configuration updated."],
+            error: { errorCode: "" },
+          }),
+        );
       },
     });
     await sds.account.updateRedirectUrls("1001", urls);
@@ -125,8 +146,18 @@ describe("update bodies", () => {
   });
 
   it("refuses a path parameter that is not an id", async () => {
-    const sds = createClient({ baseUrl: "https://sds.example/api/v1", apiKey: "update-key", fetch: () => Promise.reject(new Error("must not be called")) });
-    await expect(sds.surveys.qualifications(Number.NaN)).rejects.toMatchObject({ name: "RequestValidationError", issues: [{ path: ["surveyId"] }] });
-    await expect(sds.account.updateRedirectUrls(" ", urls)).rejects.toMatchObject({ name: "RequestValidationError", issues: [{ path: ["SupplierId"] }] });
+    const sds = createClient({
+      baseUrl: "https://sds.example/api/v1",
+      apiKey: "update-key",
+      fetch: () => Promise.reject(new Error("must not be called")),
+    });
+    await expect(sds.surveys.qualifications(Number.NaN)).rejects.toMatchObject({
+      name: "RequestValidationError",
+      issues: [{ path: ["surveyId"] }],
+    });
+    await expect(sds.account.updateRedirectUrls(" ", urls)).rejects.toMatchObject({
+      name: "RequestValidationError",
+      issues: [{ path: ["SupplierId"] }],
+    });
   });
 });

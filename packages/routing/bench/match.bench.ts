@@ -9,8 +9,21 @@ import { availableParallelism, loadavg } from "node:os";
 import type { Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
 // From source, not as a dependency: @sds/testing depends on @sds/routing (its fake marketplace
 // signs and verifies links), so @sds/routing cannot list it without a cycle in the package graph.
-import { buildQualifications, buildQuotas, buildSurveys, createSeededRandom, qualificationCatalogue, type SeededRandom } from "../../testing/src/index.ts";
-import { createSeededRandom as createUniformRandom, SurveyMatcher, type MatchRequest, type PastEntry, type YieldEvidence } from "@sds/routing";
+import {
+  buildQualifications,
+  buildQuotas,
+  buildSurveys,
+  createSeededRandom,
+  qualificationCatalogue,
+  type SeededRandom,
+} from "../../testing/src/index.ts";
+import {
+  createSeededRandom as createUniformRandom,
+  SurveyMatcher,
+  type MatchRequest,
+  type PastEntry,
+  type YieldEvidence,
+} from "@sds/routing";
 
 const SURVEYS = 10_000;
 const RESPONDENTS = 20_000;
@@ -60,10 +73,16 @@ function respondent(random: SeededRandom, surveys: readonly Survey[], wide: bool
   const answers: Record<string, string[]> = {};
   for (const question of qualificationCatalogue) {
     if (question.Id === 42) answers["42"] = [String(random.int(18, 75))];
-    else if (question.Options.length === 0) answers[String(question.Id)] = [String(random.int(10_000, 99_950)).padStart(5, "0")];
-    else answers[String(question.Id)] = random.sample(question.Options, question.TypeName === "Multi" ? random.int(1, 3) : 1).map((option) => String(option.OptionCode));
+    else if (question.Options.length === 0)
+      answers[String(question.Id)] = [String(random.int(10_000, 99_950)).padStart(5, "0")];
+    else
+      answers[String(question.Id)] = random
+        .sample(question.Options, question.TypeName === "Multi" ? random.int(1, 3) : 1)
+        .map((option) => String(option.OptionCode));
   }
-  if (wide) for (let id = 0; id < EXTRA_QUESTIONS; id += random.int(1, 4)) answers[String(100_000 + id)] = [String(random.int(1, 6))];
+  if (wide)
+    for (let id = 0; id < EXTRA_QUESTIONS; id += random.int(1, 4))
+      answers[String(100_000 + id)] = [String(random.int(1, 6))];
   const languageId = random.pick(surveys).LanguageId;
   return { answers, languageId, device: random.pick(["desktop", "mobile", "tablet"] as const) };
 }
@@ -77,7 +96,10 @@ function run(label: string, wide: boolean): void {
   const matcher = new SurveyMatcher();
   const loadStarted = performance.now();
   for (const survey of inventory.surveys) {
-    matcher.upsert(survey, { qualifications: inventory.qualifications.get(survey.SurveyId) ?? [], quotas: inventory.quotas.get(survey.SurveyId) ?? [] });
+    matcher.upsert(survey, {
+      qualifications: inventory.qualifications.get(survey.SurveyId) ?? [],
+      quotas: inventory.quotas.get(survey.SurveyId) ?? [],
+    });
   }
   const loadMs = performance.now() - loadStarted;
 
@@ -87,11 +109,17 @@ function run(label: string, wide: boolean): void {
   // One cycle's worth of changes: 500 surveys upserted again (Remaining moved), 100 removed and re-added.
   const updateStarted = performance.now();
   for (const survey of inventory.surveys.slice(0, 500)) {
-    matcher.upsert(survey, { qualifications: inventory.qualifications.get(survey.SurveyId) ?? [], quotas: inventory.quotas.get(survey.SurveyId) ?? [] });
+    matcher.upsert(survey, {
+      qualifications: inventory.qualifications.get(survey.SurveyId) ?? [],
+      quotas: inventory.quotas.get(survey.SurveyId) ?? [],
+    });
   }
   for (const survey of inventory.surveys.slice(500, 600)) {
     matcher.remove(survey.SurveyId);
-    matcher.upsert(survey, { qualifications: inventory.qualifications.get(survey.SurveyId) ?? [], quotas: inventory.quotas.get(survey.SurveyId) ?? [] });
+    matcher.upsert(survey, {
+      qualifications: inventory.qualifications.get(survey.SurveyId) ?? [],
+      quotas: inventory.quotas.get(survey.SurveyId) ?? [],
+    });
   }
   const updateMs = performance.now() - updateStarted;
 
@@ -143,17 +171,28 @@ function timeMatches(matcher: SurveyMatcher, requests: readonly MatchRequest[]):
   }
   samples.sort();
   bestOfThree.sort();
-  return { samples, bestOfThree, cpuMs: (cpu.user + cpu.system) / 1000 / count, eligible: eligible / count, returned: returned / count };
+  return {
+    samples,
+    bestOfThree,
+    cpuMs: (cpu.user + cpu.system) / 1000 / count,
+    eligible: eligible / count,
+    returned: returned / count,
+  };
 }
 
 function report(timing: Timing, goals = ""): void {
   const { samples, bestOfThree } = timing;
-  console.log(`  match, ${samples.length} respondents       p50 ${ms(percentile(samples, 0.5))}   p99 ${ms(percentile(samples, 0.99))}   max ${ms(samples[samples.length - 1] ?? 0)}`);
-  console.log(`  match, best of 3 per respondent     p50 ${ms(percentile(bestOfThree, 0.5))}   p99 ${ms(percentile(bestOfThree, 0.99))}${goals}`);
+  console.log(
+    `  match, ${samples.length} respondents       p50 ${ms(percentile(samples, 0.5))}   p99 ${ms(percentile(samples, 0.99))}   max ${ms(samples[samples.length - 1] ?? 0)}`,
+  );
+  console.log(
+    `  match, best of 3 per respondent     p50 ${ms(percentile(bestOfThree, 0.5))}   p99 ${ms(percentile(bestOfThree, 0.99))}${goals}`,
+  );
   console.log(`  main-thread CPU per match (mean)   ${ms(timing.cpuMs)}`);
-  console.log(`  eligible per respondent (mean)     ${timing.eligible.toFixed(1)} surveys, ${timing.returned.toFixed(1)} returned (limit 20)`);
+  console.log(
+    `  eligible per respondent (mean)     ${timing.eligible.toFixed(1)} surveys, ${timing.returned.toFixed(1)} returned (limit 20)`,
+  );
 }
-
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 23, 12);
@@ -171,17 +210,27 @@ const outcomes = ["complete", "terminate", "terminate", "terminate", "overquota"
 function respondentAwareMatcher(inventory: Inventory, explore: boolean): SurveyMatcher {
   const random = createSeededRandom(17);
   const matcher = new SurveyMatcher({
-    policy: { reentryAfter: ["overquota"], groupLookbackMs: 30 * DAY, caps: { entriesPer24h: 60, completesPer24h: 10 } },
+    policy: {
+      reentryAfter: ["overquota"],
+      groupLookbackMs: 30 * DAY,
+      caps: { entriesPer24h: 60, completesPer24h: 10 },
+    },
     yield: { random: createUniformRandom(23), explore },
   });
   for (const survey of inventory.surveys) {
-    matcher.upsert(survey, { qualifications: inventory.qualifications.get(survey.SurveyId) ?? [], quotas: inventory.quotas.get(survey.SurveyId) ?? [] });
+    matcher.upsert(survey, {
+      qualifications: inventory.qualifications.get(survey.SurveyId) ?? [],
+      quotas: inventory.quotas.get(survey.SurveyId) ?? [],
+    });
   }
   const lastId = Math.max(...inventory.surveys.map((survey) => survey.SurveyId));
-  const allIds = [...inventory.surveys.map((survey) => survey.SurveyId), ...Array.from({ length: CLOSED_SURVEYS }, (_, index) => lastId + 1 + index)];
+  const allIds = [
+    ...inventory.surveys.map((survey) => survey.SurveyId),
+    ...Array.from({ length: CLOSED_SURVEYS }, (_, index) => lastId + 1 + index),
+  ];
   const groupsOf = new Map<number, number[]>();
   let groupId = 0;
-  for (let index = 0; index < allIds.length; ) {
+  for (let index = 0; index < allIds.length;) {
     if (!random.chance(0.4 / 7)) {
       index++;
       continue;
@@ -195,7 +244,11 @@ function respondentAwareMatcher(inventory: Inventory, explore: boolean): SurveyM
   }
   for (const [surveyId, groups] of groupsOf) matcher.setSurveyGroups(surveyId, groups);
   for (const survey of inventory.surveys) {
-    if (random.chance(0.05)) matcher.setRecontact(survey.SurveyId, Array.from({ length: 2000 }, () => `r-${random.int(0, UIDS - 1)}`));
+    if (random.chance(0.05))
+      matcher.setRecontact(
+        survey.SurveyId,
+        Array.from({ length: 2000 }, () => `r-${random.int(0, UIDS - 1)}`),
+      );
     else if (random.chance(0.005)) matcher.setRecontact(survey.SurveyId, "unreadable");
     if (random.chance(0.002)) matcher.setUnroutable(survey.SurveyId, "SurveyUrl has no transaction placeholder");
     const decided = random.int(0, 300);
@@ -239,20 +292,36 @@ function runRespondentAware(): void {
     return `   ${p50 <= 0.5 && p99 <= 2 ? "meets" : "MISSES"} the goal`;
   };
   console.log("  earnings order, 200 past entries each");
-  let timing = timeMatches(matcher, requests(() => 200, "earnings"));
+  let timing = timeMatches(
+    matcher,
+    requests(() => 200, "earnings"),
+  );
   report(timing, goal(timing));
   console.log("  earnings order, 0-200 past entries (uniform)");
-  timing = timeMatches(matcher, requests(() => random.int(0, 200), "earnings"));
+  timing = timeMatches(
+    matcher,
+    requests(() => random.int(0, 200), "earnings"),
+  );
   report(timing, goal(timing));
   console.log("  yield order (Thompson sampling), 0-200 past entries");
-  timing = timeMatches(matcher, requests(() => random.int(0, 200), "yield"));
+  timing = timeMatches(
+    matcher,
+    requests(() => random.int(0, 200), "yield"),
+  );
   report(timing, goal(timing));
   console.log("  yield order (posterior mean, explore: false), 0-200 past entries");
-  timing = timeMatches(respondentAwareMatcher(inventory, false), requests(() => random.int(0, 200), "yield"));
+  timing = timeMatches(
+    respondentAwareMatcher(inventory, false),
+    requests(() => random.int(0, 200), "yield"),
+  );
   report(timing, goal(timing));
 }
 
-console.log(`load average ${loadavg().map((value) => value.toFixed(1)).join(" ")} on ${availableParallelism()} cores: wall-clock percentiles include time other processes took`);
+console.log(
+  `load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ")} on ${availableParallelism()} cores: wall-clock percentiles include time other processes took`,
+);
 run("factories inventory (15 catalogue questions)", false);
 run(`wide inventory (+${EXTRA_QUESTIONS} questions, range-coded ages)`, true);
 runRespondentAware();

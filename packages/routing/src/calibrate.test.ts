@@ -6,8 +6,13 @@ import { signUrl } from "./sign-url.ts";
 
 describe("calibrate", () => {
   it("finds Lucid's scheme from its published vector", () => {
-    const result = calibrate("https://www.abc.com/ex.aspx?abc=def&vid=123&hash=dYQuf4tCr1l07nDRpzO-PLSBNTQ", "ZZ6VkORqV25iSWOVb5cwZ03zpns");
-    expect(result.matches).toEqual([{ algorithm: "sha1", parameter: "hash", encoding: "base64url", includeSeparator: true, method: "hmac" }]);
+    const result = calibrate(
+      "https://www.abc.com/ex.aspx?abc=def&vid=123&hash=dYQuf4tCr1l07nDRpzO-PLSBNTQ",
+      "ZZ6VkORqV25iSWOVb5cwZ03zpns",
+    );
+    expect(result.matches).toEqual([
+      { algorithm: "sha1", parameter: "hash", encoding: "base64url", includeSeparator: true, method: "hmac" },
+    ]);
     expect(result.tried).toBe(48);
   });
 
@@ -17,7 +22,9 @@ describe("calibrate", () => {
     const unsigned = "https://grabcherries.com/begin?sid=abc&pid=123&mid=456";
     const signed = `${unsigned}&hash=${createHmac("sha256", "secret_hash_key_1").update(unsigned).digest("base64url")}#top`;
     const { matches } = calibrate(signed, "secret_hash_key_1");
-    expect(matches).toEqual([{ algorithm: "sha256", parameter: "hash", encoding: "base64url", includeSeparator: false, method: "hmac" }]);
+    expect(matches).toEqual([
+      { algorithm: "sha256", parameter: "hash", encoding: "base64url", includeSeparator: false, method: "hmac" },
+    ]);
   });
 
   it("recognises every combination it can sign, under any parameter name, ambiguous only in base64 spelling", () => {
@@ -38,8 +45,16 @@ describe("calibrate", () => {
   });
 
   it("reports no match under the wrong key, and nothing to try without a query", () => {
-    expect(calibrate(signUrl("https://a.example/?x=1", "right-key-0123456"), "wrong-key-0123456")).toMatchObject({ matches: [], tried: 48, parameter: "hash" });
-    expect(calibrate("https://a.example/", "calibration-key-1")).toEqual({ matches: [], tried: 0, parameter: undefined });
+    expect(calibrate(signUrl("https://a.example/?x=1", "right-key-0123456"), "wrong-key-0123456")).toMatchObject({
+      matches: [],
+      tried: 48,
+      parameter: "hash",
+    });
+    expect(calibrate("https://a.example/", "calibration-key-1")).toEqual({
+      matches: [],
+      tried: 0,
+      parameter: undefined,
+    });
   });
 
   it("refuses a key shorter than 16 characters before trying anything", () => {

@@ -32,7 +32,11 @@ const methods: readonly SigningMethod[] = ["hmac", "concatenate"];
  * if (matches.length === 1) console.log(matches[0]); // { algorithm: "sha256", … }
  * ```
  */
-export function calibrate(signedUrl: string, key: string, options: { readonly parameter?: string } = {}): CalibrationResult {
+export function calibrate(
+  signedUrl: string,
+  key: string,
+  options: { readonly parameter?: string } = {},
+): CalibrationResult {
   assertUsableKey(key);
   const { base } = splitFragment(signedUrl);
   const parameter = options.parameter ?? queryParameterNames(base).at(-1);

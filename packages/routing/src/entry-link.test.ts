@@ -14,42 +14,63 @@ describe("buildEntryLink", () => {
 
   it("drops stray quotes after a placeholder and percent-encodes the values", () => {
     const survey = { SurveyUrl: `https://s.example/e?tid=[#vq_tid#]"&uid=[#vq_tuid#]''` };
-    expect(buildEntryLink(survey, { token: "a b&c=d", uid: "é/#" })).toBe("https://s.example/e?tid=a%20b%26c%3Dd&uid=%C3%A9%2F%23");
+    expect(buildEntryLink(survey, { token: "a b&c=d", uid: "é/#" })).toBe(
+      "https://s.example/e?tid=a%20b%26c%3Dd&uid=%C3%A9%2F%23",
+    );
   });
 
   it("fills a missing uid with nothing and appends extra parameters after the query", () => {
     const survey = { SurveyUrl: "https://s.example/e?uid=[#vq_tuid#]" };
-    expect(buildEntryLink(survey, { token: "t" }, { parameters: { src: "sds kit", tid: "t" } })).toBe("https://s.example/e?uid=&src=sds%20kit&tid=t");
-    expect(buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { parameters: { a: "1" } })).toBe("https://s.example/e?a=1");
+    expect(buildEntryLink(survey, { token: "t" }, { parameters: { src: "sds kit", tid: "t" } })).toBe(
+      "https://s.example/e?uid=&src=sds%20kit&tid=t",
+    );
+    expect(buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { parameters: { a: "1" } })).toBe(
+      "https://s.example/e?a=1",
+    );
   });
 
   it("uses a configured placeholder map instead of the default", () => {
     const survey = { SurveyUrl: "https://s.example/e?rid=[#rid#]&pid=[#PID#]" };
-    expect(buildEntryLink(survey, { token: "tok", uid: "u" }, { placeholders: { rid: "token", pid: "uid" } })).toBe("https://s.example/e?rid=tok&pid=u");
+    expect(buildEntryLink(survey, { token: "tok", uid: "u" }, { placeholders: { rid: "token", pid: "uid" } })).toBe(
+      "https://s.example/e?rid=tok&pid=u",
+    );
   });
 
   it("refuses a URL that keeps a placeholder nothing fills, naming it", () => {
-    const attempt = () => buildEntryLink({ SurveyUrl: "https://s.example/e?tid=[#vq_tid#]&x=[#Other#]" }, { token: "t" });
+    const attempt = () =>
+      buildEntryLink({ SurveyUrl: "https://s.example/e?tid=[#vq_tid#]&x=[#Other#]" }, { token: "t" });
     expect(attempt).toThrow(UnfilledPlaceholderError);
     expect(attempt).toThrow(/\[#Other#\]/);
   });
 
   // The sandbox's surveys (packages/testing's survey factory) carry `?rid=[%RID%]` in two of three.
   it("fills [%RID%] with the token by default, in any case", () => {
-    expect(buildEntryLink({ SurveyUrl: "https://survey.example.com/s/7?rid=[%RID%]" }, { token: "t 1", uid: "u" })).toBe("https://survey.example.com/s/7?rid=t%201");
-    expect(buildEntryLink({ SurveyUrl: "https://s.example/e?rid=[%rid%]&tid=[#vq_tid#]" }, { token: "t" })).toBe("https://s.example/e?rid=t&tid=t");
+    expect(
+      buildEntryLink({ SurveyUrl: "https://survey.example.com/s/7?rid=[%RID%]" }, { token: "t 1", uid: "u" }),
+    ).toBe("https://survey.example.com/s/7?rid=t%201");
+    expect(buildEntryLink({ SurveyUrl: "https://s.example/e?rid=[%rid%]&tid=[#vq_tid#]" }, { token: "t" })).toBe(
+      "https://s.example/e?rid=t&tid=t",
+    );
   });
 
   it("fills [%NAME%] from the same configurable placeholder map as [#name#]", () => {
     const survey = { SurveyUrl: "https://s.example/e?rid=[%RID%]&pid=[%Pid%]" };
-    expect(buildEntryLink(survey, { token: "tok", uid: "u1" }, { placeholders: { rid: "uid", pid: "token" } })).toBe("https://s.example/e?rid=u1&pid=tok");
+    expect(buildEntryLink(survey, { token: "tok", uid: "u1" }, { placeholders: { rid: "uid", pid: "token" } })).toBe(
+      "https://s.example/e?rid=u1&pid=tok",
+    );
   });
 
   it("refuses a URL that keeps a [%NAME%] placeholder nothing fills, naming it as written", () => {
     const attempt = () => buildEntryLink({ SurveyUrl: "https://s.example/e?rid=[%RID%]&g=[%GROUP%]" }, { token: "t" });
     expect(attempt).toThrow(UnfilledPlaceholderError);
     expect(attempt).toThrow(/\[%GROUP%\]/);
-    expect(() => buildEntryLink({ SurveyUrl: "https://s.example/e?rid=[%RID%]" }, { token: "t" }, { placeholders: { vq_tid: "token" } })).toThrow(/\[%RID%\]/);
+    expect(() =>
+      buildEntryLink(
+        { SurveyUrl: "https://s.example/e?rid=[%RID%]" },
+        { token: "t" },
+        { placeholders: { vq_tid: "token" } },
+      ),
+    ).toThrow(/\[%RID%\]/);
   });
 
   it("refuses survey URLs that are not plain http(s) URLs, without repeating a password", () => {
@@ -77,19 +98,30 @@ describe("buildEntryLink", () => {
       expect(thrown).toMatchObject({ name: "UnsafeSurveyUrlError", reason });
       expect(String(thrown)).not.toContain("hunter2");
     }
-    expect(buildEntryLink({ SurveyUrl: "HTTPS://S.example:8443/e?tid=[#vq_tid#]" }, { token: "t" })).toBe("HTTPS://S.example:8443/e?tid=t");
+    expect(buildEntryLink({ SurveyUrl: "HTTPS://S.example:8443/e?tid=[#vq_tid#]" }, { token: "t" })).toBe(
+      "HTTPS://S.example:8443/e?tid=t",
+    );
   });
 
   it("refuses to sign an entry link with a key shorter than 16 characters", () => {
     const encryption = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "k3y" };
-    expect(() => buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption })).toThrow(WeakKeyError);
+    expect(() => buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption })).toThrow(
+      WeakKeyError,
+    );
   });
 
   it("signs with the account's incoming encryption when it is enabled", () => {
     const survey = { SurveyUrl: "https://s.example/e?tid=[#vq_tid#]" };
-    const encryption = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "entry-link-key-01" };
+    const encryption = {
+      Enabled: true,
+      Algorithm: "SHA256",
+      QueryParameter: "sig",
+      EncryptionKey: "entry-link-key-01",
+    };
     const link = buildEntryLink(survey, { token: "t1" }, { encryption });
-    const expected = createHmac("sha256", "entry-link-key-01").update("https://s.example/e?tid=t1&").digest("base64url");
+    const expected = createHmac("sha256", "entry-link-key-01")
+      .update("https://s.example/e?tid=t1&")
+      .digest("base64url");
     expect(link).toBe(`https://s.example/e?tid=t1&sig=${expected}`);
     expect(verifySignedUrl(link, "entry-link-key-01", { algorithm: "SHA256", parameter: "sig" }).valid).toBe(true);
     expect(buildEntryLink(survey, { token: "t1" }, { encryption: disabled })).toBe("https://s.example/e?tid=t1");
@@ -97,17 +129,23 @@ describe("buildEntryLink", () => {
 
   it("defaults the parameter to hash when the account leaves QueryParameter unset", () => {
     const encryption = { Enabled: true, Algorithm: "MD5", QueryParameter: null, EncryptionKey: "entry-link-key-01" };
-    expect(buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption })).toMatch(/^https:\/\/s\.example\/e\?hash=[\w-]{22}$/);
+    expect(buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption })).toMatch(
+      /^https:\/\/s\.example\/e\?hash=[\w-]{22}$/,
+    );
   });
 });
 
 describe("fillPlaceholders", () => {
   it("leaves a URL without placeholders as it is", () => {
-    expect(fillPlaceholders("https://s.example/e?x=%5B1%5D#frag", new Map())).toBe("https://s.example/e?x=%5B1%5D#frag");
+    expect(fillPlaceholders("https://s.example/e?x=%5B1%5D#frag", new Map())).toBe(
+      "https://s.example/e?x=%5B1%5D#frag",
+    );
   });
 
   it("fills the [%NAME%] form too and refuses one left unfilled", () => {
-    expect(fillPlaceholders("https://s.example/e?rid=[%RID%]", new Map([["rid", "a/b"]]))).toBe("https://s.example/e?rid=a%2Fb");
+    expect(fillPlaceholders("https://s.example/e?rid=[%RID%]", new Map([["rid", "a/b"]]))).toBe(
+      "https://s.example/e?rid=a%2Fb",
+    );
     expect(() => fillPlaceholders("https://s.example/e?rid=[% RID %]", new Map())).toThrow(UnfilledPlaceholderError);
   });
 });
@@ -135,11 +173,15 @@ describe("entryLinkProblem", () => {
       expect(problem?.code, SurveyUrl).toBe(code);
       expect(() => buildEntryLink({ SurveyUrl }, { token: "t" })).toThrow(problem?.message ?? "no problem reported");
     }
-    expect(entryLinkProblem("https://s.example/e?rid=[%RID%]&g=[#gid#]")?.message).toBe("the survey URL holds placeholders that nothing fills: [#gid#]");
+    expect(entryLinkProblem("https://s.example/e?rid=[%RID%]&g=[#gid#]")?.message).toBe(
+      "the survey URL holds placeholders that nothing fills: [#gid#]",
+    );
   });
 
   it("checks placeholders against the given map", () => {
-    expect(entryLinkProblem("https://s.example/e?rid=[%RID%]", { placeholders: { vq_tid: "token" } })?.code).toBe("unfilled-placeholder");
+    expect(entryLinkProblem("https://s.example/e?rid=[%RID%]", { placeholders: { vq_tid: "token" } })?.code).toBe(
+      "unfilled-placeholder",
+    );
     expect(entryLinkProblem("https://s.example/e?g=[%GID%]", { placeholders: { gid: "uid" } })).toBeUndefined();
   });
 });

@@ -12,7 +12,11 @@ export type EntryLinkValue = "token" | "uid";
  * token, and `[#vq_tuid#]`, the respondent's id in the supplier's system. Names are compared
  * case-insensitively and the map serves both spellings (`[#rid#]` is filled like `[%RID%]`).
  */
-export const defaultEntryPlaceholders: Readonly<Record<string, EntryLinkValue>> = { vq_tid: "token", vq_tuid: "uid", rid: "token" };
+export const defaultEntryPlaceholders: Readonly<Record<string, EntryLinkValue>> = {
+  vq_tid: "token",
+  vq_tuid: "uid",
+  rid: "token",
+};
 
 /** What one entry carries. */
 export interface EntryLinkInput {
@@ -88,7 +92,8 @@ export function fillPlaceholders(url: string, values: ReadonlyMap<string, string
     const value = lowercased.get(name);
     return value === undefined ? undefined : encodeURIComponent(value);
   });
-  if (scan.unfilled.size > 0) throw new UnfilledPlaceholderError([...scan.unfilled.keys()], [...scan.unfilled.values()]);
+  if (scan.unfilled.size > 0)
+    throw new UnfilledPlaceholderError([...scan.unfilled.keys()], [...scan.unfilled.values()]);
   return scan.text;
 }
 
@@ -97,21 +102,33 @@ function unsafeSurveyUrl(surveyUrl: string): UnsafeSurveyUrlError | undefined {
   // A placeholder stands for a percent-encoded value: it can add no `@`, `/` or `:`.
   const { text } = replacePlaceholders(surveyUrl, () => "x");
   // Control characters (a newline) would let a link break out of a header or an HTML attribute.
-  if (hasControlCharacters(text)) return new UnsafeSurveyUrlError("malformed-url", "the survey URL holds control characters");
+  if (hasControlCharacters(text))
+    return new UnsafeSurveyUrlError("malformed-url", "the survey URL holds control characters");
   const problem = httpUrlShapeProblem(text);
   if (problem === undefined) return undefined;
   switch (problem.kind) {
     case "unsupported-scheme":
-      return new UnsafeSurveyUrlError("unsupported-scheme", `the survey URL is a ${problem.scheme}: URL; only http: and https: URLs become entry links`);
+      return new UnsafeSurveyUrlError(
+        "unsupported-scheme",
+        `the survey URL is a ${problem.scheme}: URL; only http: and https: URLs become entry links`,
+      );
     case "userinfo":
-      return new UnsafeSurveyUrlError("userinfo", "the survey URL has user information (user@ or user:password@) before its host; entry links never do");
+      return new UnsafeSurveyUrlError(
+        "userinfo",
+        "the survey URL has user information (user@ or user:password@) before its host; entry links never do",
+      );
     default:
       return new UnsafeSurveyUrlError("malformed-url", "the survey URL is not an http(s)://host[:port]/… URL");
   }
 }
 
 function placeholderValues(options: Pick<EntryLinkOptions, "placeholders">): ReadonlyMap<string, EntryLinkValue> {
-  return new Map(Object.entries(options.placeholders ?? defaultEntryPlaceholders).map(([name, value]) => [name.toLowerCase(), value]));
+  return new Map(
+    Object.entries(options.placeholders ?? defaultEntryPlaceholders).map(([name, value]) => [
+      name.toLowerCase(),
+      value,
+    ]),
+  );
 }
 
 /**
@@ -126,17 +143,25 @@ function placeholderValues(options: Pick<EntryLinkOptions, "placeholders">): Rea
  * entryLinkProblem("javascript:alert(1)")?.code; // "unsupported-scheme"
  * ```
  */
-export function entryLinkProblem(surveyUrl: string, options: Pick<EntryLinkOptions, "placeholders"> = {}): EntryLinkProblem | undefined {
+export function entryLinkProblem(
+  surveyUrl: string,
+  options: Pick<EntryLinkOptions, "placeholders"> = {},
+): EntryLinkProblem | undefined {
   const unsafe = unsafeSurveyUrl(surveyUrl);
   if (unsafe !== undefined) return { code: unsafe.reason, message: unsafe.message };
   const values = placeholderValues(options);
   const { unfilled } = replacePlaceholders(surveyUrl, (name) => (values.has(name) ? "" : undefined));
   if (unfilled.size === 0) return undefined;
-  return { code: "unfilled-placeholder", message: new UnfilledPlaceholderError([...unfilled.keys()], [...unfilled.values()]).message };
+  return {
+    code: "unfilled-placeholder",
+    message: new UnfilledPlaceholderError([...unfilled.keys()], [...unfilled.values()]).message,
+  };
 }
 
 function appendParameters(url: string, parameters: Readonly<Record<string, string>>): string {
-  const pairs = Object.entries(parameters).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  const pairs = Object.entries(parameters).map(
+    ([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+  );
   if (pairs.length === 0) return url;
   const hashIndex = url.indexOf("#");
   const base = hashIndex < 0 ? url : url.slice(0, hashIndex);
@@ -158,11 +183,16 @@ function appendParameters(url: string, parameters: Readonly<Record<string, strin
  * const link = buildEntryLink(survey, { token: "t-123", uid: "r-9" }, { encryption: account.IncomingEncryption });
  * ```
  */
-export function buildEntryLink(survey: Pick<Survey, "SurveyUrl">, input: EntryLinkInput, options: EntryLinkOptions = {}): string {
+export function buildEntryLink(
+  survey: Pick<Survey, "SurveyUrl">,
+  input: EntryLinkInput,
+  options: EntryLinkOptions = {},
+): string {
   const unsafe = unsafeSurveyUrl(survey.SurveyUrl);
   if (unsafe !== undefined) throw unsafe;
   const values = new Map<string, string>();
-  for (const [name, value] of placeholderValues(options)) values.set(name, value === "token" ? input.token : (input.uid ?? ""));
+  for (const [name, value] of placeholderValues(options))
+    values.set(name, value === "token" ? input.token : (input.uid ?? ""));
   const url = appendParameters(fillPlaceholders(survey.SurveyUrl, values), options.parameters ?? {});
   const signing = options.encryption === undefined ? undefined : encryptionSigning(options.encryption, options.scheme);
   return signing === undefined ? url : signUrl(url, signing.key, signing.scheme);

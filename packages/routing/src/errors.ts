@@ -1,5 +1,6 @@
 /** Every `name` an error of `@sds/routing` can carry. */
-export type RoutingErrorName = "RoutingError" | "UnknownAlgorithmError" | "UnfilledPlaceholderError" | "UnsafeSurveyUrlError" | "WeakKeyError";
+export type RoutingErrorName =
+  "RoutingError" | "UnknownAlgorithmError" | "UnfilledPlaceholderError" | "UnsafeSurveyUrlError" | "WeakKeyError";
 
 /**
  * The base of every error `@sds/routing` throws. No error of this package ever holds a signing

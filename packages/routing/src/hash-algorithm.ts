@@ -28,7 +28,10 @@ const byCanonicalName: ReadonlyMap<string, HashAlgorithm> = new Map([
  * ```
  */
 export function parseHashAlgorithm(name: string): HashAlgorithm {
-  const canonical = name.toUpperCase().replace(/[^A-Z0-9]/g, "").replace(/^HMAC/, "");
+  const canonical = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, "")
+    .replace(/^HMAC/, "");
   const algorithm = byCanonicalName.get(canonical);
   if (algorithm === undefined) throw new UnknownAlgorithmError(name);
   return algorithm;

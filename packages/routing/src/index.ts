@@ -66,7 +66,13 @@ export {
   type MatchResult,
   type YieldExplanation,
 } from "./matching/match-types.ts";
-export type { EntryOutcome, PastEntry, Respondent, RespondentCapKind, RoutingPolicy } from "./respondent/respondent-types.ts";
+export type {
+  EntryOutcome,
+  PastEntry,
+  Respondent,
+  RespondentCapKind,
+  RoutingPolicy,
+} from "./respondent/respondent-types.ts";
 export { CAP_WINDOW_MS } from "./respondent/routing-policy.ts";
 export type { YieldEvidence } from "./yield/yield-evidence.ts";
 export {
@@ -80,4 +86,11 @@ export {
 } from "./yield/conversion-estimate.ts";
 export { sampleBeta, sampleGamma } from "./yield/beta-sampling.ts";
 export { createSeededRandom } from "./yield/seeded-random.ts";
-export { DEFAULT_YIELD_CUTOFF, heldOutUntil, isHeldOut, recordOutcome, type YieldCutoff, type YieldOutcome } from "./yield/yield-cutoff.ts";
+export {
+  DEFAULT_YIELD_CUTOFF,
+  heldOutUntil,
+  isHeldOut,
+  recordOutcome,
+  type YieldCutoff,
+  type YieldOutcome,
+} from "./yield/yield-cutoff.ts";

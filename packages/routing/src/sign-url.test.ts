@@ -8,9 +8,9 @@ const key = "sixteen-char-key";
 
 describe("signUrl", () => {
   it("reproduces Lucid's published HMAC-SHA1 vector", () => {
-    expect(signUrl("https://www.abc.com/ex.aspx?abc=def&vid=123", "ZZ6VkORqV25iSWOVb5cwZ03zpns", { algorithm: "SHA1" })).toBe(
-      "https://www.abc.com/ex.aspx?abc=def&vid=123&hash=dYQuf4tCr1l07nDRpzO-PLSBNTQ",
-    );
+    expect(
+      signUrl("https://www.abc.com/ex.aspx?abc=def&vid=123", "ZZ6VkORqV25iSWOVb5cwZ03zpns", { algorithm: "SHA1" }),
+    ).toBe("https://www.abc.com/ex.aspx?abc=def&vid=123&hash=dYQuf4tCr1l07nDRpzO-PLSBNTQ");
   });
 
   // The published grabcherries vector uses the 15-character key "secret_hash_key", below
@@ -18,29 +18,41 @@ describe("signUrl", () => {
   it("signs HMAC-SHA256 without the trailing separator as the grabcherries scheme does", () => {
     const url = "https://grabcherries.com/begin?sid=abc&pid=123&mid=456";
     const expected = createHmac("sha256", "secret_hash_key_1").update(url).digest("base64url");
-    expect(signUrl(url, "secret_hash_key_1", { algorithm: "HMAC-SHA256", includeSeparator: false })).toBe(`${url}&hash=${expected}`);
+    expect(signUrl(url, "secret_hash_key_1", { algorithm: "HMAC-SHA256", includeSeparator: false })).toBe(
+      `${url}&hash=${expected}`,
+    );
   });
 
   it("signs a URL without a query by appending ? and covering it", () => {
     const expected = createHmac("sha256", key).update("https://a.example/start?").digest("base64url");
-    expect(signUrl("https://a.example/start", key, { algorithm: "sha256" })).toBe(`https://a.example/start?hash=${expected}`);
+    expect(signUrl("https://a.example/start", key, { algorithm: "sha256" })).toBe(
+      `https://a.example/start?hash=${expected}`,
+    );
   });
 
   it("writes lowercase hex, percent-encoded standard base64, and names the parameter as asked", () => {
     const url = "https://a.example/s?x=1";
     const digest = createHmac("sha512", key).update(`${url}&`).digest();
-    expect(signUrl(url, key, { algorithm: "SHA512", encoding: "hex", parameter: "sig" })).toBe(`${url}&sig=${digest.toString("hex")}`);
-    expect(signUrl(url, key, { algorithm: "SHA512", encoding: "base64" })).toBe(`${url}&hash=${encodeURIComponent(digest.toString("base64"))}`);
+    expect(signUrl(url, key, { algorithm: "SHA512", encoding: "hex", parameter: "sig" })).toBe(
+      `${url}&sig=${digest.toString("hex")}`,
+    );
+    expect(signUrl(url, key, { algorithm: "SHA512", encoding: "base64" })).toBe(
+      `${url}&hash=${encodeURIComponent(digest.toString("base64"))}`,
+    );
   });
 
   it("uses the plain hash of url + key for the concatenation method", () => {
     const url = "https://a.example/s?x=1";
     const expected = createHash("md5").update(`${url}&${key}`).digest("hex");
-    expect(signUrl(url, key, { algorithm: "MD5", method: "concatenate", encoding: "hex" })).toBe(`${url}&hash=${expected}`);
+    expect(signUrl(url, key, { algorithm: "MD5", method: "concatenate", encoding: "hex" })).toBe(
+      `${url}&hash=${expected}`,
+    );
   });
 
   it("keys the HMAC with the UTF-8 bytes of the key", () => {
-    const expected = createHmac("sha1", Buffer.from("clé-ü-clé-ü-clé-ü", "utf8")).update("https://a.example/?").digest("base64url");
+    const expected = createHmac("sha1", Buffer.from("clé-ü-clé-ü-clé-ü", "utf8"))
+      .update("https://a.example/?")
+      .digest("base64url");
     expect(signUrl("https://a.example/?", "clé-ü-clé-ü-clé-ü")).toBe(`https://a.example/?hash=${expected}`);
   });
 
@@ -60,7 +72,9 @@ describe("signUrl", () => {
   });
 
   it("rejects an unknown algorithm without naming the key", () => {
-    expect(() => signUrl("https://a.example/", "super-secret-key-1", { algorithm: "SHA3" })).toThrow(/unknown hash algorithm "SHA3"/);
+    expect(() => signUrl("https://a.example/", "super-secret-key-1", { algorithm: "SHA3" })).toThrow(
+      /unknown hash algorithm "SHA3"/,
+    );
     try {
       signUrl("https://a.example/", "super-secret-key-1", { algorithm: "SHA3" });
     } catch (error) {

@@ -29,7 +29,9 @@ export function signUrl(url: string, key: string, options: SignatureSchemeOption
   const { base, fragment } = splitFragment(url);
   const existing = findDigestParameter(base, scheme.parameter);
   if (existing?.followedByParameters === true) {
-    throw new RoutingError(`the URL already carries a "${scheme.parameter}" parameter followed by others; remove it before signing`);
+    throw new RoutingError(
+      `the URL already carries a "${scheme.parameter}" parameter followed by others; remove it before signing`,
+    );
   }
   const unsigned = existing === undefined ? base : base.slice(0, existing.separatorIndex);
   const prefix = !unsigned.includes("?") ? `${unsigned}?` : /[?&]$/.test(unsigned) ? unsigned : `${unsigned}&`;

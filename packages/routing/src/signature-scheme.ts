@@ -61,7 +61,8 @@ export const defaultSignatureScheme: SignatureScheme = {
  */
 export function resolveSignatureScheme(options: SignatureSchemeOptions = {}): SignatureScheme {
   const scheme: SignatureScheme = {
-    algorithm: options.algorithm === undefined ? defaultSignatureScheme.algorithm : parseHashAlgorithm(options.algorithm),
+    algorithm:
+      options.algorithm === undefined ? defaultSignatureScheme.algorithm : parseHashAlgorithm(options.algorithm),
     parameter: options.parameter ?? defaultSignatureScheme.parameter,
     encoding: options.encoding ?? defaultSignatureScheme.encoding,
     includeSeparator: options.includeSeparator ?? defaultSignatureScheme.includeSeparator,
@@ -91,11 +92,16 @@ export interface EncryptionSigning {
  * const url = signing ? signUrl(entryUrl, signing.key, signing.scheme) : entryUrl;
  * ```
  */
-export function encryptionSigning(settings: EncryptionSettings, overrides: SignatureSchemeOptions = {}): EncryptionSigning | undefined {
+export function encryptionSigning(
+  settings: EncryptionSettings,
+  overrides: SignatureSchemeOptions = {},
+): EncryptionSigning | undefined {
   if (!settings.Enabled || settings.EncryptionKey === null || settings.EncryptionKey === "") return undefined;
   const scheme = resolveSignatureScheme({
     algorithm: settings.Algorithm,
-    ...(settings.QueryParameter !== null && settings.QueryParameter !== "" ? { parameter: settings.QueryParameter } : {}),
+    ...(settings.QueryParameter !== null && settings.QueryParameter !== ""
+      ? { parameter: settings.QueryParameter }
+      : {}),
     ...overrides,
   });
   return { key: settings.EncryptionKey, scheme };

@@ -15,7 +15,8 @@ import { resolveSignatureScheme, type SignatureScheme, type SignatureSchemeOptio
  * (not `http://` or `https://` followed by a plain `host[:port]`), `target` (a request target
  * that is not a path and query, see {@link verifySignedRequest}).
  */
-export type VerificationFailureReason = "missing" | "malformed" | "mismatch" | "fragment" | "userinfo" | "authority" | "target";
+export type VerificationFailureReason =
+  "missing" | "malformed" | "mismatch" | "fragment" | "userinfo" | "authority" | "target";
 
 /** The answer of {@link verifySignedUrl}. */
 export type VerificationResult =
@@ -33,11 +34,13 @@ function failure(reason: VerificationFailureReason, message: string): Verificati
 
 /** The checks that come before the digest: the URL must be one a sender signs and a server receives. */
 function urlShapeFailure(url: string): VerificationResult | undefined {
-  if (url.includes("#")) return failure("fragment", "the URL has a fragment (#…), which no signed request carries and no signature covers");
+  if (url.includes("#"))
+    return failure("fragment", "the URL has a fragment (#…), which no signed request carries and no signature covers");
   const problem = httpUrlShapeProblem(url);
   if (problem === undefined) return undefined;
   if (problem.kind === "userinfo") return failure("userinfo", "the URL has user information (user@) before its host");
-  if (problem.kind === "unsupported-scheme") return failure("authority", `the URL is ${problem.scheme}:, not http: or https:`);
+  if (problem.kind === "unsupported-scheme")
+    return failure("authority", `the URL is ${problem.scheme}:, not http: or https:`);
   return failure("authority", "the URL does not start with http:// or https:// and a plain host[:port]");
 }
 
@@ -51,11 +54,15 @@ function verifyDigest(text: string, key: string, scheme: SignatureScheme, mismat
   const received = decodeDigest(position.value, scheme.encoding);
   const expectedLength = digestLengths[scheme.algorithm];
   if (received?.length !== expectedLength) {
-    return failure("malformed", `"${scheme.parameter}" is not a ${scheme.encoding} ${scheme.algorithm.toUpperCase()} digest (${expectedLength} bytes)`);
+    return failure(
+      "malformed",
+      `"${scheme.parameter}" is not a ${scheme.encoding} ${scheme.algorithm.toUpperCase()} digest (${expectedLength} bytes)`,
+    );
   }
   const signed = text.slice(0, scheme.includeSeparator ? position.separatorIndex + 1 : position.separatorIndex);
   const expected = computeDigest(scheme.method, scheme.algorithm, signed, key);
-  if (!constantTimeEqual(received, expected)) return failure("mismatch", `"${scheme.parameter}" does not match the URL under this key${mismatchNote}`);
+  if (!constantTimeEqual(received, expected))
+    return failure("mismatch", `"${scheme.parameter}" does not match the URL under this key${mismatchNote}`);
   return { valid: true };
 }
 
@@ -76,7 +83,11 @@ function verifyDigest(text: string, key: string, scheme: SignatureScheme, mismat
  * if (!result.valid) console.error(result.reason, result.message);
  * ```
  */
-export function verifySignedUrl(url: string, key: string, options: SignatureSchemeOptions | SignatureScheme = {}): VerificationResult {
+export function verifySignedUrl(
+  url: string,
+  key: string,
+  options: SignatureSchemeOptions | SignatureScheme = {},
+): VerificationResult {
   const scheme = resolveSignatureScheme(options);
   assertUsableKey(key);
   return urlShapeFailure(url) ?? verifyDigest(url, key, scheme);
@@ -128,19 +139,27 @@ export function verifySignedRequest(request: SignedRequest): VerificationResult 
   assertUsableKey(request.key);
   const origin = request.origin === undefined ? undefined : publicOrigin(request.origin);
   const { target } = request;
-  if (target.includes("#")) return failure("fragment", "the request target has a fragment (#…), which no signed request carries");
+  if (target.includes("#"))
+    return failure("fragment", "the request target has a fragment (#…), which no signed request carries");
   // Origin-form only: a path, no whitespace or control characters (`GET http://other/… HTTP/1.1` is not what was signed).
   if (!target.startsWith("/") || /\s/.test(target) || hasControlCharacters(target)) {
     return failure("target", "the request target is not a path and query (it must start with /)");
   }
   if (origin !== undefined) return verifyDigest(origin + target, request.key, scheme);
-  return verifyDigest(target, request.key, scheme, " (checked over the path and query alone: no public origin is configured, and a sender that signs the full URL needs it)");
+  return verifyDigest(
+    target,
+    request.key,
+    scheme,
+    " (checked over the path and query alone: no public origin is configured, and a sender that signs the full URL needs it)",
+  );
 }
 
 function publicOrigin(origin: string): string {
   const problem = httpUrlShapeProblem(origin);
   if (problem !== undefined || /[?#\s]/.test(origin)) {
-    throw new RangeError("the public origin must be http(s)://host[:port] with an optional path, no user@, query or fragment");
+    throw new RangeError(
+      "the public origin must be http(s)://host[:port] with an optional path, no user@, query or fragment",
+    );
   }
   return origin.replace(/\/+$/, "");
 }

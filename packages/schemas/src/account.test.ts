@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MASKED_SECRET, maskAccountSecrets, SupplierAccountResponse, UpdateResponse, UrlSettingsBody } from "./index.ts";
+import {
+  MASKED_SECRET,
+  maskAccountSecrets,
+  SupplierAccountResponse,
+  UpdateResponse,
+  UrlSettingsBody,
+} from "./index.ts";
 import { accountResponse, validUrls } from "../test/fixtures.ts";
 
 describe("SupplierAccountResponse", () => {
@@ -9,7 +15,10 @@ describe("SupplierAccountResponse", () => {
   });
 
   it("reads stored URLs leniently so that a bad one can still be seen and fixed", () => {
-    const stored = { ...accountResponse, data: { ...accountResponse.data, RedirectUrls: { ...validUrls, CompleteUrl: "/relative" } } };
+    const stored = {
+      ...accountResponse,
+      data: { ...accountResponse.data, RedirectUrls: { ...validUrls, CompleteUrl: "/relative" } },
+    };
     expect(SupplierAccountResponse.safeParse(stored).success).toBe(true);
   });
 
@@ -21,7 +30,12 @@ describe("SupplierAccountResponse", () => {
 
 describe("UpdateResponse", () => {
   it("is the envelope alone with its confirmation message", () => {
-    const body = { status: "ok", hasError: false, messages: ["Redirect URL configuration updated"], error: { errorCode: "" } };
+    const body = {
+      status: "ok",
+      hasError: false,
+      messages: ["Redirect URL configuration updated"],
+      error: { errorCode: "" },
+    };
     expect(UpdateResponse.parse(body)).toEqual(body);
   });
 });
@@ -60,9 +74,13 @@ describe("UrlSettingsBody", () => {
       fc.constantFrom("mailto:a@b.example", "file:///etc/passwd", "//panel.example/x", "http//x"),
     );
     fc.assert(
-      fc.property(fc.constantFrom("CompleteUrl", "TerminateUrl", "OverQuotaUrl", "SecurityTerminateUrl"), notHttpUrl, (field, value) => {
-        expect(UrlSettingsBody.safeParse({ ...validUrls, [field]: value }).success).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom("CompleteUrl", "TerminateUrl", "OverQuotaUrl", "SecurityTerminateUrl"),
+        notHttpUrl,
+        (field, value) => {
+          expect(UrlSettingsBody.safeParse({ ...validUrls, [field]: value }).success).toBe(false);
+        },
+      ),
     );
   });
 });

@@ -28,7 +28,8 @@ export const Language = z.looseObject({
 export type Language = z.infer<typeof Language>;
 
 const collectionResponse = <Key extends string, Item extends z.ZodType>(key: Key, item: Item) =>
-  z.looseObject({ ...observedEnvelopeShape, [key]: z.array(item) } as typeof observedEnvelopeShape & Record<Key, z.ZodArray<Item>>);
+  z.looseObject({ ...observedEnvelopeShape, [key]: z.array(item) } as typeof observedEnvelopeShape &
+    Record<Key, z.ZodArray<Item>>);
 
 /** Response of the Languages collection. */
 export const LanguagesResponse = collectionResponse("Languages", Language);

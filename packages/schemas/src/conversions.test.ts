@@ -3,13 +3,21 @@ import { allowedDevices, parseDecimal, parseWireDate, surveyDates, surveyNumbers
 import { validSurvey } from "../test/fixtures.ts";
 
 describe("parseDecimal", () => {
-  it.each([["2.50", 2.5], ["12", 12], [" 0.75 ", 0.75], ["-1.5", -1.5]])("reads %j as %d", (input, expected) => {
+  it.each([
+    ["2.50", 2.5],
+    ["12", 12],
+    [" 0.75 ", 0.75],
+    ["-1.5", -1.5],
+  ])("reads %j as %d", (input, expected) => {
     expect(parseDecimal(input)).toBe(expected);
   });
 
-  it.each(["", "abc", "1,50", "1e3", "NaN", "Infinity", "1."])("refuses %j with a RangeError naming the value", (input) => {
-    expect(() => parseDecimal(input)).toThrow(RangeError);
-  });
+  it.each(["", "abc", "1,50", "1e3", "NaN", "Infinity", "1."])(
+    "refuses %j with a RangeError naming the value",
+    (input) => {
+      expect(() => parseDecimal(input)).toThrow(RangeError);
+    },
+  );
 });
 
 describe("parseWireDate", () => {
@@ -33,7 +41,9 @@ describe("parseWireDate", () => {
 describe("survey helpers", () => {
   it("turns the device flags into a set", () => {
     expect([...allowedDevices(validSurvey)]).toEqual(["desktop", "mobile"]);
-    expect(allowedDevices({ DesktopAllowed: false, MobileAllowed: false, TabletAllowed: true }).has("tablet")).toBe(true);
+    expect(allowedDevices({ DesktopAllowed: false, MobileAllowed: false, TabletAllowed: true }).has("tablet")).toBe(
+      true,
+    );
   });
 
   it("gives Cpi, Ir and Loi as numbers", () => {

@@ -48,7 +48,9 @@ export const devices: readonly Device[] = ["desktop", "mobile", "tablet"];
  * allowedDevices(survey).has("mobile");
  * ```
  */
-export function allowedDevices(survey: Pick<Survey, "DesktopAllowed" | "MobileAllowed" | "TabletAllowed">): Set<Device> {
+export function allowedDevices(
+  survey: Pick<Survey, "DesktopAllowed" | "MobileAllowed" | "TabletAllowed">,
+): Set<Device> {
   const allowed = new Set<Device>();
   if (survey.DesktopAllowed) allowed.add("desktop");
   if (survey.MobileAllowed) allowed.add("mobile");
@@ -79,7 +81,10 @@ export interface SurveyDates {
 
 /** Every date-time of a survey as a `Date`. @throws RangeError on a malformed value. */
 export function surveyDates(
-  survey: Pick<Survey, "LastUpdatedOnUTC" | "StartDate" | "EndDate" | "Qual_LastUpdatedOnUTC" | "Quota_LastUpdatedOnUTC">,
+  survey: Pick<
+    Survey,
+    "LastUpdatedOnUTC" | "StartDate" | "EndDate" | "Qual_LastUpdatedOnUTC" | "Quota_LastUpdatedOnUTC"
+  >,
 ): SurveyDates {
   return {
     lastUpdated: parseWireDate(survey.LastUpdatedOnUTC),

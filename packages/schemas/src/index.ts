@@ -29,7 +29,12 @@ export {
   type ParsedRecontactRespondent,
   type ParseRecontactRespondentsResult,
 } from "./recontact-respondents-parser.ts";
-export { parseSurveyStats, type ParsedSurveyStats, type ParseSurveyStatsResult, type SurveyStatsScope } from "./survey-stats-parser.ts";
+export {
+  parseSurveyStats,
+  type ParsedSurveyStats,
+  type ParseSurveyStatsResult,
+  type SurveyStatsScope,
+} from "./survey-stats-parser.ts";
 export {
   CollectionId,
   CollectionItem,

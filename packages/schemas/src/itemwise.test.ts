@@ -16,7 +16,9 @@ describe("parseSurveyList", () => {
   });
 
   it("keeps the order of the valid items", () => {
-    const result = parseSurveyList(surveyList([{ ...validSurvey, SurveyId: 3 }, null, { ...validSurvey, SurveyId: 1 }]));
+    const result = parseSurveyList(
+      surveyList([{ ...validSurvey, SurveyId: 3 }, null, { ...validSurvey, SurveyId: 1 }]),
+    );
     if (!result.success) throw result.error;
     expect(result.data.Surveys.map((survey) => survey.SurveyId)).toEqual([3, 1]);
     expect(result.invalid.map((item) => item.index)).toEqual([1]);
@@ -42,9 +44,20 @@ describe("parseSurveyList", () => {
 
 describe("parseItemwise", () => {
   it("works for any list response, such as qualifications", () => {
-    const good = { SurveyId: 1, LastUpdatedOnUTC: "2026-11-20T00:00:00Z", QualificationId: 1, QualificationTypeId: 1, OptionIds: [1], OptionCodes: ["1"] };
+    const good = {
+      SurveyId: 1,
+      LastUpdatedOnUTC: "2026-11-20T00:00:00Z",
+      QualificationId: 1,
+      QualificationTypeId: 1,
+      OptionIds: [1],
+      OptionCodes: ["1"],
+    };
     const result = parseItemwise(SurveyQualificationsResponse, "Qualifications", {
-      status: "ok", hasError: false, messages: [], error: { errorCode: "" }, SurveyId: 1,
+      status: "ok",
+      hasError: false,
+      messages: [],
+      error: { errorCode: "" },
+      SurveyId: 1,
       Qualifications: [good, { ...good, OptionIds: ["x"] }],
     });
     if (!result.success) throw result.error;

@@ -64,7 +64,11 @@ export function parseItemwise<Schema extends ListSchema>(
     if (parsed.success) {
       valid.push(parsed.data);
     } else {
-      invalid.push({ index, item, issues: parsed.error.issues.map(({ path, message, code }) => ({ path, message, code })) });
+      invalid.push({
+        index,
+        item,
+        issues: parsed.error.issues.map(({ path, message, code }) => ({ path, message, code })),
+      });
     }
   });
   return { success: true, data: { ...envelope.data, [key]: valid } as z.infer<Schema>, invalid };

@@ -20,7 +20,9 @@ describe("the OpenAPI document", () => {
   });
 
   it("has every operation, marking the undocumented ones unverified", () => {
-    const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { operationId: string; "x-sds-unverified"?: boolean }>> };
+    const document = buildOpenApiDocument() as {
+      paths: Record<string, Record<string, { operationId: string; "x-sds-unverified"?: boolean }>>;
+    };
     for (const id of operationIds) {
       const { path, method, evidence } = operations[id];
       const operation = document.paths[path]?.[method.toLowerCase()];
@@ -31,7 +33,9 @@ describe("the OpenAPI document", () => {
 
   it("declares the API key header as the security scheme", () => {
     const document = buildOpenApiDocument() as { components: { securitySchemes: Record<string, unknown> } };
-    expect(document.components.securitySchemes).toEqual({ partnerAccessKey: { type: "apiKey", in: "header", name: "EQ-PARTNER-ACCESS-KEY" } });
+    expect(document.components.securitySchemes).toEqual({
+      partnerAccessKey: { type: "apiKey", in: "header", name: "EQ-PARTNER-ACCESS-KEY" },
+    });
   });
 });
 

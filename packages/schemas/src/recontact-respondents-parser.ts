@@ -41,7 +41,8 @@ export function parseRecontactRespondents(body: unknown): ParseRecontactResponde
   const failed = envelopeProblem(body);
   if (failed) return problem(failed);
   const present = listKeys.filter((key) => Object.hasOwn(body, key) && body[key] !== undefined);
-  if (present.length > 1) return problem(`the body carries both ${present.join(" and ")}; which one is the list is unclear`);
+  if (present.length > 1)
+    return problem(`the body carries both ${present.join(" and ")}; which one is the list is unclear`);
   const key = present[0] ?? listKeys[0];
   const list = body[key];
   if (!Array.isArray(list)) return problem(`${key}: expected a list of respondents, got ${describeValue(list)}`);
@@ -58,13 +59,16 @@ export function parseRecontactRespondents(body: unknown): ParseRecontactResponde
 
 /** One item of the list, or the problem with it. */
 function readRespondent(item: unknown, where: string): ParsedRecontactRespondent | string {
-  if (typeof item === "string") return item.trim() === "" ? `${where}: expected a respondent id, got an empty string` : { uid: item, active: true };
+  if (typeof item === "string")
+    return item.trim() === "" ? `${where}: expected a respondent id, got an empty string` : { uid: item, active: true };
   if (!isRecord(item)) return `${where}: expected a respondent id or object, got ${describeValue(item)}`;
   const uid = firstField(item, uidKeys);
   if (!uid) return `${where}: no respondent id (${uidKeys.join(", ")})`;
-  if (typeof uid.value !== "string" || uid.value.trim() === "") return `${where}.${uid.key}: expected a non-empty string, got ${describeValue(uid.value)}`;
+  if (typeof uid.value !== "string" || uid.value.trim() === "")
+    return `${where}.${uid.key}: expected a non-empty string, got ${describeValue(uid.value)}`;
   const isActive = item["IsActive"];
-  if (isActive !== undefined && typeof isActive !== "boolean") return `${where}.IsActive: expected true or false, got ${describeValue(isActive)}`;
+  if (isActive !== undefined && typeof isActive !== "boolean")
+    return `${where}.IsActive: expected true or false, got ${describeValue(isActive)}`;
   return { uid: uid.value, active: isActive ?? true };
 }
 

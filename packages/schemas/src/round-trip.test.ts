@@ -3,9 +3,13 @@ import { describe, expect, it } from "vitest";
 import { parseSurveyList, Survey } from "./index.ts";
 import { surveyList } from "../test/fixtures.ts";
 
-const isoMillis = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true }).map((date) => date.toISOString());
+const isoMillis = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true })
+  .map((date) => date.toISOString());
 const isoSeconds = isoMillis.map((value) => value.replace(/\.\d{3}Z$/, "Z"));
-const decimal = fc.tuple(fc.nat({ max: 500 }), fc.nat({ max: 99 })).map(([whole, cents]) => `${whole}.${String(cents).padStart(2, "0")}`);
+const decimal = fc
+  .tuple(fc.nat({ max: 500 }), fc.nat({ max: 99 }))
+  .map(([whole, cents]) => `${whole}.${String(cents).padStart(2, "0")}`);
 
 /** Any survey the spec allows. */
 const arbitrarySurvey = fc.record({

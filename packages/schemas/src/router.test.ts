@@ -14,12 +14,20 @@ describe("createRouter", () => {
   it("matches literal paths and fills percent-decoded parameters", () => {
     expect(router.match("GET", "/v1/surveys")).toEqual({ kind: "matched", id: "list", params: {} });
     expect(router.match("GET", "/v1/surveys/42")).toEqual({ kind: "matched", id: "get", params: { id: "42" } });
-    expect(router.match("GET", "/v1/surveys/a%20b/quotas/7")).toEqual({ kind: "matched", id: "quotas", params: { id: "a b", quotaId: "7" } });
+    expect(router.match("GET", "/v1/surveys/a%20b/quotas/7")).toEqual({
+      kind: "matched",
+      id: "quotas",
+      params: { id: "a b", quotaId: "7" },
+    });
   });
 
   it("prefers a literal route over a parameter route for the same path", () => {
     expect(router.match("GET", "/v1/surveys/stats")).toMatchObject({ kind: "matched", id: "stats" });
-    expect(router.match("PUT", "/v1/surveys/stats")).toEqual({ kind: "matched", id: "replace", params: { id: "stats" } });
+    expect(router.match("PUT", "/v1/surveys/stats")).toEqual({
+      kind: "matched",
+      id: "replace",
+      params: { id: "stats" },
+    });
   });
 
   it("treats a trailing slash, a doubled slash and another case as different paths", () => {

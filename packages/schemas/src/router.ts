@@ -55,7 +55,8 @@ function choose<Id extends string>(
 ): RouteMatch<Id> {
   if (candidates.length === 0) return { kind: "not-found" };
   const exact = candidates.find((candidate) => candidate.route.method === method);
-  const chosen = exact ?? (method === "HEAD" ? candidates.find((candidate) => candidate.route.method === "GET") : undefined);
+  const chosen =
+    exact ?? (method === "HEAD" ? candidates.find((candidate) => candidate.route.method === "GET") : undefined);
   if (chosen) return { kind: "matched", id: chosen.route.id, params: chosen.params };
   return { kind: "method-not-allowed", allow: [...new Set(candidates.map((candidate) => candidate.route.method))] };
 }

@@ -22,7 +22,13 @@ export function maskSecret(value: string | null): string | null {
 export function maskAccountSecrets<Account extends SupplierAccount>(account: Account): Account {
   return {
     ...account,
-    IncomingEncryption: { ...account.IncomingEncryption, EncryptionKey: maskSecret(account.IncomingEncryption.EncryptionKey) },
-    OutgoingEncryption: { ...account.OutgoingEncryption, EncryptionKey: maskSecret(account.OutgoingEncryption.EncryptionKey) },
+    IncomingEncryption: {
+      ...account.IncomingEncryption,
+      EncryptionKey: maskSecret(account.IncomingEncryption.EncryptionKey),
+    },
+    OutgoingEncryption: {
+      ...account.OutgoingEncryption,
+      EncryptionKey: maskSecret(account.OutgoingEncryption.EncryptionKey),
+    },
   };
 }

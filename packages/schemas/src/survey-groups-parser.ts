@@ -49,10 +49,12 @@ export function parseSurveyGroups(body: unknown): ParseSurveyGroupsResult {
     if (!isRecord(group)) return problem(`${where}: expected a group object, got ${describeValue(group)}`);
     const id = firstField(group, groupIdKeys);
     if (!id) return problem(`${where}: no group id (${groupIdKeys.join(", ")})`);
-    if (!isPositiveId(id.value)) return problem(`${where}.${id.key}: expected a positive integer, got ${describeValue(id.value)}`);
+    if (!isPositiveId(id.value))
+      return problem(`${where}.${id.key}: expected a positive integer, got ${describeValue(id.value)}`);
     const surveys = firstField(group, memberKeys);
     if (!surveys) return problem(`${where}: no survey list (${memberKeys.join(", ")})`);
-    if (!Array.isArray(surveys.value)) return problem(`${where}.${surveys.key}: expected a list of survey ids, got ${describeValue(surveys.value)}`);
+    if (!Array.isArray(surveys.value))
+      return problem(`${where}.${surveys.key}: expected a list of survey ids, got ${describeValue(surveys.value)}`);
 
     let ids = members.get(id.value);
     if (!ids) members.set(id.value, (ids = new Set()));

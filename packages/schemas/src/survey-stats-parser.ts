@@ -19,7 +19,8 @@ export interface ParsedSurveyStats {
 }
 
 /** What {@link parseSurveyStats} returns: the figures, or why the body cannot be read. */
-export type ParseSurveyStatsResult = { readonly ok: true; readonly stats: ParsedSurveyStats } | { readonly ok: false; readonly problem: string };
+export type ParseSurveyStatsResult =
+  { readonly ok: true; readonly stats: ParsedSurveyStats } | { readonly ok: false; readonly problem: string };
 
 /** Where a scope's figures sit: `Supplier`/`Global` (nested) or Lucid's `SupplierStatistics`/`SurveyStatistics`. */
 const scopeKeys: readonly (readonly [SurveyStatsScope, readonly string[]])[] = [
@@ -66,7 +67,8 @@ export function parseSurveyStats(body: unknown): ParseSurveyStatsResult {
       const container = firstField(root.record, keys);
       if (!container || container.value === null) continue;
       const where = `${root.path}${container.key}`;
-      if (!isRecord(container.value)) return problem(`${where}: expected an object, got ${describeValue(container.value)}`);
+      if (!isRecord(container.value))
+        return problem(`${where}: expected an object, got ${describeValue(container.value)}`);
       const figures = readFigures(container.value, `${where}.`);
       if (typeof figures === "string") return problem(figures);
       if (Object.keys(figures).length > 0) return { ok: true, stats: { ...figures, scope } };
@@ -86,7 +88,8 @@ function readFigures(record: Record<string, unknown>, path: string): Figures | s
   const conversion = readNumber(record, "SystemConversion", path);
   if (typeof conversion === "string") return conversion;
   if (conversion !== undefined) {
-    if (conversion > 100) return `${path}SystemConversion: expected a percentage from 0 to 100, got ${String(conversion)}`;
+    if (conversion > 100)
+      return `${path}SystemConversion: expected a percentage from 0 to 100, got ${String(conversion)}`;
     figures.conversion = conversion / 100;
   }
   const epc = readNumber(record, "EffectiveEPC", path);
@@ -104,8 +107,10 @@ const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
 function readNumber(record: Record<string, unknown>, key: string, path: string): number | undefined | string {
   const value = Object.hasOwn(record, key) ? record[key] : undefined;
   if (value === undefined || value === null) return undefined;
-  const number = typeof value === "number" ? value : typeof value === "string" && DECIMAL.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isFinite(number) || number < 0) return `${path}${key}: expected a non-negative number, got ${describeValue(value)}`;
+  const number =
+    typeof value === "number" ? value : typeof value === "string" && DECIMAL.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number < 0)
+    return `${path}${key}: expected a non-negative number, got ${describeValue(value)}`;
   return number;
 }
 

@@ -30,7 +30,11 @@ describe("Survey", () => {
     ["EndDate in month 13", { EndDate: "2026-13-01T00:00:00Z" }, ["EndDate"]],
     ["EndDate at hour 24", { EndDate: "2026-12-01T24:00:00Z" }, ["EndDate"]],
     ["a date with no time", { Qual_LastUpdatedOnUTC: "2026-12-01" }, ["Qual_LastUpdatedOnUTC"]],
-    ["LastUpdatedOnUTC with four fractional digits", { LastUpdatedOnUTC: "2026-11-20T08:15:30.1234Z" }, ["LastUpdatedOnUTC"]],
+    [
+      "LastUpdatedOnUTC with four fractional digits",
+      { LastUpdatedOnUTC: "2026-11-20T08:15:30.1234Z" },
+      ["LastUpdatedOnUTC"],
+    ],
     ["SurveyUrl not a URL", { SurveyUrl: "not a url" }, ["SurveyUrl"]],
     ["DesktopAllowed as 1", { DesktopAllowed: 1 }, ["DesktopAllowed"]],
     ["Revenue as a string", { Revenue: "2.5" }, ["Revenue"]],
@@ -45,7 +49,13 @@ describe("Survey", () => {
   });
 
   it("accepts an explicit offset and fractional seconds on the other dates", () => {
-    expect(Survey.safeParse({ ...validSurvey, StartDate: "2026-11-01T02:00:00.5+02:00", LastUpdatedOnUTC: "2026-11-20T08:15:30.123" }).success).toBe(true);
+    expect(
+      Survey.safeParse({
+        ...validSurvey,
+        StartDate: "2026-11-01T02:00:00.5+02:00",
+        LastUpdatedOnUTC: "2026-11-20T08:15:30.123",
+      }).success,
+    ).toBe(true);
   });
 });
 

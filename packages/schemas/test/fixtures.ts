@@ -31,7 +31,14 @@ export const validSurvey: Survey = {
 };
 
 export const surveyList = (surveys: unknown[]): SurveyListResponse =>
-  ({ status: "ok", hasError: false, messages: [], error: { errorCode: "" }, SupplierId: 12, Surveys: surveys }) as SurveyListResponse;
+  ({
+    status: "ok",
+    hasError: false,
+    messages: [],
+    error: { errorCode: "" },
+    SupplierId: 12,
+    Surveys: surveys,
+  }) as SurveyListResponse;
 
 export const validUrls: UrlSettingsBody = {
   Enabled: true,
@@ -50,7 +57,12 @@ export const accountResponse: SupplierAccountResponse = {
     Id: "12",
     Name: "Acme Panel",
     Active: true,
-    IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "in-secret-key-123" },
+    IncomingEncryption: {
+      Enabled: true,
+      Algorithm: "SHA256",
+      QueryParameter: "hash",
+      EncryptionKey: "in-secret-key-123",
+    },
     OutgoingEncryption: { Enabled: false, Algorithm: "SHA1", QueryParameter: null, EncryptionKey: null },
     RedirectUrls: validUrls,
     S2SUrls: { ...validUrls, Enabled: false },

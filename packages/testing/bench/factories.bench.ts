@@ -1,6 +1,13 @@
 // Factory and fake benchmarks: `pnpm --filter @sds/testing bench`. Timings are noisy; compare
 // the ratios within one run, not numbers across machines.
-import { buildQualifications, buildQuotas, buildSurveys, createFakeSupplierApi, API_KEY_HEADER, DEFAULT_API_KEY } from "@sds/testing";
+import {
+  buildQualifications,
+  buildQuotas,
+  buildSurveys,
+  createFakeSupplierApi,
+  API_KEY_HEADER,
+  DEFAULT_API_KEY,
+} from "@sds/testing";
 
 function time<T>(label: string, runs: number, work: () => T): T {
   let result = work(); // warm-up, so the JIT has seen the code once
@@ -12,7 +19,9 @@ function time<T>(label: string, runs: number, work: () => T): T {
   }
   samples.sort((left, right) => left - right);
   const median = samples[Math.floor(samples.length / 2)] ?? 0;
-  console.log(`${label.padEnd(58)} median ${median.toFixed(1).padStart(7)} ms   min ${(samples[0] ?? 0).toFixed(1).padStart(7)} ms   (${runs} runs)`);
+  console.log(
+    `${label.padEnd(58)} median ${median.toFixed(1).padStart(7)} ms   min ${(samples[0] ?? 0).toFixed(1).padStart(7)} ms   (${runs} runs)`,
+  );
   return result;
 }
 
@@ -26,17 +35,25 @@ async function timeAsync(label: string, runs: number, work: () => Promise<unknow
   }
   samples.sort((left, right) => left - right);
   const median = samples[Math.floor(samples.length / 2)] ?? 0;
-  console.log(`${label.padEnd(58)} median ${median.toFixed(1).padStart(7)} ms   min ${(samples[0] ?? 0).toFixed(1).padStart(7)} ms   (${runs} runs)`);
+  console.log(
+    `${label.padEnd(58)} median ${median.toFixed(1).padStart(7)} ms   min ${(samples[0] ?? 0).toFixed(1).padStart(7)} ms   (${runs} runs)`,
+  );
 }
 
 const coldStarted = performance.now();
 buildSurveys(10_000, { seed: 99 });
-console.log(`${"buildSurveys(10_000), cold (first call in the process)".padEnd(58)} ${(performance.now() - coldStarted).toFixed(1).padStart(14)} ms`);
+console.log(
+  `${"buildSurveys(10_000), cold (first call in the process)".padEnd(58)} ${(performance.now() - coldStarted).toFixed(1).padStart(14)} ms`,
+);
 
 const surveys = time("buildSurveys(10_000)", 15, () => buildSurveys(10_000, { seed: 1 }));
-time("buildQualifications for 10,000 surveys", 10, () => surveys.map((survey) => buildQualifications(survey, { seed: 1 })));
+time("buildQualifications for 10,000 surveys", 10, () =>
+  surveys.map((survey) => buildQualifications(survey, { seed: 1 })),
+);
 time("buildQuotas for 10,000 surveys", 10, () => surveys.map((survey) => buildQuotas(survey, { seed: 1 })));
-time("createFakeSupplierApi with 10,000 surveys", 10, () => createFakeSupplierApi({ suppliers: [{ supplierId: 1, apiKey: "k", surveys: 10_000 }] }));
+time("createFakeSupplierApi with 10,000 surveys", 10, () =>
+  createFakeSupplierApi({ suppliers: [{ supplierId: 1, apiKey: "k", surveys: 10_000 }] }),
+);
 
 const api = createFakeSupplierApi({ suppliers: [{ supplierId: 1001, apiKey: DEFAULT_API_KEY, surveys: 10_000 }] });
 const headers = { [API_KEY_HEADER]: DEFAULT_API_KEY };
@@ -44,7 +61,9 @@ const listOnce = async (fetchFunction: typeof fetch, baseUrl: string): Promise<v
   const response = await fetchFunction(`${baseUrl}/surveys`, { headers });
   await response.arrayBuffer();
 };
-await timeAsync("GET /surveys with 10,000 live surveys, in-process", 20, () => listOnce(api.fetch, "http://fake.test/api/v1"));
+await timeAsync("GET /surveys with 10,000 live surveys, in-process", 20, () =>
+  listOnce(api.fetch, "http://fake.test/api/v1"),
+);
 const server = await api.listen();
 await timeAsync("GET /surveys with 10,000 live surveys, over HTTP", 20, () => listOnce(fetch, server.baseUrl));
 const first = api.listSurveys(1001)[0]?.SurveyId ?? 0;

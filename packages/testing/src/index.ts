@@ -97,7 +97,12 @@ export type {
 
 // The hostile marketplace: attacks on an S2S outcome receiver, and hostile survey URLs.
 export { createHostileMarketplace } from "./marketplace/create-hostile-marketplace.ts";
-export { hostileSurveyInits, hostileSurveyUrls, type HostileSurveyOptions, type HostileSurveyUrlKind } from "./marketplace/hostile-survey-urls.ts";
+export {
+  hostileSurveyInits,
+  hostileSurveyUrls,
+  type HostileSurveyOptions,
+  type HostileSurveyUrlKind,
+} from "./marketplace/hostile-survey-urls.ts";
 export type {
   CallbackTarget,
   HostileCallback,
@@ -141,7 +146,12 @@ export {
   type SurveyFactory,
 } from "./factories/survey.ts";
 export { buildQualifications } from "./factories/qualifications.ts";
-export { buildQuotas, type GeneratedQuota, type GeneratedQuotaCondition, type QuotaOptions } from "./factories/quotas.ts";
+export {
+  buildQuotas,
+  type GeneratedQuota,
+  type GeneratedQuotaCondition,
+  type QuotaOptions,
+} from "./factories/quotas.ts";
 export { buildSurveyStats, type GeneratedScopeStats, type GeneratedSurveyStats } from "./factories/survey-stats.ts";
 export { buildSurveyGroups, type GeneratedSurveyGroup, type SurveyGroupOptions } from "./factories/survey-groups.ts";
 export { buildRecontactRespondents, type GeneratedRecontactRespondent } from "./factories/recontact-respondents.ts";

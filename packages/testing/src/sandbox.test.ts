@@ -75,7 +75,8 @@ describe("startSandbox", () => {
     try {
       expect(sandbox.marketplace).toBeUndefined();
       expect(sandbox.marketplaceOrigin).toBeUndefined();
-      for (const survey of sandbox.api.listSurveys(1001)) expect(survey.SurveyUrl).toMatch(/^https:\/\/survey\.example\.com\/s\//);
+      for (const survey of sandbox.api.listSurveys(1001))
+        expect(survey.SurveyUrl).toMatch(/^https:\/\/survey\.example\.com\/s\//);
     } finally {
       await sandbox.close();
     }
@@ -95,27 +96,44 @@ describe("startSandbox", () => {
       expect(sandbox.marketplaceOrigin).not.toBe(sandbox.origin);
       const call = callerFor(fetch, sandbox.baseUrl, "dev-key");
       const { Surveys } = SurveyListResponse.parse((await call("/surveys")).json);
-      for (const survey of Surveys) expect(survey.SurveyUrl.startsWith(`${sandbox.marketplaceOrigin ?? "?"}/s/${survey.SurveyId}?`)).toBe(true);
+      for (const survey of Surveys)
+        expect(survey.SurveyUrl.startsWith(`${sandbox.marketplaceOrigin ?? "?"}/s/${survey.SurveyId}?`)).toBe(true);
       const routes = (outcome: string) => `${receiverOrigin}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`;
       const update = await call("/supplier-account/1001/s2s-redirect-url", {
         method: "PUT",
-        body: { Enabled: true, CompleteUrl: routes("complete"), TerminateUrl: routes("terminate"), OverQuotaUrl: routes("overquota"), SecurityTerminateUrl: routes("security") },
+        body: {
+          Enabled: true,
+          CompleteUrl: routes("complete"),
+          TerminateUrl: routes("terminate"),
+          OverQuotaUrl: routes("overquota"),
+          SecurityTerminateUrl: routes("security"),
+        },
       });
       expect(update.status).toBe(200);
 
       const survey = Surveys.find((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
       if (survey === undefined) throw new Error("no survey with [#vq_tid#] among the sandbox's");
       const account = sandbox.api.getAccount(1001);
-      const link = buildEntryLink(survey, { token: "tok-42", uid: "resp-1" }, { encryption: account.IncomingEncryption });
+      const link = buildEntryLink(
+        survey,
+        { token: "tok-42", uid: "resp-1" },
+        { encryption: account.IncomingEncryption },
+      );
       const visit = await fetch(link, { redirect: "manual" });
       expect(visit.status).toBe(302);
       const { outcome } = (await visit.json()) as { outcome: string };
-      expect(visit.headers.get("location")).toMatch(new RegExp(`/${outcome === "overquota" ? "overquota" : outcome}\\?`));
+      expect(visit.headers.get("location")).toMatch(
+        new RegExp(`/${outcome === "overquota" ? "overquota" : outcome}\\?`),
+      );
       await sandbox.marketplace?.settle();
       expect(calls).toEqual([`/v1/outcomes/${outcome}?vq_token=tok-42`]);
     } finally {
       await sandbox.close();
-      await new Promise<void>((resolve) => receiver.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        receiver.close(() => {
+          resolve();
+        }),
+      );
     }
   });
 
@@ -125,7 +143,15 @@ describe("startSandbox", () => {
     try {
       // No S2S calls: the generated account's URLs name hosts that do not exist.
       const s2s = sandbox.api.getAccount(1001).S2SUrls;
-      expect((await callerFor(fetch, sandbox.baseUrl, "dev-key")("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: { ...s2s, Enabled: false } })).status).toBe(200);
+      expect(
+        (
+          await callerFor(
+            fetch,
+            sandbox.baseUrl,
+            "dev-key",
+          )("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: { ...s2s, Enabled: false } })
+        ).status,
+      ).toBe(200);
       const account = sandbox.api.getAccount(1001);
       const surveys = sandbox.api.listSurveys(1001).filter((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
       const rates = [];
@@ -133,7 +159,11 @@ describe("startSandbox", () => {
         let completes = 0;
         const visits = 600;
         for (let index = 0; index < visits; index++) {
-          const link = buildEntryLink(survey, { token: `t-${survey.SurveyId}-${index}` }, { encryption: account.IncomingEncryption });
+          const link = buildEntryLink(
+            survey,
+            { token: `t-${survey.SurveyId}-${index}` },
+            { encryption: account.IncomingEncryption },
+          );
           const result = await sandbox.marketplace?.enter(link);
           if (result?.outcome === "complete") completes++;
           expect(result?.outcome).not.toBe("security");
@@ -150,7 +180,9 @@ describe("startSandbox", () => {
   it("closes the marketplace when the sandbox cannot listen", async () => {
     const first = await startSandbox({ surveys: 0 });
     try {
-      await expect(startSandbox({ surveys: 0, port: first.port, marketplace: true, marketplacePort: 0 })).rejects.toMatchObject({ code: "EADDRINUSE" });
+      await expect(
+        startSandbox({ surveys: 0, port: first.port, marketplace: true, marketplacePort: 0 }),
+      ).rejects.toMatchObject({ code: "EADDRINUSE" });
       await expect(startSandbox({ marketplacePort: 70_000 })).rejects.toThrow(/marketplacePort/);
     } finally {
       await first.close();

@@ -106,7 +106,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   checkInteger("suppliers", supplierCount, 1, 100);
   checkInteger("port", options.port ?? 0, 0, 65_535);
   checkInteger("marketplacePort", options.marketplacePort ?? 0, 0, 65_535);
-  if (options.apiKey !== undefined && (options.apiKey.trim() !== options.apiKey || options.apiKey === "" || /[^\x21-\x7e]/.test(options.apiKey))) {
+  if (
+    options.apiKey !== undefined &&
+    (options.apiKey.trim() !== options.apiKey || options.apiKey === "" || /[^\x21-\x7e]/.test(options.apiKey))
+  ) {
     throw new RangeError("apiKey must be non-empty printable ASCII without spaces");
   }
 
@@ -117,7 +120,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const api = createFakeSupplierApi({ seed, suppliers, control: true, ...(options.now ? { now: options.now } : {}) });
   const host = options.host ?? "127.0.0.1";
-  const marketplace = options.marketplace === true ? await startMarketplace(api, seed, host, options.marketplacePort ?? 0) : undefined;
+  const marketplace =
+    options.marketplace === true ? await startMarketplace(api, seed, host, options.marketplacePort ?? 0) : undefined;
   let server;
   try {
     server = await api.listen({ port: options.port ?? 0, host });
@@ -142,7 +146,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** The marketplace over the sandbox's fake, listening, with every survey's `SurveyUrl` pointing at it. */
-async function startMarketplace(api: FakeSupplierApi, seed: number, host: string, port: number): Promise<{ readonly origin: string; readonly fake: FakeMarketplace }> {
+async function startMarketplace(
+  api: FakeSupplierApi,
+  seed: number,
+  host: string,
+  port: number,
+): Promise<{ readonly origin: string; readonly fake: FakeMarketplace }> {
   const fake = createFakeMarketplace({ api, seed, conversion: (survey) => hiddenConversion(survey, { seed }) });
   const { origin } = await fake.listen({ port, host });
   pointSurveyUrlsAt(

@@ -39,7 +39,11 @@ export function callerFor(fetchFunction: FetchFunction, baseUrl: string, default
       headers["content-type"] ??= "application/json";
     }
     const url = path.startsWith("//") ? `${origin}${path.slice(1)}` : `${baseUrl}${path}`;
-    const response = await fetchFunction(url, { method: options.method ?? "GET", headers, ...(body === undefined ? {} : { body }) });
+    const response = await fetchFunction(url, {
+      method: options.method ?? "GET",
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
     const text = await response.text();
     let json: Record<string, unknown> = {};
     try {
@@ -73,7 +77,10 @@ export const validUrlSettings = {
 } as const;
 
 /** A fixed clock for deterministic timestamps, advanced by hand. */
-export function manualClock(start = Date.UTC(2026, 2, 1, 9, 0, 0, 0)): { now: () => number; advance(ms: number): void } {
+export function manualClock(start = Date.UTC(2026, 2, 1, 9, 0, 0, 0)): {
+  now: () => number;
+  advance(ms: number): void;
+} {
   let current = start;
   return {
     now: () => current,

@@ -55,7 +55,12 @@ function releasedSurface(pkg: PublicPackage): { surface: ApiSurface; label: stri
   const empty: ApiSurface = { imports: [], exports: [], declarations: new Map() };
   if (!commit) return { surface: empty, label: "no release yet", version: pkg.version };
   const text = pkg.version === "0.0.0" ? undefined : git(["show", `${commit}:${pkg.relativeDir}/${reportPathOf(pkg)}`]);
-  if (text === undefined) return { surface: empty, label: pkg.version === "0.0.0" ? "no release yet" : `${pkg.version} (no report then)`, version: pkg.version };
+  if (text === undefined)
+    return {
+      surface: empty,
+      label: pkg.version === "0.0.0" ? "no release yet" : `${pkg.version} (no report then)`,
+      version: pkg.version,
+    };
   return { surface: parseReport(text), label: pkg.version, version: pkg.version };
 }
 
@@ -91,7 +96,9 @@ async function check(packages: readonly PublicPackage[]): Promise<boolean> {
     const built = builtSurface(pkg);
     const absolute = resolve(repoRoot, reportPath);
     if (!existsSync(absolute)) {
-      failures.push(`${pkg.name}: no API report at ${reportPath}.\n  Run \`pnpm api:update\`, review the new file and commit it.`);
+      failures.push(
+        `${pkg.name}: no API report at ${reportPath}.\n  Run \`pnpm api:update\`, review the new file and commit it.`,
+      );
       continue;
     }
     if (readFileSync(absolute, "utf8") !== renderReport(pkg.name, built)) {
@@ -122,7 +129,8 @@ async function check(packages: readonly PublicPackage[]): Promise<boolean> {
     }
   }
   for (const failure of failures) console.error(failure);
-  if (failures.length === 0) console.log(`api: ${packages.length} API reports match the build and the pending changesets`);
+  if (failures.length === 0)
+    console.log(`api: ${packages.length} API reports match the build and the pending changesets`);
   return failures.length === 0;
 }
 

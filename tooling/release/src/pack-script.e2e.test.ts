@@ -35,13 +35,23 @@ describe("scripts/pack.sh (the packages are not published yet)", () => {
   it("packs @sds/client with @sds/schemas, and the npm install line it prints gives a client that works from Node", async () => {
     const packed = await pack(["@sds/client", "./out"], directory);
     expect(packed.code, packed.stderr).toBe(0);
-    expect(readdirSync(join(directory, "out")).sort()).toEqual([expect.stringMatching(/^sds-client-\d+\.\d+\.\d+.*\.tgz$/), expect.stringMatching(/^sds-schemas-\d+\.\d+\.\d+.*\.tgz$/)]);
+    expect(readdirSync(join(directory, "out")).sort()).toEqual([
+      expect.stringMatching(/^sds-client-\d+\.\d+\.\d+.*\.tgz$/),
+      expect.stringMatching(/^sds-schemas-\d+\.\d+\.\d+.*\.tgz$/),
+    ]);
     const install = /^ {2}(npm install \.\/out\/\S+\.tgz \.\/out\/\S+\.tgz)$/m.exec(packed.stdout)?.[1];
     expect(install, packed.stdout).toBeDefined();
 
-    writeFileSync(join(directory, "package.json"), JSON.stringify({ name: "pack-consumer", private: true, type: "module" }));
+    writeFileSync(
+      join(directory, "package.json"),
+      JSON.stringify({ name: "pack-consumer", private: true, type: "module" }),
+    );
     const [, , ...tarballs] = (install ?? "").split(" ");
-    await run("npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...tarballs], { cwd: directory, timeout: 300_000, env: { ...process.env, npm_config_update_notifier: "false" } });
+    await run("npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", ...tarballs], {
+      cwd: directory,
+      timeout: 300_000,
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    });
 
     const api = createFakeSupplierApi({ seed: 9 });
     const server = await api.listen();
@@ -50,7 +60,10 @@ describe("scripts/pack.sh (the packages are not published yet)", () => {
 const sds = createClient({ baseUrl: process.env.SDS_BASE_URL, apiKey: process.env.SDS_API_KEY });
 const list = await sds.surveys.list();
 console.log(JSON.stringify({ surveys: list.Surveys.length }));`;
-      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: directory, env: { ...process.env, SDS_BASE_URL: server.baseUrl, SDS_API_KEY: DEFAULT_API_KEY } });
+      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: directory,
+        env: { ...process.env, SDS_BASE_URL: server.baseUrl, SDS_API_KEY: DEFAULT_API_KEY },
+      });
       expect(JSON.parse(stdout)).toEqual({ surveys: api.listSurveys(api.keys[0]?.supplierId ?? 0).length });
     } finally {
       await api.close();
@@ -60,13 +73,19 @@ console.log(JSON.stringify({ surveys: list.Surveys.length }));`;
   it("packs every workspace package a package needs, transitively: @sds/sync takes @sds/client, @sds/routing and @sds/schemas", async () => {
     const packed = await pack(["--no-build", "@sds/sync", join(directory, "sync")], directory);
     expect(packed.code, packed.stderr).toBe(0);
-    expect(readdirSync(join(directory, "sync")).map((file) => file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")).sort()).toEqual(["sds-client", "sds-routing", "sds-schemas", "sds-sync"]);
+    expect(
+      readdirSync(join(directory, "sync"))
+        .map((file) => file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, ""))
+        .sort(),
+    ).toEqual(["sds-client", "sds-routing", "sds-schemas", "sds-sync"]);
   }, 300_000);
 
   it("refuses a package that is not published, naming the ones that are, with exit status 64", async () => {
     const unknown = await pack(["@sds/nothing", join(directory, "none")], directory);
     expect(unknown.code).toBe(64);
-    expect(unknown.stderr).toMatch(/"@sds\/nothing" is not a package of this workspace; one of .*@sds\/client.*@sds\/sync/);
+    expect(unknown.stderr).toMatch(
+      /"@sds\/nothing" is not a package of this workspace; one of .*@sds\/client.*@sds\/sync/,
+    );
     const internal = await pack(["@sds/release-tooling", join(directory, "none")], directory);
     expect(internal.code).toBe(64);
     expect(internal.stderr).toContain('"@sds/release-tooling" is private: it is never published');

@@ -42,7 +42,9 @@ function readRootHome(): RootHome {
 /** The three fields as one package must carry them: derived from the root, `directory` its own. */
 function expectedHomeFields(home: RootHome, pkg: PublicPackage): Manifest {
   return {
-    ...(home.repositoryUrl === undefined ? {} : { repository: { type: "git", url: home.repositoryUrl, directory: pkg.relativeDir } }),
+    ...(home.repositoryUrl === undefined
+      ? {}
+      : { repository: { type: "git", url: home.repositoryUrl, directory: pkg.relativeDir } }),
     ...(home.homepage === undefined ? {} : { homepage: home.homepage }),
     ...(home.bugs === undefined ? {} : { bugs: home.bugs }),
   };
@@ -82,7 +84,9 @@ function problemsOf(pkg: PublicPackage, home: RootHome, rootLicense: string): st
     if (!files.includes(file)) problems.push(`"files" lacks ${file} (edit package.json by hand)`);
   }
   for (const link of relativeReadmeLinks(pkg)) {
-    problems.push(`README.md links to ${JSON.stringify(link)}, which breaks on the registry's page: link absolutely (another package: https://www.npmjs.com/package/<name>; a file the package ships: https://unpkg.com/<name>/<path>)`);
+    problems.push(
+      `README.md links to ${JSON.stringify(link)}, which breaks on the registry's page: link absolutely (another package: https://www.npmjs.com/package/<name>; a file the package ships: https://unpkg.com/<name>/<path>)`,
+    );
   }
   return problems;
 }
@@ -124,7 +128,9 @@ function main(argv: readonly string[]): number {
   const packages = listPublicPackages();
 
   if (argv.includes("--require-public-home")) {
-    const missing = homeFields.filter((field) => (field === "repository" ? home.repositoryUrl : home[field]) === undefined);
+    const missing = homeFields.filter(
+      (field) => (field === "repository" ? home.repositoryUrl : home[field]) === undefined,
+    );
     if (missing.length > 0) {
       console.error(
         `release: the root package.json has no ${missing.join(", ")}. The project's public home is not decided yet;\n` +

@@ -8,7 +8,8 @@ describe("relativeLinksIn", () => {
   });
 
   it("accepts absolute links, mail links and in-page anchors", () => {
-    const markdown = "[npm](https://www.npmjs.com/package/@sds/client) [unpkg]( https://unpkg.com/@sds/sync/docs/runbook.md ) [mail](mailto:a@b.c) [below](#exit-codes)";
+    const markdown =
+      "[npm](https://www.npmjs.com/package/@sds/client) [unpkg]( https://unpkg.com/@sds/sync/docs/runbook.md ) [mail](mailto:a@b.c) [below](#exit-codes)";
     expect(relativeLinksIn(markdown)).toEqual([]);
   });
 });

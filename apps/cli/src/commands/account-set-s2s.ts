@@ -25,13 +25,20 @@ export const command = defineCommand({
     receiver: {
       type: "string",
       valueName: "URL",
-      description: "point all four URLs at sds-sync's S2S receiver: URL/v1/outcomes/{complete|terminate|overquota|security}?vq_token=[#vq_tid#], and enable them",
+      description:
+        "point all four URLs at sds-sync's S2S receiver: URL/v1/outcomes/{complete|terminate|overquota|security}?vq_token=[#vq_tid#], and enable them",
     },
   },
   examples: [
-    { command: "account set-s2s --terminate 'https://api.panel.example/s2s/terminate?rid={rid}'", description: "Change the S2S terminate URL only" },
+    {
+      command: "account set-s2s --terminate 'https://api.panel.example/s2s/terminate?rid={rid}'",
+      description: "Change the S2S terminate URL only",
+    },
     { command: "account set-s2s --enable --dry-run", description: "Preview turning S2S notifications on" },
-    { command: "account set-s2s --receiver https://outcomes.panel.example", description: "Send every outcome to sds-sync's receiver" },
+    {
+      command: "account set-s2s --receiver https://outcomes.panel.example",
+      description: "Send every outcome to sds-sync's receiver",
+    },
   ],
   async run(context) {
     const { runUrlSettingsUpdate } = await import("../internal/url-settings-update.ts");
@@ -42,9 +49,19 @@ export const command = defineCommand({
     }
     const individual = ["complete", "terminate", "over-quota", "security-terminate", "disable"] as const;
     const clash = individual.find((flag) => context.options[flag] !== undefined);
-    if (clash !== undefined) throw new UsageError(`--receiver sets all four URLs and enables them; it cannot be combined with --${clash}`);
+    if (clash !== undefined)
+      throw new UsageError(`--receiver sets all four URLs and enables them; it cannot be combined with --${clash}`);
     const base = receiver.replace(/\/+$/, "");
-    const preset = Object.fromEntries(Object.entries(receiverRoutes).map(([field, route]) => [field, `${base}/v1/outcomes/${route}?${RECEIVER_TOKEN_QUERY}`]));
-    await runUrlSettingsUpdate(context, { accountField: "S2SUrls", label: "S2S URLs", preset: { ...preset, Enabled: true } });
+    const preset = Object.fromEntries(
+      Object.entries(receiverRoutes).map(([field, route]) => [
+        field,
+        `${base}/v1/outcomes/${route}?${RECEIVER_TOKEN_QUERY}`,
+      ]),
+    );
+    await runUrlSettingsUpdate(context, {
+      accountField: "S2SUrls",
+      label: "S2S URLs",
+      preset: { ...preset, Enabled: true },
+    });
   },
 });

@@ -7,7 +7,10 @@ export const command = defineCommand({
   description:
     "Shows the supplier account: id, name, whether it is active, the incoming and outgoing encryption settings, the redirect URLs and the S2S URLs. Both EncryptionKeys are masked (********) unless you pass --reveal-secrets; an unset key shows as null.",
   options: {
-    "reveal-secrets": { type: "boolean", description: "show the EncryptionKeys in clear (mind your terminal's scrollback)" },
+    "reveal-secrets": {
+      type: "boolean",
+      description: "show the EncryptionKeys in clear (mind your terminal's scrollback)",
+    },
   },
   examples: [
     { command: "account show", description: "The account, keys masked" },
@@ -20,7 +23,8 @@ export const command = defineCommand({
     const reveal = context.options["reveal-secrets"] === true;
     if (!reveal) {
       // Masked means masked everywhere, error reports included.
-      for (const key of [account.IncomingEncryption.EncryptionKey, account.OutgoingEncryption.EncryptionKey]) if (key !== null) context.registerSecret(key);
+      for (const key of [account.IncomingEncryption.EncryptionKey, account.OutgoingEncryption.EncryptionKey])
+        if (key !== null) context.registerSecret(key);
     }
     const { maskAccountSecrets } = await import("@sds/schemas");
     const shown = reveal ? account : maskAccountSecrets(account);

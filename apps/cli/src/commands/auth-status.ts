@@ -18,7 +18,11 @@ interface ProfileStatus {
 interface AuthStatus {
   readonly profilesPath: string;
   /** The profile this command line selects, and what selected it. */
-  readonly activeProfile: { readonly name: string; readonly selectedBy: "--profile or SDS_PROFILE" | "default"; readonly saved: boolean };
+  readonly activeProfile: {
+    readonly name: string;
+    readonly selectedBy: "--profile or SDS_PROFILE" | "default";
+    readonly saved: boolean;
+  };
   /** Where the base URL and the key of this command line come from (`SDS_API_KEY`, `profile "default"`); `null` when missing. */
   readonly baseUrl: { readonly value: string; readonly source: string } | null;
   readonly apiKey: { readonly source: string } | null;
@@ -28,7 +32,7 @@ interface AuthStatus {
 /** `sds auth status`: the saved profiles, the active one, and where the key in use comes from. */
 export const command = defineCommand({
   description:
-    "Lists the profiles saved by `sds login`, marks the active one (chosen by --profile, else SDS_PROFILE, else \"default\"), and says where the base URL and the API key of this command line come from: --api-key-stdin, SDS_API_KEY, SDS_BASE_URL or the profile (the environment wins over the profile). Keys are never printed. Sends no request; `sds doctor` checks the key against the service. Exits 2 when the base URL is missing or a named profile is not saved, and 3 when no key is configured, as other commands would.",
+    'Lists the profiles saved by `sds login`, marks the active one (chosen by --profile, else SDS_PROFILE, else "default"), and says where the base URL and the API key of this command line come from: --api-key-stdin, SDS_API_KEY, SDS_BASE_URL or the profile (the environment wins over the profile). Keys are never printed. Sends no request; `sds doctor` checks the key against the service. Exits 2 when the base URL is missing or a named profile is not saved, and 3 when no key is configured, as other commands would.',
   options: {},
   globalOptions: ["base-url", "profile", "api-key-stdin", "output", "json", "color", "debug", "help"],
   examples: [
@@ -41,7 +45,11 @@ export const command = defineCommand({
     const file = await readProfiles(inspection.profilesPath);
     const status: AuthStatus = {
       profilesPath: inspection.profilesPath,
-      activeProfile: { name: inspection.profileName, selectedBy: inspection.profileNamedExplicitly ? "--profile or SDS_PROFILE" : "default", saved: inspection.profile !== undefined },
+      activeProfile: {
+        name: inspection.profileName,
+        selectedBy: inspection.profileNamedExplicitly ? "--profile or SDS_PROFILE" : "default",
+        saved: inspection.profile !== undefined,
+      },
       baseUrl: inspection.baseUrl ?? null,
       apiKey: inspection.apiKey === undefined ? null : { source: inspection.apiKey.source },
       profiles: [...file.profiles].map(([name, profile]) => ({
@@ -68,15 +76,27 @@ function renderStatus(status: AuthStatus, styles: Styles, renderTable: TableRend
       profile.active ? styles.green("*") : " ",
       profile.name,
       profile.baseUrl,
-      profile.supplierId === null ? "(key not checked)" : `${profile.supplierId}${profile.supplierName === null ? "" : ` (${profile.supplierName})`}`,
+      profile.supplierId === null
+        ? "(key not checked)"
+        : `${profile.supplierId}${profile.supplierName === null ? "" : ` (${profile.supplierName})`}`,
       profile.savedAt,
     ]);
-    lines.push(renderTable([{ header: "" }, { header: "Profile" }, { header: "Base URL" }, { header: "Supplier" }, { header: "Saved" }], rows, { styles }).trimEnd());
+    lines.push(
+      renderTable(
+        [{ header: "" }, { header: "Profile" }, { header: "Base URL" }, { header: "Supplier" }, { header: "Saved" }],
+        rows,
+        { styles },
+      ).trimEnd(),
+    );
   }
   const active = status.activeProfile;
   const selected = active.selectedBy === "default" ? "the default" : "named by --profile or SDS_PROFILE";
   lines.push(`Active profile: "${active.name}" (${selected}${active.saved ? "" : ", not saved"})`);
-  lines.push(`Base URL: ${status.baseUrl === null ? "not configured" : `${status.baseUrl.value} (from ${status.baseUrl.source})`}`);
-  lines.push(`API key: ${status.apiKey === null ? "not configured" : `set (from ${status.apiKey.source}; never shown)`}`);
+  lines.push(
+    `Base URL: ${status.baseUrl === null ? "not configured" : `${status.baseUrl.value} (from ${status.baseUrl.source})`}`,
+  );
+  lines.push(
+    `API key: ${status.apiKey === null ? "not configured" : `set (from ${status.apiKey.source}; never shown)`}`,
+  );
   return lines.join("\n") + "\n";
 }

@@ -21,7 +21,9 @@ export const command = defineCommand({
     const languageId = parseIdArgument("LANGUAGE_ID", context.positionals[0] as string);
     const qualificationId = parseIdArgument("QUALIFICATION_ID", context.positionals[1] as string);
     const { client } = await connect(context);
-    const { Qualification: qualification } = await client.collections.qualificationDetail(languageId, qualificationId, { signal: context.signal });
+    const { Qualification: qualification } = await client.collections.qualificationDetail(languageId, qualificationId, {
+      signal: context.signal,
+    });
     await context.output.document(qualification, (styles, { renderKeyValues, renderTable }) => {
       const { Options: options = [], ...fields } = qualification;
       const header = renderKeyValues(

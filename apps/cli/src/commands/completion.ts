@@ -1,5 +1,11 @@
 import { defineCommand, type CommandCatalog, type CommandDefinition, type OptionSpecs } from "../internal/command.ts";
-import { completionShells, renderCompletionScript, type CompletionModel, type CompletionNode, type CompletionShell } from "../internal/completion-scripts.ts";
+import {
+  completionShells,
+  renderCompletionScript,
+  type CompletionModel,
+  type CompletionNode,
+  type CompletionShell,
+} from "../internal/completion-scripts.ts";
 import { globalOptionSpecs, localGlobalOptions } from "../internal/global-options.ts";
 
 /** `sds completion SHELL`: prints a completion script generated from the command table. */
@@ -11,7 +17,7 @@ export const command = defineCommand({
   globalOptions: localGlobalOptions,
   examples: [
     { command: "completion bash > ~/.local/share/bash-completion/completions/sds", description: "Install for bash" },
-    { command: "completion zsh > \"${fpath[1]}/_sds\"", description: "Install for zsh (then restart the shell)" },
+    { command: 'completion zsh > "${fpath[1]}/_sds"', description: "Install for zsh (then restart the shell)" },
     { command: "completion fish > ~/.config/fish/completions/sds.fish", description: "Install for fish" },
   ],
   async run(context) {
@@ -30,18 +36,31 @@ async function buildCompletionModel(commands: CommandCatalog): Promise<Completio
   const globalFlags = optionFlags(globalOptionSpecs);
 
   const nodes: CompletionNode[] = [
-    { path: "", words: [...new Set(commandEntries.map((entry) => entry.path[0] as string))], options: globalFlags, isCommand: false },
+    {
+      path: "",
+      words: [...new Set(commandEntries.map((entry) => entry.path[0] as string))],
+      options: globalFlags,
+      isCommand: false,
+    },
   ];
   for (const group of commands.groups.keys()) {
     if (loaded.some(({ entry }) => entry.path.length === 1 && entry.path[0] === group)) continue;
-    const words = commandEntries.filter((entry) => entry.path[0] === group && entry.path.length === 2).map((entry) => entry.path[1] as string);
+    const words = commandEntries
+      .filter((entry) => entry.path[0] === group && entry.path.length === 2)
+      .map((entry) => entry.path[1] as string);
     nodes.push({ path: group, words, options: globalFlags, isCommand: false });
   }
   for (const { entry, definition } of loaded) {
-    const subcommands = commandEntries.filter((other) => other.path.length === entry.path.length + 1 && entry.path.every((word, index) => other.path[index] === word));
+    const subcommands = commandEntries.filter(
+      (other) =>
+        other.path.length === entry.path.length + 1 && entry.path.every((word, index) => other.path[index] === word),
+    );
     nodes.push({
       path: entry.path.join(" "),
-      words: [...subcommands.map((other) => other.path.at(-1) as string), ...firstArgumentChoices(definition, entry.path, commandEntries)],
+      words: [
+        ...subcommands.map((other) => other.path.at(-1) as string),
+        ...firstArgumentChoices(definition, entry.path, commandEntries),
+      ],
       options: [...optionFlags(definition.options), ...globalFlags],
       isCommand: true,
     });
@@ -58,9 +77,14 @@ async function buildCompletionModel(commands: CommandCatalog): Promise<Completio
   return { nodes, valueOptions: [...valueOptions.values()] };
 }
 
-function firstArgumentChoices(definition: CommandDefinition, path: readonly string[], commandEntries: CommandCatalog["entries"]): readonly string[] {
+function firstArgumentChoices(
+  definition: CommandDefinition,
+  path: readonly string[],
+  commandEntries: CommandCatalog["entries"],
+): readonly string[] {
   // `sds help` completes command words.
-  if (path.length === 1 && path[0] === "help") return [...new Set(commandEntries.map((entry) => entry.path[0] as string))];
+  if (path.length === 1 && path[0] === "help")
+    return [...new Set(commandEntries.map((entry) => entry.path[0] as string))];
   const first = definition.arguments?.[0];
   return first?.choices ?? first?.suggestions ?? [];
 }

@@ -6,7 +6,8 @@ import { cliVersion } from "../internal/version.ts";
 
 /** `sds help [COMMAND…]`: the help of a command, a group, or all of sds. */
 export const command = defineCommand({
-  description: "Shows the help of a command (its usage, options and examples), of a group of commands, or of sds itself.",
+  description:
+    "Shows the help of a command (its usage, options and examples), of a group of commands, or of sds itself.",
   arguments: [{ name: "COMMAND", description: "the command, such as `surveys list`", optional: true, variadic: true }],
   options: {},
   globalOptions: localGlobalOptions,
@@ -21,7 +22,8 @@ export const command = defineCommand({
     const entry = commands.find(words);
     if (entry !== undefined) return output.write(renderCommandHelp(entry.path, await entry.load(), output.styles));
     const [group] = words;
-    if (words.length === 1 && group !== undefined && commands.groups.has(group)) return output.write(renderGroupHelp(group, commands, output.styles));
+    if (words.length === 1 && group !== undefined && commands.groups.has(group))
+      return output.write(renderGroupHelp(group, commands, output.styles));
     throw new UsageError(`no command "${words.join(" ")}"`, { hint: "Run `sds --help` for the list of commands." });
   },
 });

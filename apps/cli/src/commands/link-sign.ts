@@ -1,5 +1,12 @@
 import { defineCommand } from "../internal/command.ts";
-import { linkSchemeOptions, refuseUnsignableUrl, resolveLinkKey, printLinkResult, schemeFromFlags, usageOnBadScheme } from "../internal/link-signing.ts";
+import {
+  linkSchemeOptions,
+  refuseUnsignableUrl,
+  resolveLinkKey,
+  printLinkResult,
+  schemeFromFlags,
+  usageOnBadScheme,
+} from "../internal/link-signing.ts";
 
 /** `sds link sign URL`: prints the URL signed. */
 export const command = defineCommand({
@@ -8,8 +15,14 @@ export const command = defineCommand({
   arguments: [{ name: "URL", description: "the URL to sign" }],
   options: linkSchemeOptions,
   examples: [
-    { command: "link sign 'https://survey.example/s/1?tid=abc'", description: "Sign with the account's IncomingEncryption" },
-    { command: "link sign 'https://survey.example/s/1?tid=abc' --algorithm SHA256 --encoding hex", description: "With SDS_ENCRYPTION_KEY set: SHA256, hex digest" },
+    {
+      command: "link sign 'https://survey.example/s/1?tid=abc'",
+      description: "Sign with the account's IncomingEncryption",
+    },
+    {
+      command: "link sign 'https://survey.example/s/1?tid=abc' --algorithm SHA256 --encoding hex",
+      description: "With SDS_ENCRYPTION_KEY set: SHA256, hex digest",
+    },
   ],
   async run(context) {
     const url = context.positionals[0] as string;

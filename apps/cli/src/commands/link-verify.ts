@@ -1,7 +1,13 @@
 import { defineCommand } from "../internal/command.ts";
 import { CliError } from "../internal/errors.ts";
 import { ExitCode } from "../internal/exit-codes.ts";
-import { linkSchemeOptions, resolveLinkKey, printLinkResult, schemeFromFlags, usageOnBadScheme } from "../internal/link-signing.ts";
+import {
+  linkSchemeOptions,
+  resolveLinkKey,
+  printLinkResult,
+  schemeFromFlags,
+  usageOnBadScheme,
+} from "../internal/link-signing.ts";
 
 /** `sds link verify URL`: exits 0 when the signature is valid, 1 (reason on stderr) when not. */
 export const command = defineCommand({
@@ -10,13 +16,18 @@ export const command = defineCommand({
   arguments: [{ name: "URL", description: "the signed URL" }],
   options: linkSchemeOptions,
   examples: [
-    { command: "link verify 'https://panel.example/v1/outcomes/complete?vq_token=t1&hash=…'", description: "Check an S2S callback against the account's OutgoingEncryption" },
+    {
+      command: "link verify 'https://panel.example/v1/outcomes/complete?vq_token=t1&hash=…'",
+      description: "Check an S2S callback against the account's OutgoingEncryption",
+    },
   ],
   async run(context) {
     const url = context.positionals[0] as string;
     const { key, fromAccount } = await resolveLinkKey(context, "OutgoingEncryption");
     const { verifySignedUrl } = await import("@sds/routing");
-    const result = await usageOnBadScheme(() => verifySignedUrl(url, key, schemeFromFlags(context.options, fromAccount)));
+    const result = await usageOnBadScheme(() =>
+      verifySignedUrl(url, key, schemeFromFlags(context.options, fromAccount)),
+    );
     if (!result.valid) throw new CliError(`invalid signature (${result.reason}): ${result.message}`, ExitCode.Failure);
     await printLinkResult(context, "valid", { valid: true });
   },

@@ -21,7 +21,9 @@ export const command = defineCommand({
     const file = await readProfiles(path);
     const selection = context.options.all === true ? undefined : selectProfile(context.globals.profile, context.io.env);
     if (selection?.namedExplicitly === true && !file.profiles.has(selection.name)) {
-      throw new ConfigError(`no profile named "${selection.name}" in ${path}`, ExitCode.Usage, { hint: "`sds logout --all` forgets every profile." });
+      throw new ConfigError(`no profile named "${selection.name}" in ${path}`, ExitCode.Usage, {
+        hint: "`sds logout --all` forgets every profile.",
+      });
     }
     const names = selection === undefined ? [...file.profiles.keys()] : [selection.name];
     const removed = names.filter((name) => file.profiles.has(name));
@@ -33,7 +35,12 @@ export const command = defineCommand({
       await context.output.document({ removed, profilesPath: path });
       return;
     }
-    if (removed.length === 0) context.output.note(context.options.all === true ? "No profiles saved; nothing to do." : `No profile "${names[0] ?? ""}" saved; nothing to do.`);
+    if (removed.length === 0)
+      context.output.note(
+        context.options.all === true
+          ? "No profiles saved; nothing to do."
+          : `No profile "${names[0] ?? ""}" saved; nothing to do.`,
+      );
     else context.output.note(`Logged out: removed ${removed.map((name) => `"${name}"`).join(", ")} from ${path}.`);
   },
 });

@@ -13,20 +13,39 @@ export const command = defineCommand({
   arguments: [{ name: "FILE", description: "CSV with the header token,outcome[,reason] (- for standard input)" }],
   options: {
     "dry-run": { type: "boolean", description: "record nothing: list what would change" },
-    batch: { type: "string", valueName: "N", description: `lines per request, 1 to ${MAX_SYNC_BATCH} (default ${defaultBatch})` },
+    batch: {
+      type: "string",
+      valueName: "N",
+      description: `lines per request, 1 to ${MAX_SYNC_BATCH} (default ${defaultBatch})`,
+    },
     ...syncConnectionOptions,
   },
   globalOptions: ["output", "json", "raw-csv", "color", "timeout", "debug", "help"],
   examples: [
-    { command: "outcomes reconcile rejected.csv --dry-run --sync-url http://127.0.0.1:8787", description: "See what a report would change, recording nothing" },
-    { command: "outcomes reconcile rejected.csv", description: "Record the corrections (SDS_SYNC_URL and SYNC_API_TOKEN set)" },
-    { command: "outcomes reconcile - -o json < report.csv | jq '.results[] | select(.status == \"unknown-token\")'", description: "Tokens sds-sync did not issue" },
+    {
+      command: "outcomes reconcile rejected.csv --dry-run --sync-url http://127.0.0.1:8787",
+      description: "See what a report would change, recording nothing",
+    },
+    {
+      command: "outcomes reconcile rejected.csv",
+      description: "Record the corrections (SDS_SYNC_URL and SYNC_API_TOKEN set)",
+    },
+    {
+      command: "outcomes reconcile - -o json < report.csv | jq '.results[] | select(.status == \"unknown-token\")'",
+      description: "Tokens sds-sync did not issue",
+    },
   ],
   async run(context) {
     const path = context.positionals[0] as string;
-    const size = parseNumberOption("batch", context.options.batch ?? String(defaultBatch), { integer: true, min: 1, max: MAX_SYNC_BATCH });
+    const size = parseNumberOption("batch", context.options.batch ?? String(defaultBatch), {
+      integer: true,
+      min: 1,
+      max: MAX_SYNC_BATCH,
+    });
     if (path === "-" && context.options["sync-token-stdin"] === true) {
-      throw new UsageError("the file (-) and --sync-token-stdin both read standard input", { hint: "Give the file by name, or set SYNC_API_TOKEN." });
+      throw new UsageError("the file (-) and --sync-token-stdin both read standard input", {
+        hint: "Give the file by name, or set SYNC_API_TOKEN.",
+      });
     }
     const { runReconcile } = await import("../internal/reconcile-run.ts");
     await runReconcile(context, path, { size, dryRun: context.options["dry-run"] === true });

@@ -12,22 +12,48 @@ export const command = defineCommand({
   options: {
     port: { type: "string", valueName: "N", description: "TCP port; 0 picks a free one (default 0)" },
     host: { type: "string", valueName: "HOST", description: "interface to listen on (default 127.0.0.1)" },
-    seed: { type: "string", valueName: "N", description: "seed of the generated data: the same seed gives the same surveys (default 1)" },
+    seed: {
+      type: "string",
+      valueName: "N",
+      description: "seed of the generated data: the same seed gives the same surveys (default 1)",
+    },
     surveys: { type: "string", valueName: "N", description: "live surveys per supplier (default 100)" },
-    suppliers: { type: "string", valueName: "N", description: "number of suppliers, each with its own key (default 1)" },
-    "api-key": { type: "string", valueName: "KEY", description: "API key of the first supplier (default: derived from the seed)" },
+    suppliers: {
+      type: "string",
+      valueName: "N",
+      description: "number of suppliers, each with its own key (default 1)",
+    },
+    "api-key": {
+      type: "string",
+      valueName: "KEY",
+      description: "API key of the first supplier (default: derived from the seed)",
+    },
     marketplace: {
       type: "boolean",
       description:
         "also run the fake marketplace: every survey's SurveyUrl points at it, so visiting an entry link (sds link entry) ends the session in an outcome drawn from the survey's hidden conversion, redirects to the account's redirect URL and calls its S2S URLs (set them with sds account set-s2s)",
     },
-    "marketplace-port": { type: "string", valueName: "N", description: "TCP port of the marketplace, with --marketplace; 0 picks a free one (default 0)" },
+    "marketplace-port": {
+      type: "string",
+      valueName: "N",
+      description: "TCP port of the marketplace, with --marketplace; 0 picks a free one (default 0)",
+    },
   },
   globalOptions: ["output", "json", "color", "debug", "help"],
   examples: [
-    { command: "sandbox --port 4010 --seed 1 --surveys 500 --api-key dev-key", description: "A sandbox on a fixed port with 500 surveys" },
-    { command: "sandbox --port 4010 --api-key dev-key & SDS_BASE_URL=http://127.0.0.1:4010/api/v1 SDS_API_KEY=dev-key sds surveys list", description: "Try the CLI against it" },
-    { command: "sandbox --port 4010 --api-key dev-key --marketplace --marketplace-port 4011", description: "With the marketplace side of the respondent loop on port 4011" },
+    {
+      command: "sandbox --port 4010 --seed 1 --surveys 500 --api-key dev-key",
+      description: "A sandbox on a fixed port with 500 surveys",
+    },
+    {
+      command:
+        "sandbox --port 4010 --api-key dev-key & SDS_BASE_URL=http://127.0.0.1:4010/api/v1 SDS_API_KEY=dev-key sds surveys list",
+      description: "Try the CLI against it",
+    },
+    {
+      command: "sandbox --port 4010 --api-key dev-key --marketplace --marketplace-port 4011",
+      description: "With the marketplace side of the respondent loop on port 4011",
+    },
   ],
   async run(context) {
     const { options, output } = context;
@@ -37,8 +63,12 @@ export const command = defineCommand({
     };
     if (options["api-key"]?.trim() === "") throw new UsageError("--api-key must not be empty");
     const marketplacePortOption = options["marketplace-port"];
-    if (marketplacePortOption !== undefined && options.marketplace !== true) throw new UsageError("--marketplace-port needs --marketplace");
-    const marketplacePort = marketplacePortOption === undefined ? undefined : parseNumberOption("marketplace-port", marketplacePortOption, { integer: true, min: 0, max: 65_535 });
+    if (marketplacePortOption !== undefined && options.marketplace !== true)
+      throw new UsageError("--marketplace-port needs --marketplace");
+    const marketplacePort =
+      marketplacePortOption === undefined
+        ? undefined
+        : parseNumberOption("marketplace-port", marketplacePortOption, { integer: true, min: 0, max: 65_535 });
     const settings = {
       ...integer("port", 0, 65_535),
       ...integer("seed", 0, Number.MAX_SAFE_INTEGER),
@@ -46,7 +76,9 @@ export const command = defineCommand({
       ...integer("suppliers", 1, 100),
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options["api-key"] === undefined ? {} : { apiKey: options["api-key"] }),
-      ...(options.marketplace === true ? { marketplace: true, ...(marketplacePort === undefined ? {} : { marketplacePort }) } : {}),
+      ...(options.marketplace === true
+        ? { marketplace: true, ...(marketplacePort === undefined ? {} : { marketplacePort }) }
+        : {}),
     };
     let sandbox: Sandbox;
     try {
@@ -56,11 +88,21 @@ export const command = defineCommand({
       // Both servers bind the same host; the error's port says which one could not listen.
       const port = (error as { port?: unknown }).port;
       const marketplaceTaken = typeof port === "number" && port !== 0 && port === marketplacePort;
-      throw listenError(error, options.host ?? "127.0.0.1", typeof port === "number" ? String(port) : (options.port ?? "0"), marketplaceTaken ? "--marketplace-port" : "--port");
+      throw listenError(
+        error,
+        options.host ?? "127.0.0.1",
+        typeof port === "number" ? String(port) : (options.port ?? "0"),
+        marketplaceTaken ? "--marketplace-port" : "--port",
+      );
     }
     try {
       const marketplaceUrl = sandbox.marketplaceOrigin;
-      const summary = { baseUrl: sandbox.baseUrl, controlUrl: sandbox.controlUrl, keys: sandbox.keys, ...(marketplaceUrl === undefined ? {} : { marketplaceUrl }) };
+      const summary = {
+        baseUrl: sandbox.baseUrl,
+        controlUrl: sandbox.controlUrl,
+        keys: sandbox.keys,
+        ...(marketplaceUrl === undefined ? {} : { marketplaceUrl }),
+      };
       if (output.format === "table") {
         const { renderKeyValues } = await import("../internal/table.ts");
         const first = sandbox.keys[0];
@@ -75,7 +117,9 @@ export const command = defineCommand({
               ],
               output.styles,
             ) +
-            (first === undefined ? "" : `\nTry it:\n  export SDS_BASE_URL=${sandbox.baseUrl} SDS_API_KEY=${first.apiKey}\n  sds surveys list\n`) +
+            (first === undefined
+              ? ""
+              : `\nTry it:\n  export SDS_BASE_URL=${sandbox.baseUrl} SDS_API_KEY=${first.apiKey}\n  sds surveys list\n`) +
             (marketplaceUrl === undefined ? "" : marketplaceUsage(marketplaceUrl)),
         );
       } else {
@@ -94,7 +138,7 @@ function marketplaceUsage(marketplaceUrl: string): string {
   return (
     `\nThe respondent loop: every survey's SurveyUrl points at the marketplace (${marketplaceUrl}/s/{SurveyId}?…).\n` +
     "  sds account set-s2s --receiver http://127.0.0.1:8787   # where outcomes go (such as sds-sync's receiver)\n" +
-    "  curl -i \"$(sds link entry SURVEY_ID --token t-1)\"       # a visit: outcome drawn from the survey's hidden conversion,\n" +
+    '  curl -i "$(sds link entry SURVEY_ID --token t-1)"       # a visit: outcome drawn from the survey\'s hidden conversion,\n' +
     "                                                         # 302 to the redirect URL, S2S call to the URL for that outcome\n"
   );
 }
@@ -102,10 +146,21 @@ function marketplaceUsage(marketplaceUrl: string): string {
 /** A failure to listen, as one line that says which address and what to try. */
 function listenError(error: unknown, host: string, port: string, flag: "--port" | "--marketplace-port"): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EADDRINUSE") return new CliError(`cannot listen on ${host}:${port}: the port is in use`, ExitCode.Failure, { hint: `Pick another ${flag}, or ${flag} 0 for a free one.`, cause: error });
+  if (code === "EADDRINUSE")
+    return new CliError(`cannot listen on ${host}:${port}: the port is in use`, ExitCode.Failure, {
+      hint: `Pick another ${flag}, or ${flag} 0 for a free one.`,
+      cause: error,
+    });
   if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new UsageError(`cannot listen on ${host}: no such local address`, { hint: "Pass --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).", cause: error });
+    return new UsageError(`cannot listen on ${host}: no such local address`, {
+      hint: "Pass --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).",
+      cause: error,
+    });
   }
-  if (code === "EACCES") return new CliError(`cannot listen on ${host}:${port}: permission denied`, ExitCode.Failure, { hint: `Ports below 1024 need privileges; pick a higher ${flag}.`, cause: error });
+  if (code === "EACCES")
+    return new CliError(`cannot listen on ${host}:${port}: permission denied`, ExitCode.Failure, {
+      hint: `Ports below 1024 need privileges; pick a higher ${flag}.`,
+      cause: error,
+    });
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -5,7 +5,13 @@ import { defineCommand } from "../internal/command.ts";
 import { CliError } from "../internal/errors.ts";
 import { ExitCode } from "../internal/exit-codes.ts";
 import { parseIdArgument } from "../internal/option-values.ts";
-import { readQualificationTexts, resolveOptions, summarizeOptions, type QualificationText, type ResolvedOption } from "../internal/qualification-text.ts";
+import {
+  readQualificationTexts,
+  resolveOptions,
+  summarizeOptions,
+  type QualificationText,
+  type ResolvedOption,
+} from "../internal/qualification-text.ts";
 import type { Styles } from "../internal/styles.ts";
 import type { TableRenderer } from "../internal/table.ts";
 
@@ -25,14 +31,21 @@ type DescribedQuota = Omit<SurveyQuota, "Conditions"> & { readonly Conditions?: 
 /** `sds surveys show ID`: one live survey with its qualifications and quotas, in words. */
 export const command = defineCommand({
   description:
-    "Shows one live survey with its qualifications and quotas. Option ids are resolved to their text (\"Female\", \"18–64\") through the qualification catalogue in the survey's language, where it can be read; where it cannot, ids and codes are shown as they are. A survey that is not live is not found (exit 4).",
+    'Shows one live survey with its qualifications and quotas. Option ids are resolved to their text ("Female", "18–64") through the qualification catalogue in the survey\'s language, where it can be read; where it cannot, ids and codes are shown as they are. A survey that is not live is not found (exit 4).',
   arguments: [{ name: "SURVEY_ID", description: "the survey's id (SurveyId)" }],
   options: {
-    resolve: { type: "boolean", negatable: true, description: "look option ids up in the catalogue (default); --no-resolve shows ids only, with fewer requests" },
+    resolve: {
+      type: "boolean",
+      negatable: true,
+      description: "look option ids up in the catalogue (default); --no-resolve shows ids only, with fewer requests",
+    },
   },
   examples: [
     { command: "surveys show 12345", description: "The survey, its screening questions and quotas" },
-    { command: "surveys show 12345 -o json | jq '.qualifications[].Name'", description: "Just the names of its qualifications" },
+    {
+      command: "surveys show 12345 -o json | jq '.qualifications[].Name'",
+      description: "Just the names of its qualifications",
+    },
   ],
   async run(context) {
     const surveyId = parseIdArgument("SURVEY_ID", context.positionals[0] as string);
@@ -42,7 +55,9 @@ export const command = defineCommand({
     const survey = list.Surveys.find((candidate) => candidate.SurveyId === surveyId);
     if (survey === undefined) {
       if (invalid.some((item) => (item.item as { SurveyId?: unknown } | null)?.SurveyId === surveyId)) {
-        throw new CliError(`survey ${surveyId} is in the list but failed validation`, ExitCode.Validation, { hint: "Run `sds surveys list --debug` to see the issues." });
+        throw new CliError(`survey ${surveyId} is in the list but failed validation`, ExitCode.Validation, {
+          hint: "Run `sds surveys list --debug` to see the issues.",
+        });
       }
       throw new CliError(`survey ${surveyId} is not among the ${list.Surveys.length} live surveys`, ExitCode.NotFound, {
         hint: "`sds surveys list` shows the live ones; `sds surveys qualifications ID` still reads a closed survey's qualifications.",
@@ -55,13 +70,26 @@ export const command = defineCommand({
     ]);
     const records = qualificationsResponse.Qualifications;
     const quotas = quotasResponse?.Quotas ?? [];
-    const conditionIds = quotas.flatMap((quota) => (quota.Conditions ?? []).map((condition) => Number((condition as { QualificationId?: unknown }).QualificationId))).filter(Number.isInteger);
+    const conditionIds = quotas
+      .flatMap((quota) =>
+        (quota.Conditions ?? []).map((condition) =>
+          Number((condition as { QualificationId?: unknown }).QualificationId),
+        ),
+      )
+      .filter(Number.isInteger);
     const texts =
       context.options.resolve === false
         ? new Map<number, QualificationText>()
-        : await readQualificationTexts(client, survey.LanguageId, [...records.map((record) => record.QualificationId), ...conditionIds], signal, (what, error) => {
-            if (context.globals.debug) context.io.stderr.write(`debug: could not read ${what}: ${(error as Error).message}\n`);
-          });
+        : await readQualificationTexts(
+            client,
+            survey.LanguageId,
+            [...records.map((record) => record.QualificationId), ...conditionIds],
+            signal,
+            (what, error) => {
+              if (context.globals.debug)
+                context.io.stderr.write(`debug: could not read ${what}: ${(error as Error).message}\n`);
+            },
+          );
 
     const qualifications: DescribedQualification[] = records.map((record) => {
       const text = texts.get(record.QualificationId);
@@ -84,7 +112,18 @@ export const command = defineCommand({
     const document = { survey, qualifications, quotas: describedQuotas };
     const { allowedDevices } = await import("@sds/schemas");
     const devices = [...allowedDevices(survey)].join(", ") || "none";
-    await context.output.document(document, (styles, tables) => renderSurveyDetails(survey, devices, qualifications, describedQuotas, texts, styles, tables, context.output.maxWidth));
+    await context.output.document(document, (styles, tables) =>
+      renderSurveyDetails(
+        survey,
+        devices,
+        qualifications,
+        describedQuotas,
+        texts,
+        styles,
+        tables,
+        context.output.maxWidth,
+      ),
+    );
   },
 });
 
@@ -125,14 +164,24 @@ function renderSurveyDetails(
       ? `  ${styles.dim("none")}\n`
       : renderTable(
           [{ header: "Id", align: "right" }, { header: "Qualification" }, { header: "Options" }],
-          qualifications.map((qualification) => [String(qualification.QualificationId), qualification.Name ?? qualification.QuestionText ?? "", summarizeOptions(qualification.Options)]),
+          qualifications.map((qualification) => [
+            String(qualification.QualificationId),
+            qualification.Name ?? qualification.QuestionText ?? "",
+            summarizeOptions(qualification.Options),
+          ]),
           tableOptions,
         );
   const quotaTable =
     quotas.length === 0
       ? `  ${styles.dim(survey.Has_Quotas ? "none" : "none (Has_Quotas is false)")}\n`
       : renderTable(
-          [{ header: "QuotaId", align: "right" }, { header: "Name" }, { header: "Completes", align: "right" }, { header: "Target", align: "right" }, { header: "Conditions" }],
+          [
+            { header: "QuotaId", align: "right" },
+            { header: "Name" },
+            { header: "Completes", align: "right" },
+            { header: "Target", align: "right" },
+            { header: "Conditions" },
+          ],
           quotas.map((quota) => {
             const fields = quota as Record<string, unknown>;
             const conditions = (quota.Conditions ?? [])
@@ -142,7 +191,13 @@ function renderSurveyDetails(
                 return `${name}: ${summarizeOptions(condition.Options)}`;
               })
               .join("; ");
-            return [String(quota.QuotaId), tableCell(fields.Name), tableCell(fields.Completes), tableCell(fields.TargetCompletes), conditions || "all respondents"];
+            return [
+              String(quota.QuotaId),
+              tableCell(fields.Name),
+              tableCell(fields.Completes),
+              tableCell(fields.TargetCompletes),
+              conditions || "all respondents",
+            ];
           }),
           tableOptions,
         );

@@ -25,6 +25,11 @@ export const command = defineCommand({
       typeof body.Stats === "object" && body.Stats !== null && !Array.isArray(body.Stats)
         ? { SurveyId: body.SurveyId ?? surveyId, ...(body.Stats as Record<string, unknown>) }
         : Object.fromEntries(Object.entries(body).filter(([key]) => !envelopeFields.has(key)));
-    await context.output.document(stats, (styles, { renderKeyValues }) => renderKeyValues(Object.entries(stats).map(([key, value]) => [key, tableCell(value)] as const), styles));
+    await context.output.document(stats, (styles, { renderKeyValues }) =>
+      renderKeyValues(
+        Object.entries(stats).map(([key, value]) => [key, tableCell(value)] as const),
+        styles,
+      ),
+    );
   },
 });

@@ -40,7 +40,11 @@ export function renderAccount(account: SupplierAccount, styles: Styles, { render
 }
 
 /** A set of redirect or S2S URLs as aligned lines. */
-export function renderUrlSettings(settings: UrlSettings, styles: Styles, { renderKeyValues }: Pick<TableRenderer, "renderKeyValues">): string {
+export function renderUrlSettings(
+  settings: UrlSettings,
+  styles: Styles,
+  { renderKeyValues }: Pick<TableRenderer, "renderKeyValues">,
+): string {
   return renderKeyValues(
     [
       ["Enabled", settings.Enabled ? styles.green("yes") : styles.yellow("no")],

@@ -6,26 +6,54 @@ const isCommandPrefix = commandCatalog.isPrefix;
 
 describe("splitCommandWords", () => {
   it("takes words while they still name a command, leaving positionals and options", () => {
-    expect(splitCommandWords(["surveys", "show", "42", "-o", "json"], isCommandPrefix)).toEqual({ words: ["surveys", "show"], rest: ["42", "-o", "json"] });
-    expect(splitCommandWords(["collections", "languages"], isCommandPrefix)).toEqual({ words: ["collections"], rest: ["languages"] });
-    expect(splitCommandWords(["collections", "qualification", "3", "43"], isCommandPrefix)).toEqual({ words: ["collections", "qualification"], rest: ["3", "43"] });
+    expect(splitCommandWords(["surveys", "show", "42", "-o", "json"], isCommandPrefix)).toEqual({
+      words: ["surveys", "show"],
+      rest: ["42", "-o", "json"],
+    });
+    expect(splitCommandWords(["collections", "languages"], isCommandPrefix)).toEqual({
+      words: ["collections"],
+      rest: ["languages"],
+    });
+    expect(splitCommandWords(["collections", "qualification", "3", "43"], isCommandPrefix)).toEqual({
+      words: ["collections", "qualification"],
+      rest: ["3", "43"],
+    });
   });
 
   it("skips the values of global options before the command", () => {
-    expect(splitCommandWords(["--profile", "surveys", "--debug", "account", "show"], isCommandPrefix)).toEqual({ words: ["account", "show"], rest: ["--profile", "surveys", "--debug"] });
-    expect(splitCommandWords(["-o", "csv", "surveys", "list"], isCommandPrefix)).toEqual({ words: ["surveys", "list"], rest: ["-o", "csv"] });
+    expect(splitCommandWords(["--profile", "surveys", "--debug", "account", "show"], isCommandPrefix)).toEqual({
+      words: ["account", "show"],
+      rest: ["--profile", "surveys", "--debug"],
+    });
+    expect(splitCommandWords(["-o", "csv", "surveys", "list"], isCommandPrefix)).toEqual({
+      words: ["surveys", "list"],
+      rest: ["-o", "csv"],
+    });
   });
 
   it("passes everything after -- through as positionals", () => {
-    expect(splitCommandWords(["help", "--", "--weird"], isCommandPrefix)).toEqual({ words: ["help"], rest: ["--", "--weird"] });
+    expect(splitCommandWords(["help", "--", "--weird"], isCommandPrefix)).toEqual({
+      words: ["help"],
+      rest: ["--", "--weird"],
+    });
   });
 });
 
 describe("parseCommandArguments", () => {
-  const options = { limit: { type: "string", description: "", valueName: "N" }, device: { type: "string", multiple: true, choices: ["desktop", "mobile"], description: "" }, color: { type: "boolean", negatable: true, description: "" } } as const;
+  const options = {
+    limit: { type: "string", description: "", valueName: "N" },
+    device: { type: "string", multiple: true, choices: ["desktop", "mobile"], description: "" },
+    color: { type: "boolean", negatable: true, description: "" },
+  } as const;
 
   it("parses values, repeated options and negations", () => {
-    expect(parseCommandArguments(["--limit", "3", "--device", "mobile", "--device=desktop", "--no-color", "x"], options, "t")).toEqual({
+    expect(
+      parseCommandArguments(
+        ["--limit", "3", "--device", "mobile", "--device=desktop", "--no-color", "x"],
+        options,
+        "t",
+      ),
+    ).toEqual({
       values: { limit: "3", device: ["mobile", "desktop"], color: false },
       positionals: ["x"],
       problem: undefined,
@@ -34,7 +62,11 @@ describe("parseCommandArguments", () => {
 
   it("reports the first problem as a usage error that names the command, keeping the well-formed values", () => {
     const problem = (args: string[]) => parseCommandArguments(args, options, "surveys list").problem;
-    expect(problem(["--limt"])).toMatchObject({ name: "UsageError", message: "unknown option --limt for `sds surveys list`", hint: "Did you mean --limit?" });
+    expect(problem(["--limt"])).toMatchObject({
+      name: "UsageError",
+      message: "unknown option --limt for `sds surveys list`",
+      hint: "Did you mean --limit?",
+    });
     expect(problem(["--limit"])?.message).toBe("--limit needs a value (N)");
     expect(problem(["--limit", "--no-color"])?.message).toBe("--limit needs a value (N)");
     expect(problem(["--color=yes"])?.message).toBe("--color takes no value");
@@ -44,16 +76,29 @@ describe("parseCommandArguments", () => {
   });
 
   it("takes everything after -- as positionals", () => {
-    expect(parseCommandArguments(["--", "--no-color"], options, "t")).toEqual({ values: {}, positionals: ["--no-color"], problem: undefined });
+    expect(parseCommandArguments(["--", "--no-color"], options, "t")).toEqual({
+      values: {},
+      positionals: ["--no-color"],
+      problem: undefined,
+    });
   });
 });
 
 describe("checkPositionals", () => {
-  const specs = [{ name: "LANGUAGE_ID", description: "the language" }, { name: "QUALIFICATION_ID", description: "the question" }];
+  const specs = [
+    { name: "LANGUAGE_ID", description: "the language" },
+    { name: "QUALIFICATION_ID", description: "the question" },
+  ];
 
   it("names the first missing argument and the first extra one", () => {
-    expect(() => { checkPositionals(["3"], specs, "collections qualification"); }).toThrow("`sds collections qualification` needs QUALIFICATION_ID (the question)");
-    expect(() => { checkPositionals(["3", "4", "5"], specs, "c"); }).toThrow('unexpected argument "5" for `sds c`');
-    expect(() => { checkPositionals(["3", "4"], specs, "c"); }).not.toThrow();
+    expect(() => {
+      checkPositionals(["3"], specs, "collections qualification");
+    }).toThrow("`sds collections qualification` needs QUALIFICATION_ID (the question)");
+    expect(() => {
+      checkPositionals(["3", "4", "5"], specs, "c");
+    }).toThrow('unexpected argument "5" for `sds c`');
+    expect(() => {
+      checkPositionals(["3", "4"], specs, "c");
+    }).not.toThrow();
   });
 });

@@ -24,7 +24,10 @@ const globalOptionsTakingValues = new Set(
  * words so far still start the path of some command, so `sds surveys show 42` names
  * `surveys show` and leaves `42` as a positional.
  */
-export function splitCommandWords(argv: readonly string[], isCommandPrefix: (words: readonly string[]) => boolean): SplitArguments {
+export function splitCommandWords(
+  argv: readonly string[],
+  isCommandPrefix: (words: readonly string[]) => boolean,
+): SplitArguments {
   const words: string[] = [];
   const rest: string[] = [];
   let commandDone = false;
@@ -65,7 +68,9 @@ export interface ParsedArguments {
   readonly problem: UsageError | undefined;
 }
 
-type ParsedToken = ReturnType<typeof parseArgs<{ tokens: true; allowPositionals: true; strict: false }>>["tokens"][number];
+type ParsedToken = ReturnType<
+  typeof parseArgs<{ tokens: true; allowPositionals: true; strict: false }>
+>["tokens"][number];
 type OptionToken = Extract<ParsedToken, { kind: "option" }>;
 
 /**
@@ -74,12 +79,27 @@ type OptionToken = Extract<ParsedToken, { kind: "option" }>;
  * messages that name the command: unknown options, missing values, values given to flags,
  * `--no-` of a flag that has none, values outside an option's choices.
  */
-export function parseCommandArguments(args: readonly string[], options: OptionSpecs, commandName: string): ParsedArguments {
+export function parseCommandArguments(
+  args: readonly string[],
+  options: OptionSpecs,
+  commandName: string,
+): ParsedArguments {
   const config: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(options)) {
-    config[name] = { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }), ...(spec.multiple === true ? { multiple: true } : {}) };
+    config[name] = {
+      type: spec.type,
+      ...(spec.short === undefined ? {} : { short: spec.short }),
+      ...(spec.multiple === true ? { multiple: true } : {}),
+    };
   }
-  const parsed = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, allowNegative: true, tokens: true });
+  const parsed = parseArgs({
+    args: [...args],
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    allowNegative: true,
+    tokens: true,
+  });
   let problem: UsageError | undefined;
   for (const token of parsed.tokens) {
     if (token.kind === "option") problem ??= optionTokenProblem(token, options, commandName);
@@ -96,7 +116,9 @@ export function parseCommandArguments(args: readonly string[], options: OptionSp
 
 function hasType(value: unknown, spec: OptionSpec): boolean {
   const type = spec.type === "string" ? "string" : "boolean";
-  return spec.multiple === true ? Array.isArray(value) && value.every((item) => typeof item === type) : typeof value === type;
+  return spec.multiple === true
+    ? Array.isArray(value) && value.every((item) => typeof item === type)
+    : typeof value === type;
 }
 
 function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandName: string): UsageError | undefined {
@@ -106,20 +128,32 @@ function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandNam
     const secretFlag = secretOnCommandLineProblem(token.name, options, commandName);
     if (secretFlag !== undefined) return secretFlag;
     const typed = token.rawName.startsWith("--") && token.inlineValue === true ? `${token.rawName}=` : token.rawName;
-    const suggestion = closestMatch(token.rawName, Object.keys(options).map((name) => `--${name}`));
-    const hint = suggestion === undefined ? `Run \`sds help ${commandName}\` for its options.` : `Did you mean ${suggestion}?`;
+    const suggestion = closestMatch(
+      token.rawName,
+      Object.keys(options).map((name) => `--${name}`),
+    );
+    const hint =
+      suggestion === undefined ? `Run \`sds help ${commandName}\` for its options.` : `Did you mean ${suggestion}?`;
     return new UsageError(`unknown option ${typed.replace(/=$/, "")} for \`sds ${commandName}\``, { hint });
   }
   const help = { hint: `Run \`sds help ${commandName}\` for its options.` };
   if (negated && (spec.type !== "boolean" || spec.negatable !== true)) {
-    return new UsageError(spec.type === "boolean" ? `--no-${token.name} is not an option; leave out --${token.name} instead` : `--no-${token.name} is not an option`, help);
+    return new UsageError(
+      spec.type === "boolean"
+        ? `--no-${token.name} is not an option; leave out --${token.name} instead`
+        : `--no-${token.name} is not an option`,
+      help,
+    );
   }
-  if (spec.type === "boolean") return token.value === undefined ? undefined : new UsageError(`--${token.name} takes no value`, help);
+  if (spec.type === "boolean")
+    return token.value === undefined ? undefined : new UsageError(`--${token.name} takes no value`, help);
   // A value that looks like an option (`--base-url --debug`) is a forgotten value, as parseArgs' strict mode has it.
   const needsValue = `--${token.name} needs a value (${spec.valueName ?? "VALUE"})`;
   if (token.value === undefined) return new UsageError(needsValue, help);
   if (!token.inlineValue && token.value.length > 1 && token.value.startsWith("-")) {
-    return new UsageError(needsValue, { hint: `To give a value that starts with a dash, write --${token.name}=${token.value}.` });
+    return new UsageError(needsValue, {
+      hint: `To give a value that starts with a dash, write --${token.name}=${token.value}.`,
+    });
   }
   return undefined;
 }
@@ -132,14 +166,20 @@ function optionTokenProblem(token: OptionToken, options: OptionSpecs, commandNam
  */
 function secretOnCommandLineProblem(name: string, options: OptionSpecs, commandName: string): UsageError | undefined {
   if (name === "key" && Object.hasOwn(options, "key-stdin")) {
-    return new UsageError(`\`sds ${commandName}\` takes no --key: a key on the command line ends up in shell history and in \`ps\``, {
-      hint: "Pipe the EncryptionKey to --key-stdin, or set SDS_ENCRYPTION_KEY.",
-    });
+    return new UsageError(
+      `\`sds ${commandName}\` takes no --key: a key on the command line ends up in shell history and in \`ps\``,
+      {
+        hint: "Pipe the EncryptionKey to --key-stdin, or set SDS_ENCRYPTION_KEY.",
+      },
+    );
   }
   if ((name === "sync-token" || name === "token") && Object.hasOwn(options, "sync-token-stdin")) {
-    return new UsageError(`\`sds ${commandName}\` takes no --${name}: a token on the command line ends up in shell history and in \`ps\``, {
-      hint: "Pipe it to --sync-token-stdin, or set SYNC_API_TOKEN.",
-    });
+    return new UsageError(
+      `\`sds ${commandName}\` takes no --${name}: a token on the command line ends up in shell history and in \`ps\``,
+      {
+        hint: "Pipe it to --sync-token-stdin, or set SYNC_API_TOKEN.",
+      },
+    );
   }
   if (name === "api-key" || name === "apikey" || name === "token") {
     return new UsageError(`sds takes no --${name}: a key on the command line ends up in shell history and in \`ps\``, {
@@ -174,7 +214,11 @@ function choiceProblem(name: string, spec: OptionSpec, value: unknown, options: 
  *
  * @throws UsageError naming the missing or surplus argument.
  */
-export function checkPositionals(positionals: readonly string[], specs: readonly ArgumentSpec[], commandName: string): void {
+export function checkPositionals(
+  positionals: readonly string[],
+  specs: readonly ArgumentSpec[],
+  commandName: string,
+): void {
   const hint = { hint: `Run \`sds help ${commandName}\` for its usage.` };
   const required = specs.filter((spec) => spec.optional !== true);
   if (positionals.length < required.length) {

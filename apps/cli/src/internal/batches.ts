@@ -28,10 +28,15 @@ export interface BatchOptions<Item, Answer> {
  * their meaning), with a progress bar on a terminal. Stops at the first batch that fails: what
  * was sent stays sent, and the caller reports it with {@link batchFailure}.
  */
-export async function sendInBatches<Item, Answer>(context: CommandContext, items: readonly Item[], options: BatchOptions<Item, Answer>): Promise<BatchRun<Answer>> {
+export async function sendInBatches<Item, Answer>(
+  context: CommandContext,
+  items: readonly Item[],
+  options: BatchOptions<Item, Answer>,
+): Promise<BatchRun<Answer>> {
   const answers: Answer[] = [];
   const batches = Math.ceil(items.length / options.size);
-  const progress = batches > 1 ? createProgressBar(context.io.stderr, options.label, context.output.errorStyles) : undefined;
+  const progress =
+    batches > 1 ? createProgressBar(context.io.stderr, options.label, context.output.errorStyles) : undefined;
   try {
     for (let index = 0; index < batches; index++) {
       const batch = items.slice(index * options.size, (index + 1) * options.size);
@@ -53,13 +58,23 @@ export async function sendInBatches<Item, Answer>(context: CommandContext, items
  * exit code, which lines were and were not sent, and `advice` on running the file again. A
  * failure of the first batch is the failure itself: nothing was sent.
  */
-export function batchFailure(error: unknown, batch: number, items: readonly Lined[], size: number, advice: string): unknown {
+export function batchFailure(
+  error: unknown,
+  batch: number,
+  items: readonly Lined[],
+  size: number,
+  advice: string,
+): unknown {
   if (batch === 0) return error;
   const first = items[batch * size]?.line;
   const lastSent = items[batch * size - 1]?.line;
   const message = error instanceof Error ? error.message : String(error);
-  return new CliError(`batch ${batch + 1} of ${Math.ceil(items.length / size)} (from line ${first ?? "?"}) failed: ${message}`, exitCodeForError(error), {
-    cause: error,
-    hint: `The lines up to line ${lastSent ?? "?"} were sent (their results are above); the rest were not. ${advice}`,
-  });
+  return new CliError(
+    `batch ${batch + 1} of ${Math.ceil(items.length / size)} (from line ${first ?? "?"}) failed: ${message}`,
+    exitCodeForError(error),
+    {
+      cause: error,
+      hint: `The lines up to line ${lastSent ?? "?"} were sent (their results are above); the rest were not. ${advice}`,
+    },
+  );
 }

@@ -6,7 +6,8 @@ export function tableCell(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
-  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object")) return value.map(tableCell).join(", ");
+  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object"))
+    return value.map(tableCell).join(", ");
   return JSON.stringify(value);
 }
 

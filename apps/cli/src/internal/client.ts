@@ -34,7 +34,12 @@ export interface ClientOverrides {
  * A client for an explicit base URL and key (`sds login` checks a key before saving it). The key
  * was registered as a secret where it entered (configuration or `sds login`), not again here.
  */
-export async function createCliClient(context: CommandContext, baseUrl: string, apiKey: string, overrides: ClientOverrides = {}): Promise<SdsClient> {
+export async function createCliClient(
+  context: CommandContext,
+  baseUrl: string,
+  apiKey: string,
+  overrides: ClientOverrides = {},
+): Promise<SdsClient> {
   // Loaded here, not at the top: `sds help` and `--version` must not pay for the client (and zod).
   const { createClient } = await import("@sds/client");
   return createClient({
@@ -59,13 +64,19 @@ function traceHooks(context: CommandContext): ClientHooks {
       trace(`debug: → ${event.method} ${event.url} (attempt ${event.attempt}) [${headers}]`);
     },
     onResponse: (event) => {
-      trace(`debug: ← ${event.status} ${event.method} ${event.url} in ${Math.round(event.durationMs)} ms${event.requestId === undefined ? "" : ` (request id ${event.requestId})`}`);
+      trace(
+        `debug: ← ${event.status} ${event.method} ${event.url} in ${Math.round(event.durationMs)} ms${event.requestId === undefined ? "" : ` (request id ${event.requestId})`}`,
+      );
     },
     onRetry: (event) => {
-      trace(`debug: ↻ retrying ${event.method} ${event.url} in ${Math.round(event.delayMs)} ms${event.fromRetryAfter ? " (Retry-After)" : ""}: ${event.error.message}`);
+      trace(
+        `debug: ↻ retrying ${event.method} ${event.url} in ${Math.round(event.delayMs)} ms${event.fromRetryAfter ? " (Retry-After)" : ""}: ${event.error.message}`,
+      );
     },
     onError: (event) => {
-      trace(`debug: ✗ ${event.method} ${event.url} failed after ${Math.round(event.durationMs)} ms: ${event.error.name}: ${event.error.message}`);
+      trace(
+        `debug: ✗ ${event.method} ${event.url} failed after ${Math.round(event.durationMs)} ms: ${event.error.name}: ${event.error.message}`,
+      );
     },
   };
 }

@@ -90,6 +90,8 @@ export interface CommandCatalog {
  * });
  * ```
  */
-export function defineCommand<const Specs extends OptionSpecs>(definition: CommandDefinition<Specs>): CommandDefinition<Specs> {
+export function defineCommand<const Specs extends OptionSpecs>(
+  definition: CommandDefinition<Specs>,
+): CommandDefinition<Specs> {
   return definition;
 }

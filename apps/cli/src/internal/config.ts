@@ -51,16 +51,22 @@ async function readConfig(context: CommandContext): Promise<ConfigInspection> {
   const profileSource = `profile "${profileName}"`;
 
   let baseUrl: SourcedValue | undefined;
-  if (globals.baseUrl !== undefined) baseUrl = { value: await normalizeBaseUrl(globals.baseUrl, "--base-url"), source: "--base-url" };
-  else if (nonEmpty(env.SDS_BASE_URL) !== undefined) baseUrl = { value: await normalizeBaseUrl(env.SDS_BASE_URL as string, "SDS_BASE_URL"), source: "SDS_BASE_URL" };
+  if (globals.baseUrl !== undefined)
+    baseUrl = { value: await normalizeBaseUrl(globals.baseUrl, "--base-url"), source: "--base-url" };
+  else if (nonEmpty(env.SDS_BASE_URL) !== undefined)
+    baseUrl = { value: await normalizeBaseUrl(env.SDS_BASE_URL as string, "SDS_BASE_URL"), source: "SDS_BASE_URL" };
   // A profile is a file anyone may edit: its URL passes the same check as a typed one.
-  else if (profile !== undefined) baseUrl = { value: await normalizeBaseUrl(profile.baseUrl, profileSource), source: profileSource };
+  else if (profile !== undefined)
+    baseUrl = { value: await normalizeBaseUrl(profile.baseUrl, profileSource), source: profileSource };
 
   let apiKey: SourcedValue | undefined;
   if (globals.apiKeyStdin) {
     if (io.stdin.isTTY === true) io.stderr.write("Reading the API key from standard input (end with Ctrl-D)…\n");
     const key = (await readStdinText(io.stdin)).trim();
-    if (key === "") throw new UsageError("--api-key-stdin read an empty key", { hint: "Pipe the key in, e.g. `pass show sds | sds account show --api-key-stdin`." });
+    if (key === "")
+      throw new UsageError("--api-key-stdin read an empty key", {
+        hint: "Pipe the key in, e.g. `pass show sds | sds account show --api-key-stdin`.",
+      });
     apiKey = { value: key, source: "standard input" };
   } else if (nonEmpty(env.SDS_API_KEY) !== undefined) {
     apiKey = { value: (env.SDS_API_KEY as string).trim(), source: "SDS_API_KEY" };
@@ -79,15 +85,23 @@ async function readConfig(context: CommandContext): Promise<ConfigInspection> {
 export async function resolveConfig(context: CommandContext): Promise<ResolvedConfig> {
   const inspection = await inspectConfig(context);
   if (inspection.profileNamedExplicitly && inspection.profile === undefined) {
-    throw new ConfigError(`no profile named "${inspection.profileName}" in ${inspection.profilesPath}`, ExitCode.Usage, {
-      hint: `Run \`sds login --profile ${inspection.profileName}\` to create it.`,
-    });
+    throw new ConfigError(
+      `no profile named "${inspection.profileName}" in ${inspection.profilesPath}`,
+      ExitCode.Usage,
+      {
+        hint: `Run \`sds login --profile ${inspection.profileName}\` to create it.`,
+      },
+    );
   }
   if (inspection.baseUrl === undefined) {
-    throw new ConfigError("no base URL configured", ExitCode.Usage, { hint: "Pass --base-url, set SDS_BASE_URL, or run `sds login`." });
+    throw new ConfigError("no base URL configured", ExitCode.Usage, {
+      hint: "Pass --base-url, set SDS_BASE_URL, or run `sds login`.",
+    });
   }
   if (inspection.apiKey === undefined) {
-    throw new ConfigError("no API key configured", ExitCode.Authentication, { hint: "Set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`." });
+    throw new ConfigError("no API key configured", ExitCode.Authentication, {
+      hint: "Set SDS_API_KEY, pipe it to --api-key-stdin, or run `sds login`.",
+    });
   }
   return { ...inspection, baseUrl: inspection.baseUrl, apiKey: inspection.apiKey };
 }
@@ -100,7 +114,11 @@ export async function resolveConfig(context: CommandContext): Promise<ResolvedCo
  * @param hint - what to do instead, after the message (sds-sync's URL has no `/api/v1`).
  * @throws UsageError naming where the bad value came from.
  */
-export async function normalizeBaseUrl(value: string, source: string, hint = "Give the full base URL, such as https://api.example.com/api/v1."): Promise<string> {
+export async function normalizeBaseUrl(
+  value: string,
+  source: string,
+  hint = "Give the full base URL, such as https://api.example.com/api/v1.",
+): Promise<string> {
   // Loaded on demand, like the client itself (see client.ts).
   const { isConfigurationError, parseBaseUrl } = await import("@sds/client");
   try {

@@ -10,7 +10,8 @@ const fieldsOf = (text: string) => {
 
 describe("parseCsv", () => {
   it("reads quoted fields with commas, doubled quotes and line breaks, numbering records by the line they start on", () => {
-    const text = 'token,outcome,reason\r\nt1,terminate,"late, and ""rude"""\r\nt2,complete,"two\r\nlines"\r\nt3,complete,\r\n';
+    const text =
+      'token,outcome,reason\r\nt1,terminate,"late, and ""rude"""\r\nt2,complete,"two\r\nlines"\r\nt3,complete,\r\n';
     expect(fieldsOf(text)).toEqual([
       [1, "token", "outcome", "reason"],
       [2, "t1", "terminate", 'late, and "rude"'],
@@ -33,14 +34,29 @@ describe("parseCsv", () => {
   });
 
   it("reads back what the CLI's own CSV writer wrote", () => {
-    const rows = [["=cmd", 'say "hi"', "a,b", " edge "], ["-5", "x\ny", "", "ü 調査"]];
+    const rows = [
+      ["=cmd", 'say "hi"', "a,b", " edge "],
+      ["-5", "x\ny", "", "ü 調査"],
+    ];
     const text = rows.map((row) => csvLine(row, { defuseFormulas: false })).join("");
     expect(fieldsOf(text).map((record) => record.slice(1))).toEqual(rows);
   });
 
   it("refuses what is not CSV, naming the line", () => {
-    expect(parseCsv('a,b\n1,"open\n2,3\n')).toEqual({ ok: false, line: 2, message: "a quoted field is never closed (a quote is missing)" });
-    expect(parseCsv('a\n"x"y\n')).toMatchObject({ ok: false, line: 2, message: expect.stringMatching(/^text after the closing quote/) as unknown });
-    expect(parseCsv('a\nx"y"\n')).toMatchObject({ ok: false, line: 2, message: expect.stringMatching(/^a quote inside an unquoted field/) as unknown });
+    expect(parseCsv('a,b\n1,"open\n2,3\n')).toEqual({
+      ok: false,
+      line: 2,
+      message: "a quoted field is never closed (a quote is missing)",
+    });
+    expect(parseCsv('a\n"x"y\n')).toMatchObject({
+      ok: false,
+      line: 2,
+      message: expect.stringMatching(/^text after the closing quote/) as unknown,
+    });
+    expect(parseCsv('a\nx"y"\n')).toMatchObject({
+      ok: false,
+      line: 2,
+      message: expect.stringMatching(/^a quote inside an unquoted field/) as unknown,
+    });
   });
 });

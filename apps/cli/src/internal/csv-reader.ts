@@ -5,7 +5,9 @@ export interface CsvRecord {
 }
 
 /** What {@link parseCsv} found: every record, or the first place the text is not CSV. */
-export type CsvParse = { readonly ok: true; readonly records: readonly CsvRecord[] } | { readonly ok: false; readonly line: number; readonly message: string };
+export type CsvParse =
+  | { readonly ok: true; readonly records: readonly CsvRecord[] }
+  | { readonly ok: false; readonly line: number; readonly message: string };
 
 /**
  * Reads CSV per RFC 4180: comma-separated fields, quoted with `"` when they hold a comma, a
@@ -58,7 +60,8 @@ export function parseCsv(text: string): CsvParse {
       const startLine = line;
       index += 1;
       for (;;) {
-        if (index >= source.length) return { ok: false, line: startLine, message: "a quoted field is never closed (a quote is missing)" };
+        if (index >= source.length)
+          return { ok: false, line: startLine, message: "a quoted field is never closed (a quote is missing)" };
         if (source[index] === '"') {
           if (source[index + 1] === '"') {
             field += '"';
@@ -83,9 +86,17 @@ export function parseCsv(text: string): CsvParse {
       endRecord();
       recordLine = line;
     } else if (quoted) {
-      return { ok: false, line, message: "text after the closing quote of a field (a quote inside a field is written twice)" };
+      return {
+        ok: false,
+        line,
+        message: "text after the closing quote of a field (a quote inside a field is written twice)",
+      };
     } else if (character === '"') {
-      return { ok: false, line, message: 'a quote inside an unquoted field (quote the whole field and write the quote twice: "a ""b"" c")' };
+      return {
+        ok: false,
+        line,
+        message: 'a quote inside an unquoted field (quote the whole field and write the quote twice: "a ""b"" c")',
+      };
     } else {
       field += source.charAt(index);
       index += 1;
@@ -99,16 +110,22 @@ export function parseCsv(text: string): CsvParse {
  * Maps a CSV header to the columns a command knows, by name (case and edge spaces ignored), in
  * any order. Returns the index of each column, or the problem with the header.
  */
-export function mapCsvHeader<Column extends string>(fields: readonly string[], required: readonly Column[], optional: readonly Column[]): Map<Column, number> | string {
+export function mapCsvHeader<Column extends string>(
+  fields: readonly string[],
+  required: readonly Column[],
+  optional: readonly Column[],
+): Map<Column, number> | string {
   const known = [...required, ...optional];
   const columns = new Map<Column, number>();
   for (const [index, raw] of fields.entries()) {
     const name = known.find((column) => column.toLowerCase() === raw.trim().toLowerCase());
-    if (name === undefined) return `unknown column "${raw}"; the header is ${required.join(",")}${optional.map((column) => `[,${column}]`).join("")}`;
+    if (name === undefined)
+      return `unknown column "${raw}"; the header is ${required.join(",")}${optional.map((column) => `[,${column}]`).join("")}`;
     if (columns.has(name)) return `the column ${name} appears twice`;
     columns.set(name, index);
   }
   const missing = required.filter((column) => !columns.has(column));
-  if (missing.length > 0) return `the header lacks ${missing.join(" and ")}; the first line must be ${required.join(",")}${optional.map((column) => `[,${column}]`).join("")}`;
+  if (missing.length > 0)
+    return `the header lacks ${missing.join(" and ")}; the first line must be ${required.join(",")}${optional.map((column) => `[,${column}]`).join("")}`;
   return columns;
 }

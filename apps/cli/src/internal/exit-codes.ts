@@ -41,18 +41,20 @@ export const exitCodeDescriptions: readonly (readonly [ExitCode, string])[] = [
  * client just to classify an error (start-up speed), and `name` also survives duplicated copies
  * of the client package.
  */
-const exitCodeByErrorName: ReadonlyMap<string, ExitCode> = new Map(Object.entries({
-  AuthenticationError: ExitCode.Authentication,
-  PermissionDeniedError: ExitCode.Authentication,
-  NotFoundError: ExitCode.NotFound,
-  ConnectionError: ExitCode.Network,
-  TimeoutError: ExitCode.Network,
-  ResponseValidationError: ExitCode.Validation,
-  ConfigurationError: ExitCode.Usage,
-  RequestValidationError: ExitCode.Usage,
-  AbortError: ExitCode.Interrupted,
-  RequestAbortedError: ExitCode.Interrupted,
-}));
+const exitCodeByErrorName: ReadonlyMap<string, ExitCode> = new Map(
+  Object.entries({
+    AuthenticationError: ExitCode.Authentication,
+    PermissionDeniedError: ExitCode.Authentication,
+    NotFoundError: ExitCode.NotFound,
+    ConnectionError: ExitCode.Network,
+    TimeoutError: ExitCode.Network,
+    ResponseValidationError: ExitCode.Validation,
+    ConfigurationError: ExitCode.Usage,
+    RequestValidationError: ExitCode.Usage,
+    AbortError: ExitCode.Interrupted,
+    RequestAbortedError: ExitCode.Interrupted,
+  }),
+);
 /**
  * The exit code for an error thrown by a command: its own `exitCode` when it is a CLI error,
  * else the code its class name maps to, else {@link ExitCode.Failure}.

@@ -25,7 +25,9 @@ export interface ExportFanOutResult {
   readonly invalid: readonly InvalidItem[];
 }
 
-type Outcome = { readonly ok: true; readonly record: ExportRecord } | { readonly ok: false; readonly failures: readonly SurveyDetailsFailure[] };
+type Outcome =
+  | { readonly ok: true; readonly record: ExportRecord }
+  | { readonly ok: false; readonly failures: readonly SurveyDetailsFailure[] };
 
 /**
  * Every live survey with its qualifications and quotas, handed to `onRecord` one at a time in
@@ -49,14 +51,20 @@ export async function exportInListOrder(client: SdsClient, options: ExportFanOut
       wantsQuotas ? client.surveys.quotas(survey.SurveyId, { signal }) : Promise.resolve(undefined),
     ]);
     const failures: SurveyDetailsFailure[] = [];
-    for (const [settled, operation] of [[qualifications, "getSurveyQualifications"], [quotas, "getSurveyQuotas"]] as const) {
+    for (const [settled, operation] of [
+      [qualifications, "getSurveyQualifications"],
+      [quotas, "getSurveyQuotas"],
+    ] as const) {
       if (settled.status === "fulfilled") continue;
       // The caller's abort, or a bug, ends the export; a failed request only skips this survey.
       if (!isSdsError(settled.reason) || isRequestAbortedError(settled.reason)) throw settled.reason;
       failures.push({ surveyId: survey.SurveyId, survey, operation, error: settled.reason });
     }
     if (qualifications.status === "rejected" || quotas.status === "rejected") return { ok: false, failures };
-    return { ok: true, record: { survey, qualifications: qualifications.value.Qualifications, quotas: quotas.value?.Quotas ?? null } };
+    return {
+      ok: true,
+      record: { survey, qualifications: qualifications.value.Qualifications, quotas: quotas.value?.Quotas ?? null },
+    };
   };
 
   const inFlight: Promise<Outcome>[] = [];

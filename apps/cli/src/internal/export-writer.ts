@@ -43,11 +43,14 @@ export function exportSerializer(format: ExportFormat, csv: CsvOptions): ExportS
       return {
         header: csvLine([...surveyColumns, "Qualifications", "Quotas"], csv),
         record: (record) =>
-          csvLine([
-            ...surveyColumns.map((column) => csvCell((record.survey as Record<string, unknown>)[column])),
-            JSON.stringify(record.qualifications),
-            record.quotas === null ? "" : JSON.stringify(record.quotas),
-          ], csv),
+          csvLine(
+            [
+              ...surveyColumns.map((column) => csvCell((record.survey as Record<string, unknown>)[column])),
+              JSON.stringify(record.qualifications),
+              record.quotas === null ? "" : JSON.stringify(record.quotas),
+            ],
+            csv,
+          ),
         footer: () => "",
       };
   }
@@ -65,7 +68,11 @@ export interface ExportSink {
 
 /** An {@link ExportSink} on a stream (stdout): pieces are written as they come. */
 export function streamSink(stream: OutputStream): ExportSink {
-  return { write: (text) => writeText(stream, text), commit: () => Promise.resolve(), discard: () => Promise.resolve() };
+  return {
+    write: (text) => writeText(stream, text),
+    commit: () => Promise.resolve(),
+    discard: () => Promise.resolve(),
+  };
 }
 
 /**

@@ -9,12 +9,33 @@ export type OutputFormat = (typeof outputFormats)[number];
 /** Options every command accepts, wherever they appear on the command line. */
 export const globalOptionSpecs = {
   "base-url": { type: "string", valueName: "URL", description: "API base URL, ending in /api/v1 (env SDS_BASE_URL)" },
-  profile: { type: "string", valueName: "NAME", description: 'saved profile to use (env SDS_PROFILE; default "default")' },
-  "api-key-stdin": { type: "boolean", description: "read the API key from standard input (else SDS_API_KEY, else the profile)" },
-  output: { type: "string", short: "o", valueName: "FORMAT", choices: outputFormats, description: "table, json, ndjson or csv (default: table on a terminal, json otherwise)" },
+  profile: {
+    type: "string",
+    valueName: "NAME",
+    description: 'saved profile to use (env SDS_PROFILE; default "default")',
+  },
+  "api-key-stdin": {
+    type: "boolean",
+    description: "read the API key from standard input (else SDS_API_KEY, else the profile)",
+  },
+  output: {
+    type: "string",
+    short: "o",
+    valueName: "FORMAT",
+    choices: outputFormats,
+    description: "table, json, ndjson or csv (default: table on a terminal, json otherwise)",
+  },
   json: { type: "boolean", description: "same as --output json" },
-  "raw-csv": { type: "boolean", description: "write CSV cells as they are: no ' before cells starting with = + - @ (for programs, not spreadsheets)" },
-  color: { type: "boolean", negatable: true, description: "--color forces colours, --no-color turns them off (else NO_COLOR, FORCE_COLOR, the terminal)" },
+  "raw-csv": {
+    type: "boolean",
+    description:
+      "write CSV cells as they are: no ' before cells starting with = + - @ (for programs, not spreadsheets)",
+  },
+  color: {
+    type: "boolean",
+    negatable: true,
+    description: "--color forces colours, --no-color turns them off (else NO_COLOR, FORCE_COLOR, the terminal)",
+  },
   timeout: { type: "string", valueName: "SECONDS", description: "time limit per HTTP request (default 30)" },
   debug: { type: "boolean", description: "print the request trace and error details to stderr (key redacted)" },
   help: { type: "boolean", short: "h", description: "show help" },

@@ -56,20 +56,35 @@ export function renderGroupHelp(group: string, commands: CommandCatalog, styles:
 /** The help of one command: usage, description, arguments, options and examples. */
 export function renderCommandHelp(path: readonly string[], command: CommandDefinition, styles: Styles): string {
   const name = path.join(" ");
-  const argumentsUsage = (command.arguments ?? []).map((argument) => {
-    const name = argument.variadic === true ? `${argument.name}…` : argument.name;
-    return argument.optional === true ? `[${name}]` : name;
-  }).join(" ");
-  const lines = [`${styles.bold("Usage:")} sds ${name}${argumentsUsage === "" ? "" : ` ${argumentsUsage}`} [options]`, "", wrap(command.description, 88), ""];
+  const argumentsUsage = (command.arguments ?? [])
+    .map((argument) => {
+      const name = argument.variadic === true ? `${argument.name}…` : argument.name;
+      return argument.optional === true ? `[${name}]` : name;
+    })
+    .join(" ");
+  const lines = [
+    `${styles.bold("Usage:")} sds ${name}${argumentsUsage === "" ? "" : ` ${argumentsUsage}`} [options]`,
+    "",
+    wrap(command.description, 88),
+    "",
+  ];
   if (command.arguments !== undefined && command.arguments.length > 0) {
-    lines.push(styles.bold("Arguments:"), columns(command.arguments.map((argument) => [argument.name, argument.description] as const), "  "), "");
+    lines.push(
+      styles.bold("Arguments:"),
+      columns(
+        command.arguments.map((argument) => [argument.name, argument.description] as const),
+        "  ",
+      ),
+      "",
+    );
   }
   if (Object.keys(command.options).length > 0) lines.push(styles.bold("Options:"), renderOptions(command.options), "");
   const globals = command.globalOptions === undefined ? globalOptionSpecs : pickOptions(command.globalOptions);
   lines.push(styles.bold("Global options:"), renderOptions(globals), "");
   if (command.examples.length > 0) {
     lines.push(styles.bold("Examples:"));
-    for (const example of command.examples) lines.push(`  ${styles.dim(`# ${example.description}`)}`, `  $ sds ${example.command}`);
+    for (const example of command.examples)
+      lines.push(`  ${styles.dim(`# ${example.description}`)}`, `  $ sds ${example.command}`);
     lines.push("");
   }
   return lines.join("\n");

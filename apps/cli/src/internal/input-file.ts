@@ -40,8 +40,11 @@ export async function readInputText(context: CommandContext, path: string): Prom
 export function refuseInvalidLines(context: CommandContext, path: string, problems: readonly LineProblem[]): void {
   if (problems.length === 0) return;
   const name = path === "-" ? "stdin" : path;
-  for (const problem of problems.slice(0, listedProblems)) context.io.stderr.write(`${name}:${problem.line}: ${problem.message}\n`);
+  for (const problem of problems.slice(0, listedProblems))
+    context.io.stderr.write(`${name}:${problem.line}: ${problem.message}\n`);
   if (problems.length > listedProblems) context.io.stderr.write(`… and ${problems.length - listedProblems} more\n`);
   const count = problems.length === 1 ? "1 invalid line" : `${problems.length} invalid lines`;
-  throw new UsageError(`${inputName(path)} has ${count} (listed above); nothing was sent`, { hint: "Fix them and run the command again." });
+  throw new UsageError(`${inputName(path)} has ${count} (listed above); nothing was sent`, {
+    hint: "Fix them and run the command again.",
+  });
 }

@@ -10,14 +10,31 @@ export const ENCRYPTION_KEY_ENV = "SDS_ENCRYPTION_KEY";
 
 /** The key source of every `link` command. Never a flag value: flags end up in shell history. */
 export const linkKeyOptions = {
-  "key-stdin": { type: "boolean", description: `read the EncryptionKey from standard input (else ${ENCRYPTION_KEY_ENV}, else the account's)` },
+  "key-stdin": {
+    type: "boolean",
+    description: `read the EncryptionKey from standard input (else ${ENCRYPTION_KEY_ENV}, else the account's)`,
+  },
 } as const satisfies OptionSpecs;
 
 /** The scheme options of `sds link sign` and `sds link verify`. */
 export const linkSchemeOptions = {
-  algorithm: { type: "string", valueName: "NAME", description: "hash: SHA1, SHA256, SHA512 or MD5, leniently spelt (default: the account's Algorithm; SHA1 with a key of your own)" },
-  param: { type: "string", valueName: "NAME", description: "query parameter of the digest (default: the account's QueryParameter, else hash)" },
-  encoding: { type: "string", valueName: "ENCODING", choices: ["base64url", "base64", "hex"], description: "how the digest is written (default base64url)" },
+  algorithm: {
+    type: "string",
+    valueName: "NAME",
+    description:
+      "hash: SHA1, SHA256, SHA512 or MD5, leniently spelt (default: the account's Algorithm; SHA1 with a key of your own)",
+  },
+  param: {
+    type: "string",
+    valueName: "NAME",
+    description: "query parameter of the digest (default: the account's QueryParameter, else hash)",
+  },
+  encoding: {
+    type: "string",
+    valueName: "ENCODING",
+    choices: ["base64url", "base64", "hex"],
+    description: "how the digest is written (default base64url)",
+  },
   ...linkKeyOptions,
 } as const satisfies OptionSpecs;
 
@@ -38,7 +55,8 @@ export async function resolveLinkKey(
   accountField: "IncomingEncryption" | "OutgoingEncryption",
 ): Promise<LinkKey> {
   if (context.options["key-stdin"] === true) {
-    if (context.globals.apiKeyStdin) throw new UsageError("--key-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY");
+    if (context.globals.apiKeyStdin)
+      throw new UsageError("--key-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY");
     const key = (await readStdinText(context.io.stdin)).replace(/\r?\n$/, "");
     if (key === "") throw new UsageError("--key-stdin read an empty key");
     await refuseShortKey(key, "--key-stdin");
@@ -53,7 +71,8 @@ export async function resolveLinkKey(
   }
   const { client } = await connect(context);
   const { data: account } = await client.account.get({ signal: context.signal });
-  for (const settings of [account.IncomingEncryption, account.OutgoingEncryption]) if (settings.EncryptionKey) context.registerSecret(settings.EncryptionKey);
+  for (const settings of [account.IncomingEncryption, account.OutgoingEncryption])
+    if (settings.EncryptionKey) context.registerSecret(settings.EncryptionKey);
   return fromSettings(account[accountField], accountField);
 }
 
@@ -65,9 +84,12 @@ export async function resolveLinkKey(
 async function refuseShortKey(key: string, source: string): Promise<void> {
   const { MIN_KEY_LENGTH } = await import("@sds/routing");
   if (Array.from(key).length < MIN_KEY_LENGTH) {
-    throw new UsageError(`the key from ${source} is shorter than ${MIN_KEY_LENGTH} characters, too short to be an EncryptionKey`, {
-      hint: "Use the account's full EncryptionKey (`sds account show --reveal-secrets` shows it).",
-    });
+    throw new UsageError(
+      `the key from ${source} is shorter than ${MIN_KEY_LENGTH} characters, too short to be an EncryptionKey`,
+      {
+        hint: "Use the account's full EncryptionKey (`sds account show --reveal-secrets` shows it).",
+      },
+    );
   }
 }
 
@@ -82,22 +104,33 @@ export async function refuseUnsignableUrl(url: string): Promise<void> {
   if (problem === undefined) return;
   const message = problem.message.replace(/^the survey URL/, "the URL");
   throw new UsageError(message, {
-    hint: problem.code === "unfilled-placeholder" ? "Fill the placeholders first; `sds link entry SURVEY_ID --token T` fills and signs a survey's link." : "Give a full http:// or https:// URL, quoted for the shell.",
+    hint:
+      problem.code === "unfilled-placeholder"
+        ? "Fill the placeholders first; `sds link entry SURVEY_ID --token T` fills and signs a survey's link."
+        : "Give a full http:// or https:// URL, quoted for the shell.",
   });
 }
 
 function fromSettings(settings: EncryptionSettings, accountField: string): LinkKey {
   if (settings.EncryptionKey === null || settings.EncryptionKey === "") {
-    throw new UsageError(`the account's ${accountField} has no EncryptionKey`, { hint: `Set ${ENCRYPTION_KEY_ENV} or pipe the key to --key-stdin.` });
+    throw new UsageError(`the account's ${accountField} has no EncryptionKey`, {
+      hint: `Set ${ENCRYPTION_KEY_ENV} or pipe the key to --key-stdin.`,
+    });
   }
   return {
     key: settings.EncryptionKey,
-    fromAccount: { algorithm: settings.Algorithm, ...(settings.QueryParameter ? { parameter: settings.QueryParameter } : {}) },
+    fromAccount: {
+      algorithm: settings.Algorithm,
+      ...(settings.QueryParameter ? { parameter: settings.QueryParameter } : {}),
+    },
   };
 }
 
 /** The scheme: the flags over what the account says. */
-export function schemeFromFlags(options: CommandContext<typeof linkSchemeOptions>["options"], fromAccount: SignatureSchemeOptions): SignatureSchemeOptions {
+export function schemeFromFlags(
+  options: CommandContext<typeof linkSchemeOptions>["options"],
+  fromAccount: SignatureSchemeOptions,
+): SignatureSchemeOptions {
   return {
     ...fromAccount,
     ...(options.algorithm === undefined ? {} : { algorithm: options.algorithm }),

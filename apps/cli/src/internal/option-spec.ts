@@ -32,7 +32,9 @@ type OptionValue<Spec extends OptionSpec> = Spec["type"] extends "string"
     : boolean;
 
 /** The parsed values of {@link OptionSpecs}: `undefined` where the option was not given. */
-export type OptionValues<Specs extends OptionSpecs> = { readonly [Name in keyof Specs]: OptionValue<Specs[Name]> | undefined };
+export type OptionValues<Specs extends OptionSpecs> = {
+  readonly [Name in keyof Specs]: OptionValue<Specs[Name]> | undefined;
+};
 
 /** A positional argument of a command. */
 export interface ArgumentSpec {

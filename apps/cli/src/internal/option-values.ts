@@ -5,14 +5,20 @@ import { UsageError } from "./errors.ts";
  *
  * @throws UsageError naming the option when it is not a finite number in range.
  */
-export function parseNumberOption(name: string, value: string, range: { readonly min?: number; readonly max?: number; readonly integer?: boolean } = {}): number {
+export function parseNumberOption(
+  name: string,
+  value: string,
+  range: { readonly min?: number; readonly max?: number; readonly integer?: boolean } = {},
+): number {
   const number = Number(value);
   const kind = range.integer === true ? "an integer" : "a number";
   if (value.trim() === "" || !Number.isFinite(number) || (range.integer === true && !Number.isInteger(number))) {
     throw new UsageError(`--${name} must be ${kind}, got "${value}"`);
   }
-  if (range.min !== undefined && number < range.min) throw new UsageError(`--${name} must be at least ${range.min}, got ${value}`);
-  if (range.max !== undefined && number > range.max) throw new UsageError(`--${name} must be at most ${range.max}, got ${value}`);
+  if (range.min !== undefined && number < range.min)
+    throw new UsageError(`--${name} must be at least ${range.min}, got ${value}`);
+  if (range.max !== undefined && number > range.max)
+    throw new UsageError(`--${name} must be at most ${range.max}, got ${value}`);
   return number;
 }
 
@@ -28,7 +34,10 @@ export function parseIdList(name: string, values: readonly string[]): number[] {
 
 /** The values of a repeatable option, comma-separated ones split, blanks dropped. */
 export function splitList(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(",")).map((part) => part.trim()).filter((part) => part !== "");
+  return values
+    .flatMap((value) => value.split(","))
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
 }
 
 /**

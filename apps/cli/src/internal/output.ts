@@ -51,12 +51,19 @@ export interface Output {
  * The {@link Output} for this run: table on a terminal, JSON otherwise, unless `--output` says;
  * coloured as decided once for the run (`decideStyles`).
  */
-export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | "rawCsv">, streamStyles: StreamStyles): Output {
+export function createOutput(
+  io: CliIo,
+  globals: Pick<GlobalOptions, "output" | "rawCsv">,
+  streamStyles: StreamStyles,
+): Output {
   const format: OutputFormat = globals.output ?? (io.stdout.isTTY === true ? "table" : "json");
   const { stdout: styles, stderr: errorStyles } = streamStyles;
   const csv = { defuseFormulas: !globals.rawCsv };
   const write = (text: string) => writeText(io.stdout, text);
-  const maxWidth = io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0 ? io.stdout.columns : undefined;
+  const maxWidth =
+    io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0
+      ? io.stdout.columns
+      : undefined;
 
   return {
     format,
@@ -70,10 +77,24 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
         case "json":
           return write(JSON.stringify(rows, null, 2) + "\n");
         case "ndjson":
-          return writeLines(rows.map((row) => JSON.stringify(row) + "\n"), write);
+          return writeLines(
+            rows.map((row) => JSON.stringify(row) + "\n"),
+            write,
+          );
         case "csv":
           return writeLines(
-            [csvLine(options.columns.map((column) => column.header), csv), ...rows.map((row) => csvLine(options.columns.map((column) => csvCell(cellValue(row, column))), csv))],
+            [
+              csvLine(
+                options.columns.map((column) => column.header),
+                csv,
+              ),
+              ...rows.map((row) =>
+                csvLine(
+                  options.columns.map((column) => csvCell(cellValue(row, column))),
+                  csv,
+                ),
+              ),
+            ],
             write,
           );
         case "table": {
@@ -82,7 +103,13 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
             return;
           }
           const { renderTable } = await import("./table.ts");
-          return write(renderTable(options.columns, rows.map((row) => options.columns.map((column) => tableCell(cellValue(row, column)))), { styles, maxWidth }));
+          return write(
+            renderTable(
+              options.columns,
+              rows.map((row) => options.columns.map((column) => tableCell(cellValue(row, column)))),
+              { styles, maxWidth },
+            ),
+          );
         }
       }
     },
@@ -93,7 +120,13 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
         case "ndjson":
           return write(JSON.stringify(value) + "\n");
         case "csv":
-          return writeLines([csvLine(["field", "value"], csv), ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)], csv))], write);
+          return writeLines(
+            [
+              csvLine(["field", "value"], csv),
+              ...flattenDocument(value).map(([field, item]) => csvLine([field, csvCell(item)], csv)),
+            ],
+            write,
+          );
         case "table": {
           const tables = await import("./table.ts");
           return write(
@@ -120,5 +153,6 @@ export function createOutput(io: CliIo, globals: Pick<GlobalOptions, "output" | 
 /** Writes many lines in batches: one write per line is slow, one string of 50 MB is wasteful. */
 async function writeLines(lines: readonly string[], write: (text: string) => Promise<void>): Promise<void> {
   const batchSize = 500;
-  for (let start = 0; start < lines.length; start += batchSize) await write(lines.slice(start, start + batchSize).join(""));
+  for (let start = 0; start < lines.length; start += batchSize)
+    await write(lines.slice(start, start + batchSize).join(""));
 }

@@ -63,7 +63,9 @@ export function selectProfile(flag: string | undefined, env: NodeJS.ProcessEnv):
 /** @throws UsageError when `name` could not be a profile name (it becomes a JSON key and a word in messages). */
 export function checkProfileName(name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
-    throw new UsageError(`"${name}" is not a valid profile name`, { hint: "Use letters, digits, dot, dash and underscore (up to 64 characters)." });
+    throw new UsageError(`"${name}" is not a valid profile name`, {
+      hint: "Use letters, digits, dot, dash and underscore (up to 64 characters).",
+    });
   }
   return name;
 }
@@ -79,16 +81,23 @@ export async function readProfiles(path: string): Promise<ProfilesFile> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, profiles: new Map() };
-    throw new CliError(`cannot read the profiles file ${path}: ${(error as Error).message}`, ExitCode.Failure, { cause: error });
+    throw new CliError(`cannot read the profiles file ${path}: ${(error as Error).message}`, ExitCode.Failure, {
+      cause: error,
+    });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`the profiles file ${path} is not valid JSON`, ExitCode.Failure, { hint: "Fix it, or delete it and run `sds login` again.", cause: error });
+    throw new CliError(`the profiles file ${path} is not valid JSON`, ExitCode.Failure, {
+      hint: "Fix it, or delete it and run `sds login` again.",
+      cause: error,
+    });
   }
   if (!isStoredProfilesFile(parsed)) {
-    throw new CliError(`the profiles file ${path} is not in the expected format`, ExitCode.Failure, { hint: "Delete it and run `sds login` again." });
+    throw new CliError(`the profiles file ${path} is not in the expected format`, ExitCode.Failure, {
+      hint: "Delete it and run `sds login` again.",
+    });
   }
   // Own entries only: JSON.parse never gives inherited ones, and Object.entries never reads them.
   return { version: 1, profiles: new Map(Object.entries(parsed.profiles)) };
@@ -106,7 +115,10 @@ function isStoredProfilesFile(value: unknown): value is StoredProfilesFile {
   if (version !== 1 || typeof profiles !== "object" || profiles === null) return false;
   return Object.values(profiles).every(
     (profile: unknown) =>
-      typeof profile === "object" && profile !== null && typeof (profile as Profile).baseUrl === "string" && typeof (profile as Profile).apiKey === "string",
+      typeof profile === "object" &&
+      profile !== null &&
+      typeof (profile as Profile).baseUrl === "string" &&
+      typeof (profile as Profile).apiKey === "string",
   );
 }
 
@@ -125,7 +137,9 @@ export async function writeProfiles(path: string, file: ProfilesFile): Promise<v
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
-    throw new CliError(`cannot write the profiles file ${path}: ${(error as Error).message}`, ExitCode.Failure, { cause: error });
+    throw new CliError(`cannot write the profiles file ${path}: ${(error as Error).message}`, ExitCode.Failure, {
+      cause: error,
+    });
   }
 }
 

@@ -16,7 +16,12 @@ const redrawIntervalMs = 100;
  * A progress bar drawn on `stream` when it is a terminal, and nothing at all otherwise (a log
  * file or a pipe gets no carriage-return noise).
  */
-export function createProgressBar(stream: OutputStream, label: string, styles: Styles, now: () => number = Date.now): ProgressBar {
+export function createProgressBar(
+  stream: OutputStream,
+  label: string,
+  styles: Styles,
+  now: () => number = Date.now,
+): ProgressBar {
   if (stream.isTTY !== true) return { update: () => undefined, finish: () => undefined };
   let lastDrawn = Number.NEGATIVE_INFINITY;
   let drawn = false;

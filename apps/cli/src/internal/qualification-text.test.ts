@@ -1,13 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { resolveOptions, summarizeOptions } from "./qualification-text.ts";
 
-const gender = { name: "Gender", options: [{ OptionId: 43001, OptionCode: 1, OptionText: "Male" }, { OptionId: 43002, OptionCode: 2, OptionText: "Female" }] };
+const gender = {
+  name: "Gender",
+  options: [
+    { OptionId: 43001, OptionCode: 1, OptionText: "Male" },
+    { OptionId: 43002, OptionCode: 2, OptionText: "Female" },
+  ],
+};
 
 describe("resolveOptions", () => {
   it("matches option ids, and falls back to codes when the catalogue has no ids", () => {
-    expect(resolveOptions({ OptionIds: [43002], OptionCodes: ["2"] }, gender)).toEqual([{ OptionId: 43002, OptionCode: "2", OptionText: "Female" }]);
-    const withoutIds = { options: [{ OptionCode: 1, OptionText: "Male" }, { OptionCode: 2, OptionText: "Female" }] };
-    expect(resolveOptions({ OptionIds: [9], OptionCodes: ["1"] }, withoutIds)).toEqual([{ OptionId: 9, OptionCode: "1", OptionText: "Male" }]);
+    expect(resolveOptions({ OptionIds: [43002], OptionCodes: ["2"] }, gender)).toEqual([
+      { OptionId: 43002, OptionCode: "2", OptionText: "Female" },
+    ]);
+    const withoutIds = {
+      options: [
+        { OptionCode: 1, OptionText: "Male" },
+        { OptionCode: 2, OptionText: "Female" },
+      ],
+    };
+    expect(resolveOptions({ OptionIds: [9], OptionCodes: ["1"] }, withoutIds)).toEqual([
+      { OptionId: 9, OptionCode: "1", OptionText: "Male" },
+    ]);
   });
 
   it("keeps unknown options and free codes as they are", () => {

@@ -86,16 +86,24 @@ export function resolveOptions(record: OptionReference, text: QualificationText 
   const ids = Array.isArray(record.OptionIds) ? (record.OptionIds as unknown[]) : [];
   const codes = Array.isArray(record.OptionCodes) ? (record.OptionCodes as unknown[]).map(String) : [];
   const options = text?.options ?? [];
-  const byId = new Map(options.filter((option) => option.OptionId !== undefined).map((option) => [String(option.OptionId), option]));
+  const byId = new Map(
+    options.filter((option) => option.OptionId !== undefined).map((option) => [String(option.OptionId), option]),
+  );
   const byCode = new Map(options.map((option) => [String(option.OptionCode), option]));
   const count = Math.max(ids.length, codes.length);
   return Array.from({ length: count }, (_, index) => {
     const id = ids[index];
     const code = codes[index];
-    const match = (typeof id === "number" || typeof id === "string" ? byId.get(String(id)) : undefined) ?? (code === undefined ? undefined : byCode.get(code));
+    const match =
+      (typeof id === "number" || typeof id === "string" ? byId.get(String(id)) : undefined) ??
+      (code === undefined ? undefined : byCode.get(code));
     return {
       ...(typeof id === "number" ? { OptionId: id } : {}),
-      ...(code === undefined ? (match === undefined ? {} : { OptionCode: String(match.OptionCode) }) : { OptionCode: code }),
+      ...(code === undefined
+        ? match === undefined
+          ? {}
+          : { OptionCode: String(match.OptionCode) }
+        : { OptionCode: code }),
       ...(match === undefined ? {} : { OptionText: match.OptionText }),
     };
   });
@@ -108,7 +116,12 @@ export function resolveOptions(record: OptionReference, text: QualificationText 
 export function summarizeOptions(options: readonly ResolvedOption[]): string {
   const labels = options.map((option) => option.OptionText ?? option.OptionCode ?? String(option.OptionId ?? "?"));
   const numbers = labels.map((label) => (/^\d+$/.test(label) ? Number(label) : Number.NaN));
-  if (labels.length > 2 && numbers.every((number, index) => !Number.isNaN(number) && (index === 0 || number === (numbers[index - 1] as number) + 1))) {
+  if (
+    labels.length > 2 &&
+    numbers.every(
+      (number, index) => !Number.isNaN(number) && (index === 0 || number === (numbers[index - 1] as number) + 1),
+    )
+  ) {
     return `${labels[0] ?? ""}–${labels.at(-1) ?? ""}`;
   }
   return labels.join(", ");

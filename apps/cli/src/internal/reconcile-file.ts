@@ -29,7 +29,11 @@ export function parseReconcileFile(text: string): ReconcileFile {
   const parsed = parseCsv(text);
   if (!parsed.ok) return { lines: [], problems: [{ line: parsed.line, message: parsed.message }] };
   const [header, ...records] = parsed.records;
-  if (header === undefined) return { lines: [], problems: [{ line: 1, message: "the file is empty; its first line must be the header token,outcome[,reason]" }] };
+  if (header === undefined)
+    return {
+      lines: [],
+      problems: [{ line: 1, message: "the file is empty; its first line must be the header token,outcome[,reason]" }],
+    };
   const mapped = mapCsvHeader(header.fields, columns.required, columns.optional);
   if (typeof mapped === "string") return { lines: [], problems: [{ line: header.line, message: mapped }] };
   const lines: ReconcileLine[] = [];
@@ -49,8 +53,12 @@ export function parseReconcileFile(text: string): ReconcileFile {
     const tokenProblem = loopTextProblem(token);
     const lineProblems = [
       tokenProblem === undefined ? undefined : `the token ${tokenProblem}`,
-      outcome === undefined ? `the outcome ${JSON.stringify(cell("outcome"))} is not one of ${outcomeKinds.join(", ")}` : undefined,
-      reason.length > MAX_REASON_LENGTH ? `the reason is longer than ${MAX_REASON_LENGTH} characters (${reason.length})` : undefined,
+      outcome === undefined
+        ? `the outcome ${JSON.stringify(cell("outcome"))} is not one of ${outcomeKinds.join(", ")}`
+        : undefined,
+      reason.length > MAX_REASON_LENGTH
+        ? `the reason is longer than ${MAX_REASON_LENGTH} characters (${reason.length})`
+        : undefined,
     ].filter((problem) => problem !== undefined);
     if (lineProblems.length > 0 || outcome === undefined) problems.push({ line, message: lineProblems.join("; ") });
     else lines.push({ line, token, outcome, ...(reason === "" ? {} : { reason }) });

@@ -47,12 +47,20 @@ const columns: readonly RecordColumn<ReconcileResult>[] = [
 const namedUnknownTokens = 10;
 
 /** Reads, checks and sends a reconciliation file, then prints what changed (or would). */
-export async function runReconcile(context: CommandContext<typeof syncConnectionOptions>, path: string, options: { readonly size: number; readonly dryRun: boolean }): Promise<void> {
+export async function runReconcile(
+  context: CommandContext<typeof syncConnectionOptions>,
+  path: string,
+  options: { readonly size: number; readonly dryRun: boolean },
+): Promise<void> {
   const sync = await connectSync(context);
   const { lines, problems } = parseReconcileFile(await readInputText(context, path));
   refuseInvalidLines(context, path, problems);
   if (lines.length === 0) context.output.note(`${inputName(path)} has no lines to reconcile.`);
-  const run = await sendInBatches(context, lines, { size: options.size, label: options.dryRun ? "Checking" : "Reconciling", send: (batch, index) => sendBatch(sync, batch, index, options.dryRun) });
+  const run = await sendInBatches(context, lines, {
+    size: options.size,
+    label: options.dryRun ? "Checking" : "Reconciling",
+    send: (batch, index) => sendBatch(sync, batch, index, options.dryRun),
+  });
   const results = run.answers.flat();
   // When the first batch failed nothing was done: the error alone says so.
   if (run.failure?.batch === 0) throw run.failure.error;
@@ -65,15 +73,28 @@ export async function runReconcile(context: CommandContext<typeof syncConnection
   }
 }
 
-async function sendBatch(sync: SyncConnection, batch: readonly ReconcileLine[], index: number, dryRun: boolean): Promise<ReconcileResult[]> {
-  const outcomes = batch.map((line) => ({ token: line.token, outcome: line.outcome, ...(line.reason === undefined ? {} : { reason: line.reason }) }));
+async function sendBatch(
+  sync: SyncConnection,
+  batch: readonly ReconcileLine[],
+  index: number,
+  dryRun: boolean,
+): Promise<ReconcileResult[]> {
+  const outcomes = batch.map((line) => ({
+    token: line.token,
+    outcome: line.outcome,
+    ...(line.reason === undefined ? {} : { reason: line.reason }),
+  }));
   let answer: unknown;
   try {
     // `dryRun` only when asked: an sds-sync that predates it refuses the field rather than record.
     answer = await sync.post("/v1/outcomes/reconcile", dryRun ? { outcomes, dryRun: true } : { outcomes });
   } catch (error) {
     if (dryRun && error instanceof SyncServiceError && error.status === 400 && /dryRun/.test(error.message)) {
-      throw new SyncServiceError(error.message, ExitCode.Failure, { status: 400, cause: error, hint: "This sds-sync predates dry runs; upgrade it to use --dry-run. Nothing was recorded." });
+      throw new SyncServiceError(error.message, ExitCode.Failure, {
+        status: 400,
+        cause: error,
+        hint: "This sds-sync predates dry runs; upgrade it to use --dry-run. Nothing was recorded.",
+      });
     }
     throw error;
   }
@@ -84,19 +105,41 @@ async function sendBatch(sync: SyncConnection, batch: readonly ReconcileLine[], 
  * The answer's lines joined to the file's, checked: one result per line sent, in order, for the
  * same tokens. A dry run must say it was one: otherwise the lines may have been recorded.
  */
-function readAnswer(answer: unknown, batch: readonly ReconcileLine[], index: number, dryRun: boolean): ReconcileResult[] {
+function readAnswer(
+  answer: unknown,
+  batch: readonly ReconcileLine[],
+  index: number,
+  dryRun: boolean,
+): ReconcileResult[] {
   const body = answer as { dryRun?: unknown; results?: unknown };
   if (dryRun && body.dryRun !== true) {
-    throw new SyncServiceError(`sds-sync did not confirm the dry run of batch ${index + 1}: it may have recorded it`, ExitCode.Failure, { hint: "Check its outcome feed (GET /v1/outcomes) and upgrade sds-sync." });
+    throw new SyncServiceError(
+      `sds-sync did not confirm the dry run of batch ${index + 1}: it may have recorded it`,
+      ExitCode.Failure,
+      { hint: "Check its outcome feed (GET /v1/outcomes) and upgrade sds-sync." },
+    );
   }
   const results = Array.isArray(body.results) ? (body.results as unknown[]) : [];
-  const mismatch = () => new SyncServiceError(`sds-sync's answer to batch ${index + 1} does not match the lines sent`, ExitCode.Validation, { hint: "Check that --sync-url is sds-sync; run with --debug for the exchange." });
+  const mismatch = () =>
+    new SyncServiceError(`sds-sync's answer to batch ${index + 1} does not match the lines sent`, ExitCode.Validation, {
+      hint: "Check that --sync-url is sds-sync; run with --debug for the exchange.",
+    });
   if (results.length !== batch.length) throw mismatch();
   return batch.map((line, position) => {
-    const result = results[position] as { token?: unknown; status?: unknown; previousOutcome?: unknown; sequence?: unknown } | null;
+    const result = results[position] as {
+      token?: unknown;
+      status?: unknown;
+      previousOutcome?: unknown;
+      sequence?: unknown;
+    } | null;
     const status = statuses.find((each) => each === result?.status);
     const previous = result?.previousOutcome;
-    if (result?.token !== line.token || status === undefined || (previous !== null && !outcomeKinds.some((kind) => kind === previous))) throw mismatch();
+    if (
+      result?.token !== line.token ||
+      status === undefined ||
+      (previous !== null && !outcomeKinds.some((kind) => kind === previous))
+    )
+      throw mismatch();
     return {
       line: line.line,
       token: line.token,
@@ -117,9 +160,13 @@ function totals(results: readonly ReconcileResult[]): { changed: number; unchang
 async function printReport(context: CommandContext, report: ReconcileReport): Promise<void> {
   const unknown = report.results.filter((result) => result.status === "unknown-token");
   if (unknown.length > 0) {
-    const named = unknown.slice(0, namedUnknownTokens).map((result) => `line ${result.line} ${JSON.stringify(result.token)}`);
+    const named = unknown
+      .slice(0, namedUnknownTokens)
+      .map((result) => `line ${result.line} ${JSON.stringify(result.token)}`);
     const more = unknown.length > named.length ? `, and ${unknown.length - named.length} more` : "";
-    context.output.warn(`${unknown.length === 1 ? "1 token matches" : `${unknown.length} tokens match`} no entry issued by sds-sync (nothing recorded for ${unknown.length === 1 ? "it" : "them"}): ${named.join(", ")}${more}`);
+    context.output.warn(
+      `${unknown.length === 1 ? "1 token matches" : `${unknown.length} tokens match`} no entry issued by sds-sync (nothing recorded for ${unknown.length === 1 ? "it" : "them"}): ${named.join(", ")}${more}`,
+    );
   }
   const { format } = context.output;
   if (format === "ndjson" || format === "csv") return context.output.records(report.results, { columns });
@@ -130,7 +177,11 @@ async function printReport(context: CommandContext, report: ReconcileReport): Pr
         ? ""
         : tables.renderTable(
             [{ header: "TOKEN" }, { header: "CHANGE" }, { header: "REASON" }],
-            changes.map((result) => [result.token, `${result.previousOutcome ?? "pending"} → ${result.outcome}`, result.reason ?? ""]),
+            changes.map((result) => [
+              result.token,
+              `${result.previousOutcome ?? "pending"} → ${result.outcome}`,
+              result.reason ?? "",
+            ]),
             { styles, maxWidth: context.output.maxWidth },
           );
     return `${table}${summary(report)}\n`;
@@ -141,6 +192,7 @@ async function printReport(context: CommandContext, report: ReconcileReport): Pr
 function summary(report: ReconcileReport): string {
   const unknown = `${report.unknown} unknown token${report.unknown === 1 ? "" : "s"}`;
   const lines = `${report.lines} line${report.lines === 1 ? "" : "s"}`;
-  if (report.dryRun) return `Dry run of ${lines}: ${report.changed} would change, ${report.unchanged} unchanged, ${unknown}; nothing was recorded.`;
+  if (report.dryRun)
+    return `Dry run of ${lines}: ${report.changed} would change, ${report.unchanged} unchanged, ${unknown}; nothing was recorded.`;
   return `Reconciled ${lines}: ${report.changed} changed, ${report.unchanged} unchanged, ${unknown}.`;
 }

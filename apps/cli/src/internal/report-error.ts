@@ -14,10 +14,12 @@ export interface ReportContext {
 }
 
 const hintByExitCode: Partial<Record<ExitCode, string>> = {
-  [ExitCode.Authentication]: "Check the API key (SDS_API_KEY, --api-key-stdin or `sds login`) and that it belongs to this base URL.",
+  [ExitCode.Authentication]:
+    "Check the API key (SDS_API_KEY, --api-key-stdin or `sds login`) and that it belongs to this base URL.",
   [ExitCode.NotFound]: "Check the id; `sds surveys list` shows the live surveys.",
   [ExitCode.Network]: "Check the base URL and the network; `sds doctor` diagnoses the connection.",
-  [ExitCode.Validation]: "The service sent data this version of sds does not understand; run with --debug to see the issues.",
+  [ExitCode.Validation]:
+    "The service sent data this version of sds does not understand; run with --debug to see the issues.",
 };
 
 /**
@@ -31,11 +33,14 @@ export const minimumRedactedLength = 16;
 /** The hint of an error, from what it is rather than only its exit code. */
 function hintFor(error: Error, exitCode: ExitCode): string | undefined {
   if (exitCode === ExitCode.NotFound) return notFoundHint(error);
-  if (error.name === "TimeoutError") return "The service did not answer in time: raise --timeout, or check the network; `sds doctor` diagnoses the connection.";
+  if (error.name === "TimeoutError")
+    return "The service did not answer in time: raise --timeout, or check the network; `sds doctor` diagnoses the connection.";
   if (error.name === "ConnectionError") {
     const code = causeCode(error);
-    if (code === "ECONNREFUSED") return "Nothing accepted the connection: check the host and port of the base URL and that the service is running; `sds doctor` diagnoses the connection.";
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "The host name of the base URL did not resolve: check it for typos, and the network or DNS; `sds doctor` diagnoses the connection.";
+    if (code === "ECONNREFUSED")
+      return "Nothing accepted the connection: check the host and port of the base URL and that the service is running; `sds doctor` diagnoses the connection.";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+      return "The host name of the base URL did not resolve: check it for typos, and the network or DNS; `sds doctor` diagnoses the connection.";
   }
   return hintByExitCode[exitCode];
 }
@@ -98,22 +103,40 @@ export function reportError(error: unknown, context: ReportContext): ExitCode {
   const redact = (text: string) => redactSecrets(text, context.secrets);
   const { message, hint } = describeError(error, exitCode, context.debug);
   const separator = /[.!?]$/.test(message) ? " " : ". ";
-  context.stderr.write(redact(`${context.styles.red("error:")} ${message}${hint === undefined ? "" : `${separator}${hint}`}`) + "\n");
+  context.stderr.write(
+    redact(`${context.styles.red("error:")} ${message}${hint === undefined ? "" : `${separator}${hint}`}`) + "\n",
+  );
   if (context.debug) {
     for (const line of debugDetails(error)) context.stderr.write(redact(context.styles.dim(line)) + "\n");
   }
   return exitCode;
 }
 
-function describeError(error: unknown, exitCode: ExitCode, debug: boolean): { message: string; hint: string | undefined } {
+function describeError(
+  error: unknown,
+  exitCode: ExitCode,
+  debug: boolean,
+): { message: string; hint: string | undefined } {
   if (isCliError(error)) return { message: firstLine(error.message), hint: error.hint };
   if (exitCode === ExitCode.Interrupted) return { message: "interrupted", hint: undefined };
   if (error instanceof Error && isUserFacing(error)) {
-    if (exitCode === ExitCode.Validation && debug) return { message: firstLine(error.message), hint: "The service sent data this version of sds does not understand; the issues are below." };
-    return { message: firstLine(error.message), hint: hintFor(error, exitCode) ?? (debug ? undefined : "Run with --debug for details.") };
+    if (exitCode === ExitCode.Validation && debug)
+      return {
+        message: firstLine(error.message),
+        hint: "The service sent data this version of sds does not understand; the issues are below.",
+      };
+    return {
+      message: firstLine(error.message),
+      hint: hintFor(error, exitCode) ?? (debug ? undefined : "Run with --debug for details."),
+    };
   }
   const message = error instanceof Error ? firstLine(error.message) : String(error);
-  return { message: `unexpected error: ${message}`, hint: debug ? "This is a bug in sds; please report it with the details below." : "Run with --debug for details, and report it if it persists." };
+  return {
+    message: `unexpected error: ${message}`,
+    hint: debug
+      ? "This is a bug in sds; please report it with the details below."
+      : "Run with --debug for details, and report it if it persists.",
+  };
 }
 
 /** The details `--debug` adds: validation issues, server messages, the cause chain, the stack. */
@@ -125,15 +148,28 @@ function debugDetails(error: unknown): string[] {
       lines.push(`  cause: ${typeof current === "string" ? current : JSON.stringify(current)}`);
       break;
     }
-    const fields = current as Error & { issues?: unknown; messages?: unknown; errorCode?: unknown; status?: unknown; requestId?: unknown };
+    const fields = current as Error & {
+      issues?: unknown;
+      messages?: unknown;
+      errorCode?: unknown;
+      status?: unknown;
+      requestId?: unknown;
+    };
     if (depth > 0) lines.push(`  caused by ${current.name}: ${current.message}`);
     if (typeof fields.status === "number") lines.push(`  status: ${fields.status}`);
     if (typeof fields.errorCode === "string" && fields.errorCode !== "") lines.push(`  errorCode: ${fields.errorCode}`);
     if (typeof fields.requestId === "string") lines.push(`  request id: ${fields.requestId}`);
-    if (Array.isArray(fields.messages) && fields.messages.length > 0) lines.push(`  messages: ${fields.messages.map(String).join(" | ")}`);
+    if (Array.isArray(fields.messages) && fields.messages.length > 0)
+      lines.push(`  messages: ${fields.messages.map(String).join(" | ")}`);
     if (Array.isArray(fields.issues)) lines.push(...describeIssues(fields.issues));
     // A stack only helps with bugs: for the CLI's and the client's own errors it points at code the user did not write.
-    if (!isCliError(current) && !isUserFacing(current) && current.stack !== undefined) lines.push(...current.stack.split("\n").slice(1).map((line) => `  ${line.trim()}`));
+    if (!isCliError(current) && !isUserFacing(current) && current.stack !== undefined)
+      lines.push(
+        ...current.stack
+          .split("\n")
+          .slice(1)
+          .map((line) => `  ${line.trim()}`),
+      );
     current = current.cause;
   }
   return lines;
@@ -164,6 +200,7 @@ function firstLine(text: string): string {
  */
 export function redactSecrets(text: string, secrets: ReadonlySet<string>): string {
   let result = text;
-  for (const secret of secrets) if (Array.from(secret).length >= minimumRedactedLength) result = result.replaceAll(secret, "[redacted]");
+  for (const secret of secrets)
+    if (Array.from(secret).length >= minimumRedactedLength) result = result.replaceAll(secret, "[redacted]");
   return result;
 }

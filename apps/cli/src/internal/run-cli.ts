@@ -24,7 +24,11 @@ interface Presentation {
  * The command line is parsed once; colour and `--debug` are read from that parse and decided
  * once, then carried down in the command's context.
  */
-export async function runCli(argv: readonly string[], io: CliIo, commands: CommandCatalog = commandCatalog): Promise<ExitCode> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands: CommandCatalog = commandCatalog,
+): Promise<ExitCode> {
   const secrets = new Set<string>();
   let presentation: Presentation = { styles: decideStyles(io, undefined), debug: false };
   const interruption = interruptOnSignals();
@@ -32,23 +36,52 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: Comma
     const { words, rest } = splitCommandWords(argv, commands.isPrefix);
     const entry = words.length === 0 ? undefined : commands.find(words);
     const command = entry === undefined ? undefined : await entry.load();
-    const parsed = parseCommandArguments(rest, command === undefined ? globalOptionSpecs : { ...globalOptionSpecs, ...command.options }, words.join(" "));
-    presentation = { styles: decideStyles(io, parsed.values.color as boolean | undefined), debug: parsed.values.debug === true };
+    const parsed = parseCommandArguments(
+      rest,
+      command === undefined ? globalOptionSpecs : { ...globalOptionSpecs, ...command.options },
+      words.join(" "),
+    );
+    presentation = {
+      styles: decideStyles(io, parsed.values.color as boolean | undefined),
+      debug: parsed.values.debug === true,
+    };
     if (parsed.problem !== undefined) throw parsed.problem;
-    if (entry === undefined || command === undefined) return await dispatchWithoutCommand(words, rest, parsed, io, commands, presentation.styles);
-    return await dispatch(entry, command, parsed, { io, commands, signal: interruption.signal, styles: presentation.styles, registerSecret: (secret) => secrets.add(secret) });
+    if (entry === undefined || command === undefined)
+      return await dispatchWithoutCommand(words, rest, parsed, io, commands, presentation.styles);
+    return await dispatch(entry, command, parsed, {
+      io,
+      commands,
+      signal: interruption.signal,
+      styles: presentation.styles,
+      registerSecret: (secret) => secrets.add(secret),
+    });
   } catch (error) {
-    return reportError(error, { stderr: io.stderr, styles: presentation.styles.stderr, debug: presentation.debug, secrets });
+    return reportError(error, {
+      stderr: io.stderr,
+      styles: presentation.styles.stderr,
+      debug: presentation.debug,
+      secrets,
+    });
   } finally {
     interruption.dispose();
   }
 }
 
 /** `sds`, `sds --version`, `sds GROUP`, or an unknown command. */
-async function dispatchWithoutCommand(words: readonly string[], rest: readonly string[], parsed: ParsedArguments, io: CliIo, commands: CommandCatalog, styles: StreamStyles): Promise<ExitCode> {
+async function dispatchWithoutCommand(
+  words: readonly string[],
+  rest: readonly string[],
+  parsed: ParsedArguments,
+  io: CliIo,
+  commands: CommandCatalog,
+  styles: StreamStyles,
+): Promise<ExitCode> {
   if (words.length === 0) {
     if (parsed.positionals.length > 0) throw unknownCommand(parsed.positionals, commands);
-    await writeText(io.stdout, parsed.values.version === true ? `${cliVersion}\n` : renderMainHelp(cliVersion, commands, styles.stdout));
+    await writeText(
+      io.stdout,
+      parsed.values.version === true ? `${cliVersion}\n` : renderMainHelp(cliVersion, commands, styles.stdout),
+    );
     return ExitCode.Ok;
   }
   const [group] = words;
@@ -72,7 +105,12 @@ interface RunEnvironment {
   readonly registerSecret: (secret: string) => void;
 }
 
-async function dispatch(entry: CommandEntry, command: CommandDefinition, parsed: ParsedArguments, environment: RunEnvironment): Promise<ExitCode> {
+async function dispatch(
+  entry: CommandEntry,
+  command: CommandDefinition,
+  parsed: ParsedArguments,
+  environment: RunEnvironment,
+): Promise<ExitCode> {
   const { io, styles } = environment;
   const { values, positionals } = parsed;
   if (values.help === true) {
@@ -108,11 +146,15 @@ function unknownCommand(words: readonly string[], commands: CommandCatalog): Usa
     typed,
     commands.entries.map((entry) => entry.path.join(" ")),
   );
-  if (suggestion !== undefined) return new UsageError(`unknown command "${typed}"`, { hint: `Did you mean \`sds ${suggestion}\`?` });
+  if (suggestion !== undefined)
+    return new UsageError(`unknown command "${typed}"`, { hint: `Did you mean \`sds ${suggestion}\`?` });
   const first = words[0] ?? "";
-  if (commands.groups.has(first)) return new UsageError(`unknown command "${typed}"`, { hint: `Run \`sds help ${first}\` for its commands.` });
+  if (commands.groups.has(first))
+    return new UsageError(`unknown command "${typed}"`, { hint: `Run \`sds help ${first}\` for its commands.` });
   const group = closestMatch(first, [...new Set(commands.entries.map((entry) => entry.path[0] as string))]);
-  return new UsageError(`unknown command "${typed}"`, { hint: group === undefined ? "Run `sds --help` for the list of commands." : `Did you mean \`sds ${group}\`?` });
+  return new UsageError(`unknown command "${typed}"`, {
+    hint: group === undefined ? "Run `sds --help` for the list of commands." : `Did you mean \`sds ${group}\`?`,
+  });
 }
 
 /**

@@ -16,8 +16,17 @@ const identity = (text: string) => text;
 
 /** Styles that emit ANSI escapes when `enabled`, and plain text otherwise. */
 export function createStyles(enabled: boolean): Styles {
-  if (!enabled) return { enabled, bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
-  return { enabled, bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) };
+  if (!enabled)
+    return { enabled, bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
+  return {
+    enabled,
+    bold: sgr(1, 22),
+    dim: sgr(2, 22),
+    red: sgr(31, 39),
+    green: sgr(32, 39),
+    yellow: sgr(33, 39),
+    cyan: sgr(36, 39),
+  };
 }
 
 /** The styles of both output streams, decided once per run and carried down in the context. */
@@ -35,8 +44,14 @@ export interface StreamStyles {
  *
  * @param colorFlag `false` for `--no-color`, `true` for `--color`, `undefined` when neither was given.
  */
-export function decideStyles(io: Pick<CliIo, "stdout" | "stderr" | "env">, colorFlag: boolean | undefined): StreamStyles {
-  return { stdout: createStyles(shouldColor(io.stdout, io.env, colorFlag)), stderr: createStyles(shouldColor(io.stderr, io.env, colorFlag)) };
+export function decideStyles(
+  io: Pick<CliIo, "stdout" | "stderr" | "env">,
+  colorFlag: boolean | undefined,
+): StreamStyles {
+  return {
+    stdout: createStyles(shouldColor(io.stdout, io.env, colorFlag)),
+    stderr: createStyles(shouldColor(io.stderr, io.env, colorFlag)),
+  };
 }
 
 function shouldColor(stream: OutputStream, env: NodeJS.ProcessEnv, colorFlag: boolean | undefined): boolean {

@@ -25,7 +25,9 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
 function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const columns = b.length + 1;
-  const table: number[][] = Array.from({ length: rows }, (_, row) => Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)));
+  const table: number[][] = Array.from({ length: rows }, (_, row) =>
+    Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
+  );
   const at = (row: number, column: number) => table[row]?.[column] ?? 0;
   for (let row = 1; row < rows; row++) {
     for (let column = 1; column < columns; column++) {

@@ -2,7 +2,8 @@ import { buildSurvey } from "@sds/testing";
 import { describe, expect, it } from "vitest";
 import { filterSurveys, parseSortKeys, pickSurveyFields, resolveSurveyField, sortSurveys } from "./survey-query.ts";
 
-const survey = (SurveyId: number, Cpi: string, Loi: string) => buildSurvey({ SurveyId, Cpi, Loi, DesktopAllowed: true, MobileAllowed: SurveyId % 2 === 0, TabletAllowed: false });
+const survey = (SurveyId: number, Cpi: string, Loi: string) =>
+  buildSurvey({ SurveyId, Cpi, Loi, DesktopAllowed: true, MobileAllowed: SurveyId % 2 === 0, TabletAllowed: false });
 
 describe("survey queries", () => {
   const surveys = [survey(1, "10.00", "5"), survey(2, "9.50", "20"), survey(3, "2", "15")];
@@ -28,6 +29,9 @@ describe("survey queries", () => {
   it("resolves field names without regard to case, and computes Devices", () => {
     expect(resolveSurveyField("has_quotas", "--fields")).toBe("Has_Quotas");
     expect(() => resolveSurveyField("Popularity", "--fields")).toThrow('--fields: unknown survey field "Popularity"');
-    expect(pickSurveyFields(surveys[1] as (typeof surveys)[number], ["SurveyId", "Devices"])).toEqual({ SurveyId: 2, Devices: ["desktop", "mobile"] });
+    expect(pickSurveyFields(surveys[1] as (typeof surveys)[number], ["SurveyId", "Devices"])).toEqual({
+      SurveyId: 2,
+      Devices: ["desktop", "mobile"],
+    });
   });
 });

@@ -75,7 +75,9 @@ export function resolveSurveyField(typed: string, option: string, extraFields: r
   if (alias !== undefined) return alias;
   const match = [...surveyFieldNames, ...extraFields].find((name) => name.toLowerCase() === wanted);
   if (match === undefined) {
-    throw new UsageError(`${option}: unknown survey field "${typed}"`, { hint: `Fields: ${surveyFieldNames.join(", ")}.` });
+    throw new UsageError(`${option}: unknown survey field "${typed}"`, {
+      hint: `Fields: ${surveyFieldNames.join(", ")}.`,
+    });
   }
   return match;
 }
@@ -133,7 +135,8 @@ export function sortSurveys(surveys: readonly Survey[], keys: readonly SortKey[]
     for (const key of keys) {
       const a = comparable(left, key.field);
       const b = comparable(right, key.field);
-      const order = typeof a === "number" && typeof b === "number" ? compareNumbers(a, b) : String(a).localeCompare(String(b));
+      const order =
+        typeof a === "number" && typeof b === "number" ? compareNumbers(a, b) : String(a).localeCompare(String(b));
       if (order !== 0) return key.descending ? -order : order;
     }
     return 0;

@@ -34,7 +34,10 @@ export function defineSurveyRecordsCommand(spec: SurveyRecordsCommand): CommandD
       const response = (await spec.fetch(client, surveyId, context.signal)) as Record<string, unknown>;
       const list = response[spec.listField];
       const records = Array.isArray(list) ? (list as object[]) : [];
-      await context.output.records(records, { columns: inferColumns(records, spec.preferredColumns), emptyMessage: spec.emptyMessage(surveyId) });
+      await context.output.records(records, {
+        columns: inferColumns(records, spec.preferredColumns),
+        emptyMessage: spec.emptyMessage(surveyId),
+      });
     },
   });
 }

@@ -19,8 +19,15 @@ export const SYNC_TOKEN_ENV = "SYNC_API_TOKEN";
 
 /** The options of every command that calls sds-sync. The token is never a flag value: flags end up in shell history. */
 export const syncConnectionOptions = {
-  "sync-url": { type: "string", valueName: "URL", description: `base URL of sds-sync, such as http://127.0.0.1:8787 (env ${SYNC_URL_ENV})` },
-  "sync-token-stdin": { type: "boolean", description: `read sds-sync's API token from standard input (else ${SYNC_TOKEN_ENV}; none when sds-sync runs without one)` },
+  "sync-url": {
+    type: "string",
+    valueName: "URL",
+    description: `base URL of sds-sync, such as http://127.0.0.1:8787 (env ${SYNC_URL_ENV})`,
+  },
+  "sync-token-stdin": {
+    type: "boolean",
+    description: `read sds-sync's API token from standard input (else ${SYNC_TOKEN_ENV}; none when sds-sync runs without one)`,
+  },
 } as const satisfies OptionSpecs;
 
 const defaultTimeoutMs = 30_000;
@@ -48,7 +55,9 @@ export async function connectSync(context: CommandContext<typeof syncConnectionO
   const { options, io } = context;
   const typed = options["sync-url"] ?? nonEmpty(io.env[SYNC_URL_ENV]);
   if (typed === undefined) {
-    throw new ConfigError("no sds-sync URL configured", ExitCode.Usage, { hint: `Pass --sync-url or set ${SYNC_URL_ENV}, such as http://127.0.0.1:8787.` });
+    throw new ConfigError("no sds-sync URL configured", ExitCode.Usage, {
+      hint: `Pass --sync-url or set ${SYNC_URL_ENV}, such as http://127.0.0.1:8787.`,
+    });
   }
   const source = options["sync-url"] === undefined ? SYNC_URL_ENV : "--sync-url";
   const baseUrl = await normalizeBaseUrl(typed, source, "Give sds-sync's base URL, such as http://127.0.0.1:8787.");
@@ -59,16 +68,29 @@ export async function connectSync(context: CommandContext<typeof syncConnectionO
 
 async function readToken(context: CommandContext<typeof syncConnectionOptions>): Promise<string | undefined> {
   if (context.options["sync-token-stdin"] === true) {
-    if (context.globals.apiKeyStdin) throw new UsageError("--sync-token-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY");
-    if (context.io.stdin.isTTY === true) context.io.stderr.write("Reading sds-sync's API token from standard input (end with Ctrl-D)…\n");
+    if (context.globals.apiKeyStdin)
+      throw new UsageError(
+        "--sync-token-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY",
+      );
+    if (context.io.stdin.isTTY === true)
+      context.io.stderr.write("Reading sds-sync's API token from standard input (end with Ctrl-D)…\n");
     const token = (await readStdinText(context.io.stdin)).trim();
-    if (token === "") throw new UsageError("--sync-token-stdin read an empty token", { hint: `Pipe the token in, or set ${SYNC_TOKEN_ENV}.` });
+    if (token === "")
+      throw new UsageError("--sync-token-stdin read an empty token", {
+        hint: `Pipe the token in, or set ${SYNC_TOKEN_ENV}.`,
+      });
     return token;
   }
   return nonEmpty(context.io.env[SYNC_TOKEN_ENV])?.trim();
 }
 
-async function postJson(context: CommandContext, baseUrl: string, token: string | undefined, path: string, body: unknown): Promise<unknown> {
+async function postJson(
+  context: CommandContext,
+  baseUrl: string,
+  token: string | undefined,
+  path: string,
+  body: unknown,
+): Promise<unknown> {
   const url = `${baseUrl}${path}`;
   const timeoutMs = context.globals.timeoutMs ?? defaultTimeoutMs;
   const trace = (line: string) => {
@@ -111,15 +133,23 @@ async function postJson(context: CommandContext, baseUrl: string, token: string 
 /** No answer: refused connection, unknown host, timeout. */
 function unreachable(error: unknown, url: string, timeoutMs: number): SyncServiceError {
   if (error instanceof Error && error.name === "TimeoutError") {
-    return new SyncServiceError(`sds-sync did not answer POST ${url} within ${timeoutMs / 1000} s`, ExitCode.Network, { cause: error, hint: "Raise --timeout, or check that sds-sync is running." });
+    return new SyncServiceError(`sds-sync did not answer POST ${url} within ${timeoutMs / 1000} s`, ExitCode.Network, {
+      cause: error,
+      hint: "Raise --timeout, or check that sds-sync is running.",
+    });
   }
   // fetch says only "fetch failed"; the reason is its cause's code (ECONNREFUSED) or message ("bad port").
   const cause = error instanceof Error ? error.cause : undefined;
-  const reason = (error instanceof Error ? causeCode(error) : undefined) ?? (cause instanceof Error ? cause.message : undefined);
-  return new SyncServiceError(`cannot reach sds-sync at ${url}${reason === undefined ? "" : ` (${reason})`}`, ExitCode.Network, {
-    cause: error,
-    hint: `Check --sync-url or ${SYNC_URL_ENV} and that sds-sync is running.`,
-  });
+  const reason =
+    (error instanceof Error ? causeCode(error) : undefined) ?? (cause instanceof Error ? cause.message : undefined);
+  return new SyncServiceError(
+    `cannot reach sds-sync at ${url}${reason === undefined ? "" : ` (${reason})`}`,
+    ExitCode.Network,
+    {
+      cause: error,
+      hint: `Check --sync-url or ${SYNC_URL_ENV} and that sds-sync is running.`,
+    },
+  );
 }
 
 /** A non-2xx answer, with sds-sync's own message (`{"error":{"code","message"}}`) when it sent one. */
@@ -129,7 +159,9 @@ function refused(status: number, text: string, path: string, url: string, sentTo
   if (status === 401 || status === 403) {
     return new SyncServiceError(message, ExitCode.Authentication, {
       status,
-      hint: sentToken ? `Check the token (${SYNC_TOKEN_ENV} or --sync-token-stdin): it must be the SYNC_API_TOKEN sds-sync runs with.` : `sds-sync wants a token: set ${SYNC_TOKEN_ENV} or pipe it to --sync-token-stdin.`,
+      hint: sentToken
+        ? `Check the token (${SYNC_TOKEN_ENV} or --sync-token-stdin): it must be the SYNC_API_TOKEN sds-sync runs with.`
+        : `sds-sync wants a token: set ${SYNC_TOKEN_ENV} or pipe it to --sync-token-stdin.`,
     });
   }
   if (status === 404) {

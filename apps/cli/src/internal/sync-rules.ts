@@ -12,7 +12,8 @@
 export function loopTextProblem(text: string): string | undefined {
   if (text === "") return "is empty";
   if (text.length > 200) return `is longer than 200 characters (${text.length})`;
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) return "is not well-formed Unicode";
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text))
+    return "is not well-formed Unicode";
   // eslint-disable-next-line no-control-regex -- control characters are exactly what sds-sync refuses
   if (/[\u0000-\u001f\u007f]/.test(text)) return "holds a control character (such as a line break or a tab)";
   return undefined;
@@ -35,7 +36,8 @@ export const MAX_REASON_LENGTH = 500;
 /** The most lines sds-sync takes in one request, for both reconciliation and history import. */
 export const MAX_SYNC_BATCH = 1000;
 
-const isoWithZone = /^(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const isoWithZone =
+  /^(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /**
  * Why `text` is not a time sds-sync takes (ISO 8601 with seconds and a zone, as zod's
@@ -47,6 +49,7 @@ export function isoTimeProblem(text: string): string | undefined {
   if (match === null) return `is not an ISO 8601 time with seconds and a zone, ${example}`;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return `is not a date of the calendar (${match[1]}-${match[2]}-${match[3]})`;
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return `is not a date of the calendar (${match[1]}-${match[2]}-${match[3]})`;
   return undefined;
 }

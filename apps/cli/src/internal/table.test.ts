@@ -6,13 +6,23 @@ const plain = createStyles(false);
 
 describe("renderTable", () => {
   it("aligns columns, numbers to the right", () => {
-    const table = renderTable([{ header: "Id", align: "right" }, { header: "Name" }], [["7", "Gender"], ["1234", "Age"]], { styles: plain });
+    const table = renderTable(
+      [{ header: "Id", align: "right" }, { header: "Name" }],
+      [
+        ["7", "Gender"],
+        ["1234", "Age"],
+      ],
+      { styles: plain },
+    );
     expect(table).toBe("  Id  Name\n   7  Gender\n1234  Age\n");
   });
 
   it("fits a wide table to the width by shortening the widest column", () => {
     const long = "A survey name that goes on and on and on";
-    const table = renderTable([{ header: "Id" }, { header: "Name" }, { header: "Cpi" }], [["1", long, "2.50"]], { styles: plain, maxWidth: 30 });
+    const table = renderTable([{ header: "Id" }, { header: "Name" }, { header: "Cpi" }], [["1", long, "2.50"]], {
+      styles: plain,
+      maxWidth: 30,
+    });
     // 30 columns: Id (2), gap (2), Name cut to 20 with its ellipsis, gap (2), Cpi (4).
     expect(table).toBe("Id  Name                  Cpi\n1   A survey name that …  2.50\n");
   });
@@ -23,17 +33,34 @@ describe("renderTable", () => {
 
   it("pads East Asian wide text by the two columns each character takes", () => {
     // 調査アンケート is 7 characters and 14 columns; "Survey" is 6.
-    const table = renderTable([{ header: "Name" }, { header: "Id", align: "right" }], [["調査アンケート", "1"], ["Survey", "22"]], { styles: plain });
+    const table = renderTable(
+      [{ header: "Name" }, { header: "Id", align: "right" }],
+      [
+        ["調査アンケート", "1"],
+        ["Survey", "22"],
+      ],
+      { styles: plain },
+    );
     expect(table).toBe(["Name            Id", "調査アンケート   1", "Survey          22", ""].join("\n"));
   });
 
   it("counts an emoji, modifiers and joiners included, as two columns", () => {
-    const table = renderTable([{ header: "E" }, { header: "Name" }], [["👩🏽‍💻", "coder"], ["ok", "plain"]], { styles: plain });
+    const table = renderTable(
+      [{ header: "E" }, { header: "Name" }],
+      [
+        ["👩🏽‍💻", "coder"],
+        ["ok", "plain"],
+      ],
+      { styles: plain },
+    );
     expect(table).toBe(["E   Name", "👩🏽‍💻  coder", "ok  plain", ""].join("\n"));
   });
 
   it("cuts wide text at a character boundary, within the width", () => {
-    const table = renderTable([{ header: "Id" }, { header: "Name" }], [["1", "調査アンケート調査アンケート"]], { styles: plain, maxWidth: 15 });
+    const table = renderTable([{ header: "Id" }, { header: "Name" }], [["1", "調査アンケート調査アンケート"]], {
+      styles: plain,
+      maxWidth: 15,
+    });
     // Name gets 11 columns: five wide characters (10) and the ellipsis (1).
     expect(table).toBe("Id  Name\n1   調査アンケ…\n");
   });
@@ -41,6 +68,14 @@ describe("renderTable", () => {
 
 describe("renderKeyValues", () => {
   it("aligns values after labels of wide characters", () => {
-    expect(renderKeyValues([["名前", "a"], ["Id", "b"]], plain)).toBe("名前  a\nId    b\n");
+    expect(
+      renderKeyValues(
+        [
+          ["名前", "a"],
+          ["Id", "b"],
+        ],
+        plain,
+      ),
+    ).toBe("名前  a\nId    b\n");
   });
 });

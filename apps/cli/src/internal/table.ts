@@ -40,7 +40,11 @@ const headerOverhangDiscount = 6;
  * Wide tables are fitted to `maxWidth` by cutting the widest columns, headers that overhang
  * their values first (see `fitWidths`).
  */
-export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], options: TableOptions): string {
+export function renderTable(
+  columns: readonly TableColumn[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions,
+): string {
   const cells = rows.map((row) => columns.map((_, index) => singleLine(row[index] ?? "")));
   const contentWidths = columns.map((_, index) => Math.max(0, ...cells.map((row) => textWidth(row[index] ?? ""))));
   const widths = columns.map((column, index) => Math.max(textWidth(column.header), contentWidths[index] ?? 0));
@@ -51,7 +55,8 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
         const width = widths[index] ?? 0;
         const text = truncate(value, width);
         const padding = " ".repeat(Math.max(0, width - textWidth(text)));
-        const aligned = columns[index]?.align === "right" ? padding + text : index === values.length - 1 ? text : text + padding;
+        const aligned =
+          columns[index]?.align === "right" ? padding + text : index === values.length - 1 ? text : text + padding;
         return style(aligned);
       })
       .join(gap)
@@ -125,5 +130,9 @@ function singleLine(text: string): string {
  */
 export function renderKeyValues(pairs: readonly (readonly [string, string])[], styles: Styles, indent = ""): string {
   const width = Math.max(0, ...pairs.map(([label]) => textWidth(label)));
-  return pairs.map(([label, value]) => `${indent}${styles.dim(label + " ".repeat(width - textWidth(label)))}  ${value}`).join("\n") + "\n";
+  return (
+    pairs
+      .map(([label, value]) => `${indent}${styles.dim(label + " ".repeat(width - textWidth(label)))}  ${value}`)
+      .join("\n") + "\n"
+  );
 }

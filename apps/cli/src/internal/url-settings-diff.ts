@@ -15,14 +15,17 @@ export interface UrlSettingsChange {
 
 /** The fields whose value differs, in the order of {@link urlSettingsFields}. */
 export function diffUrlSettings(before: UrlSettings, after: UrlSettingsBody): UrlSettingsChange[] {
-  return urlSettingsFields.flatMap((field) => (before[field] === after[field] ? [] : [{ field, before: before[field], after: after[field] }]));
+  return urlSettingsFields.flatMap((field) =>
+    before[field] === after[field] ? [] : [{ field, before: before[field], after: after[field] }],
+  );
 }
 
 /** A change list as a terminal shows it: the field, then `-` the old value and `+` the new. */
 export function renderUrlSettingsDiff(changes: readonly UrlSettingsChange[], styles: Styles): string {
   return changes
     .map((change) => {
-      if (change.field === "Enabled") return `  ${styles.bold("Enabled")}  ${styles.red(String(change.before))} → ${styles.green(String(change.after))}\n`;
+      if (change.field === "Enabled")
+        return `  ${styles.bold("Enabled")}  ${styles.red(String(change.before))} → ${styles.green(String(change.after))}\n`;
       return `  ${styles.bold(change.field)}\n    ${styles.red(`- ${String(change.before)}`)}\n    ${styles.green(`+ ${String(change.after)}`)}\n`;
     })
     .join("");

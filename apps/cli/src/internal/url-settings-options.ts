@@ -9,10 +9,19 @@ export const urlSettingsOptions = {
   complete: { type: "string", valueName: "URL", description: "CompleteUrl: where a completed respondent goes" },
   terminate: { type: "string", valueName: "URL", description: "TerminateUrl: where a terminated respondent goes" },
   "over-quota": { type: "string", valueName: "URL", description: "OverQuotaUrl: where an over-quota respondent goes" },
-  "security-terminate": { type: "string", valueName: "URL", description: "SecurityTerminateUrl: where a security-terminated respondent goes" },
+  "security-terminate": {
+    type: "string",
+    valueName: "URL",
+    description: "SecurityTerminateUrl: where a security-terminated respondent goes",
+  },
   enable: { type: "boolean", description: "set Enabled to true" },
   disable: { type: "boolean", description: "set Enabled to false" },
-  "from-file": { type: "string", valueName: "FILE", isPath: true, description: "read any of the five fields from a JSON file (- for stdin); flags win over the file" },
+  "from-file": {
+    type: "string",
+    valueName: "FILE",
+    isPath: true,
+    description: "read any of the five fields from a JSON file (- for stdin); flags win over the file",
+  },
   "dry-run": { type: "boolean", description: "print what would change, send nothing" },
 } as const satisfies OptionSpecs;
 

@@ -5,7 +5,12 @@ import type { CommandContext } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { readStdinText } from "./stdin.ts";
-import { diffUrlSettings, renderUrlSettingsDiff, urlSettingsFields, type UrlSettingsField } from "./url-settings-diff.ts";
+import {
+  diffUrlSettings,
+  renderUrlSettingsDiff,
+  urlSettingsFields,
+  type UrlSettingsField,
+} from "./url-settings-diff.ts";
 import type { urlSettingsOptions, UrlSettingsTarget } from "./url-settings-options.ts";
 
 const urlFlagFields: Readonly<Record<string, UrlSettingsField>> = {
@@ -20,17 +25,30 @@ const urlFlagFields: Readonly<Record<string, UrlSettingsField>> = {
  * flags on top (unspecified fields keep their values), validates the result with
  * `UrlSettingsBody`, and sends it only when something changes and `--dry-run` is off.
  */
-export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSettingsOptions>, target: UrlSettingsTarget): Promise<void> {
+export async function runUrlSettingsUpdate(
+  context: CommandContext<typeof urlSettingsOptions>,
+  target: UrlSettingsTarget,
+): Promise<void> {
   const { options, output } = context;
-  if (options.enable === true && options.disable === true) throw new UsageError("--enable and --disable contradict each other; pass one");
+  if (options.enable === true && options.disable === true)
+    throw new UsageError("--enable and --disable contradict each other; pass one");
   if (options["from-file"] === "-" && context.globals.apiKeyStdin) {
-    throw new UsageError("--from-file - and --api-key-stdin both read standard input; put the settings in a file or the key in SDS_API_KEY");
+    throw new UsageError(
+      "--from-file - and --api-key-stdin both read standard input; put the settings in a file or the key in SDS_API_KEY",
+    );
   }
-  const requested = { ...target.preset, ...(options["from-file"] === undefined ? {} : await readSettingsFile(options["from-file"], context)), ...settingsFromFlags(options) };
+  const requested = {
+    ...target.preset,
+    ...(options["from-file"] === undefined ? {} : await readSettingsFile(options["from-file"], context)),
+    ...settingsFromFlags(options),
+  };
   if (Object.keys(requested).length === 0) {
-    throw new UsageError(`nothing to change: pass --complete, --terminate, --over-quota, --security-terminate, --enable/--disable or --from-file`, {
-      hint: `Run \`sds help ${context.commandPath.join(" ")}\` for examples.`,
-    });
+    throw new UsageError(
+      `nothing to change: pass --complete, --terminate, --over-quota, --security-terminate, --enable/--disable or --from-file`,
+      {
+        hint: `Run \`sds help ${context.commandPath.join(" ")}\` for examples.`,
+      },
+    );
   }
 
   const { client } = await connect(context);
@@ -42,11 +60,15 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
   const report = { supplierId: account.Id, settings: target.accountField, dryRun, changes };
 
   if (changes.length === 0) {
-    if (output.format === "table") output.note(`Nothing to change: the ${target.label} of supplier ${account.Id} already have these values. Nothing was sent.`);
+    if (output.format === "table")
+      output.note(
+        `Nothing to change: the ${target.label} of supplier ${account.Id} already have these values. Nothing was sent.`,
+      );
     else await output.document({ ...report, sent: false });
     return;
   }
-  const heading = (styles: typeof output.styles) => `${dryRun ? "Would change" : "Changed"} the ${target.label} of supplier ${account.Id} (${account.Name}):\n${renderUrlSettingsDiff(changes, styles)}`;
+  const heading = (styles: typeof output.styles) =>
+    `${dryRun ? "Would change" : "Changed"} the ${target.label} of supplier ${account.Id} (${account.Name}):\n${renderUrlSettingsDiff(changes, styles)}`;
   if (dryRun) {
     if (output.format === "table") {
       await output.write(heading(output.styles));
@@ -57,7 +79,10 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
     return;
   }
 
-  const update = target.accountField === "RedirectUrls" ? client.account.updateRedirectUrls.bind(client.account) : client.account.updateS2SRedirectUrls.bind(client.account);
+  const update =
+    target.accountField === "RedirectUrls"
+      ? client.account.updateRedirectUrls.bind(client.account)
+      : client.account.updateS2SRedirectUrls.bind(client.account);
   const response = await update(account.Id, next, { signal: context.signal });
   const confirmation = response.messages[0] ?? "updated";
   if (output.format === "table") {
@@ -68,7 +93,9 @@ export async function runUrlSettingsUpdate(context: CommandContext<typeof urlSet
   }
 }
 
-function settingsFromFlags(options: CommandContext<typeof urlSettingsOptions>["options"]): Partial<Record<UrlSettingsField, string | boolean>> {
+function settingsFromFlags(
+  options: CommandContext<typeof urlSettingsOptions>["options"],
+): Partial<Record<UrlSettingsField, string | boolean>> {
   const settings: Partial<Record<UrlSettingsField, string | boolean>> = {};
   for (const [flag, field] of Object.entries(urlFlagFields)) {
     const value = options[flag as keyof typeof options];
@@ -79,7 +106,10 @@ function settingsFromFlags(options: CommandContext<typeof urlSettingsOptions>["o
   return settings;
 }
 
-async function readSettingsFile(path: string, context: CommandContext): Promise<Partial<Record<UrlSettingsField, string | boolean>>> {
+async function readSettingsFile(
+  path: string,
+  context: CommandContext,
+): Promise<Partial<Record<UrlSettingsField, string | boolean>>> {
   let text: string;
   try {
     text = path === "-" ? await readStdinText(context.io.stdin) : await readFile(path, "utf8");
@@ -92,7 +122,8 @@ async function readSettingsFile(path: string, context: CommandContext): Promise<
   } catch (error) {
     throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`${path} must hold a JSON object such as {"CompleteUrl": "https://…"}`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new UsageError(`${path} must hold a JSON object such as {"CompleteUrl": "https://…"}`);
   const settings: Partial<Record<UrlSettingsField, string | boolean>> = {};
   for (const [key, value] of Object.entries(parsed)) {
     // A misspelt key would otherwise be ignored silently and the URL left unchanged.
@@ -107,11 +138,17 @@ async function readSettingsFile(path: string, context: CommandContext): Promise<
 }
 
 function pickSettings(settings: UrlSettings): Record<UrlSettingsField, string | boolean> {
-  return Object.fromEntries(urlSettingsFields.map((field) => [field, settings[field]])) as Record<UrlSettingsField, string | boolean>;
+  return Object.fromEntries(urlSettingsFields.map((field) => [field, settings[field]])) as Record<
+    UrlSettingsField,
+    string | boolean
+  >;
 }
 
 /** @throws UsageError naming each bad field, and whether the bad value is the current one. */
-function validateSettings(settings: Record<string, unknown>, requested: Readonly<Record<string, unknown>>): UrlSettingsBody {
+function validateSettings(
+  settings: Record<string, unknown>,
+  requested: Readonly<Record<string, unknown>>,
+): UrlSettingsBody {
   const result = UrlSettingsBody.safeParse(settings);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

@@ -15,8 +15,18 @@ export const canaryApiKey = "canary-KEY-7f3a9c1e5b";
 
 /** Starts the fake on 127.0.0.1, a free port; the test that starts it closes it. */
 export async function startFake(options: FakeSupplierApiOptions = {}): Promise<RunningFake> {
-  const api = createFakeSupplierApi({ seed: 7, suppliers: [{ supplierId: 1001, apiKey: canaryApiKey, surveys: 12 }], ...options });
+  const api = createFakeSupplierApi({
+    seed: 7,
+    suppliers: [{ supplierId: 1001, apiKey: canaryApiKey, surveys: 12 }],
+    ...options,
+  });
   const server = await api.listen({ port: 0 });
   const apiKey = api.keys[0]?.apiKey ?? canaryApiKey;
-  return { api, baseUrl: server.baseUrl, apiKey, env: { SDS_BASE_URL: server.baseUrl, SDS_API_KEY: apiKey }, close: () => api.close() };
+  return {
+    api,
+    baseUrl: server.baseUrl,
+    apiKey,
+    env: { SDS_BASE_URL: server.baseUrl, SDS_API_KEY: apiKey },
+    close: () => api.close(),
+  };
 }

@@ -14,13 +14,22 @@ export interface ProxyRewrite {
  * Serves the fake (in-process) over HTTP with its answers changed, for what the fake itself
  * will not do: send a wrong Date header, or a body that breaks the schema.
  */
-export async function startProxy(api: FakeSupplierApi, rewrite: ProxyRewrite): Promise<{ readonly baseUrl: string; close(): Promise<void> }> {
+export async function startProxy(
+  api: FakeSupplierApi,
+  rewrite: ProxyRewrite,
+): Promise<{ readonly baseUrl: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     void (async () => {
       const path = request.url ?? "/";
-      const answer = await api.fetch(`http://fake.test${path}`, { method: request.method ?? "GET", headers: request.headers as Record<string, string> });
+      const answer = await api.fetch(`http://fake.test${path}`, {
+        method: request.method ?? "GET",
+        headers: request.headers as Record<string, string>,
+      });
       let body = Buffer.from(await answer.arrayBuffer());
-      if (rewrite.body !== undefined) body = Buffer.from(JSON.stringify(rewrite.body(path.replace(/^\/api\/v1/, ""), JSON.parse(body.toString("utf8")))));
+      if (rewrite.body !== undefined)
+        body = Buffer.from(
+          JSON.stringify(rewrite.body(path.replace(/^\/api\/v1/, ""), JSON.parse(body.toString("utf8")))),
+        );
       const headers = Object.fromEntries([...answer.headers].filter(([name]) => name !== "content-length"));
       if (rewrite.date !== undefined) {
         response.sendDate = false;

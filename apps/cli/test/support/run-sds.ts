@@ -40,7 +40,11 @@ export function runSds(args: readonly string[], home: TestHome, options: RunOpti
  * terminal would: stdout, stderr and stdin are all the terminal (so their output is merged,
  * with `\r\n` line ends turned into `\n`). The terminal is 120 columns wide.
  */
-export async function runSdsOnTerminal(args: readonly string[], home: TestHome, options: RunOptions & { readonly columns?: number } = {}): Promise<SdsResult> {
+export async function runSdsOnTerminal(
+  args: readonly string[],
+  home: TestHome,
+  options: RunOptions & { readonly columns?: number } = {},
+): Promise<SdsResult> {
   const command = `stty cols ${options.columns ?? 120} rows 40 2>/dev/null; exec ${[process.execPath, sdsBinary, ...args].map(shellQuote).join(" ")}`;
   const result = await runProcess("script", ["-qefc", command, "/dev/null"], home, options);
   return { ...result, stdout: result.stdout.replaceAll("\r\n", "\n") };
@@ -71,10 +75,22 @@ export function startSds(args: readonly string[], home: TestHome, options: RunOp
 
 type ProcessHandle = Omit<StartedSds, "result">;
 
-function runProcess(file: string, args: readonly string[], home: TestHome, options: RunOptions, onStart?: (handle: ProcessHandle) => void): Promise<SdsResult> {
+function runProcess(
+  file: string,
+  args: readonly string[],
+  home: TestHome,
+  options: RunOptions,
+  onStart?: (handle: ProcessHandle) => void,
+): Promise<SdsResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, [...args], {
-      env: { PATH: process.env.PATH, HOME: home.path, XDG_CONFIG_HOME: home.configPath, TERM: "xterm-256color", ...options.env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: home.path,
+        XDG_CONFIG_HOME: home.configPath,
+        TERM: "xterm-256color",
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -113,7 +129,12 @@ function runProcess(file: string, args: readonly string[], home: TestHome, optio
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      for (const waiter of waiters) waiter.reject(new Error(`sds exited (${String(code ?? signal)}) before printing ${JSON.stringify(waiter.text)}\nstdout: ${stdout}\nstderr: ${stderr}`));
+      for (const waiter of waiters)
+        waiter.reject(
+          new Error(
+            `sds exited (${String(code ?? signal)}) before printing ${JSON.stringify(waiter.text)}\nstdout: ${stdout}\nstderr: ${stderr}`,
+          ),
+        );
       resolve({ code, signal, stdout, stderr });
     });
     child.stdin.on("error", () => undefined);
@@ -131,7 +152,10 @@ export interface TestHome {
 /** Makes a {@link TestHome}; remove it when the test ends. */
 export function createTestHome(): TestHome {
   const path = mkdtempSync(join(tmpdir(), "sds-cli-test-"));
-  return { path, configPath: join(path, "config"), remove: () => {
+  return {
+    path,
+    configPath: join(path, "config"),
+    remove: () => {
       rmSync(path, { recursive: true, force: true });
     },
   };

@@ -16,7 +16,9 @@ export function itWithShell(shell: string, name: string, test: () => Promise<voi
     it(name, test);
   } else if (process.env.CI === "true") {
     it(name, () => {
-      throw new Error(`${shell} is not installed, and CI must run this test: run scripts/install-system-tools.sh as root`);
+      throw new Error(
+        `${shell} is not installed, and CI must run this test: run scripts/install-system-tools.sh as root`,
+      );
     });
   } else {
     it.skip(`${name} [skipped: ${shell} is not installed; run scripts/install-system-tools.sh as root]`, test);

@@ -33,7 +33,8 @@ export interface StartSyncOptions {
  * "sds-sync listening", with the URL from that line.
  */
 export async function startSync(options: StartSyncOptions): Promise<RunningSync> {
-  if (!existsSync(syncMain)) throw new Error(`${syncMain} is missing: build sds-sync first (pnpm --filter @sds/sync build)`);
+  if (!existsSync(syncMain))
+    throw new Error(`${syncMain} is missing: build sds-sync first (pnpm --filter @sds/sync build)`);
   const directory = mkdtempSync(join(tmpdir(), "sds-cli-sync-"));
   const child = spawn(process.execPath, [syncMain], {
     env: {

@@ -8,7 +8,13 @@ import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import { changeTypes, type SyncStore } from "../store/store.ts";
 
 /** One entry of the change feed. */
-export const Change = z.object({ sequence: z.int(), type: z.enum(changeTypes), surveyId: z.int(), runId: z.int(), occurredAt: z.string() });
+export const Change = z.object({
+  sequence: z.int(),
+  type: z.enum(changeTypes),
+  surveyId: z.int(),
+  runId: z.int(),
+  occurredAt: z.string(),
+});
 
 /** `GET /v1/changes`. */
 export const ChangePage = z.object({ changes: z.array(Change), next: z.int(), hasMore: z.boolean() });
@@ -22,7 +28,11 @@ export interface ChangeFeedContext {
 
 /** `GET /v1/changes`: the change feed after a sequence number, long-polling with `wait`. */
 export function changeFeedRoutes(context: ChangeFeedContext): RouteModule {
-  const feed = { list: (after: number, limit: number) => context.store.listChanges(after, limit), horizon: () => context.store.feedHorizon(), notifier: context.notifier };
+  const feed = {
+    list: (after: number, limit: number) => context.store.listChanges(after, limit),
+    horizon: () => context.store.feedHorizon(),
+    notifier: context.notifier,
+  };
   return defineRoutes({
     schemas: { Change, ChangePage },
     routes: {
@@ -43,9 +53,18 @@ export function changeFeedRoutes(context: ChangeFeedContext): RouteModule {
             );
           }
           const { entries: changes } = read;
-          return json(200, { changes, next: changes.at(-1)?.sequence ?? query.after, hasMore: changes.length === query.limit } satisfies ChangePage);
+          return json(200, {
+            changes,
+            next: changes.at(-1)?.sequence ?? query.after,
+            hasMore: changes.length === query.limit,
+          } satisfies ChangePage);
         },
-        doc: { summary: "The change feed after a sequence number, long-polling with wait", parameters: inQuery(feedQueryParameters), success: { "200": "ChangePage" }, errors: ["400", ...guarded, "410", "503"] },
+        doc: {
+          summary: "The change feed after a sequence number, long-polling with wait",
+          parameters: inQuery(feedQueryParameters),
+          success: { "200": "ChangePage" },
+          errors: ["400", ...guarded, "410", "503"],
+        },
       },
     },
   });

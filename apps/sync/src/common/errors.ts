@@ -48,10 +48,15 @@ export class ConfigError extends SyncError {
 export class StoreError extends SyncError {
   override name = "StoreError" as const;
   override get http(): HttpMeaning {
-    return { status: 503, code: "store_unavailable", message: "the store cannot be read right now; retry shortly", headers: { "retry-after": "5" }, logged: true };
+    return {
+      status: 503,
+      code: "store_unavailable",
+      message: "the store cannot be read right now; retry shortly",
+      headers: { "retry-after": "5" },
+      logged: true,
+    };
   }
 }
-
 
 /**
  * A long-poll (`wait=`) found every waiting place taken (`SYNC_MAX_LONG_POLLS`): each waiting
@@ -90,7 +95,10 @@ export class PortInUseError extends SyncError {
   readonly host: string;
   readonly port: number;
   constructor(host: string, port: number, options?: ErrorOptions) {
-    super(`port ${port} on ${host} is already in use by another process: stop it, or choose another port (0 picks a free one)`, options);
+    super(
+      `port ${port} on ${host} is already in use by another process: stop it, or choose another port (0 picks a free one)`,
+      options,
+    );
     this.host = host;
     this.port = port;
   }

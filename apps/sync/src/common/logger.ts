@@ -55,7 +55,8 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     base: { service: "sds-sync" },
     redact: { paths: redactedPaths, censor: "[REDACTED]" },
     hooks: {
-      streamWrite: (line: string) => unique.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, "[REDACTED]"), line),
+      streamWrite: (line: string) =>
+        unique.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, "[REDACTED]"), line),
     },
   };
   return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);

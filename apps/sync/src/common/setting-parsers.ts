@@ -25,7 +25,8 @@ export function numberValue(bounds: NumberBounds): (raw: string) => number {
     if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(number) || (bounds.integer && !Number.isInteger(number))) {
       throw new SettingProblem(`must be ${kind}, got ${JSON.stringify(raw)}`);
     }
-    if (number < bounds.min || number > bounds.max) throw new SettingProblem(`must be between ${bounds.min} and ${bounds.max}, got ${raw}`);
+    if (number < bounds.min || number > bounds.max)
+      throw new SettingProblem(`must be between ${bounds.min} and ${bounds.max}, got ${raw}`);
     return number;
   };
 }
@@ -49,7 +50,8 @@ export function booleanValue(raw: string): boolean {
 export function idList(raw: string): number[] {
   return raw.split(",").map((item) => {
     const text = item.trim();
-    if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new SettingProblem(`must be a comma list of ids, got ${JSON.stringify(item)}`);
+    if (!/^\d{1,15}$/.test(text) || Number(text) < 1)
+      throw new SettingProblem(`must be a comma list of ids, got ${JSON.stringify(item)}`);
     return Number(text);
   });
 }

@@ -73,26 +73,46 @@ describe("loadConfig", () => {
     const [reentry] = issuesOf({ ...minimal, SYNC_REENTRY_AFTER: "complete" });
     expect(reentry?.variable).toBe("SYNC_REENTRY_AFTER");
     expect(reentry?.message).toMatch(/terminate, overquota/);
-    expect(issuesOf({ ...minimal, SYNC_ENTRY_PLACEHOLDERS: "RID" })[0]).toMatchObject({ variable: "SYNC_ENTRY_PLACEHOLDERS" });
+    expect(issuesOf({ ...minimal, SYNC_ENTRY_PLACEHOLDERS: "RID" })[0]).toMatchObject({
+      variable: "SYNC_ENTRY_PLACEHOLDERS",
+    });
     expect(issuesOf({ ...minimal, SYNC_MISSING_GROUPS: "drop" })[0]).toMatchObject({ variable: "SYNC_MISSING_GROUPS" });
   });
 
   it("keeps entry links and outcomes forever by default, and takes 0 or a retention like SYNC_RETENTION_SECONDS", () => {
     expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "0" }).outcomeRetentionSeconds).toBe(0);
-    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "7776000" }).outcomeRetentionSeconds).toBe(7_776_000);
+    expect(loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: "7776000" }).outcomeRetentionSeconds).toBe(
+      7_776_000,
+    );
     for (const raw of ["30", "-1", "1.5", "forever"]) {
-      expect(() => loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: raw }), raw).toThrow(/SYNC_OUTCOME_RETENTION_SECONDS: must be/);
+      expect(() => loadConfig({ ...minimal, SYNC_OUTCOME_RETENTION_SECONDS: raw }), raw).toThrow(
+        /SYNC_OUTCOME_RETENTION_SECONDS: must be/,
+      );
     }
   });
 
   it("reads the outcome receiver's settings and refuses unusable ones", () => {
-    const config = loadConfig({ ...minimal, SYNC_OUTCOMES_PORT: "9090", SYNC_OUTCOMES_HOST: "0.0.0.0", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/sds/", SYNC_OUTCOMES_TOKEN_PARAM: "tid" });
-    expect(config).toMatchObject({ outcomesPort: 9090, outcomesHost: "0.0.0.0", outcomesPublicUrl: "https://panel.example/sds", outcomesTokenParameter: "tid" });
-    expect(issuesOf({ ...minimal, SYNC_OUTCOMES_PORT: "x", SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/?a=1", SYNC_OUTCOMES_TOKEN_PARAM: "a&b" }).map((issue) => issue.variable)).toEqual([
-      "SYNC_OUTCOMES_PORT",
-      "SYNC_OUTCOMES_PUBLIC_URL",
-      "SYNC_OUTCOMES_TOKEN_PARAM",
-    ]);
+    const config = loadConfig({
+      ...minimal,
+      SYNC_OUTCOMES_PORT: "9090",
+      SYNC_OUTCOMES_HOST: "0.0.0.0",
+      SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/sds/",
+      SYNC_OUTCOMES_TOKEN_PARAM: "tid",
+    });
+    expect(config).toMatchObject({
+      outcomesPort: 9090,
+      outcomesHost: "0.0.0.0",
+      outcomesPublicUrl: "https://panel.example/sds",
+      outcomesTokenParameter: "tid",
+    });
+    expect(
+      issuesOf({
+        ...minimal,
+        SYNC_OUTCOMES_PORT: "x",
+        SYNC_OUTCOMES_PUBLIC_URL: "https://panel.example/?a=1",
+        SYNC_OUTCOMES_TOKEN_PARAM: "a&b",
+      }).map((issue) => issue.variable),
+    ).toEqual(["SYNC_OUTCOMES_PORT", "SYNC_OUTCOMES_PUBLIC_URL", "SYNC_OUTCOMES_TOKEN_PARAM"]);
   });
 
   it("derives the cycle deadline from the interval unless SYNC_CYCLE_TIMEOUT is set", () => {
@@ -100,7 +120,9 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...minimal, SYNC_INTERVAL: "120" }).cycleTimeoutSeconds).toBe(1200);
     expect(loadConfig({ ...minimal, SYNC_INTERVAL: "86400" }).cycleTimeoutSeconds).toBe(3600);
     expect(loadConfig({ ...minimal, SYNC_CYCLE_TIMEOUT: "42.5" }).cycleTimeoutSeconds).toBe(42.5);
-    expect(issuesOf({ ...minimal, SYNC_CYCLE_TIMEOUT: "0" })).toEqual([{ variable: "SYNC_CYCLE_TIMEOUT", message: "must be between 1 and 86400, got 0" }]);
+    expect(issuesOf({ ...minimal, SYNC_CYCLE_TIMEOUT: "0" })).toEqual([
+      { variable: "SYNC_CYCLE_TIMEOUT", message: "must be between 1 and 86400, got 0" },
+    ]);
   });
 
   it("reads every variable", () => {
@@ -117,18 +139,44 @@ describe("loadConfig", () => {
       SYNC_RETENTION_SECONDS: "86400",
       SYNC_MAX_LONG_POLLS: "50",
     });
-    expect(config).toMatchObject({ baseUrl: "http://localhost:4010/api/v1", intervalSeconds: 30, concurrency: 16, port: 9000, host: "0.0.0.0", apiToken: "0123456789abcdef0123", logLevel: "debug", retentionSeconds: 86_400, maxLongPolls: 50 });
-    expect(config.database).toEqual({ kind: "postgres", connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require", schema: "sds" });
+    expect(config).toMatchObject({
+      baseUrl: "http://localhost:4010/api/v1",
+      intervalSeconds: 30,
+      concurrency: 16,
+      port: 9000,
+      host: "0.0.0.0",
+      apiToken: "0123456789abcdef0123",
+      logLevel: "debug",
+      retentionSeconds: 86_400,
+      maxLongPolls: 50,
+    });
+    expect(config.database).toEqual({
+      kind: "postgres",
+      connectionString: "postgres://sync:pw@db.internal:5432/inventory?sslmode=require",
+      schema: "sds",
+    });
   });
 
   it("takes sqlite paths relative, absolute and in memory", () => {
-    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:/var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
-    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:///var/lib/sds/sds.db" }).database).toEqual({ kind: "sqlite", path: "/var/lib/sds/sds.db" });
-    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite::memory:" }).database).toEqual({ kind: "sqlite", path: ":memory:" });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:/var/lib/sds/sds.db" }).database).toEqual({
+      kind: "sqlite",
+      path: "/var/lib/sds/sds.db",
+    });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite:///var/lib/sds/sds.db" }).database).toEqual({
+      kind: "sqlite",
+      path: "/var/lib/sds/sds.db",
+    });
+    expect(loadConfig({ ...minimal, DATABASE_URL: "sqlite::memory:" }).database).toEqual({
+      kind: "sqlite",
+      path: ":memory:",
+    });
   });
 
   it("treats empty values as unset", () => {
-    expect(loadConfig({ ...minimal, PORT: "", SYNC_API_TOKEN: "  " })).toMatchObject({ port: 8787, apiToken: undefined });
+    expect(loadConfig({ ...minimal, PORT: "", SYNC_API_TOKEN: "  " })).toMatchObject({
+      port: 8787,
+      apiToken: undefined,
+    });
   });
 
   it("names each missing required variable", () => {
@@ -171,7 +219,13 @@ describe("loadConfig", () => {
   });
 
   it("reports every problem at once, and never echoes a secret or the database URL", () => {
-    const env = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key", SYNC_API_TOKEN: "tiny-secret", DATABASE_URL: "mongodb://admin:hunter2@db/x", PORT: "x" };
+    const env = {
+      SDS_BASE_URL: "https://sds.example.com/api/v1",
+      SDS_API_KEY: "key",
+      SYNC_API_TOKEN: "tiny-secret",
+      DATABASE_URL: "mongodb://admin:hunter2@db/x",
+      PORT: "x",
+    };
     const load = () => loadConfig(env);
     expect(issuesOf(env).map((issue) => issue.variable)).toEqual(["DATABASE_URL", "PORT", "SYNC_API_TOKEN"]);
     expect(load).toThrow(/SYNC_API_TOKEN:/);
@@ -187,16 +241,27 @@ describe("protected mode", () => {
       expect(issue?.message).toMatch(/SYNC_API_TOKEN.*SYNC_ALLOW_UNAUTHENTICATED=true/);
     }
     expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_API_TOKEN: "0123456789abcdef0123" }).host).toBe("0.0.0.0");
-    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_ALLOW_UNAUTHENTICATED: "true" }).allowUnauthenticated).toBe(true);
-    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1"]) expect(loadConfig({ ...minimal, HOST: host }).host).toBe(host);
+    expect(loadConfig({ ...minimal, HOST: "0.0.0.0", SYNC_ALLOW_UNAUTHENTICATED: "true" }).allowUnauthenticated).toBe(
+      true,
+    );
+    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1"])
+      expect(loadConfig({ ...minimal, HOST: host }).host).toBe(host);
   });
 
   it("reads the allowed hosts and origins, * for any host", () => {
-    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "sync.internal, Sync.Example.COM." }).allowedHosts).toEqual(["sync.internal", "sync.example.com"]);
+    expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "sync.internal, Sync.Example.COM." }).allowedHosts).toEqual([
+      "sync.internal",
+      "sync.example.com",
+    ]);
     expect(loadConfig({ ...minimal, SYNC_ALLOWED_HOSTS: "*" }).allowedHosts).toBe("any");
-    expect(loadConfig({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com,http://localhost:3000" }).allowedOrigins).toEqual(["https://panel.example.com", "http://localhost:3000"]);
+    expect(
+      loadConfig({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com,http://localhost:3000" })
+        .allowedOrigins,
+    ).toEqual(["https://panel.example.com", "http://localhost:3000"]);
     expect(issuesOf({ ...minimal, SYNC_ALLOWED_HOSTS: "http://x.example" })[0]?.variable).toBe("SYNC_ALLOWED_HOSTS");
-    expect(issuesOf({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com/path" })[0]?.variable).toBe("SYNC_ALLOWED_ORIGINS");
+    expect(issuesOf({ ...minimal, SYNC_ALLOWED_ORIGINS: "https://panel.example.com/path" })[0]?.variable).toBe(
+      "SYNC_ALLOWED_ORIGINS",
+    );
   });
 });
 
@@ -204,7 +269,13 @@ describe("the configuration table", () => {
   const readme = readFileSync(fileURLToPath(new URL("../../docs/reference.md", import.meta.url)), "utf8");
   /** The configuration table of docs/reference.md: variable -> default cell, without its markup. */
   const documented = new Map(
-    [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1], (match[2] ?? "").trim().replace(/^\*\((.*)\)\*$/, "$1").replaceAll("`", "")]),
+    [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [
+      match[1],
+      (match[2] ?? "")
+        .trim()
+        .replace(/^\*\((.*)\)\*$/, "$1")
+        .replaceAll("`", ""),
+    ]),
   );
 
   it("is what docs/reference.md documents: every variable, with the same default, and nothing else", () => {
@@ -217,13 +288,21 @@ describe("the configuration table", () => {
     expect(help).toContain("sds-sync 1.2.3");
     for (const { setting } of allSettings()) {
       const entry = help.slice(help.indexOf(`  ${setting.variable}  (`));
-      expect(entry).toMatch(new RegExp(`^  ${setting.variable}  \\((required|default: ${escapeRegExp(describeFallback(setting.fallback))})`));
+      expect(entry).toMatch(
+        new RegExp(
+          `^  ${setting.variable}  \\((required|default: ${escapeRegExp(describeFallback(setting.fallback))})`,
+        ),
+      );
       expect(entry.split("\n\n")[0]?.replace(/\s+/g, " ")).toContain(setting.description.replace(/\s+/g, " "));
     }
   });
 
   it("lists the secrets of a configuration, including the database password, for the logger", () => {
-    const config = loadConfig({ ...minimal, SYNC_API_TOKEN: "0123456789abcdef0123", DATABASE_URL: "postgres://sync:pa%24%24word@db/x" });
+    const config = loadConfig({
+      ...minimal,
+      SYNC_API_TOKEN: "0123456789abcdef0123",
+      DATABASE_URL: "postgres://sync:pa%24%24word@db/x",
+    });
     expect(configSecrets(config).sort()).toEqual(["0123456789abcdef0123", "key-123", "pa$$word"]);
     expect(configSecrets(loadConfig(minimal))).toEqual(["key-123"]);
   });

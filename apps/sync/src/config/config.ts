@@ -93,7 +93,6 @@ export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
   return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
-
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
 export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
 
@@ -205,7 +204,10 @@ export const settings = {
     description: `Entry links and outcomes (the respondent loop's records) older than this are pruned (0, or ${RETENTION_BOUNDS.min} to ${RETENTION_BOUNDS.max}); 0 keeps them forever, since they are business records. See Retention in docs/reference.md.`,
     parse: (raw) => {
       const seconds = numberValue({ ...RETENTION_BOUNDS, min: 0 })(raw);
-      if (seconds !== 0 && seconds < RETENTION_BOUNDS.min) throw new SettingProblem(`must be 0 (keep forever) or between ${RETENTION_BOUNDS.min} and ${RETENTION_BOUNDS.max}, got ${raw}`);
+      if (seconds !== 0 && seconds < RETENTION_BOUNDS.min)
+        throw new SettingProblem(
+          `must be 0 (keep forever) or between ${RETENTION_BOUNDS.min} and ${RETENTION_BOUNDS.max}, got ${raw}`,
+        );
       return seconds;
     },
     fallback: { kind: "default", raw: "0" },
@@ -245,7 +247,8 @@ export const settings = {
   },
   closureConfirmCycles: {
     variable: "SYNC_CLOSURE_CONFIRM_CYCLES",
-    description: "Consecutive cycles (1 to 1000) that held surveys must stay absent before they close, unless an operator confirms sooner (POST /v1/sync/closures/confirm).",
+    description:
+      "Consecutive cycles (1 to 1000) that held surveys must stay absent before they close, unless an operator confirms sooner (POST /v1/sync/closures/confirm).",
     parse: numberValue({ min: 1, max: 1000, integer: true }),
     fallback: { kind: "default", raw: "3" },
   },
@@ -270,7 +273,6 @@ export const settings = {
     parse: (raw) => raw,
     fallback: { kind: "derived", text: "HOST", derive: (config) => config.host },
   },
-
 
   allowedHosts: {
     variable: "SYNC_ALLOWED_HOSTS",
@@ -313,8 +315,13 @@ const configRules: readonly ConfigRule[] = [
 /** Whether a host name or address only ever reaches this machine (`localhost`, 127.0.0.0/8, `::1`). */
 
 function parseHostList(raw: string): string[] {
-  const hosts = raw.split(",").map((host) => host.trim().toLowerCase().replace(/\.$/, "")).filter((host) => host !== "");
-  for (const host of hosts) if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+|[0-9a-f:]+)$/.test(host)) throw new SettingProblem(`must be a comma list of host names (no scheme, no port), got ${JSON.stringify(host)}`);
+  const hosts = raw
+    .split(",")
+    .map((host) => host.trim().toLowerCase().replace(/\.$/, ""))
+    .filter((host) => host !== "");
+  for (const host of hosts)
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+|[0-9a-f:]+)$/.test(host))
+      throw new SettingProblem(`must be a comma list of host names (no scheme, no port), got ${JSON.stringify(host)}`);
   return hosts;
 }
 
@@ -325,8 +332,14 @@ function parseOriginList(raw: string): string[] {
     .filter((origin) => origin !== "")
     .map((origin) => {
       const url = URL.canParse(origin) ? new URL(origin) : undefined;
-      if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== origin.replace(/\/$/, "").toLowerCase()) {
-        throw new SettingProblem(`must be a comma list of origins such as https://panel.example.com (scheme, host, optional port; nothing else), got ${JSON.stringify(origin)}`);
+      if (
+        !url ||
+        (url.protocol !== "http:" && url.protocol !== "https:") ||
+        url.origin !== origin.replace(/\/$/, "").toLowerCase()
+      ) {
+        throw new SettingProblem(
+          `must be a comma list of origins such as https://panel.example.com (scheme, host, optional port; nothing else), got ${JSON.stringify(origin)}`,
+        );
       }
       return url.origin;
     });
@@ -364,7 +377,8 @@ export function loadConfig(env: Environment): SyncConfig {
     const raw = env[setting.variable]?.trim();
     const fallback = setting.fallback;
     if (raw === undefined || raw === "") {
-      if (fallback.kind === "required") issues.push({ variable: setting.variable, message: `is required (${fallback.hint})` });
+      if (fallback.kind === "required")
+        issues.push({ variable: setting.variable, message: `is required (${fallback.hint})` });
       else if (fallback.kind === "unset") values.set(key, undefined);
       else if (fallback.kind === "derived") derived.push(key);
       else values.set(key, setting.parse(fallback.raw));
@@ -488,8 +502,8 @@ export function describeDatabase(database: DatabaseConfig): string {
 }
 
 function parseApiToken(value: string): string {
-  if (value.length < MIN_API_TOKEN_LENGTH) throw new SettingProblem(`must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
+  if (value.length < MIN_API_TOKEN_LENGTH)
+    throw new SettingProblem(`must be at least ${MIN_API_TOKEN_LENGTH} characters (the value is not shown)`);
   if (/\s/.test(value)) throw new SettingProblem("must not contain whitespace (the value is not shown)");
   return value;
 }
-

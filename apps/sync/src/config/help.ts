@@ -25,7 +25,9 @@ function wrap(text: string, indent: string): string {
  */
 export function renderHelp(version: string): string {
   const entries = allSettings().map(({ setting }) => {
-    const notes = [setting.fallback.kind === "required" ? "required" : `default: ${describeFallback(setting.fallback)}`];
+    const notes = [
+      setting.fallback.kind === "required" ? "required" : `default: ${describeFallback(setting.fallback)}`,
+    ];
     if (setting.secret) notes.push("secret, never logged");
     return `  ${setting.variable}  (${notes.join("; ")})\n${wrap(setting.description, INDENT)}`;
   });

@@ -24,7 +24,8 @@ describe("the logger", () => {
 
   it("describes the configuration without any secret", () => {
     const text = JSON.stringify(describeConfig(config));
-    for (const secret of ["canary-api-key-7f3a", "canary-token-0123456789", "canary-password"]) expect(text).not.toContain(secret);
+    for (const secret of ["canary-api-key-7f3a", "canary-token-0123456789", "canary-password"])
+      expect(text).not.toContain(secret);
     expect(text).toContain("db.internal");
     expect(describeDatabase(config.database)).toBe("postgres://sync:****@db.internal/inventory (schema sds)");
   });
@@ -32,11 +33,26 @@ describe("the logger", () => {
   it("redacts secrets passed to it by accident, by path and by value", () => {
     const { lines, stream } = capture();
     const logger = createLogger("info", { destination: stream, secrets: configSecrets(config) });
-    logger.info({ config, request: { headers: { "eq-partner-access-key": "canary-api-key-7f3a", authorization: "Bearer canary-token-0123456789" } } }, "oops");
-    logger.info({ connectionString: config.database.kind === "postgres" ? config.database.connectionString : "" }, "oops again");
-    logger.error({ err: new Error("connect failed for postgres://sync:canary-password@db.internal") }, "and an error message");
+    logger.info(
+      {
+        config,
+        request: {
+          headers: { "eq-partner-access-key": "canary-api-key-7f3a", authorization: "Bearer canary-token-0123456789" },
+        },
+      },
+      "oops",
+    );
+    logger.info(
+      { connectionString: config.database.kind === "postgres" ? config.database.connectionString : "" },
+      "oops again",
+    );
+    logger.error(
+      { err: new Error("connect failed for postgres://sync:canary-password@db.internal") },
+      "and an error message",
+    );
     const output = lines.join("");
     expect(output).toContain("[REDACTED]");
-    for (const secret of ["canary-api-key-7f3a", "canary-token-0123456789", "canary-password"]) expect(output).not.toContain(secret);
+    for (const secret of ["canary-api-key-7f3a", "canary-token-0123456789", "canary-password"])
+      expect(output).not.toContain(secret);
   });
 });

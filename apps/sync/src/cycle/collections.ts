@@ -17,8 +17,16 @@ export interface CollectionsRefresh {
  * collection that fails keeps its last stored copy: several paths are guesses (see
  * observed-endpoints.md) and may not exist upstream, which must not block the others.
  */
-export async function refreshCollections(store: SyncStore, upstream: Upstream, logger: Logger, signal: AbortSignal, now: () => Date = () => new Date()): Promise<CollectionsRefresh> {
-  const results = await Promise.allSettled(collectionNames.map(async (name) => ({ name, body: await upstream.collection(name, signal) })));
+export async function refreshCollections(
+  store: SyncStore,
+  upstream: Upstream,
+  logger: Logger,
+  signal: AbortSignal,
+  now: () => Date = () => new Date(),
+): Promise<CollectionsRefresh> {
+  const results = await Promise.allSettled(
+    collectionNames.map(async (name) => ({ name, body: await upstream.collection(name, signal) })),
+  );
   const saved: { name: string; body: string }[] = [];
   const failed: { name: string; error: string }[] = [];
   results.forEach((result, index) => {
@@ -27,7 +35,8 @@ export async function refreshCollections(store: SyncStore, upstream: Upstream, l
     else failed.push({ name, error: errorMessage(result.reason) });
   });
   if (saved.length > 0) await store.saveCollections(saved, now());
-  if (failed.length > 0) logger.warn({ failed }, "some reference collections could not be refreshed; their last copies are kept");
+  if (failed.length > 0)
+    logger.warn({ failed }, "some reference collections could not be refreshed; their last copies are kept");
   else logger.info({ collections: saved.length }, "reference collections refreshed");
   return { saved: saved.map((collection) => collection.name), failed };
 }

@@ -1,4 +1,11 @@
-import type { ChangeType, ChildReplacement, CycleTransaction, QuarantineInput, RunCounts, SurveyWrite } from "../store/store.ts";
+import type {
+  ChangeType,
+  ChildReplacement,
+  CycleTransaction,
+  QuarantineInput,
+  RunCounts,
+  SurveyWrite,
+} from "../store/store.ts";
 import type { SurveyWritePlan } from "./survey-write-plan.ts";
 import { SurveyStates } from "../survey-index/survey-states.ts";
 
@@ -91,7 +98,15 @@ export class CycleBatcher {
     this.#quarantine = [];
     this.#resolvedQuarantineKeys = [];
     this.#pending = 0;
-    const empty = batch.surveys.length + batch.closedSurveyIds.length + batch.qualifications.length + batch.quotas.length + batch.changes.length + batch.quarantine.length + batch.resolvedQuarantineKeys.length === 0;
+    const empty =
+      batch.surveys.length +
+        batch.closedSurveyIds.length +
+        batch.qualifications.length +
+        batch.quotas.length +
+        batch.changes.length +
+        batch.quarantine.length +
+        batch.resolvedQuarantineKeys.length ===
+      0;
     if (!empty) this.#writing = this.#writing.then(() => this.#transaction.write(batch));
     return this.#writing;
   }

@@ -37,7 +37,9 @@ export class CycleDeadlineError extends SyncError {
   /** The deadline, in ms. */
   readonly deadlineMs: number;
   constructor(deadlineMs: number) {
-    super(`deadline: the cycle did not finish within ${deadlineMs / 1000} s (SYNC_CYCLE_TIMEOUT); nothing of it was kept`);
+    super(
+      `deadline: the cycle did not finish within ${deadlineMs / 1000} s (SYNC_CYCLE_TIMEOUT); nothing of it was kept`,
+    );
     this.deadlineMs = deadlineMs;
   }
 }

@@ -33,7 +33,12 @@ export interface SurveyPlan {
  * marker; a marker is left only by a fetch, so a survey whose flag turns true again is fetched
  * even when its timestamp did not move.
  */
-export function planSurvey(survey: Survey, state: StoredSurveyState | undefined, raw = JSON.stringify(survey), hash = rawHash(raw)): SurveyPlan | undefined {
+export function planSurvey(
+  survey: Survey,
+  state: StoredSurveyState | undefined,
+  raw = JSON.stringify(survey),
+  hash = rawHash(raw),
+): SurveyPlan | undefined {
   if (!state) {
     return {
       survey,
@@ -54,10 +59,29 @@ export function planSurvey(survey: Survey, state: StoredSurveyState | undefined,
   const clearQualifications = !survey.Has_Qualifications && state.qualificationsMarker !== null;
   const clearQuotas = !survey.Has_Quotas && (state.quotaCount > 0 || state.quotasMarker !== null);
   const kind = state.status === "closed" ? "reopened" : "live";
-  if (kind === "live" && state.rawHash === hash && !fetchQualifications && !fetchQuotas && !clearQualifications && !clearQuotas) return undefined;
+  if (
+    kind === "live" &&
+    state.rawHash === hash &&
+    !fetchQualifications &&
+    !fetchQuotas &&
+    !clearQualifications &&
+    !clearQuotas
+  )
+    return undefined;
   // The content hash costs a second serialisation: only surveys whose raw record moved pay it.
   const content = state.rawHash === hash ? state.recordHash : recordHash(survey);
-  return { survey, rawHash: hash, recordHash: content, state, kind, recordChanged: content !== state.recordHash, fetchQualifications, fetchQuotas, clearQualifications, clearQuotas };
+  return {
+    survey,
+    rawHash: hash,
+    recordHash: content,
+    state,
+    kind,
+    recordChanged: content !== state.recordHash,
+    fetchQualifications,
+    fetchQuotas,
+    clearQualifications,
+    clearQuotas,
+  };
 }
 
 /**
@@ -65,7 +89,11 @@ export function planSurvey(survey: Survey, state: StoredSurveyState | undefined,
  * (malformed items that still named their survey) are not closed: an unreadable record is not
  * evidence the survey ended.
  */
-export function closedSurveyIds(states: SurveyStates, listed: ReadonlySet<number>, present: ReadonlySet<number>): number[] {
+export function closedSurveyIds(
+  states: SurveyStates,
+  listed: ReadonlySet<number>,
+  present: ReadonlySet<number>,
+): number[] {
   const closed: number[] = [];
   for (const id of states.liveIds()) {
     if (!listed.has(id) && !present.has(id)) closed.push(id);

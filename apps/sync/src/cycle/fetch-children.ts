@@ -24,7 +24,11 @@ export interface SurveyFetchResult extends FetchedRecords {
  * turned into their stored form at once, so a long first cycle holds strings, not object
  * graphs. A failure is returned, never thrown: the survey is then marked for refetch.
  */
-export async function fetchSurveyChildren(plan: SurveyPlan, upstream: Upstream, signal: AbortSignal): Promise<SurveyFetchResult> {
+export async function fetchSurveyChildren(
+  plan: SurveyPlan,
+  upstream: Upstream,
+  signal: AbortSignal,
+): Promise<SurveyFetchResult> {
   const surveyId = plan.survey.SurveyId;
   const failures: FetchFailure[] = [];
   const quarantine: QuarantineInput[] = [];
@@ -41,13 +45,19 @@ export async function fetchSurveyChildren(plan: SurveyPlan, upstream: Upstream, 
       const foreign = records.find((record) => record.SurveyId !== surveyId);
       if (foreign) {
         // Rule 2: the records must be those of the survey asked for; storing another survey's would mistarget respondents.
-        failures.push({ surveyId, kind: "qualifications", error: new Error(`qualifications of survey ${surveyId} named survey ${foreign.SurveyId}`) });
+        failures.push({
+          surveyId,
+          kind: "qualifications",
+          error: new Error(`qualifications of survey ${surveyId} named survey ${foreign.SurveyId}`),
+        });
         quarantine.push({
           key: `qualifications:${surveyId}`,
           surveyId,
           source: "qualifications",
           item: JSON.stringify(records),
-          issues: JSON.stringify([{ path: ["SurveyId"], message: `expected ${surveyId} in every record`, code: "foreign_survey" }]),
+          issues: JSON.stringify([
+            { path: ["SurveyId"], message: `expected ${surveyId} in every record`, code: "foreign_survey" },
+          ]),
         });
       } else {
         qualifications = records.map(qualificationRecord);

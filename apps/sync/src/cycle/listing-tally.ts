@@ -81,7 +81,13 @@ export class ListingTally {
         surveyId: id,
         source: "surveys",
         item: quarantineItemText(`[${held.copies.join(",")}]`),
-        issues: JSON.stringify([{ path: ["SurveyId"], code: "duplicate_id", message: `listed ${held.count} times in one list; the stored version is kept` }]),
+        issues: JSON.stringify([
+          {
+            path: ["SurveyId"],
+            code: "duplicate_id",
+            message: `listed ${held.count} times in one list; the stored version is kept`,
+          },
+        ]),
       });
     }
     return { once, quarantine };
@@ -106,8 +112,12 @@ export class ListingTally {
 
   report(logger: Logger): void {
     if (this.#repeatedQuarantined.length > 0) {
-      logger.warn({ repeated: this.#repeatedQuarantined.length, surveyIds: this.#repeatedQuarantined.slice(0, 20) }, "the live list repeated survey ids; their stored versions are kept and the ids quarantined");
+      logger.warn(
+        { repeated: this.#repeatedQuarantined.length, surveyIds: this.#repeatedQuarantined.slice(0, 20) },
+        "the live list repeated survey ids; their stored versions are kept and the ids quarantined",
+      );
     }
-    if (this.#quarantined > 0) logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "surveys quarantined");
+    if (this.#quarantined > 0)
+      logger.warn({ quarantined: this.#quarantined, surveyIds: [...this.present].slice(0, 20) }, "surveys quarantined");
   }
 }

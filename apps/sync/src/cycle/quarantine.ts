@@ -17,7 +17,9 @@ export function surveyIdOf(item: unknown): number | null {
  * readable, so a survey that stays malformed for many cycles is one entry seen many times.
  */
 export function quarantineOfItem(invalid: InvalidItem): QuarantineInput {
-  const issues = JSON.stringify(invalid.issues.map(({ path, message, code }) => ({ path: path.map(String), message, code })));
+  const issues = JSON.stringify(
+    invalid.issues.map(({ path, message, code }) => ({ path: path.map(String), message, code })),
+  );
   return quarantineOfListItem(invalid.item, toJson(invalid.item), issues);
 }
 
@@ -39,7 +41,9 @@ export function quarantineOfListItem(item: unknown, json: string, issues: string
 
 /** The issues of a survey whose id breaks the rule of {@link isSurveyId}. */
 export function invalidIdIssues(id: unknown): string {
-  return JSON.stringify([{ path: ["SurveyId"], code: "invalid_id", message: `SurveyId must be a positive safe integer, got ${String(id)}` }]);
+  return JSON.stringify([
+    { path: ["SurveyId"], code: "invalid_id", message: `SurveyId must be a positive safe integer, got ${String(id)}` },
+  ]);
 }
 
 /**
@@ -58,14 +62,20 @@ export function unsafeSurveyUrlIssues(surveyUrl: string): string | undefined {
   }
   const problem = entryLinkProblem(surveyUrl);
   if (problem === undefined || problem.code === "unfilled-placeholder") return undefined;
-  return JSON.stringify([{ path: ["SurveyUrl"], code: problem.code, message: `SurveyUrl cannot become an entry link: ${problem.message}` }]);
+  return JSON.stringify([
+    { path: ["SurveyUrl"], code: problem.code, message: `SurveyUrl cannot become an entry link: ${problem.message}` },
+  ]);
 }
 
 /**
  * The quarantine entry of a per-survey response that arrived but did not match its schema;
  * undefined for any other failure (those are retried, not quarantined).
  */
-export function quarantineOfResponse(error: unknown, kind: "qualifications" | "quotas", surveyId: number): QuarantineInput | undefined {
+export function quarantineOfResponse(
+  error: unknown,
+  kind: "qualifications" | "quotas",
+  surveyId: number,
+): QuarantineInput | undefined {
   if (!isResponseValidationError(error)) return undefined;
   return {
     key: `${kind}:${surveyId}`,

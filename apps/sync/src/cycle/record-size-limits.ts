@@ -5,7 +5,6 @@ import { quarantineItemText } from "./quarantine.ts";
 /** Default `SYNC_MAX_RECORD_BYTES`: a survey is about 1 KB, a long ZIP-code qualification some 100 KB. */
 export const DEFAULT_MAX_RECORD_BYTES = 1_048_576;
 
-
 /** UTF-8 size of a JSON text, without scanning it when it obviously fits (at most 3 bytes per UTF-16 unit). */
 export function utf8Bytes(text: string, limit: number): number {
   return text.length * 3 <= limit ? text.length : Buffer.byteLength(text, "utf8");
@@ -13,7 +12,9 @@ export function utf8Bytes(text: string, limit: number): number {
 
 /** The issue list of a record over `SYNC_MAX_RECORD_BYTES`, as quarantine stores it. */
 export function oversizeIssues(bytes: number, limit: number): string {
-  return JSON.stringify([{ path: [], code: "too_big", message: `the record is ${bytes} bytes; SYNC_MAX_RECORD_BYTES is ${limit}` }]);
+  return JSON.stringify([
+    { path: [], code: "too_big", message: `the record is ${bytes} bytes; SYNC_MAX_RECORD_BYTES is ${limit}` },
+  ]);
 }
 
 /**
@@ -28,7 +29,13 @@ export function limitChildRecords(fetched: SurveyFetchResult, surveyId: number, 
     if (records === undefined) continue;
     const largest = Math.max(0, ...records.map((record) => utf8Bytes(record.raw, limit)));
     if (largest <= limit) continue;
-    const failure: FetchFailure = { surveyId, kind, error: new Error(`a ${kind} record of survey ${surveyId} is ${largest} bytes (SYNC_MAX_RECORD_BYTES is ${limit})`) };
+    const failure: FetchFailure = {
+      surveyId,
+      kind,
+      error: new Error(
+        `a ${kind} record of survey ${surveyId} is ${largest} bytes (SYNC_MAX_RECORD_BYTES is ${limit})`,
+      ),
+    };
     const entry: QuarantineInput = {
       key: `${kind}:${surveyId}`,
       surveyId,
@@ -36,7 +43,12 @@ export function limitChildRecords(fetched: SurveyFetchResult, surveyId: number, 
       item: quarantineItemText(`[${records.map((record) => record.raw).join(",")}]`),
       issues: oversizeIssues(largest, limit),
     };
-    result = { ...result, [kind]: undefined, failures: [...result.failures, failure], quarantine: [...result.quarantine, entry] };
+    result = {
+      ...result,
+      [kind]: undefined,
+      failures: [...result.failures, failure],
+      quarantine: [...result.quarantine, entry],
+    };
   }
   return result;
 }

@@ -1,10 +1,26 @@
 import type { Survey } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { CommitOutcome, CycleTransaction, QuarantineInput, RunCounts, RunInput, SyncStore } from "../store/store.ts";
+import type {
+  CommitOutcome,
+  CycleTransaction,
+  QuarantineInput,
+  RunCounts,
+  RunInput,
+  SyncStore,
+} from "../store/store.ts";
 import { emptyRunCounts } from "../store/store.ts";
 import { TaskPool } from "./task-pool.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
-import { CycleAbortedError, CycleDeadlineError, errorMessage, failureKind, RepeatedIdsError, retryAfterOf, toError, type CycleResult } from "./cycle-result.ts";
+import {
+  CycleAbortedError,
+  CycleDeadlineError,
+  errorMessage,
+  failureKind,
+  RepeatedIdsError,
+  retryAfterOf,
+  toError,
+  type CycleResult,
+} from "./cycle-result.ts";
 import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
@@ -56,9 +72,18 @@ export interface CycleContext extends CycleSettings {
  * The phases, each a method of {@link Cycle} that owns its failures: begin, stream the list,
  * close the missing, then commit, or fail (roll back and record).
  */
-export async function runCycle(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal): Promise<CycleResult> {
+export async function runCycle(
+  context: CycleContext,
+  index: SurveyIndex,
+  trigger: RunInput["trigger"],
+  signal: AbortSignal,
+): Promise<CycleResult> {
   const now = context.now ?? (() => new Date());
-  const origin: CycleOrigin = { startedAt: now(), requestsBefore: context.requestCount(), deadlineAt: context.deadlineMs === undefined ? undefined : performance.now() + context.deadlineMs };
+  const origin: CycleOrigin = {
+    startedAt: now(),
+    requestsBefore: context.requestCount(),
+    deadlineAt: context.deadlineMs === undefined ? undefined : performance.now() + context.deadlineMs,
+  };
   for (let attempt = 0; ; attempt += 1) {
     const cycle = new Cycle(context, index, trigger, signal, origin);
     try {
@@ -71,7 +96,10 @@ export async function runCycle(context: CycleContext, index: SurveyIndex, trigge
         // The first copy of a repeated id may be written already: start over with those ids set aside.
         await cycle.abandon();
         index.repeatedIds = new Set([...index.repeatedIds, ...error.ids]);
-        context.logger.warn({ surveyIds: error.ids.slice(0, 20), repeated: error.ids.length }, "the live list repeated survey ids; the cycle starts over with them set aside");
+        context.logger.warn(
+          { surveyIds: error.ids.slice(0, 20), repeated: error.ids.length },
+          "the live list repeated survey ids; the cycle starts over with them set aside",
+        );
         continue;
       }
       return await cycle.fail(error);
@@ -124,7 +152,13 @@ class Cycle {
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
 
-  constructor(context: CycleContext, index: SurveyIndex, trigger: RunInput["trigger"], signal: AbortSignal, origin: CycleOrigin) {
+  constructor(
+    context: CycleContext,
+    index: SurveyIndex,
+    trigger: RunInput["trigger"],
+    signal: AbortSignal,
+    origin: CycleOrigin,
+  ) {
     this.#context = context;
     this.#index = index;
     this.#listing = new ListingTally(index.repeatedIds);
@@ -140,9 +174,12 @@ class Cycle {
     else signal.addEventListener("abort", this.#onOuterAbort, { once: true });
     const { deadlineMs } = context;
     if (deadlineMs !== undefined && origin.deadlineAt !== undefined) {
-      this.#deadline = setTimeout(() => {
-        this.halt(new CycleDeadlineError(deadlineMs));
-      }, Math.max(0, origin.deadlineAt - performance.now()));
+      this.#deadline = setTimeout(
+        () => {
+          this.halt(new CycleDeadlineError(deadlineMs));
+        },
+        Math.max(0, origin.deadlineAt - performance.now()),
+      );
     }
   }
 
@@ -240,7 +277,11 @@ class Cycle {
   /** One survey's fetches and its write; a failure halts the cycle instead of rejecting. */
   async #fetchAndWrite(plan: SurveyPlan, writer: CycleBatcher): Promise<void> {
     try {
-      const fetched = limitChildRecords(await fetchSurveyChildren(plan, this.#context.upstream, this.#stop.signal), plan.survey.SurveyId, this.#maxRecordBytes);
+      const fetched = limitChildRecords(
+        await fetchSurveyChildren(plan, this.#context.upstream, this.#stop.signal),
+        plan.survey.SurveyId,
+        this.#maxRecordBytes,
+      );
       if (fetched.qualifications) this.#counts.qualificationsFetched += 1;
       if (fetched.quotas) this.#counts.quotasFetched += 1;
       this.#fetchFailures.push(...fetched.failures);
@@ -261,10 +302,19 @@ class Cycle {
     const missing = closedSurveyIds(states, this.#listing.listed, this.#listing.present);
     const guard = this.#context.closureGuard;
     const live = guard ? states.liveCount() : 0;
-    const decision = guard ? guard.decide(missing, live) : { close: missing, held: [], next: new Map<number, number>() };
+    const decision = guard
+      ? guard.decide(missing, live)
+      : { close: missing, held: [], next: new Map<number, number>() };
     if (decision.held.length > 0) {
       this.#context.logger.warn(
-        { held: decision.held.length, closing: decision.close.length, live, maxShare: guard?.settings.maxShare, confirmCycles: guard?.settings.confirmCycles, sample: decision.held.slice(0, 20) },
+        {
+          held: decision.held.length,
+          closing: decision.close.length,
+          live,
+          maxShare: guard?.settings.maxShare,
+          confirmCycles: guard?.settings.confirmCycles,
+          sample: decision.held.slice(0, 20),
+        },
         "mass closure held: too many live surveys are absent from the list; they are still served until they stay absent for SYNC_CLOSURE_CONFIRM_CYCLES cycles or POST /v1/sync/closures/confirm",
       );
     }
@@ -283,7 +333,12 @@ class Cycle {
     this.#counts.fetchFailures = fetchFailures.length;
     if (fetchFailures.length > 0) {
       this.#context.logger.warn(
-        { failures: fetchFailures.length, sample: fetchFailures.slice(0, 5).map((failure) => ({ surveyId: failure.surveyId, kind: failure.kind, error: errorMessage(failure.error) })) },
+        {
+          failures: fetchFailures.length,
+          sample: fetchFailures
+            .slice(0, 5)
+            .map((failure) => ({ surveyId: failure.surveyId, kind: failure.kind, error: errorMessage(failure.error) })),
+        },
         "per-survey fetches failed; those surveys are refetched next cycle",
       );
     }
@@ -291,14 +346,32 @@ class Cycle {
     this.#throwIfHalted();
     const finishedAt = this.#now();
     this.#counts.upstreamRequests = this.#context.requestCount() - this.#requestsBefore;
-    const outcome: CommitOutcome = await transaction.commit({ ...this.#run, status: "succeeded", finishedAt, counts: this.#counts, error: null });
+    const outcome: CommitOutcome = await transaction.commit({
+      ...this.#run,
+      status: "succeeded",
+      finishedAt,
+      counts: this.#counts,
+      error: null,
+    });
     this.#open = undefined;
     this.#context.closureGuard?.accept(closures);
     this.#index.repeatedIds = this.#listing.repeatedIds();
     const states = this.#requireStates();
     for (const state of writer.states.values()) states.set(state);
     for (const id of closures.close) states.close(id);
-    return { status: "succeeded", runId: outcome.runId, counts: this.#counts, startedAt: this.#run.startedAt, finishedAt, error: null, failure: null, retryAfterMs: retryAfterOf(fetchFailures.map((failure) => failure.error)), firstSequence: outcome.firstSequence, lastSequence: outcome.lastSequence, fetchFailures };
+    return {
+      status: "succeeded",
+      runId: outcome.runId,
+      counts: this.#counts,
+      startedAt: this.#run.startedAt,
+      finishedAt,
+      error: null,
+      failure: null,
+      retryAfterMs: retryAfterOf(fetchFailures.map((failure) => failure.error)),
+      firstSequence: outcome.firstSequence,
+      lastSequence: outcome.lastSequence,
+      fetchFailures,
+    };
   }
 
   /** Drops this attempt without a trace (no run recorded): the cycle starts over. */
@@ -320,14 +393,38 @@ class Cycle {
     }
     const finishedAt = this.#now();
     const message = errorMessage(cause);
-    const counts = { ...emptyRunCounts(), listed: this.#counts.listed, fetchFailures: this.#fetchFailures.length, upstreamRequests: this.#context.requestCount() - this.#requestsBefore };
+    const counts = {
+      ...emptyRunCounts(),
+      listed: this.#counts.listed,
+      fetchFailures: this.#fetchFailures.length,
+      upstreamRequests: this.#context.requestCount() - this.#requestsBefore,
+    };
     let runId: number | undefined;
     try {
-      runId = await this.#context.store.recordRun({ ...this.#run, status: "failed", finishedAt, counts, error: message });
+      runId = await this.#context.store.recordRun({
+        ...this.#run,
+        status: "failed",
+        finishedAt,
+        counts,
+        error: message,
+      });
     } catch (recordError) {
       this.#context.logger.error({ err: recordError }, "could not record the failed run");
     }
-    return { status: "failed", runId, counts, startedAt: this.#run.startedAt, finishedAt, error: message, failure: failureKind(cause), cause, retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]), firstSequence: null, lastSequence: null, fetchFailures: this.#fetchFailures };
+    return {
+      status: "failed",
+      runId,
+      counts,
+      startedAt: this.#run.startedAt,
+      finishedAt,
+      error: message,
+      failure: failureKind(cause),
+      cause,
+      retryAfterMs: retryAfterOf([cause, ...this.#fetchFailures.map((failure) => failure.error)]),
+      firstSequence: null,
+      lastSequence: null,
+      fetchFailures: this.#fetchFailures,
+    };
   }
 
   /** Lets go of the outer signal and the deadline. */
@@ -363,8 +460,8 @@ class Cycle {
 function resolvedChildKeys(plan: SurveyPlan, fetched: FetchedRecords): string[] {
   const id = plan.survey.SurveyId;
   const keys: string[] = [];
-  if ((plan.fetchQualifications && fetched.qualifications) || plan.clearQualifications) keys.push(`qualifications:${id}`);
+  if ((plan.fetchQualifications && fetched.qualifications) || plan.clearQualifications)
+    keys.push(`qualifications:${id}`);
   if ((plan.fetchQuotas && fetched.quotas) || plan.clearQuotas) keys.push(`quotas:${id}`);
   return keys;
 }
-

@@ -22,7 +22,12 @@ describe("SurveyStates.isCurrent", () => {
   it("answers exactly as planSurvey does (needs nothing), over every combination of the fields it reads", () => {
     const other = "2020-01-01T00:00:00Z";
     const answers: boolean[] = [];
-    for (const [hasQualifications, hasQuotas] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+    for (const [hasQualifications, hasQuotas] of [
+      [true, true],
+      [true, false],
+      [false, true],
+      [false, false],
+    ] as const) {
       const survey = buildSurvey({ SurveyId: 7, Has_Qualifications: hasQualifications, Has_Quotas: hasQuotas });
       const raw = JSON.stringify(survey);
       const hash = rawHash(raw);

@@ -37,12 +37,28 @@ export function settleSurvey(plan: SurveyPlan, fetched: FetchedRecords): SurveyW
   const newQuotas = plan.fetchQuotas ? fetched.quotas : undefined;
   const needsRefetch = (plan.fetchQualifications && !newQualifications) || (plan.fetchQuotas && !newQuotas);
 
-  const qualificationsMarker = newQualifications ? survey.Qual_LastUpdatedOnUTC : survey.Has_Qualifications ? (state?.qualificationsMarker ?? null) : null;
-  const quotasMarker = newQuotas ? survey.Quota_LastUpdatedOnUTC : survey.Has_Quotas ? (state?.quotasMarker ?? null) : null;
+  const qualificationsMarker = newQualifications
+    ? survey.Qual_LastUpdatedOnUTC
+    : survey.Has_Qualifications
+      ? (state?.qualificationsMarker ?? null)
+      : null;
+  const quotasMarker = newQuotas
+    ? survey.Quota_LastUpdatedOnUTC
+    : survey.Has_Quotas
+      ? (state?.quotasMarker ?? null)
+      : null;
   const quotaCount = newQuotas ? newQuotas.length : plan.clearQuotas ? 0 : (state?.quotaCount ?? 0);
 
-  const qualifications = newQualifications ? { surveyId: id, records: newQualifications } : plan.clearQualifications ? { surveyId: id, records: [] } : undefined;
-  const quotas = newQuotas ? { surveyId: id, records: newQuotas } : plan.clearQuotas ? { surveyId: id, records: [] } : undefined;
+  const qualifications = newQualifications
+    ? { surveyId: id, records: newQualifications }
+    : plan.clearQualifications
+      ? { surveyId: id, records: [] }
+      : undefined;
+  const quotas = newQuotas
+    ? { surveyId: id, records: newQuotas }
+    : plan.clearQuotas
+      ? { surveyId: id, records: [] }
+      : undefined;
 
   const changes: ChangeType[] = [];
   if (plan.kind === "opened") changes.push("opened");

@@ -39,7 +39,8 @@ export async function openMigratedPool(
  */
 function openSchemaPool(options: PostgresSchemaOptions, defaultPoolSize: number): { pool: pg.Pool; schema: string } {
   const schema = options.schema ?? "public";
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema))
+    throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? defaultPoolSize,
@@ -62,13 +63,20 @@ async function migratePostgres(pool: pg.Pool, schema: string, ledger: MigrationL
     const key = advisoryLockKey(`${schema}:${ledger.lockName}`);
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [key.classId, key.objectId]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${ledger.table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`);
-    const applied = await client.query<{ version: number }>(`SELECT COALESCE(MAX(version), 0)::int AS version FROM ${ledger.table}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${ledger.table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`,
+    );
+    const applied = await client.query<{ version: number }>(
+      `SELECT COALESCE(MAX(version), 0)::int AS version FROM ${ledger.table}`,
+    );
     const current = applied.rows[0]?.version ?? 0;
     assertSchemaKnown(current, ledger.migrations);
     for (const migration of ledger.migrations.filter((candidate) => candidate.version > current)) {
       for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
-      await client.query(`INSERT INTO ${ledger.table} (version, name, applied_at) VALUES ($1, $2, now())`, [migration.version, migration.name]);
+      await client.query(`INSERT INTO ${ledger.table} (version, name, applied_at) VALUES ($1, $2, now())`, [
+        migration.version,
+        migration.name,
+      ]);
     }
     await client.query("COMMIT");
   } catch (error) {

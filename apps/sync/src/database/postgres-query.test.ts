@@ -6,7 +6,9 @@ describe("postgresPlaceholders", () => {
     expect(postgresPlaceholders("SELECT * FROM changes WHERE sequence > ? AND survey_id IN (?, ?) LIMIT ?")).toBe(
       "SELECT * FROM changes WHERE sequence > $1 AND survey_id IN ($2, $3) LIMIT $4",
     );
-    expect(postgresPlaceholders("SELECT id FROM surveys WHERE id = ANY(?::bigint[])")).toBe("SELECT id FROM surveys WHERE id = ANY($1::bigint[])");
+    expect(postgresPlaceholders("SELECT id FROM surveys WHERE id = ANY(?::bigint[])")).toBe(
+      "SELECT id FROM surveys WHERE id = ANY($1::bigint[])",
+    );
   });
 
   it("leaves a question mark inside a quoted literal or identifier alone", () => {
@@ -16,6 +18,8 @@ describe("postgresPlaceholders", () => {
   });
 
   it("leaves a statement without placeholders unchanged", () => {
-    expect(postgresPlaceholders("SELECT value FROM counters WHERE name = 'changes'")).toBe("SELECT value FROM counters WHERE name = 'changes'");
+    expect(postgresPlaceholders("SELECT value FROM counters WHERE name = 'changes'")).toBe(
+      "SELECT value FROM counters WHERE name = 'changes'",
+    );
   });
 });

@@ -6,7 +6,11 @@ import type pg from "pg";
  * (store-errors.ts) classifies it.
  * `_what` names the work at the call site only; it is kept so callers need not change.
  */
-export async function inPostgresTransaction<T>(pool: pg.Pool, _what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inPostgresTransaction<T>(
+  pool: pg.Pool,
+  _what: string,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");

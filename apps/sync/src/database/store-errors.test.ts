@@ -7,8 +7,14 @@ describe("toStoreError", () => {
     const driverError = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     const error = toStoreError(driverError, "store listSurveys");
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ message: "store listSurveys failed: connect ECONNREFUSED 127.0.0.1:5432", cause: driverError });
-    expect(error instanceof StoreError ? error.http : undefined).toMatchObject({ status: 503, code: "store_unavailable" });
+    expect(error).toMatchObject({
+      message: "store listSurveys failed: connect ECONNREFUSED 127.0.0.1:5432",
+      cause: driverError,
+    });
+    expect(error instanceof StoreError ? error.http : undefined).toMatchObject({
+      status: 503,
+      code: "store_unavailable",
+    });
   });
 
   it("leaves our own errors and programming errors as they are", () => {
@@ -26,7 +32,8 @@ describe("withStoreErrors", () => {
       listSurveys: (): Promise<never> => {
         throw Object.assign(new Error("database is not open"), { code: "ERR_INVALID_STATE" });
       },
-      latestSequence: (): Promise<number> => Promise.reject(new Error("Cannot use a pool after calling end on the pool")),
+      latestSequence: (): Promise<number> =>
+        Promise.reject(new Error("Cannot use a pool after calling end on the pool")),
       stats: (): Promise<number> => Promise.resolve(3),
     };
     const store = withStoreErrors(failing);
@@ -43,7 +50,7 @@ describe("withStoreErrors", () => {
     const ours = new StoreError("the cycle transaction is already over");
     const transaction = withStoreErrors(
       {
-        write: (): Promise<void> => Promise.reject(new Error("null value in column \"language_id\"")),
+        write: (): Promise<void> => Promise.reject(new Error('null value in column "language_id"')),
         commit: (): Promise<void> => Promise.reject(ours),
         rollback: (): Promise<void> => Promise.reject(new TypeError("x is undefined")),
       },

@@ -34,7 +34,10 @@ export function toStoreError(error: unknown, what: string): Error {
  * return withStoreErrors(new SqliteStore(db, reader));
  * ```
  */
-export function withStoreErrors<Store extends object>(store: Store, what: (method: string) => string = (method) => `store ${method}`): Store {
+export function withStoreErrors<Store extends object>(
+  store: Store,
+  what: (method: string) => string = (method) => `store ${method}`,
+): Store {
   return new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);

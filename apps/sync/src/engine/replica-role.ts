@@ -119,7 +119,8 @@ export class ReplicaRole {
     this.#known = true;
     this.#generation += 1;
     this.#options.gauge.set(leads ? 1 : 0);
-    if (message !== undefined) this.#options.logger.info({ replicaId: this.#options.replicaId, role: leads ? "leader" : "follower" }, message);
+    if (message !== undefined)
+      this.#options.logger.info({ replicaId: this.#options.replicaId, role: leads ? "leader" : "follower" }, message);
     this.#options.onChange();
   }
 }

@@ -39,7 +39,13 @@ export class ManualRunRefusedError extends SyncError {
     this.retryAfterMs = retryAfterMs;
   }
   override get http(): HttpMeaning {
-    return { status: 429, code: "too_many_runs", message: this.message, headers: { "retry-after": String(Math.max(1, Math.ceil(this.retryAfterMs / 1000))) }, logged: false };
+    return {
+      status: 429,
+      code: "too_many_runs",
+      message: this.message,
+      headers: { "retry-after": String(Math.max(1, Math.ceil(this.retryAfterMs / 1000))) },
+      logged: false,
+    };
   }
 }
 
@@ -185,10 +191,18 @@ export class SyncEngine {
     if (this.#current) return this.#current;
     if (this.#queued) return this.#queued;
     const now = Date.now();
-    if (this.#notBefore > now) throw new ManualRunRefusedError("the upstream asked to wait (429 Retry-After); the next cycle runs after it", this.#notBefore - now);
+    if (this.#notBefore > now)
+      throw new ManualRunRefusedError(
+        "the upstream asked to wait (429 Retry-After); the next cycle runs after it",
+        this.#notBefore - now,
+      );
     const spacing = this.#options.manualRunSpacingMs ?? 5000;
     const since = performance.now() - this.#lastManualStart;
-    if (since < spacing) throw new ManualRunRefusedError(`manual runs are spaced by at least ${spacing / 1000} s (SYNC_MANUAL_RUN_SPACING)`, spacing - since);
+    if (since < spacing)
+      throw new ManualRunRefusedError(
+        `manual runs are spaced by at least ${spacing / 1000} s (SYNC_MANUAL_RUN_SPACING)`,
+        spacing - since,
+      );
     const queued = new Promise<CycleResult>((resolve, reject) => {
       this.#manualWaiters.push({ resolve, reject });
     });
@@ -241,7 +255,8 @@ export class SyncEngine {
       if (!this.#role.leads) {
         this.#queued = undefined;
         this.#nextRunAt = null;
-        for (const waiter of this.#manualWaiters.splice(0)) waiter.reject(new NotLeaderError("this replica lost leadership"));
+        for (const waiter of this.#manualWaiters.splice(0))
+          waiter.reject(new NotLeaderError("this replica lost leadership"));
         await this.#sleep(followerPollMs);
         continue;
       }
@@ -266,9 +281,15 @@ export class SyncEngine {
       if (result.retryAfterMs !== null) {
         const honoured = Math.min(result.retryAfterMs, MAX_HONOURED_RETRY_AFTER_MS);
         this.#notBefore = Date.now() + honoured;
-        logger.warn({ retryAfterMs: result.retryAfterMs, honouredMs: honoured }, "the upstream answered 429: no cycle, manual or scheduled, starts before its Retry-After");
+        logger.warn(
+          { retryAfterMs: result.retryAfterMs, honouredMs: honoured },
+          "the upstream answered 429: no cycle, manual or scheduled, starts before its Retry-After",
+        );
       }
-      const delay = Math.max(result.status === "succeeded" ? intervalMs : this.#backoff(), this.#notBefore - Date.now());
+      const delay = Math.max(
+        result.status === "succeeded" ? intervalMs : this.#backoff(),
+        this.#notBefore - Date.now(),
+      );
       this.#nextCycleAt = Date.now() + delay;
     }
   }
@@ -285,7 +306,10 @@ export class SyncEngine {
     this.#running = true;
     try {
       // After a refused key the collections would be refused too: the cycle's one line says why, not eight more.
-      if (!this.#keyRefused && (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS)) {
+      if (
+        !this.#keyRefused &&
+        (!this.#collectionsRefreshedAt || Date.now() - this.#collectionsRefreshedAt.getTime() >= COLLECTIONS_MAX_AGE_MS)
+      ) {
         const refresh = await refreshCollections(store, upstream, logger, abort.signal).catch((error: unknown) => {
           logger.warn({ err: error }, "reference collections could not be saved");
           return undefined;
@@ -310,7 +334,8 @@ export class SyncEngine {
       );
       this.#keyRefused = isKeyRefused(result.cause);
       if (result.status === "succeeded") this.#synced = true;
-      else if (result.failure !== "shutdown") this.#synced ||= (await store.lastSuccessfulRun().catch(() => undefined)) !== undefined;
+      else if (result.failure !== "shutdown")
+        this.#synced ||= (await store.lastSuccessfulRun().catch(() => undefined)) !== undefined;
       this.#record(result);
       if (result.lastSequence !== null) notifier.publish(result.lastSequence);
       return result;
@@ -331,21 +356,43 @@ export class SyncEngine {
     metrics.cycles.inc({ status });
     metrics.cycleDuration.observe({ status }, seconds);
     const { counts } = result;
-    const byType = { opened: counts.opened, updated: counts.updated, qualifications_changed: counts.qualificationsChanged, quotas_changed: counts.quotasChanged, closed: counts.closed, reopened: counts.reopened };
+    const byType = {
+      opened: counts.opened,
+      updated: counts.updated,
+      qualifications_changed: counts.qualificationsChanged,
+      quotas_changed: counts.quotasChanged,
+      closed: counts.closed,
+      reopened: counts.reopened,
+    };
     for (const [type, amount] of Object.entries(byType)) if (amount > 0) metrics.changes.inc({ type }, amount);
     if (counts.quarantined > 0) metrics.quarantinedItems.inc(counts.quarantined);
-    for (const failure of result.fetchFailures) metrics.fetchFailures.inc({ operation: failure.kind === "qualifications" ? "getSurveyQualifications" : "getSurveyQuotas" });
+    for (const failure of result.fetchFailures)
+      metrics.fetchFailures.inc({
+        operation: failure.kind === "qualifications" ? "getSurveyQualifications" : "getSurveyQuotas",
+      });
     if (result.status === "succeeded") {
       this.#consecutiveFailures = 0;
       logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000), ...counts }, "sync cycle succeeded");
     } else if (result.failure === "shutdown") {
-      logger.info({ runId: result.runId, durationMs: Math.round(seconds * 1000) }, "cycle aborted by shutdown; nothing of it was committed");
+      logger.info(
+        { runId: result.runId, durationMs: Math.round(seconds * 1000) },
+        "cycle aborted by shutdown; nothing of it was committed",
+      );
     } else {
       this.#consecutiveFailures += 1;
       const served = this.#synced ? "the last good data is still served" : "no data has been synced yet";
-      const fields = { runId: result.runId, error: result.error, failure: result.failure, consecutiveFailures: this.#consecutiveFailures };
+      const fields = {
+        runId: result.runId,
+        error: result.error,
+        failure: result.failure,
+        consecutiveFailures: this.#consecutiveFailures,
+      };
       // A refused key is the operator's to fix, not a passing outage: the line says so and names the setting.
-      if (isKeyRefused(result.cause)) logger.error({ ...fields, keyRefused: true }, `sync cycle failed: ${describeUpstreamFailure(result.cause)}; ${served}`);
+      if (isKeyRefused(result.cause))
+        logger.error(
+          { ...fields, keyRefused: true },
+          `sync cycle failed: ${describeUpstreamFailure(result.cause)}; ${served}`,
+        );
       else logger.error(fields, `sync cycle failed; ${served}`);
     }
   }

@@ -10,7 +10,11 @@ export const MAX_WAIT_SECONDS = 60;
 export const feedQueryParameters = [
   { name: "after", description: "Sequence number: the entries after it.", schema: z.int().min(0).default(0) },
   { name: "limit", description: "Page size.", schema: z.int().min(1).max(FEED_PAGE.max).default(FEED_PAGE.default) },
-  { name: "wait", description: "Seconds to long-poll when nothing follows `after`.", schema: z.int().min(0).max(MAX_WAIT_SECONDS).default(0) },
+  {
+    name: "wait",
+    description: "Seconds to long-poll when nothing follows `after`.",
+    schema: z.int().min(0).max(MAX_WAIT_SECONDS).default(0),
+  },
 ] as const satisfies readonly QueryParameter[];
 
 const changeParams: ReadonlySet<string> = new Set(feedQueryParameters.map((parameter) => parameter.name));
@@ -34,4 +38,3 @@ export function parseFeedQuery(params: URLSearchParams): FeedQuery {
     waitSeconds: wait === undefined ? 0 : integer("wait", wait, 0, MAX_WAIT_SECONDS),
   };
 }
-

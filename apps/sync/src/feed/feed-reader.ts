@@ -11,7 +11,8 @@ export interface Feed<Entry> {
 }
 
 /** What a read found: a page of entries, or that the entries after `after` were pruned (up to `horizon`). */
-export type FeedRead<Entry> = { readonly kind: "page"; readonly entries: Entry[] } | { readonly kind: "expired"; readonly horizon: number };
+export type FeedRead<Entry> =
+  { readonly kind: "page"; readonly entries: Entry[] } | { readonly kind: "expired"; readonly horizon: number };
 
 /**
  * The one long-poll protocol of both feeds (changes and outcomes): read the entries after
@@ -19,7 +20,11 @@ export type FeedRead<Entry> = { readonly kind: "page"; readonly entries: Entry[]
  * timeout, or the reader leaving) and read once more. The horizon is read after the entries:
  * pruning only ever raises it, so a read that the horizon does not pass was complete.
  */
-export async function readFeed<Entry>(feed: Feed<Entry>, query: FeedQuery, signal: AbortSignal): Promise<FeedRead<Entry>> {
+export async function readFeed<Entry>(
+  feed: Feed<Entry>,
+  query: FeedQuery,
+  signal: AbortSignal,
+): Promise<FeedRead<Entry>> {
   let read = await readOnce(feed, query);
   if (read.kind === "page" && read.entries.length === 0 && query.waitSeconds > 0) {
     await feed.notifier.waitForSequenceAbove(query.after, query.waitSeconds * 1000, signal);

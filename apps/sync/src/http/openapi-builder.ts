@@ -28,25 +28,35 @@ function parameterObject(parameter: Parameter) {
 
 function responseObject(answer: SuccessDoc<string>) {
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  if (typeof answer === "string") return { description: answer, content: { "application/json": { schema: ref(answer) } } };
+  if (typeof answer === "string")
+    return { description: answer, content: { "application/json": { schema: ref(answer) } } };
   if ("contentType" in answer) return { description: answer.contentType, content: { [answer.contentType]: {} } };
   if ("description" in answer) return { description: answer.description };
   return { description: answer.join(" or "), content: { "application/json": { schema: { anyOf: answer.map(ref) } } } };
 }
 
-const sortedByStatus = (responses: Record<string, unknown>) => Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+const sortedByStatus = (responses: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 
 function operationObject(id: string, route: RouteRow) {
   const { doc } = route;
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(doc.success)) responses[status] = responseObject(answer);
-  for (const status of doc.errors) responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
+  for (const status of doc.errors)
+    responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
   return {
     operationId: id,
     summary: doc.summary,
     security: route.access === "token" ? [{ bearerToken: [] }] : [],
     ...(doc.parameters ? { parameters: doc.parameters.map(parameterObject) } : {}),
-    ...(doc.requestBody ? { requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${doc.requestBody}` } } } } } : {}),
+    ...(doc.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: `#/components/schemas/${doc.requestBody}` } } },
+          },
+        }
+      : {}),
     responses: sortedByStatus(responses),
   };
 }
@@ -55,20 +65,30 @@ function operationObject(id: string, route: RouteRow) {
 function headOperationObject(id: string, route: RouteRow) {
   const { doc } = route;
   const responses: Record<string, unknown> = {};
-  for (const [status, answer] of Object.entries(doc.success)) responses[status] = { description: responseObject(answer).description };
+  for (const [status, answer] of Object.entries(doc.success))
+    responses[status] = { description: responseObject(answer).description };
   for (const status of doc.errors) {
     const { description, ...rest } = errorResponses[status];
     responses[status] = { description, ...("headers" in rest ? { headers: rest.headers } : {}) };
   }
-  return { ...operationObject(id, route), operationId: `${id}Head`, summary: doc.head ?? `${doc.summary}: GET's status and headers, without the body`, responses: sortedByStatus(responses) };
+  return {
+    ...operationObject(id, route),
+    operationId: `${id}Head`,
+    summary: doc.head ?? `${doc.summary}: GET's status and headers, without the body`,
+    responses: sortedByStatus(responses),
+  };
 }
 
 /** Every schema of the modules by name; a name two modules give to different schemas is a programming error. */
-function mergeSchemas(modules: readonly RouteModule[], pick: (module: RouteModule) => Readonly<Record<string, z.ZodType>>): Record<string, z.ZodType> {
+function mergeSchemas(
+  modules: readonly RouteModule[],
+  pick: (module: RouteModule) => Readonly<Record<string, z.ZodType>>,
+): Record<string, z.ZodType> {
   const merged: Record<string, z.ZodType> = {};
   for (const module of modules) {
     for (const [name, schema] of Object.entries(pick(module))) {
-      if (Object.hasOwn(merged, name) && merged[name] !== schema) throw new Error(`two route modules name different schemas ${name}`);
+      if (Object.hasOwn(merged, name) && merged[name] !== schema)
+        throw new Error(`two route modules name different schemas ${name}`);
       merged[name] = schema;
     }
   }
@@ -90,7 +110,11 @@ export function buildOpenApiDocument(modules: readonly RouteModule[]): Record<st
   }
   const responses: Record<string, unknown> = {};
   for (const { name, description, ...rest } of Object.values(errorResponses)) {
-    responses[name] = { description, ...rest, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } };
+    responses[name] = {
+      description,
+      ...rest,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+    };
   }
   const schemas = { ErrorBody, ...mergeSchemas(modules, (module) => module.schemas) };
   return {
@@ -98,11 +122,18 @@ export function buildOpenApiDocument(modules: readonly RouteModule[]): Record<st
     info: {
       title: "sds-sync",
       version: VERSION,
-      description: "The HTTP API of sds-sync, generated from its zod schemas. With SYNC_API_TOKEN set, the operations that list bearerToken need it.",
+      description:
+        "The HTTP API of sds-sync, generated from its zod schemas. With SYNC_API_TOKEN set, the operations that list bearerToken need it.",
     },
     paths,
     components: {
-      schemas: { ...toComponentSchemas(schemas), ...toComponentSchemas(mergeSchemas(modules, (module) => module.bodies), { io: "input" }) },
+      schemas: {
+        ...toComponentSchemas(schemas),
+        ...toComponentSchemas(
+          mergeSchemas(modules, (module) => module.bodies),
+          { io: "input" },
+        ),
+      },
       responses,
       securitySchemes: { bearerToken: { type: "http", scheme: "bearer", description: "SYNC_API_TOKEN" } },
     },

@@ -62,18 +62,21 @@ export function integer(name: string, value: string, min: number, max: number): 
 /** A non-negative decimal. @throws ParamError */
 export function decimal(name: string, value: string): number {
   const number = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(number)) throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(number))
+    throw new ParamError(name, `must be a non-negative number, got ${JSON.stringify(value)}`);
   return number;
 }
 
 /** A comma list of at most {@link MAX_LIST_ITEMS} items. @throws ParamError */
 export function list(name: string, value: string): string[] {
   const items = value.split(",").map((item) => item.trim());
-  if (items.length > MAX_LIST_ITEMS) throw new ParamError(name, `takes at most ${MAX_LIST_ITEMS} values, got ${items.length}`);
+  if (items.length > MAX_LIST_ITEMS)
+    throw new ParamError(name, `takes at most ${MAX_LIST_ITEMS} values, got ${items.length}`);
   return items;
 }
 
-const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
 
 /**
  * An ISO 8601 date (`2024-02-29`, midnight UTC) or date-time (`2024-02-29T10:30:00Z`, with an
@@ -81,16 +84,26 @@ const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:
  * rather than letting Date roll them over into the next month or day.
  */
 export function parseTimestamp(name: string, value: string): Date {
-  const refuse = (why: string) => new ParamError(name, `must be an ISO 8601 date or date-time${why}, got ${JSON.stringify(value)}`);
+  const refuse = (why: string) =>
+    new ParamError(name, `must be an ISO 8601 date or date-time${why}, got ${JSON.stringify(value)}`);
   const match = ISO_TIMESTAMP.exec(value);
   if (!match) throw refuse("");
   const field = (index: number): number => Number(match[index] ?? 0);
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 8, 9].map(field) as [number, number, number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 8, 9].map(field) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) throw refuse(" (no such day)");
-  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) throw refuse(" (no such time)");
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59)
+    throw refuse(" (no such time)");
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) throw refuse("");
   return time;
 }
-

@@ -15,15 +15,18 @@ export type BodyResult<T> = { readonly ok: true; readonly value: T } | { readonl
  */
 export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodType<T>): Promise<BodyResult<T>> {
   const type = incoming.headers["content-type"] ?? "application/json";
-  if (!/^application\/(.+\+)?json\b/i.test(type)) return refuse(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
+  if (!/^application\/(.+\+)?json\b/i.test(type))
+    return refuse(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
   const declared = Number(incoming.headers["content-length"] ?? 0);
-  if (declared > MAX_BODY_BYTES) return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+  if (declared > MAX_BODY_BYTES)
+    return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
     chunks.push(buffer);
   }
   let json: unknown;
@@ -35,11 +38,14 @@ export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodTy
   // JSON.parse makes `"__proto__"` an own key, but zod (and any object spread) drops it without
   // a word: a body naming it would be answered as if the key were absent. Refuse it instead.
   const shape = inspectShape(json);
-  if (shape === "too-deep") return refuse(400, "bad_request", `the body must not nest deeper than ${MAX_BODY_DEPTH} levels`);
+  if (shape === "too-deep")
+    return refuse(400, "bad_request", `the body must not nest deeper than ${MAX_BODY_DEPTH} levels`);
   if (shape === "proto-key") return refuse(400, "bad_request", 'the body must not use "__proto__" as a key');
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`,
+    );
     return { ok: false, reply: errorReply(400, "bad_request", problems.join("; ")) };
   }
   return { ok: true, value: parsed.data };

@@ -3,20 +3,25 @@ import { describe, expect, it } from "vitest";
 import { createRequestGuard, hostNameOf, type RequestGuardOptions } from "./request-guard.ts";
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
-const guard = (options: Partial<RequestGuardOptions> = {}) => createRequestGuard({ bindHost: "127.0.0.1", port: 8787, allowedHosts: [], allowedOrigins: [], ...options });
+const guard = (options: Partial<RequestGuardOptions> = {}) =>
+  createRequestGuard({ bindHost: "127.0.0.1", port: 8787, allowedHosts: [], allowedOrigins: [], ...options });
 const status = (reply: { status: number } | undefined) => reply?.status ?? "allowed";
 
 describe("hostNameOf", () => {
   it("drops the port and the trailing dot, keeps IPv6 addresses whole", () => {
-    expect(["localhost:8787", "LOCALHOST.", "[::1]:8787", "[::1]", "sync.internal", "10.0.0.5:80"].map(hostNameOf)).toEqual(["localhost", "localhost", "::1", "::1", "sync.internal", "10.0.0.5"]);
+    expect(
+      ["localhost:8787", "LOCALHOST.", "[::1]:8787", "[::1]", "sync.internal", "10.0.0.5:80"].map(hostNameOf),
+    ).toEqual(["localhost", "localhost", "::1", "::1", "sync.internal", "10.0.0.5"]);
   });
 });
 
 describe("the request guard", () => {
   it("answers loopback names and the bind address, and refuses any other Host with 403 (DNS rebinding)", () => {
     const onLan = guard({ bindHost: "10.0.0.5" });
-    for (const host of ["127.0.0.1:8787", "localhost:8787", "[::1]:8787", "app.localhost", "10.0.0.5:8787"]) expect(status(onLan.checkHost(request({ host }))), host).toBe("allowed");
-    for (const host of ["attacker.example", "attacker.example:8787", "10.0.0.6:8787", "127.0.0.1.attacker.example"]) expect(status(onLan.checkHost(request({ host }))), host).toBe(403);
+    for (const host of ["127.0.0.1:8787", "localhost:8787", "[::1]:8787", "app.localhost", "10.0.0.5:8787"])
+      expect(status(onLan.checkHost(request({ host }))), host).toBe("allowed");
+    for (const host of ["attacker.example", "attacker.example:8787", "10.0.0.6:8787", "127.0.0.1.attacker.example"])
+      expect(status(onLan.checkHost(request({ host }))), host).toBe(403);
     expect(status(onLan.checkHost(request({})))).toBe(403);
   });
 
@@ -33,7 +38,13 @@ describe("the request guard", () => {
     for (const origin of [undefined, "http://127.0.0.1:8787", "http://localhost:8787", "https://panel.example.com"]) {
       expect(status(withPanel.checkOrigin(request(origin === undefined ? {} : { origin }))), origin).toBe("allowed");
     }
-    for (const origin of ["http://attacker.example", "http://localhost:3000", "null", "https://panel.example.com:8443", "file://"]) {
+    for (const origin of [
+      "http://attacker.example",
+      "http://localhost:3000",
+      "null",
+      "https://panel.example.com:8443",
+      "file://",
+    ]) {
       expect(status(withPanel.checkOrigin(request({ origin }))), origin).toBe(403);
     }
   });

@@ -12,19 +12,27 @@ export interface Reply {
 }
 
 /** A JSON reply. */
-export const json = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Reply => (headers ? { status, body, headers } : { status, body });
+export const json = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Reply =>
+  headers ? { status, body, headers } : { status, body };
 
 /** The error body every non-2xx JSON answer uses: a stable code and a human message. */
-export const errorReply = (status: number, code: string, message: string, headers?: Readonly<Record<string, string>>): Reply =>
-  json(status, { error: { code, message } }, headers);
+export const errorReply = (
+  status: number,
+  code: string,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): Reply => json(status, { error: { code, message } }, headers);
 
 /** Writes a reply, unless the client has already gone. */
 export function send(response: ServerResponse, reply: Reply): void {
   if (response.writableEnded || response.destroyed) return;
-  const payload = reply.bytes ?? (reply.status === 304 ? "" : reply.contentType ? String(reply.body) : JSON.stringify(reply.body));
+  const payload =
+    reply.bytes ?? (reply.status === 304 ? "" : reply.contentType ? String(reply.body) : JSON.stringify(reply.body));
   response.writeHead(reply.status, {
     "content-type": reply.contentType ?? "application/json; charset=utf-8",
-    ...(reply.status === 304 ? {} : { "content-length": typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength }),
+    ...(reply.status === 304
+      ? {}
+      : { "content-length": typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength }),
     "cache-control": "no-store",
     ...reply.headers,
   });

@@ -11,18 +11,46 @@ const retryAfter = { "Retry-After": { description: "Seconds to wait before retry
 /** Every error status sds-sync answers, each with the errorReply body; under `components.responses`. */
 export const errorResponses = {
   "400": { name: "BadRequest", description: "A parameter or the body is malformed (the message names it)." },
-  "401": { name: "Unauthorized", description: "SYNC_API_TOKEN is set and the request lacks `Authorization: Bearer <token>`.", headers: { "WWW-Authenticate": { schema: { type: "string" } } } },
-  "403": { name: "Forbidden", description: "Host or Origin not allowed (SYNC_ALLOWED_HOSTS, SYNC_ALLOWED_ORIGINS), or a bad outcome signature." },
+  "401": {
+    name: "Unauthorized",
+    description: "SYNC_API_TOKEN is set and the request lacks `Authorization: Bearer <token>`.",
+    headers: { "WWW-Authenticate": { schema: { type: "string" } } },
+  },
+  "403": {
+    name: "Forbidden",
+    description: "Host or Origin not allowed (SYNC_ALLOWED_HOSTS, SYNC_ALLOWED_ORIGINS), or a bad outcome signature.",
+  },
   "404": { name: "NotFound", description: "No such item." },
-  "405": { name: "MethodNotAllowed", description: "The path exists with another method.", headers: { Allow: { schema: { type: "string" } } } },
-  "409": { name: "Conflict", description: "In conflict with the current state (not the leader; a token used by another entry)." },
-  "410": { name: "Gone", description: "`feed_expired` (changes) or `outcomes_expired` (outcomes): the entries after `after` were pruned; go on as the message says." },
+  "405": {
+    name: "MethodNotAllowed",
+    description: "The path exists with another method.",
+    headers: { Allow: { schema: { type: "string" } } },
+  },
+  "409": {
+    name: "Conflict",
+    description: "In conflict with the current state (not the leader; a token used by another entry).",
+  },
+  "410": {
+    name: "Gone",
+    description:
+      "`feed_expired` (changes) or `outcomes_expired` (outcomes): the entries after `after` were pruned; go on as the message says.",
+  },
   "413": { name: "PayloadTooLarge", description: "The body is larger than 64 KiB." },
   "415": { name: "UnsupportedMediaType", description: "The body is not JSON." },
   "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
-  "429": { name: "TooManyRequests", description: "Manual runs are spaced (SYNC_MANUAL_RUN_SPACING) and held while an upstream 429's Retry-After is pending.", headers: retryAfter },
+  "429": {
+    name: "TooManyRequests",
+    description:
+      "Manual runs are spaced (SYNC_MANUAL_RUN_SPACING) and held while an upstream 429's Retry-After is pending.",
+    headers: retryAfter,
+  },
   "500": { name: "InternalError", description: "Unexpected; see the service log." },
-  "503": { name: "Unavailable", description: "The store or the account settings cannot be read right now, the service is shutting down, or (long-polls) every waiting place of the feed is taken (SYNC_MAX_LONG_POLLS).", headers: retryAfter },
+  "503": {
+    name: "Unavailable",
+    description:
+      "The store or the account settings cannot be read right now, the service is shutting down, or (long-polls) every waiting place of the feed is taken (SYNC_MAX_LONG_POLLS).",
+    headers: retryAfter,
+  },
 } as const;
 
 /** An error status of {@link errorResponses}. */
@@ -35,7 +63,8 @@ export interface Parameter extends QueryParameter {
 }
 
 /** A successful answer: a JSON body by its schema's name (or any of several), or a non-JSON content type. */
-export type SuccessDoc<SchemaName extends string> = SchemaName | readonly SchemaName[] | { readonly contentType: string } | { readonly description: string };
+export type SuccessDoc<SchemaName extends string> =
+  SchemaName | readonly SchemaName[] | { readonly contentType: string } | { readonly description: string };
 
 /** How the document describes one route. */
 export interface RouteDoc<SchemaName extends string = string, BodyName extends string = string> {
@@ -50,10 +79,17 @@ export interface RouteDoc<SchemaName extends string = string, BodyName extends s
 }
 
 /** A required path parameter. */
-export const pathParameter = (name: string, description: string, schema: z.ZodType): Parameter => ({ name, in: "path", required: true, description, schema });
+export const pathParameter = (name: string, description: string, schema: z.ZodType): Parameter => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema,
+});
 
 /** Query parameters as the document lists them. */
-export const inQuery = (parameters: readonly QueryParameter[]): Parameter[] => parameters.map((parameter) => ({ ...parameter, in: "query" }));
+export const inQuery = (parameters: readonly QueryParameter[]): Parameter[] =>
+  parameters.map((parameter) => ({ ...parameter, in: "query" }));
 
 /** The errors of every `/v1` route behind the token, besides its own. */
 export const guarded = ["401", "403", "405", "500"] as const;

@@ -71,10 +71,15 @@ export type SharedSchemaName = "ErrorBody";
  *   defineRoutes({ schemas: { Health }, routes: { healthz: { method: "GET", path: "/healthz", access: "open", handler: …, doc: … } } });
  * ```
  */
-export function defineRoutes<const Schemas extends Record<string, z.ZodType>, const Bodies extends Record<string, z.ZodType>>(module: {
+export function defineRoutes<
+  const Schemas extends Record<string, z.ZodType>,
+  const Bodies extends Record<string, z.ZodType>,
+>(module: {
   readonly schemas: Schemas;
   readonly bodies?: Bodies;
-  readonly routes: Readonly<Record<string, RouteRow<(keyof Schemas & string) | SharedSchemaName, keyof Bodies & string>>>;
+  readonly routes: Readonly<
+    Record<string, RouteRow<(keyof Schemas & string) | SharedSchemaName, keyof Bodies & string>>
+  >;
 }): RouteModule {
   return { schemas: module.schemas, bodies: module.bodies ?? {}, routes: module.routes };
 }

@@ -77,7 +77,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const routing = routerFor(options.modules, options.serve ?? "both");
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${host}:${address.port}`;
-  const guard = createRequestGuard({ bindHost: options.host, port: address.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  const guard = createRequestGuard({
+    bindHost: options.host,
+    port: address.port,
+    allowedHosts: options.allowedHosts ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+  });
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     void handle(options, routing, guard, origin, request, response, (reply) => {
       // While closing, every answer ends its connection, so a keep-alive client does not hold shutdown.
@@ -88,7 +93,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   return { url: origin, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
 }
 
-async function handle(options: ApiServerOptions, routing: ReturnType<typeof routerFor>, guard: RequestGuard, origin: string, request: IncomingMessage, response: ServerResponse, answer: (reply: Reply) => void): Promise<void> {
+async function handle(
+  options: ApiServerOptions,
+  routing: ReturnType<typeof routerFor>,
+  guard: RequestGuard,
+  origin: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: (reply: Reply) => void,
+): Promise<void> {
   const abort = new AbortController();
   response.on("close", () => {
     abort.abort();
@@ -112,14 +125,26 @@ async function handle(options: ApiServerOptions, routing: ReturnType<typeof rout
   const route = routing.rows.get(match.id);
   if (!route) throw new Error(`the router matched ${match.id}, which no module declares`);
   // The outcome receiver is called by the marketplace under its public name and checks signatures instead.
-  const refusal = route.access === "signature" ? undefined : ((route.access === "token" ? guard.checkHost(request) : undefined) ?? (route.method === "GET" ? undefined : guard.checkOrigin(request)));
+  const refusal =
+    route.access === "signature"
+      ? undefined
+      : ((route.access === "token" ? guard.checkHost(request) : undefined) ??
+        (route.method === "GET" ? undefined : guard.checkOrigin(request)));
   if (refusal) {
     answer(refusal);
     request.resume();
     return;
   }
-  if (route.access === "token" && options.apiToken !== undefined && !hasBearerToken(request.headers.authorization, options.apiToken)) {
-    answer(errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", { "www-authenticate": 'Bearer realm="sds-sync"' }));
+  if (
+    route.access === "token" &&
+    options.apiToken !== undefined &&
+    !hasBearerToken(request.headers.authorization, options.apiToken)
+  ) {
+    answer(
+      errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", {
+        "www-authenticate": 'Bearer realm="sds-sync"',
+      }),
+    );
     request.resume();
     return;
   }
@@ -137,7 +162,9 @@ async function handle(options: ApiServerOptions, routing: ReturnType<typeof rout
 function unmatchedReply(match: Exclude<RouteMatch<string>, { kind: "matched" }>, method: string, path: string): Reply {
   switch (match.kind) {
     case "method-not-allowed":
-      return errorReply(405, "method_not_allowed", `${method} is not allowed on ${path}`, { allow: match.allow.join(", ") });
+      return errorReply(405, "method_not_allowed", `${method} is not allowed on ${path}`, {
+        allow: match.allow.join(", "),
+      });
     case "bad-encoding":
       return errorReply(400, "bad_request", `${match.param}: is not valid percent-encoding`);
     case "not-found":

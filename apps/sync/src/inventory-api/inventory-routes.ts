@@ -10,7 +10,10 @@ import { encodeCursor, parseSurveyId, parseSurveyQuery, surveyQueryParameters } 
 
 /** What the inventory read API reads. */
 export interface InventoryContext {
-  readonly store: Pick<SyncStore, "latestSequence" | "lastSuccessfulRun" | "listSurveys" | "getSurvey" | "listCollections">;
+  readonly store: Pick<
+    SyncStore,
+    "latestSequence" | "lastSuccessfulRun" | "listSurveys" | "getSurvey" | "listCollections"
+  >;
   /** Serialised pages of `GET /v1/surveys` for the current data version. */
   readonly pageCache: PageCache;
 }
@@ -28,7 +31,10 @@ export function inventoryRoutes(context: InventoryContext): RouteModule {
         doc: {
           summary: "Stored surveys, filtered and cursor-paginated (ETag / If-None-Match answers 304)",
           parameters: inQuery(surveyQueryParameters),
-          success: { "200": "SurveyPage", "304": { description: "Not modified since the ETag given in If-None-Match." } },
+          success: {
+            "200": "SurveyPage",
+            "304": { description: "Not modified since the ETag given in If-None-Match." },
+          },
           errors: ["400", ...guarded, "503"],
         },
       },
@@ -53,7 +59,11 @@ export function inventoryRoutes(context: InventoryContext): RouteModule {
         path: "/v1/collections",
         access: "token",
         handler: async () => json(200, { collections: await context.store.listCollections() }),
-        doc: { summary: "The stored reference collections", success: { "200": "CollectionList" }, errors: [...guarded, "503"] },
+        doc: {
+          summary: "The stored reference collections",
+          success: { "200": "CollectionList" },
+          errors: [...guarded, "503"],
+        },
       },
     },
   });
@@ -70,10 +80,19 @@ async function listSurveys(context: InventoryContext, request: RouteRequest) {
   const [sequence, lastRun] = await Promise.all([context.store.latestSequence(), context.store.lastSuccessfulRun()]);
   const headers = request.incoming.headers;
   const reply = await context.pageCache.reply(
-    { version: `${sequence}.${lastRun?.id ?? 0}`, query: request.url.search, ifNoneMatch: headers["if-none-match"], acceptEncoding: headers["accept-encoding"] },
+    {
+      version: `${sequence}.${lastRun?.id ?? 0}`,
+      query: request.url.search,
+      ifNoneMatch: headers["if-none-match"],
+      acceptEncoding: headers["accept-encoding"],
+    },
     async () => {
       const page = await context.store.listSurveys(query);
-      return { surveys: page.surveys, nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null, sequence };
+      return {
+        surveys: page.surveys,
+        nextCursor: page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null,
+        sequence,
+      };
     },
   );
   return { ...reply, headers: { ...reply.headers, "sds-sequence": String(sequence) } };

@@ -31,4 +31,6 @@ export const SurveyPage = z.object({
 });
 
 /** `GET /v1/collections`. */
-export const CollectionList = z.object({ collections: z.array(z.looseObject({ name: z.string(), fetchedAt: z.string(), body: z.unknown() })) });
+export const CollectionList = z.object({
+  collections: z.array(z.looseObject({ name: z.string(), fetchedAt: z.string(), body: z.unknown() })),
+});

@@ -29,8 +29,9 @@ describe("PageCache", () => {
   it("builds a page once per version and query, and again when the version moves", async () => {
     const cache = new PageCache();
     let builds = 0;
-    const build = () => Promise.resolve((builds += 1, big));
-    const ask = (version: string) => cache.reply({ version, query: "?limit=100", ifNoneMatch: undefined, acceptEncoding: undefined }, build);
+    const build = () => Promise.resolve(((builds += 1), big));
+    const ask = (version: string) =>
+      cache.reply({ version, query: "?limit=100", ifNoneMatch: undefined, acceptEncoding: undefined }, build);
     const first = await ask("5.1");
     await ask("5.1");
     expect(builds).toBe(1);
@@ -43,12 +44,21 @@ describe("PageCache", () => {
   it("answers 304 for a matching If-None-Match without building, and compresses large pages when asked", async () => {
     const cache = new PageCache();
     const etag = PageCache.etagOf("5.1", "?limit=100");
-    const notModified = await cache.reply({ version: "5.1", query: "?limit=100", ifNoneMatch: etag, acceptEncoding: undefined }, () => Promise.reject(new Error("must not build")));
+    const notModified = await cache.reply(
+      { version: "5.1", query: "?limit=100", ifNoneMatch: etag, acceptEncoding: undefined },
+      () => Promise.reject(new Error("must not build")),
+    );
     expect(notModified).toMatchObject({ status: 304, headers: { etag } });
-    const gzipped = await cache.reply({ version: "5.1", query: "?limit=100", ifNoneMatch: undefined, acceptEncoding: "gzip" }, () => Promise.resolve(big));
+    const gzipped = await cache.reply(
+      { version: "5.1", query: "?limit=100", ifNoneMatch: undefined, acceptEncoding: "gzip" },
+      () => Promise.resolve(big),
+    );
     expect(gzipped.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding", etag });
     expect(JSON.parse(gunzipSync(gzipped.bytes ?? Buffer.alloc(0)).toString("utf8"))).toEqual(big);
-    const small = await cache.reply({ version: "5.1", query: "?limit=1", ifNoneMatch: undefined, acceptEncoding: "gzip" }, () => Promise.resolve({ surveys: [] }));
+    const small = await cache.reply(
+      { version: "5.1", query: "?limit=1", ifNoneMatch: undefined, acceptEncoding: "gzip" },
+      () => Promise.resolve({ surveys: [] }),
+    );
     expect(small.headers?.["content-encoding"]).toBeUndefined();
   });
 
@@ -57,7 +67,9 @@ describe("PageCache", () => {
     const cache = new PageCache({ maxBytes: identityBytes * 2 + 100 });
     const builds: string[] = [];
     const ask = (query: string, acceptEncoding?: string) =>
-      cache.reply({ version: "5.1", query, ifNoneMatch: undefined, acceptEncoding }, () => Promise.resolve((builds.push(query), big)));
+      cache.reply({ version: "5.1", query, ifNoneMatch: undefined, acceptEncoding }, () =>
+        Promise.resolve((builds.push(query), big)),
+      );
     await ask("?a");
     await ask("?b");
     expect([cache.size, cache.bytes]).toEqual([2, identityBytes * 2]);
@@ -71,7 +83,10 @@ describe("PageCache", () => {
     expect(builds).toEqual(["?a", "?b", "?a"]);
     // A page larger than the whole bound is served but not kept.
     const tiny = new PageCache({ maxBytes: 100 });
-    const reply = await tiny.reply({ version: "5.1", query: "?a", ifNoneMatch: undefined, acceptEncoding: undefined }, () => Promise.resolve(big));
+    const reply = await tiny.reply(
+      { version: "5.1", query: "?a", ifNoneMatch: undefined, acceptEncoding: undefined },
+      () => Promise.resolve(big),
+    );
     expect(JSON.parse(reply.bytes?.toString("utf8") ?? "")).toEqual(big);
     expect([tiny.size, tiny.bytes]).toEqual([0, 0]);
   });

@@ -34,14 +34,17 @@ export interface PageCacheOptions {
  */
 export const DEFAULT_PAGE_CACHE_BYTES = 8 * 1024 * 1024;
 
-const pageBytes = (page: CachedPage) => page.identity.byteLength + (page.gzip?.byteLength ?? 0) + (page.br?.byteLength ?? 0);
+const pageBytes = (page: CachedPage) =>
+  page.identity.byteLength + (page.gzip?.byteLength ?? 0) + (page.br?.byteLength ?? 0);
 
 /** Which encoding to send for an `Accept-Encoding` header: br, then gzip, else none. */
 export function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | undefined {
   const accepted = new Map<string, number>();
   for (const part of (acceptEncoding ?? "").toLowerCase().split(",")) {
     const [name = "", ...parameters] = part.trim().split(";");
-    const quality = parameters.map((parameter) => /^\s*q=([\d.]+)\s*$/.exec(parameter)?.[1]).find((value) => value !== undefined);
+    const quality = parameters
+      .map((parameter) => /^\s*q=([\d.]+)\s*$/.exec(parameter)?.[1])
+      .find((value) => value !== undefined);
     accepted.set(name.trim(), quality === undefined ? 1 : Number(quality));
   }
   const weight = (name: string) => accepted.get(name) ?? accepted.get("*") ?? 0;
@@ -85,7 +88,10 @@ export class PageCache {
    * The reply for `query` at `version`: 304 when `ifNoneMatch` names it, else the page (built by
    * `build` when not cached), compressed when the client accepts it and the page is large.
    */
-  async reply(request: { version: string; query: string; ifNoneMatch: string | undefined; acceptEncoding: string | undefined }, build: () => Promise<unknown>): Promise<Reply> {
+  async reply(
+    request: { version: string; query: string; ifNoneMatch: string | undefined; acceptEncoding: string | undefined },
+    build: () => Promise<unknown>,
+  ): Promise<Reply> {
     const etag = PageCache.etagOf(request.version, request.query);
     if (matchesEtag(request.ifNoneMatch, etag)) return { status: 304, body: null, headers: { etag } };
     if (request.version !== this.#version) {
@@ -97,11 +103,14 @@ export class PageCache {
       page = { etag, identity: Buffer.from(JSON.stringify(await build())) };
       this.#remember(request.version, request.query, page);
     }
-    const encoding = page.identity.byteLength >= COMPRESS_MIN_BYTES ? chooseEncoding(request.acceptEncoding) : undefined;
+    const encoding =
+      page.identity.byteLength >= COMPRESS_MIN_BYTES ? chooseEncoding(request.acceptEncoding) : undefined;
     const headers = { etag, vary: "Accept-Encoding" };
     if (encoding === "br") {
       if (!page.br) {
-        page.br = brotliCompressSync(page.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.identity.byteLength } });
+        page.br = brotliCompressSync(page.identity, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.identity.byteLength },
+        });
         this.#pages.recount(request.query, page);
       }
       return { status: 200, body: null, bytes: page.br, headers: { ...headers, "content-encoding": "br" } };

@@ -22,7 +22,11 @@ describe("parseSurveyQuery", () => {
   });
 
   it("reads every filter, comma lists included", () => {
-    expect(surveys("status=all&language=3, 8&minCpi=1.5&maxCpi=4&maxLoi=20&device=mobile,tablet&updatedSince=2024-02-29&limit=1000")).toEqual({
+    expect(
+      surveys(
+        "status=all&language=3, 8&minCpi=1.5&maxCpi=4&maxLoi=20&device=mobile,tablet&updatedSince=2024-02-29&limit=1000",
+      ),
+    ).toEqual({
       status: "all",
       languageIds: [3, 8],
       minCpi: 1.5,
@@ -36,7 +40,10 @@ describe("parseSurveyQuery", () => {
 
   it("continues after the survey a cursor names", () => {
     expect(surveys(`cursor=${encodeCursor(1234)}`)).toMatchObject({ afterId: 1234 });
-    expect(refusal(() => surveys("cursor=aWQ6YWJj"))).toEqual({ param: "cursor", message: "cursor: is not a cursor this service issued" });
+    expect(refusal(() => surveys("cursor=aWQ6YWJj"))).toEqual({
+      param: "cursor",
+      message: "cursor: is not a cursor this service issued",
+    });
   });
 
   it.each([
@@ -66,7 +73,9 @@ describe("parseSurveyQuery", () => {
   ])("refuses the impossible or malformed updatedSince=%s", (value, why) => {
     const { param, message } = refusal(() => surveys(`updatedSince=${encodeURIComponent(value)}`));
     expect(param).toBe("updatedSince");
-    expect(message).toBe(`updatedSince: must be an ISO 8601 date or date-time${why ? ` (${why})` : ""}, got ${JSON.stringify(value)}`);
+    expect(message).toBe(
+      `updatedSince: must be an ISO 8601 date or date-time${why ? ` (${why})` : ""}, got ${JSON.stringify(value)}`,
+    );
   });
 
   it.each([
@@ -96,6 +105,7 @@ describe("parseSurveyId", () => {
   it("takes positive safe integers only", () => {
     expect(parseSurveyId("42")).toBe(42);
     expect(parseSurveyId(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
-    for (const value of ["0", "-5", "12345678901234567890", "4.2", "abc", "", " 42"]) expect(refusal(() => parseSurveyId(value)).param).toBe("id");
+    for (const value of ["0", "-5", "12345678901234567890", "4.2", "abc", "", " 42"])
+      expect(refusal(() => parseSurveyId(value)).param).toBe("id");
   });
 });

@@ -1,6 +1,16 @@
 import { devices, type Device } from "@sds/schemas";
 import { z } from "zod";
-import { decimal, integer, list, MAX_LIST_ITEMS, ParamError, parseTimestamp, rejectUnknown, single, type QueryParameter } from "../http/query-params.ts";
+import {
+  decimal,
+  integer,
+  list,
+  MAX_LIST_ITEMS,
+  ParamError,
+  parseTimestamp,
+  rejectUnknown,
+  single,
+  type QueryParameter,
+} from "../http/query-params.ts";
 import type { SurveyQuery } from "../store/store.ts";
 import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
 
@@ -8,15 +18,37 @@ import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
 export const SURVEY_PAGE = { default: 100, max: 1000 } as const;
 /** The query parameters of `GET /v1/surveys`, parsed by {@link parseSurveyQuery}. */
 export const surveyQueryParameters = [
-  { name: "status", description: "Which surveys: live, closed or all.", schema: z.enum(["live", "closed", "all"]).default("live") },
-  { name: "language", description: "LanguageIds, comma-separated: surveys in any of them.", schema: z.array(z.int().min(0)).max(MAX_LIST_ITEMS), explode: false },
+  {
+    name: "status",
+    description: "Which surveys: live, closed or all.",
+    schema: z.enum(["live", "closed", "all"]).default("live"),
+  },
+  {
+    name: "language",
+    description: "LanguageIds, comma-separated: surveys in any of them.",
+    schema: z.array(z.int().min(0)).max(MAX_LIST_ITEMS),
+    explode: false,
+  },
   { name: "minCpi", description: "Lowest Cpi (a non-negative decimal).", schema: z.number().min(0) },
   { name: "maxCpi", description: "Highest Cpi; not below minCpi.", schema: z.number().min(0) },
   { name: "maxLoi", description: "Longest length of interview, in minutes.", schema: z.number().min(0) },
-  { name: "device", description: "Devices, comma-separated: a survey must allow every one named.", schema: z.array(z.enum(devices as readonly [Device, ...Device[]])).max(MAX_LIST_ITEMS), explode: false },
-  { name: "updatedSince", description: "Only surveys whose stored copy changed at or after this ISO 8601 date or date-time.", schema: z.string() },
+  {
+    name: "device",
+    description: "Devices, comma-separated: a survey must allow every one named.",
+    schema: z.array(z.enum(devices as readonly [Device, ...Device[]])).max(MAX_LIST_ITEMS),
+    explode: false,
+  },
+  {
+    name: "updatedSince",
+    description: "Only surveys whose stored copy changed at or after this ISO 8601 date or date-time.",
+    schema: z.string(),
+  },
   { name: "cursor", description: "The nextCursor of the previous page (opaque).", schema: z.string() },
-  { name: "limit", description: "Page size.", schema: z.int().min(1).max(SURVEY_PAGE.max).default(SURVEY_PAGE.default) },
+  {
+    name: "limit",
+    description: "Page size.",
+    schema: z.int().min(1).max(SURVEY_PAGE.max).default(SURVEY_PAGE.default),
+  },
 ] as const satisfies readonly QueryParameter[];
 
 const surveyParams: ReadonlySet<string> = new Set(surveyQueryParameters.map((parameter) => parameter.name));
@@ -41,23 +73,27 @@ function decodeCursor(value: string): number {
 export function parseSurveyQuery(params: URLSearchParams): SurveyQuery {
   rejectUnknown(params, surveyParams);
   const status = single(params, "status") ?? "live";
-  if (status !== "live" && status !== "closed" && status !== "all") throw new ParamError("status", `must be live, closed or all, got ${JSON.stringify(status)}`);
+  if (status !== "live" && status !== "closed" && status !== "all")
+    throw new ParamError("status", `must be live, closed or all, got ${JSON.stringify(status)}`);
 
   const query: { -readonly [K in keyof SurveyQuery]: SurveyQuery[K] } = { status, limit: SURVEY_PAGE.default };
   const language = single(params, "language");
-  if (language !== undefined) query.languageIds = list("language", language).map((id) => integer("language", id, 0, Number.MAX_SAFE_INTEGER));
+  if (language !== undefined)
+    query.languageIds = list("language", language).map((id) => integer("language", id, 0, Number.MAX_SAFE_INTEGER));
   const minCpi = single(params, "minCpi");
   if (minCpi !== undefined) query.minCpi = decimal("minCpi", minCpi);
   const maxCpi = single(params, "maxCpi");
   if (maxCpi !== undefined) query.maxCpi = decimal("maxCpi", maxCpi);
-  if (query.minCpi !== undefined && query.maxCpi !== undefined && query.minCpi > query.maxCpi) throw new ParamError("minCpi", "must not exceed maxCpi");
+  if (query.minCpi !== undefined && query.maxCpi !== undefined && query.minCpi > query.maxCpi)
+    throw new ParamError("minCpi", "must not exceed maxCpi");
   const maxLoi = single(params, "maxLoi");
   if (maxLoi !== undefined) query.maxLoi = decimal("maxLoi", maxLoi);
   const device = single(params, "device");
   if (device !== undefined) {
     query.devices = list("device", device).map((name) => {
       const known = devices.find((candidate) => candidate === name);
-      if (!known) throw new ParamError("device", `must be ${devices.join(", ")} (or a comma list), got ${JSON.stringify(name)}`);
+      if (!known)
+        throw new ParamError("device", `must be ${devices.join(", ")} (or a comma list), got ${JSON.stringify(name)}`);
       return known satisfies Device;
     });
   }

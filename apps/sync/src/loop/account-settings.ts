@@ -64,15 +64,25 @@ export class AccountSettings {
       .fetchAccount(this.#abort.signal)
       .then(
         (account) => {
-          this.#current = { IncomingEncryption: account.IncomingEncryption, OutgoingEncryption: account.OutgoingEncryption };
+          this.#current = {
+            IncomingEncryption: account.IncomingEncryption,
+            OutgoingEncryption: account.OutgoingEncryption,
+          };
           this.#fetchedAt = new Date();
-          const verdicts = { incoming: encryptionVerdict(account.IncomingEncryption, "IncomingEncryption"), outgoing: encryptionVerdict(account.OutgoingEncryption, "OutgoingEncryption") };
+          const verdicts = {
+            incoming: encryptionVerdict(account.IncomingEncryption, "IncomingEncryption"),
+            outgoing: encryptionVerdict(account.OutgoingEncryption, "OutgoingEncryption"),
+          };
           this.#verdicts = verdicts;
           this.#warnAbout(verdicts);
           this.#options.onRead?.(verdicts);
         },
         (error: unknown) => {
-          if (!this.#abort.signal.aborted) this.#options.logger.warn(upstreamFailureFields(error), `the account could not be read: ${describeUpstreamFailure(error)}; link encryption settings unchanged`);
+          if (!this.#abort.signal.aborted)
+            this.#options.logger.warn(
+              upstreamFailureFields(error),
+              `the account could not be read: ${describeUpstreamFailure(error)}; link encryption settings unchanged`,
+            );
         },
       )
       .finally(() => {
@@ -84,9 +94,16 @@ export class AccountSettings {
   /** One warning per read while outcomes are accepted unsigned or an encryption setting cannot be used. */
   #warnAbout(verdicts: EncryptionVerdicts): void {
     const { logger } = this.#options;
-    if (verdicts.outgoing.kind === "off") logger.warn("outcomes are accepted unsigned: the account's OutgoingEncryption is off, so anyone who can reach the receiver can record an outcome");
+    if (verdicts.outgoing.kind === "off")
+      logger.warn(
+        "outcomes are accepted unsigned: the account's OutgoingEncryption is off, so anyone who can reach the receiver can record an outcome",
+      );
     for (const verdict of [verdicts.incoming, verdicts.outgoing]) {
-      if (verdict.kind === "misconfigured") logger.warn({ problem: verdict.problem }, `account misconfigured: ${verdict.problem}; the calls that need it are answered 503 until it is fixed`);
+      if (verdict.kind === "misconfigured")
+        logger.warn(
+          { problem: verdict.problem },
+          `account misconfigured: ${verdict.problem}; the calls that need it are answered 503 until it is fixed`,
+        );
     }
   }
 

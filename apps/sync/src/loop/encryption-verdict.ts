@@ -13,16 +13,28 @@ export type EncryptionVerdict =
   | { readonly kind: "misconfigured"; readonly problem: string };
 
 /** The verdict on one `IncomingEncryption` or `OutgoingEncryption`. `name` says which, for the problem's text. */
-export function encryptionVerdict(settings: EncryptionSettings, name: "IncomingEncryption" | "OutgoingEncryption"): EncryptionVerdict {
+export function encryptionVerdict(
+  settings: EncryptionSettings,
+  name: "IncomingEncryption" | "OutgoingEncryption",
+): EncryptionVerdict {
   if (!settings.Enabled) return { kind: "off" };
-  if (settings.EncryptionKey === null || settings.EncryptionKey.trim() === "") return { kind: "misconfigured", problem: `${name} is enabled with an empty EncryptionKey` };
-  if (settings.EncryptionKey.length < MIN_KEY_LENGTH) return { kind: "misconfigured", problem: `${name}'s EncryptionKey is shorter than ${MIN_KEY_LENGTH} characters: too short to be a key` };
+  if (settings.EncryptionKey === null || settings.EncryptionKey.trim() === "")
+    return { kind: "misconfigured", problem: `${name} is enabled with an empty EncryptionKey` };
+  if (settings.EncryptionKey.length < MIN_KEY_LENGTH)
+    return {
+      kind: "misconfigured",
+      problem: `${name}'s EncryptionKey is shorter than ${MIN_KEY_LENGTH} characters: too short to be a key`,
+    };
   try {
     const signing = encryptionSigning(settings);
-    if (signing === undefined) return { kind: "misconfigured", problem: `${name} is enabled but gives no key to sign with` };
+    if (signing === undefined)
+      return { kind: "misconfigured", problem: `${name} is enabled but gives no key to sign with` };
     return { kind: "on", signing };
   } catch (error) {
     // The algorithm (or another part of the scheme) is one this build cannot compute: say which, never the key.
-    return { kind: "misconfigured", problem: `${name} cannot be used: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      kind: "misconfigured",
+      problem: `${name} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }

@@ -26,7 +26,12 @@ export const HistoryBody = z.strictObject({
 });
 
 /** `POST /v1/respondents/history`. */
-export const HistoryImported = z.object({ imported: z.int(), skipped: z.int().describe("Entries already known (same respondent, survey and time): importing a file twice adds nothing.") });
+export const HistoryImported = z.object({
+  imported: z.int(),
+  skipped: z
+    .int()
+    .describe("Entries already known (same respondent, survey and time): importing a file twice adds nothing."),
+});
 export type HistoryImported = z.output<typeof HistoryImported>;
 
 /**
@@ -38,6 +43,13 @@ export type HistoryImported = z.output<typeof HistoryImported>;
 export async function importHistory(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, HistoryBody);
   if (!body.ok) return body.reply;
-  const result = await loop.outcomes.importHistory(body.value.entries.map((entry) => ({ uid: entry.uid, surveyId: entry.surveyId, enteredAt: new Date(entry.enteredAt), outcome: entry.outcome })));
+  const result = await loop.outcomes.importHistory(
+    body.value.entries.map((entry) => ({
+      uid: entry.uid,
+      surveyId: entry.surveyId,
+      enteredAt: new Date(entry.enteredAt),
+      outcome: entry.outcome,
+    })),
+  );
   return json(200, result satisfies HistoryImported);
 }

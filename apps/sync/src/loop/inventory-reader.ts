@@ -8,7 +8,15 @@ import type { SyncStore } from "../store/store.ts";
  */
 export type InventoryReader = Pick<
   SyncStore,
-  "surveyRecords" | "latestSequence" | "lastSuccessfulRun" | "listSurveys" | "getSurveys" | "feedHorizon" | "listChanges" | "refetchPendingIds" | "listCollections"
+  | "surveyRecords"
+  | "latestSequence"
+  | "lastSuccessfulRun"
+  | "listSurveys"
+  | "getSurveys"
+  | "feedHorizon"
+  | "listChanges"
+  | "refetchPendingIds"
+  | "listCollections"
 >;
 
 /** What the loop hears of the sync cycles: when one ends (the matcher and the account are then refreshed). */

@@ -209,12 +209,19 @@ export class LiveMatcher {
     const awaiting = new Set<number>();
     let afterId: number | undefined;
     for (;;) {
-      const page = await this.#store.listSurveys({ status: "live", limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
+      const page = await this.#store.listSurveys({
+        status: "live",
+        limit: PAGE,
+        ...(afterId === undefined ? {} : { afterId }),
+      });
       const ids = page.surveys.map((survey) => survey.id);
       applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids), this.#facts);
       if (!page.hasMore || page.lastId === null) break;
       if (this.#startSignal?.aborted) {
-        this.#logger.info({ surveysLoaded: matcher.size }, "start: a stop was asked for; the matcher's load is abandoned");
+        this.#logger.info(
+          { surveysLoaded: matcher.size },
+          "start: a stop was asked for; the matcher's load is abandoned",
+        );
         return;
       }
       afterId = page.lastId;
@@ -233,7 +240,10 @@ export class LiveMatcher {
     const [latest, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
     if (latest > this.#sequence) {
       if ((await this.#store.feedHorizon()) > this.#sequence) {
-        this.#logger.warn({ sequence: this.#sequence }, "the change feed was pruned past the matcher's position: reloading");
+        this.#logger.warn(
+          { sequence: this.#sequence },
+          "the change feed was pruned past the matcher's position: reloading",
+        );
         await this.#load();
         return;
       }
@@ -252,7 +262,8 @@ export class LiveMatcher {
       const awaiting = new Set(await this.#store.refetchPendingIds());
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
-      if (moved.length > 0) applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved), this.#facts);
+      if (moved.length > 0)
+        applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved), this.#facts);
       this.#runId = run.id;
     }
   }
@@ -281,7 +292,10 @@ function applyDetails(
       matcher.upsert(survey, { qualifications: null, quotas: null });
     } else {
       awaiting.delete(id);
-      matcher.upsert(survey, { qualifications: detail.qualifications as MatchQualification[], quotas: detail.quotas as SurveyQuota[] });
+      matcher.upsert(survey, {
+        qualifications: detail.qualifications as MatchQualification[],
+        quotas: detail.quotas as SurveyQuota[],
+      });
     }
     facts?.surveyApplied(matcher, survey);
   }

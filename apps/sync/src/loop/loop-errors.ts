@@ -10,6 +10,12 @@ export class AccountUnavailableError extends SyncError {
     super("the account's encryption settings have not been read yet; retry shortly");
   }
   override get http(): HttpMeaning {
-    return { status: 503, code: "account_unavailable", message: this.message, headers: { "retry-after": "5" }, logged: false };
+    return {
+      status: 503,
+      code: "account_unavailable",
+      message: this.message,
+      headers: { "retry-after": "5" },
+      logged: false,
+    };
   }
 }

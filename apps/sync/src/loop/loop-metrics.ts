@@ -13,7 +13,11 @@ export interface LoopMetrics {
 /** Registers the loop's metrics in `registry`, every series present from the start (at 0). */
 export function createLoopMetrics(registry: Registry): LoopMetrics {
   const registers = [registry];
-  const unsigned = new Gauge({ name: "sds_sync_outcomes_unsigned", help: "1 while outcomes are accepted unsigned (the account's OutgoingEncryption is off).", registers });
+  const unsigned = new Gauge({
+    name: "sds_sync_outcomes_unsigned",
+    help: "1 while outcomes are accepted unsigned (the account's OutgoingEncryption is off).",
+    registers,
+  });
   const misconfigured = new Gauge({
     name: "sds_sync_encryption_misconfigured",
     help: "1 while the account's encryption setting cannot be used (enabled with no key, unknown algorithm), by direction; the calls that need it get 503.",
@@ -21,7 +25,12 @@ export function createLoopMetrics(registry: Registry): LoopMetrics {
     registers,
   });
   const metrics: LoopMetrics = {
-    outcomes: new Counter({ name: "sds_sync_outcomes_total", help: "S2S outcome transitions recorded by this replica (repeats excluded), by outcome.", labelNames: ["outcome"], registers }),
+    outcomes: new Counter({
+      name: "sds_sync_outcomes_total",
+      help: "S2S outcome transitions recorded by this replica (repeats excluded), by outcome.",
+      labelNames: ["outcome"],
+      registers,
+    }),
     recordVerdicts(verdicts) {
       unsigned.set(verdicts.outgoing.kind === "off" ? 1 : 0);
       misconfigured.set({ direction: "incoming" }, verdicts.incoming.kind === "misconfigured" ? 1 : 0);

@@ -15,7 +15,13 @@ export const MatchResult = z.object({
 });
 
 /** `POST /v1/entry-links`. */
-export const EntryLink = z.object({ link: z.string().describe("The entry link, every placeholder filled."), surveyId: z.int(), token: z.string(), uid: z.string(), issuedAt: z.string() });
+export const EntryLink = z.object({
+  link: z.string().describe("The entry link, every placeholder filled."),
+  surveyId: z.int(),
+  token: z.string(),
+  uid: z.string(),
+  issuedAt: z.string(),
+});
 export type EntryLink = z.output<typeof EntryLink>;
 
 /** One recorded outcome. */
@@ -26,7 +32,11 @@ export const Outcome = z.object({
   surveyId: z.int().nullable(),
   previousOutcome: z.enum(outcomeKinds).nullable(),
   receivedAt: z.string(),
-  source: z.enum(outcomeSources).describe("s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued."),
+  source: z
+    .enum(outcomeSources)
+    .describe(
+      "s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued.",
+    ),
   reason: z.string().nullable().describe("Why (a reconciliation's reason)."),
 });
 

@@ -29,7 +29,8 @@ export interface LoopConfig {
   /** `SYNC_GROUP_LOOKBACK_SECONDS`: how far back an entry into a group's survey keeps the others out; unset: ever. */
   readonly groupLookbackSeconds?: number | undefined;
   /** `SYNC_GROUP_BLOCKING_OUTCOMES`: which earlier entries keep a group's other surveys out. @default "all" */
-  readonly groupBlockingOutcomes?: "all" | readonly ("complete" | "terminate" | "overquota" | "security" | "pending")[] | undefined;
+  readonly groupBlockingOutcomes?:
+    "all" | readonly ("complete" | "terminate" | "overquota" | "security" | "pending")[] | undefined;
   /** `SYNC_MAX_ENTRIES_PER_DAY`: entries a respondent may make in 24 hours; unset: no cap. */
   readonly maxEntriesPerDay?: number | undefined;
   /** `SYNC_MAX_COMPLETES_PER_DAY`: completes a respondent may have in 24 hours; unset: no cap. */
@@ -49,7 +50,8 @@ function parseOutcomesPublicUrl(value: string): string {
   } catch {
     throw new SettingProblem(`is not a URL: ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingProblem(`must be http or https, got ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new SettingProblem(`must be http or https, got ${url.protocol}`);
   if (url.search !== "" || url.hash !== "" || url.username || url.password) {
     throw new SettingProblem("must be an origin with an optional path prefix, without credentials, query or fragment");
   }
@@ -60,7 +62,8 @@ function parsePlaceholders(raw: string): Record<string, "token" | "uid"> {
   const map: Record<string, "token" | "uid"> = {};
   for (const pair of raw.split(",")) {
     const match = /^\s*([A-Za-z0-9_.-]+)\s*=\s*(token|uid)\s*$/i.exec(pair);
-    if (!match?.[1] || !match[2]) throw new SettingProblem(`must be a comma list of NAME=token or NAME=uid, got ${JSON.stringify(pair)}`);
+    if (!match?.[1] || !match[2])
+      throw new SettingProblem(`must be a comma list of NAME=token or NAME=uid, got ${JSON.stringify(pair)}`);
     map[match[1].toUpperCase()] = match[2].toLowerCase() as "token" | "uid";
   }
   return map;
@@ -88,7 +91,8 @@ export const loopSettings = {
     variable: "SYNC_OUTCOMES_TOKEN_PARAM",
     description: "The query parameter that carries the transaction token on S2S calls.",
     parse: (raw) => {
-      if (!/^[A-Za-z0-9_.~-]+$/.test(raw)) throw new SettingProblem(`must be a plain query parameter name, got ${JSON.stringify(raw)}`);
+      if (!/^[A-Za-z0-9_.~-]+$/.test(raw))
+        throw new SettingProblem(`must be a plain query parameter name, got ${JSON.stringify(raw)}`);
       return raw;
     },
     fallback: { kind: "default", raw: "vq_token" },
@@ -102,31 +106,36 @@ export const loopSettings = {
   },
   groupsRefreshSeconds: {
     variable: "SYNC_GROUPS_REFRESH_SECONDS",
-    description: "Seconds (60 to 86400) a fetched survey-group list or re-contact list is trusted before it is fetched again (spread over the cycles; new surveys at once).",
+    description:
+      "Seconds (60 to 86400) a fetched survey-group list or re-contact list is trusted before it is fetched again (spread over the cycles; new surveys at once).",
     parse: numberValue({ min: 60, max: 86_400, integer: true }),
     fallback: { kind: "default", raw: "600" },
   },
   statsRefreshSeconds: {
     variable: "SYNC_STATS_REFRESH_SECONDS",
-    description: "Seconds (60 to 86400) fetched survey stats (the yield ranking's prior) are trusted; 0 fetches no stats.",
+    description:
+      "Seconds (60 to 86400) fetched survey stats (the yield ranking's prior) are trusted; 0 fetches no stats.",
     parse: (raw) => (raw === "0" ? 0 : numberValue({ min: 60, max: 86_400, integer: true })(raw)),
     fallback: { kind: "default", raw: "600" },
   },
   recontactStudyTypes: {
     variable: "SYNC_RECONTACT_STUDY_TYPES",
-    description: "Comma list of StudyTypeIds of re-contact studies, besides those whose name in the StudyTypes collection matches re-?contact.",
+    description:
+      "Comma list of StudyTypeIds of re-contact studies, besides those whose name in the StudyTypes collection matches re-?contact.",
     parse: idList,
     fallback: { kind: "unset" },
   },
   missingGroups: {
     variable: "SYNC_MISSING_GROUPS",
-    description: "route or exclude: what a survey with Has_Survey_Groups does while its group list cannot be read (a 404, an unreadable body). route: as if it had no groups; exclude: out of matching.",
+    description:
+      "route or exclude: what a survey with Has_Survey_Groups does while its group list cannot be read (a 404, an unreadable body). route: as if it had no groups; exclude: out of matching.",
     parse: (raw) => oneOf(["route", "exclude"] as const, raw.toLowerCase(), raw),
     fallback: { kind: "default", raw: "route" },
   },
   reentryAfter: {
     variable: "SYNC_REENTRY_AFTER",
-    description: "Comma list of terminate, overquota: outcomes after which a respondent may enter the same survey again. Unset: never.",
+    description:
+      "Comma list of terminate, overquota: outcomes after which a respondent may enter the same survey again. Unset: never.",
     parse: (raw) => wordList(["terminate", "overquota"] as const, raw),
     fallback: { kind: "unset" },
   },
@@ -138,31 +147,36 @@ export const loopSettings = {
   },
   groupBlockingOutcomes: {
     variable: "SYNC_GROUP_BLOCKING_OUTCOMES",
-    description: "all, or a comma list of complete, terminate, overquota, security, pending: which earlier entries keep a group's other surveys out.",
+    description:
+      "all, or a comma list of complete, terminate, overquota, security, pending: which earlier entries keep a group's other surveys out.",
     parse: (raw) => (raw.toLowerCase() === "all" ? ("all" as const) : wordList(outcomesAndPending, raw)),
     fallback: { kind: "default", raw: "all" },
   },
   maxEntriesPerDay: {
     variable: "SYNC_MAX_ENTRIES_PER_DAY",
-    description: "Entries (1 to 10000) a respondent may make in 24 hours; beyond it no survey matches. Unset: no cap (Toluna's is 25).",
+    description:
+      "Entries (1 to 10000) a respondent may make in 24 hours; beyond it no survey matches. Unset: no cap (Toluna's is 25).",
     parse: numberValue({ min: 1, max: 10_000, integer: true }),
     fallback: { kind: "unset" },
   },
   maxCompletesPerDay: {
     variable: "SYNC_MAX_COMPLETES_PER_DAY",
-    description: "Completes (1 to 10000) a respondent may have in 24 hours; beyond it no survey matches. Unset: no cap (Toluna's is 5).",
+    description:
+      "Completes (1 to 10000) a respondent may have in 24 hours; beyond it no survey matches. Unset: no cap (Toluna's is 5).",
     parse: numberValue({ min: 1, max: 10_000, integer: true }),
     fallback: { kind: "unset" },
   },
   yieldPriorStrength: {
     variable: "SYNC_YIELD_PRIOR_STRENGTH",
-    description: "How many entries (0.1 to 10000) the prior (the marketplace's conversion, else Ir) weighs as in yield ranking before this supplier's own outcomes.",
+    description:
+      "How many entries (0.1 to 10000) the prior (the marketplace's conversion, else Ir) weighs as in yield ranking before this supplier's own outcomes.",
     parse: numberValue({ min: 0.1, max: 10_000, integer: false }),
     fallback: { kind: "default", raw: "10" },
   },
   yieldCutoffEntries: {
     variable: "SYNC_YIELD_CUTOFF_ENTRIES",
-    description: "Decided entries (1 to 10000) with no complete after which a survey is held out of yield ranking for SYNC_YIELD_COOLDOWN_SECONDS (Lucid advises 20).",
+    description:
+      "Decided entries (1 to 10000) with no complete after which a survey is held out of yield ranking for SYNC_YIELD_COOLDOWN_SECONDS (Lucid advises 20).",
     parse: numberValue({ min: 1, max: 10_000, integer: true }),
     fallback: { kind: "default", raw: "20" },
   },

@@ -32,7 +32,15 @@ const windowNames = ["lifetime", "last24h", "last7d"] as const;
 export const MAX_STATUS_SURVEYS = 500;
 
 function sum(rows: readonly ConversionCounts[]): ConversionCounts {
-  const total = { entries: 0, completes: 0, terminates: 0, overquotas: 0, securityTerminates: 0, reversals: 0, earnings: 0 };
+  const total = {
+    entries: 0,
+    completes: 0,
+    terminates: 0,
+    overquotas: 0,
+    securityTerminates: 0,
+    reversals: 0,
+    earnings: 0,
+  };
   for (const row of rows) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += row[key];
   return total;
 }
@@ -46,12 +54,25 @@ function sum(rows: readonly ConversionCounts[]): ConversionCounts {
  * The shape is the contract of the status page (docs/status-contract in the notes).
  */
 export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
-  const [surveys, outcomes, orphans] = await Promise.all([loop.outcomes.conversionByWindow(now), loop.outcomes.outcomeCounts(), loop.outcomes.orphanCount()]);
+  const [surveys, outcomes, orphans] = await Promise.all([
+    loop.outcomes.conversionByWindow(now),
+    loop.outcomes.outcomeCounts(),
+    loop.outcomes.orphanCount(),
+  ]);
   const verdicts = loop.account.verdicts;
-  const problems = verdicts ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) => (verdict.kind === "misconfigured" ? [verdict.problem] : [])) : [];
-  const totals = Object.fromEntries(windowNames.map((name) => [name, windowReport(sum(surveys.map((survey) => survey[name])))]));
+  const problems = verdicts
+    ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) =>
+        verdict.kind === "misconfigured" ? [verdict.problem] : [],
+      )
+    : [];
+  const totals = Object.fromEntries(
+    windowNames.map((name) => [name, windowReport(sum(surveys.map((survey) => survey[name])))]),
+  );
   const listed = [...surveys]
-    .sort((a, b) => b.last7d.earnings - a.last7d.earnings || b.lifetime.earnings - a.lifetime.earnings || a.surveyId - b.surveyId)
+    .sort(
+      (a, b) =>
+        b.last7d.earnings - a.last7d.earnings || b.lifetime.earnings - a.lifetime.earnings || a.surveyId - b.surveyId,
+    )
     .slice(0, MAX_STATUS_SURVEYS)
     .sort((a, b) => a.surveyId - b.surveyId);
   return {
@@ -68,7 +89,10 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
     refused: loop.refusals.totals(),
     totals,
     surveyCount: surveys.length,
-    surveys: listed.map((survey) => ({ surveyId: survey.surveyId, ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])) })),
+    surveys: listed.map((survey) => ({
+      surveyId: survey.surveyId,
+      ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])),
+    })),
     inventoryData: routingDataReport(loop),
     // Kept for readers of the earlier shape: lifetime counts per survey.
     conversion: listed.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
@@ -81,7 +105,11 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
  * re-contact studies whose list was read (and those out because it could not be), stats read.
  */
 export function routingDataReport(loop: Pick<LoopContext, "facts">): Record<string, Record<string, number>> {
-  const counts = { groups: { surveys: 0, unavailable: 0 }, recontact: { studies: 0, unavailable: 0 }, stats: { surveys: 0, unavailable: 0 } };
+  const counts = {
+    groups: { surveys: 0, unavailable: 0 },
+    recontact: { studies: 0, unavailable: 0 },
+    stats: { surveys: 0, unavailable: 0 },
+  };
   for (const fetch of loop.facts.data.fetches) {
     const ok = fetch.status === "ok";
     if (fetch.kind === "groups") counts.groups[ok ? "surveys" : "unavailable"] += 1;

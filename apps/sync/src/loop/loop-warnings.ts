@@ -9,7 +9,9 @@ export function loopWarnings(account: Pick<AccountSettings, "verdicts">, _public
   const verdicts = account.verdicts;
   if (!verdicts) return [];
   const warnings: string[] = [];
-  if (verdicts.outgoing.kind === "off") warnings.push("outcomes are accepted unsigned: the account's OutgoingEncryption is off");
-  for (const verdict of [verdicts.incoming, verdicts.outgoing]) if (verdict.kind === "misconfigured") warnings.push(`account misconfigured: ${verdict.problem}`);
+  if (verdicts.outgoing.kind === "off")
+    warnings.push("outcomes are accepted unsigned: the account's OutgoingEncryption is off");
+  for (const verdict of [verdicts.incoming, verdicts.outgoing])
+    if (verdict.kind === "misconfigured") warnings.push(`account misconfigured: ${verdict.problem}`);
   return warnings;
 }

@@ -11,7 +11,10 @@ import { loopText } from "./loop-text.ts";
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({
   /** `QualificationId` (as a string) → the option codes the respondent gave. */
-  answers: z.record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), z.array(z.string().max(200)).max(1000)),
+  answers: z.record(
+    z.string().regex(/^\d{1,12}$/, "must be a QualificationId"),
+    z.array(z.string().max(200)).max(1000),
+  ),
   languageId: z.number().int().optional(),
   device: z.enum(["desktop", "mobile", "tablet"]).optional(),
   limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
@@ -27,7 +30,12 @@ export const MatchBody = z.strictObject({
 export type MatchBody = z.infer<typeof MatchBody>;
 
 /** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
-const respondentReasonKinds: ReadonlySet<string> = new Set(["already-entered", "survey-group", "recontact", "respondent-cap"]);
+const respondentReasonKinds: ReadonlySet<string> = new Set([
+  "already-entered",
+  "survey-group",
+  "recontact",
+  "respondent-cap",
+]);
 
 /** The most recent entries of a respondent the rules read per request (one indexed read). */
 export const MATCH_HISTORY_LIMIT = 200;
@@ -67,8 +75,16 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
   const { sequence } = live;
   // The records as stored, not parsed and serialised again (LiveMatcher.surveyRecords: cached, else from the store).
   const surveys = (await live.surveyRecords(result.surveyIds)).join(",");
-  const rest = JSON.stringify({ eligible: result.eligible, sequence, ...(explanation === undefined ? {} : { explanation }) });
-  return { status: 200, body: `{"surveys":[${surveys}],${rest.slice(1)}`, contentType: "application/json; charset=utf-8" };
+  const rest = JSON.stringify({
+    eligible: result.eligible,
+    sequence,
+    ...(explanation === undefined ? {} : { explanation }),
+  });
+  return {
+    status: 200,
+    body: `{"surveys":[${surveys}],${rest.slice(1)}`,
+    contentType: "application/json; charset=utf-8",
+  };
 }
 
 /** Body of `POST /v1/entry-links`. */
@@ -97,11 +113,20 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const verdicts = loop.account.verdicts;
   if (!settings || !verdicts) throw new AccountUnavailableError();
   if (verdicts.incoming.kind === "misconfigured") {
-    return errorReply(503, "entry_links_unsignable", `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`, { "retry-after": "60" });
+    return errorReply(
+      503,
+      "entry_links_unsignable",
+      `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`,
+      { "retry-after": "60" },
+    );
   }
   let link: string;
   try {
-    link = buildEntryLink(survey, { token, uid }, { encryption: settings.IncomingEncryption, placeholders: loop.placeholders });
+    link = buildEntryLink(
+      survey,
+      { token, uid },
+      { encryption: settings.IncomingEncryption, placeholders: loop.placeholders },
+    );
   } catch (error) {
     if (isRoutingError(error)) return errorReply(422, "unusable_survey_url", error.message);
     throw error;
@@ -112,16 +137,41 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const excluded = (history: readonly PastEntry[]) => respondentExclusions(loop, surveyId, uid, history, now.getTime());
   const anonymous = uid === "" ? excluded([]) : undefined;
   if (anonymous !== undefined) return errorReply(409, "respondent_excluded", anonymous);
-  const result = await loop.outcomes.recordEntry({ token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: now }, uid === "" ? undefined : excluded);
-  if (result.kind === "conflict") return errorReply(409, "token_in_use", `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`);
+  const result = await loop.outcomes.recordEntry(
+    { token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: now },
+    uid === "" ? undefined : excluded,
+  );
+  if (result.kind === "conflict")
+    return errorReply(
+      409,
+      "token_in_use",
+      `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`,
+    );
   if (result.kind === "refused") return errorReply(409, "respondent_excluded", result.refusal);
-  if (result.kind === "recorded") for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
-  return json(result.kind === "recorded" ? 201 : 200, { link, surveyId, token, uid, issuedAt: result.entry.issuedAt } satisfies EntryLink);
+  if (result.kind === "recorded")
+    for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
+  return json(result.kind === "recorded" ? 201 : 200, {
+    link,
+    surveyId,
+    token,
+    uid,
+    issuedAt: result.entry.issuedAt,
+  } satisfies EntryLink);
 }
 
 /** Why the respondent may not enter the survey (every respondent rule that excludes it, as sentences), or undefined. */
-function respondentExclusions(loop: LoopContext, surveyId: number, uid: string, history: readonly PastEntry[], now: number): string | undefined {
+function respondentExclusions(
+  loop: LoopContext,
+  surveyId: number,
+  uid: string,
+  history: readonly PastEntry[],
+  now: number,
+): string | undefined {
   const request: MatchRequest = { answers: {}, now, ...(uid === "" ? {} : { respondent: { uid, history } }) };
-  const reasons = loop.liveMatcher.matcher.explain(surveyId, request).reasons.filter((reason) => respondentReasonKinds.has(reason.kind));
-  return reasons.length === 0 ? undefined : `the respondent may not enter survey ${surveyId}: ${reasons.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`;
+  const reasons = loop.liveMatcher.matcher
+    .explain(surveyId, request)
+    .reasons.filter((reason) => respondentReasonKinds.has(reason.kind));
+  return reasons.length === 0
+    ? undefined
+    : `the respondent may not enter survey ${surveyId}: ${reasons.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`;
 }

@@ -11,7 +11,8 @@ import type { RefusalReason } from "./receiver-refusals.ts";
 import { isOutcomeKind, outcomeKinds } from "./store/loop-store.ts";
 
 /** A `Host` header that is a plain `host[:port]` (a name, an IPv4 address or a bracketed IPv6 one): nothing a signature check could be fooled by. */
-const PLAIN_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const PLAIN_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
  * Headers only a browser sends: a marketplace's server-to-server call never carries them. (Not
@@ -30,7 +31,14 @@ export function receivedUrl(request: RouteRequest, publicUrl: string | undefined
 }
 
 /** Counts a refused call and answers it. */
-function refuse(loop: LoopContext, reason: RefusalReason, status: number, code: string, message: string, headers?: Readonly<Record<string, string>>): Reply {
+function refuse(
+  loop: LoopContext,
+  reason: RefusalReason,
+  status: number,
+  code: string,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): Reply {
   loop.refusals.count(reason, code);
   return errorReply(status, code, message, headers);
 }
@@ -47,19 +55,41 @@ function refuse(loop: LoopContext, reason: RefusalReason, status: number, code: 
  */
 export async function receiveOutcome(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const outcome = request.params.outcome ?? "";
-  if (!isOutcomeKind(outcome)) return refuse(loop, "unknown_outcome", 404, "not_found", `no outcome ${JSON.stringify(outcome)}: one of ${outcomeKinds.join(", ")}`);
+  if (!isOutcomeKind(outcome))
+    return refuse(
+      loop,
+      "unknown_outcome",
+      404,
+      "not_found",
+      `no outcome ${JSON.stringify(outcome)}: one of ${outcomeKinds.join(", ")}`,
+    );
   const headers = request.incoming.headers;
   const browserHeader = BROWSER_HEADERS.find((name) => headers[name] !== undefined);
   if (browserHeader !== undefined) {
-    return refuse(loop, "browser_context", 403, "browser_context", `outcome calls come from the marketplace's server, never from a browser (the call carries ${browserHeader})`);
+    return refuse(
+      loop,
+      "browser_context",
+      403,
+      "browser_context",
+      `outcome calls come from the marketplace's server, never from a browser (the call carries ${browserHeader})`,
+    );
   }
-  if (headers.host !== undefined && !PLAIN_HOST.test(headers.host)) return refuse(loop, "bad_host", 400, "bad_request", "Host: must be a plain host[:port]");
+  if (headers.host !== undefined && !PLAIN_HOST.test(headers.host))
+    return refuse(loop, "bad_host", 400, "bad_request", "Host: must be a plain host[:port]");
   const target = request.incoming.url ?? "/";
-  if (target.includes("#")) return refuse(loop, "bad_target", 400, "bad_request", "the request target must not hold a fragment");
-  if (/%(?![0-9A-Fa-f]{2})/.test(target)) return refuse(loop, "bad_target", 400, "bad_request", "the request target holds a malformed percent-encoding");
+  if (target.includes("#"))
+    return refuse(loop, "bad_target", 400, "bad_request", "the request target must not hold a fragment");
+  if (/%(?![0-9A-Fa-f]{2})/.test(target))
+    return refuse(loop, "bad_target", 400, "bad_request", "the request target holds a malformed percent-encoding");
   const tokens = request.url.searchParams.getAll(loop.tokenParameter);
   if (tokens.length !== 1 || tokens[0] === "") {
-    return refuse(loop, "missing_token", 400, "bad_request", `${loop.tokenParameter}: exactly one transaction token is required${tokens.length > 1 ? ` (got ${tokens.length})` : ""}`);
+    return refuse(
+      loop,
+      "missing_token",
+      400,
+      "bad_request",
+      `${loop.tokenParameter}: exactly one transaction token is required${tokens.length > 1 ? ` (got ${tokens.length})` : ""}`,
+    );
   }
   const token = tokens[0] ?? "";
   // Percent-decoding turns bytes that are not UTF-8 (a lone surrogate's, a cut sequence) into U+FFFD: the token sent is not the one read.
@@ -72,10 +102,21 @@ export async function receiveOutcome(loop: LoopContext, request: RouteRequest): 
   }
   const outgoing = verdicts.outgoing;
   if (outgoing.kind === "misconfigured") {
-    return refuse(loop, "unverifiable", 503, "outcomes_unverifiable", `outcomes cannot be verified: ${outgoing.problem}; retry later`, { "retry-after": "60" });
+    return refuse(
+      loop,
+      "unverifiable",
+      503,
+      "outcomes_unverifiable",
+      `outcomes cannot be verified: ${outgoing.problem}; retry later`,
+      { "retry-after": "60" },
+    );
   }
   if (outgoing.kind === "on") {
-    const verdict = verifySignedUrl(receivedUrl(request, loop.publicUrl), outgoing.signing.key, outgoing.signing.scheme);
+    const verdict = verifySignedUrl(
+      receivedUrl(request, loop.publicUrl),
+      outgoing.signing.key,
+      outgoing.signing.scheme,
+    );
     if (!verdict.valid) return refuse(loop, "bad_signature", 403, `signature_${verdict.reason}`, verdict.message);
   }
   // HEAD (a link checker, a monitor) must change nothing: the call checked, nothing recorded.
@@ -92,7 +133,15 @@ export async function receiveOutcome(loop: LoopContext, request: RouteRequest): 
 export async function listOutcomes(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const query = parseFeedQuery(request.url.searchParams);
   const store = loop.outcomes;
-  const read = await readFeed({ list: (after, limit) => store.listOutcomes(after, limit), horizon: () => store.feedHorizon(), notifier: loop.outcomeNotifier }, query, request.signal);
+  const read = await readFeed(
+    {
+      list: (after, limit) => store.listOutcomes(after, limit),
+      horizon: () => store.feedHorizon(),
+      notifier: loop.outcomeNotifier,
+    },
+    query,
+    request.signal,
+  );
   if (read.kind === "expired") {
     return errorReply(
       410,
@@ -102,5 +151,9 @@ export async function listOutcomes(loop: LoopContext, request: RouteRequest): Pr
     );
   }
   const outcomes = read.entries;
-  return json(200, { outcomes, next: outcomes.at(-1)?.sequence ?? query.after, hasMore: outcomes.length === query.limit } satisfies OutcomePage);
+  return json(200, {
+    outcomes,
+    next: outcomes.at(-1)?.sequence ?? query.after,
+    hasMore: outcomes.length === query.limit,
+  } satisfies OutcomePage);
 }

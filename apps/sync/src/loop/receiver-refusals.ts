@@ -33,7 +33,12 @@ export class ReceiverRefusals {
   readonly #now: () => number;
 
   constructor(registry: Registry, logger: Logger, now: () => number = Date.now) {
-    this.#counter = new Counter({ name: "sds_sync_outcome_calls_refused_total", help: "S2S outcome calls the receiver refused, by reason (this replica).", labelNames: ["reason"], registers: [registry] });
+    this.#counter = new Counter({
+      name: "sds_sync_outcome_calls_refused_total",
+      help: "S2S outcome calls the receiver refused, by reason (this replica).",
+      labelNames: ["reason"],
+      registers: [registry],
+    });
     for (const reason of refusalReasons) this.#counter.inc({ reason }, 0);
     this.#logger = logger;
     this.#now = now;
@@ -49,7 +54,10 @@ export class ReceiverRefusals {
     this.#lastWarningAt = now;
     const refused = Object.fromEntries(this.#sinceWarning);
     this.#sinceWarning = new Map();
-    this.#logger.warn({ refused, last: { reason, ...(detail === undefined ? {} : { detail }) } }, "the outcome receiver refused S2S calls (counts since the last such line)");
+    this.#logger.warn(
+      { refused, last: { reason, ...(detail === undefined ? {} : { detail }) } },
+      "the outcome receiver refused S2S calls (counts since the last such line)",
+    );
   }
 
   /** Refused calls since start, in all and by reason. */

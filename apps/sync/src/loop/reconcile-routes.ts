@@ -12,10 +12,21 @@ export const MAX_RECONCILE_BATCH = 1000;
 /** Body of `POST /v1/outcomes/reconcile`. */
 export const ReconcileBody = z.strictObject({
   outcomes: z
-    .array(z.strictObject({ token: loopText().pipe(z.string().min(1)), outcome: z.enum(outcomeKinds), reason: z.string().max(500).optional() }))
+    .array(
+      z.strictObject({
+        token: loopText().pipe(z.string().min(1)),
+        outcome: z.enum(outcomeKinds),
+        reason: z.string().max(500).optional(),
+      }),
+    )
     .min(1)
     .max(MAX_RECONCILE_BATCH),
-  dryRun: z.boolean().optional().describe("true: record nothing; each line answers what it would do, in order (a later line of a token sees the earlier line's effect)."),
+  dryRun: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: record nothing; each line answers what it would do, in order (a later line of a token sees the earlier line's effect).",
+    ),
 });
 
 /** One line of a reconciliation's answer. */
@@ -28,7 +39,10 @@ const ReconcileLine = z.object({
     ),
   outcome: z.enum(outcomeKinds),
   previousOutcome: z.enum(outcomeKinds).nullable(),
-  sequence: z.int().nullable().describe("The transition's place in the outcome feed; null when nothing was recorded (and on a dry run)."),
+  sequence: z
+    .int()
+    .nullable()
+    .describe("The transition's place in the outcome feed; null when nothing was recorded (and on a dry run)."),
 });
 
 /** `POST /v1/outcomes/reconcile`. */
@@ -58,20 +72,38 @@ export async function reconcileOutcomes(loop: LoopContext, request: RouteRequest
   const dryRun = body.value.dryRun === true;
   const results = dryRun ? await previewLines(loop, body.value.outcomes) : await recordLines(loop, body.value.outcomes);
   const count = (status: ReconcileLine["status"]) => results.filter((line) => line.status === status).length;
-  return json(200, { dryRun, changed: count("changed"), unchanged: count("unchanged"), unknown: count("unknown-token"), results } satisfies Reconciled);
+  return json(200, {
+    dryRun,
+    changed: count("changed"),
+    unchanged: count("unchanged"),
+    unknown: count("unknown-token"),
+    results,
+  } satisfies Reconciled);
 }
 
 /** Records each line as a transition, in order. */
 async function recordLines(loop: LoopContext, lines: ReconcileRequest): Promise<ReconcileLine[]> {
   const results: ReconcileLine[] = [];
   for (const line of lines) {
-    const result = await loop.outcomes.recordOutcome({ token: line.token, outcome: line.outcome, at: new Date(), source: "reconcile", ...(line.reason === undefined ? {} : { reason: line.reason }) });
+    const result = await loop.outcomes.recordOutcome({
+      token: line.token,
+      outcome: line.outcome,
+      at: new Date(),
+      source: "reconcile",
+      ...(line.reason === undefined ? {} : { reason: line.reason }),
+    });
     if (result.recorded) {
       loop.outcomeNotifier.publish(result.record.sequence);
       loop.countOutcome(line.outcome);
     }
     const status = result.unknownToken === true ? "unknown-token" : result.recorded ? "changed" : "unchanged";
-    results.push({ token: line.token, status, outcome: line.outcome, previousOutcome: result.recorded ? result.record.previousOutcome : null, sequence: result.recorded ? result.record.sequence : null });
+    results.push({
+      token: line.token,
+      status,
+      outcome: line.outcome,
+      previousOutcome: result.recorded ? result.record.previousOutcome : null,
+      sequence: result.recorded ? result.record.sequence : null,
+    });
   }
   return results;
 }

@@ -51,7 +51,13 @@ export class RoutingDataRefresher {
   /** When each (kind, survey) was last fetched: loaded from the store once, kept in memory after. */
   #fetchedAt: Map<string, number> | undefined;
 
-  constructor(options: { client: SdsClient; store: RoutingDataStore; facts: RoutingFacts; logger: Logger; settings: RoutingDataRefresherSettings }) {
+  constructor(options: {
+    client: SdsClient;
+    store: RoutingDataStore;
+    facts: RoutingFacts;
+    logger: Logger;
+    settings: RoutingDataRefresherSettings;
+  }) {
     this.#client = options.client;
     this.#store = options.store;
     this.#facts = options.facts;
@@ -63,7 +69,8 @@ export class RoutingDataRefresher {
   async refresh(signal: AbortSignal, now: number = Date.now()): Promise<RoutingRefreshReport> {
     const fetchedAt = await this.#fetchedAtMap();
     // A survey that is new, or whose groups flag or study type changed, is fetched at once.
-    for (const id of this.#facts.takeChanged()) for (const kind of ["groups", "recontact"] as const) fetchedAt.delete(`${kind}:${id}`);
+    for (const id of this.#facts.takeChanged())
+      for (const kind of ["groups", "recontact"] as const) fetchedAt.delete(`${kind}:${id}`);
     const due = this.#due(fetchedAt, now);
     const writes: RoutingDataWrite[] = [];
     const fetched = { groups: 0, recontact: 0, stats: 0 };
@@ -88,13 +95,24 @@ export class RoutingDataRefresher {
     };
     await Promise.all(Array.from({ length: this.#settings.concurrency ?? 4 }, worker));
     const live = this.#facts.traits;
-    const gone = [...new Set([...fetchedAt.keys()].map((key) => Number(key.slice(key.indexOf(":") + 1))))].filter((id) => !live.has(id));
-    for (const key of [...fetchedAt.keys()]) if (!live.has(Number(key.slice(key.indexOf(":") + 1)))) fetchedAt.delete(key);
+    const gone = [...new Set([...fetchedAt.keys()].map((key) => Number(key.slice(key.indexOf(":") + 1))))].filter(
+      (id) => !live.has(id),
+    );
+    for (const key of [...fetchedAt.keys()])
+      if (!live.has(Number(key.slice(key.indexOf(":") + 1)))) fetchedAt.delete(key);
     if (writes.length > 0) await this.#store.writeRoutingData(writes, new Date(now));
     if (gone.length > 0) await this.#store.forgetRoutingData(gone);
     for (const [kind, problem] of problems) {
-      const effect = kind === "groups" ? "those surveys are routed as if they had no groups" : kind === "recontact" ? "those re-contact studies stay out of routing" : "yield ranking uses Ir as the prior";
-      this.#logger.warn({ kind, surveys: failed[kind], problem }, `${kind === "stats" ? "survey stats" : kind === "groups" ? "survey groups" : "re-contact lists"} could not be read for ${failed[kind]} surveys (${problem}); ${effect}`);
+      const effect =
+        kind === "groups"
+          ? "those surveys are routed as if they had no groups"
+          : kind === "recontact"
+            ? "those re-contact studies stay out of routing"
+            : "yield ranking uses Ir as the prior";
+      this.#logger.warn(
+        { kind, surveys: failed[kind], problem },
+        `${kind === "stats" ? "survey stats" : kind === "groups" ? "survey groups" : "re-contact lists"} could not be read for ${failed[kind]} surveys (${problem}); ${effect}`,
+      );
     }
     return { fetched, failed, forgotten: gone.length };
   }
@@ -102,7 +120,9 @@ export class RoutingDataRefresher {
   async #fetchedAtMap(): Promise<Map<string, number>> {
     if (this.#fetchedAt === undefined) {
       const data = await this.#store.readRoutingData();
-      this.#fetchedAt = new Map(data.fetches.map((fetch) => [`${fetch.kind}:${fetch.surveyId}`, Date.parse(fetch.fetchedAt)]));
+      this.#fetchedAt = new Map(
+        data.fetches.map((fetch) => [`${fetch.kind}:${fetch.surveyId}`, Date.parse(fetch.fetchedAt)]),
+      );
     }
     return this.#fetchedAt;
   }
@@ -116,12 +136,18 @@ export class RoutingDataRefresher {
       if (traits.hasGroups || this.#facts.data.groups.has(surveyId)) kinds.push(["groups", this.#settings.refreshMs]);
       if (this.#facts.isRecontactStudy(traits.studyTypeId)) kinds.push(["recontact", this.#settings.refreshMs]);
       if (this.#settings.statsRefreshMs > 0) kinds.push(["stats", this.#settings.statsRefreshMs]);
-      for (const [kind, every] of kinds) wanted.push({ kind, surveyId, at: fetchedAt.get(`${kind}:${surveyId}`) ?? Number.NEGATIVE_INFINITY, every });
+      for (const [kind, every] of kinds)
+        wanted.push({ kind, surveyId, at: fetchedAt.get(`${kind}:${surveyId}`) ?? Number.NEGATIVE_INFINITY, every });
     }
     const fresh = wanted.filter((item) => item.at === Number.NEGATIVE_INFINITY);
-    const stale = wanted.filter((item) => item.at !== Number.NEGATIVE_INFINITY && now - item.at >= item.every).sort((a, b) => a.at - b.at);
+    const stale = wanted
+      .filter((item) => item.at !== Number.NEGATIVE_INFINITY && now - item.at >= item.every)
+      .sort((a, b) => a.at - b.at);
     const perPeriod = wanted.filter((item) => item.at !== Number.NEGATIVE_INFINITY).length;
-    const share = Math.max(MIN_PER_REFRESH, Math.ceil((perPeriod * this.#settings.cycleMs) / Math.max(1, this.#settings.refreshMs)));
+    const share = Math.max(
+      MIN_PER_REFRESH,
+      Math.ceil((perPeriod * this.#settings.cycleMs) / Math.max(1, this.#settings.refreshMs)),
+    );
     return [...fresh, ...stale.slice(0, share)];
   }
 
@@ -144,13 +170,37 @@ export class RoutingDataRefresher {
           if (!parsed.ok) return { kind: "failed", surveyId, of: kind, status: "unreadable", problem: parsed.problem };
           const { conversion, effectiveEpc, lengthOfInterview, scope } = parsed.stats;
           const any = conversion !== undefined || effectiveEpc !== undefined || lengthOfInterview !== undefined;
-          return { kind: "stats", surveyId, stats: any ? { conversion: conversion ?? null, effectiveEpc: effectiveEpc ?? null, lengthOfInterview: lengthOfInterview ?? null, scope } : undefined };
+          return {
+            kind: "stats",
+            surveyId,
+            stats: any
+              ? {
+                  conversion: conversion ?? null,
+                  effectiveEpc: effectiveEpc ?? null,
+                  lengthOfInterview: lengthOfInterview ?? null,
+                  scope,
+                }
+              : undefined,
+          };
         }
       }
     } catch (error) {
-      if (isNotFoundError(error)) return { kind: "failed", surveyId, of: kind, status: "missing", problem: `404 from the upstream (the path of this operation is a guess; the spec does not show it)` };
+      if (isNotFoundError(error))
+        return {
+          kind: "failed",
+          surveyId,
+          of: kind,
+          status: "missing",
+          problem: `404 from the upstream (the path of this operation is a guess; the spec does not show it)`,
+        };
       if (signal.aborted) throw error;
-      return { kind: "failed", surveyId, of: kind, status: "unreadable", problem: error instanceof Error ? error.message.slice(0, 300) : String(error) };
+      return {
+        kind: "failed",
+        surveyId,
+        of: kind,
+        status: "unreadable",
+        problem: error instanceof Error ? error.message.slice(0, 300) : String(error),
+      };
     }
   }
 }

@@ -68,7 +68,10 @@ export class RoutingFacts {
   /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
   surveyApplied(matcher: SurveyMatcher, survey: Survey): void {
     const id = survey.SurveyId;
-    const traits = { hasGroups: survey.Has_Survey_Groups, studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null };
+    const traits = {
+      hasGroups: survey.Has_Survey_Groups,
+      studyTypeId: typeof survey.StudyTypeId === "number" ? survey.StudyTypeId : null,
+    };
     const before = this.#traits.get(id);
     if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
     this.#traits.set(id, traits);
@@ -92,10 +95,16 @@ export class RoutingFacts {
   }
 
   /** Takes newly read routing data and yield counts, and gives every live survey of the matcher its facts. */
-  update(matcher: SurveyMatcher, data: RoutingData | undefined, counts: readonly SurveyYieldCounts[] | undefined): void {
+  update(
+    matcher: SurveyMatcher,
+    data: RoutingData | undefined,
+    counts: readonly SurveyYieldCounts[] | undefined,
+  ): void {
     if (data !== undefined) {
       this.#data = data;
-      this.#missingGroups = new Set(data.fetches.filter((fetch) => fetch.kind === "groups" && fetch.status !== "ok").map((fetch) => fetch.surveyId));
+      this.#missingGroups = new Set(
+        data.fetches.filter((fetch) => fetch.kind === "groups" && fetch.status !== "ok").map((fetch) => fetch.surveyId),
+      );
     }
     if (counts !== undefined) this.#evidence = new Map(counts.map((row) => [row.surveyId, row]));
     for (const id of this.#traits.keys()) this.#applyOne(matcher, id);
@@ -105,7 +114,8 @@ export class RoutingFacts {
     const traits = this.#traits.get(surveyId);
     if (traits === undefined) return;
     matcher.setSurveyGroups(surveyId, this.#data.groups.get(surveyId) ?? []);
-    if (this.isRecontactStudy(traits.studyTypeId)) matcher.setRecontact(surveyId, this.#data.recontact.get(surveyId) ?? "unreadable");
+    if (this.isRecontactStudy(traits.studyTypeId))
+      matcher.setRecontact(surveyId, this.#data.recontact.get(surveyId) ?? "unreadable");
     else matcher.setRecontact(surveyId, undefined);
     matcher.setUnroutable(surveyId, this.#unroutableReason(surveyId, traits));
     matcher.setYieldEvidence(surveyId, this.#yieldEvidence(surveyId));
@@ -114,7 +124,11 @@ export class RoutingFacts {
   #unroutableReason(surveyId: number, traits: SurveyTraits): string | undefined {
     const unusable = this.#unusable.get(surveyId);
     if (unusable !== undefined) return unusable;
-    if (this.#settings.missingGroups === "exclude" && traits.hasGroups && (this.#missingGroups.has(surveyId) || !this.#data.groups.has(surveyId))) {
+    if (
+      this.#settings.missingGroups === "exclude" &&
+      traits.hasGroups &&
+      (this.#missingGroups.has(surveyId) || !this.#data.groups.has(surveyId))
+    ) {
       return "its survey groups could not be read, and SYNC_MISSING_GROUPS=exclude keeps such surveys out";
     }
     return undefined;
@@ -128,7 +142,9 @@ export class RoutingFacts {
       decided: counts?.decided ?? 0,
       completes: Math.min(counts?.completes ?? 0, counts?.decided ?? 0),
       ...(conversion === null ? {} : { marketplaceConversion: Math.min(1, Math.max(0, conversion)) }),
-      ...(counts?.cutoffReachedAt === null || counts?.cutoffReachedAt === undefined ? {} : { cutoffReachedAt: counts.cutoffReachedAt }),
+      ...(counts?.cutoffReachedAt === null || counts?.cutoffReachedAt === undefined
+        ? {}
+        : { cutoffReachedAt: counts.cutoffReachedAt }),
     };
   }
 }

@@ -38,7 +38,11 @@ export function matcherOptions(config: LoopConfig): SurveyMatcherOptions {
 /** The StudyTypeIds whose name in the StudyTypes collection says re-contact (`Recontact`, `Re-contact`, `ReContact Study`). */
 export function recontactStudyTypeIds(body: unknown): number[] {
   const ids: number[] = [];
-  const lists = Array.isArray(body) ? [body] : typeof body === "object" && body !== null ? Object.values(body).filter(Array.isArray) : [];
+  const lists = Array.isArray(body)
+    ? [body]
+    : typeof body === "object" && body !== null
+      ? Object.values(body).filter(Array.isArray)
+      : [];
   for (const list of lists as unknown[][]) {
     for (const item of list) {
       if (typeof item !== "object" || item === null) continue;
@@ -59,11 +63,21 @@ export async function readRecontactStudyTypes(inventory: InventoryReader, facts:
 }
 
 /** After a cycle of the leader: the re-contact study types from the stored collection, then the due fetches. */
-export async function refreshRoutingData(inventory: InventoryReader, facts: RoutingFacts, refresher: RoutingDataRefresher, signal: AbortSignal, logger: Logger): Promise<void> {
+export async function refreshRoutingData(
+  inventory: InventoryReader,
+  facts: RoutingFacts,
+  refresher: RoutingDataRefresher,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
   try {
     await readRecontactStudyTypes(inventory, facts);
     await refresher.refresh(signal);
   } catch (error) {
-    if (!signal.aborted) logger.warn({ err: error }, "the routing data (survey groups, re-contact lists, stats) could not be refreshed; the last read stays in use");
+    if (!signal.aborted)
+      logger.warn(
+        { err: error },
+        "the routing data (survey groups, re-contact lists, stats) could not be refreshed; the last read stays in use",
+      );
   }
 }

@@ -7,7 +7,13 @@ import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
-import { entryPlaceholders, matcherOptions, readRecontactStudyTypes, refreshRoutingData, routingPolicy } from "./routing-setup.ts";
+import {
+  entryPlaceholders,
+  matcherOptions,
+  readRecontactStudyTypes,
+  refreshRoutingData,
+  routingPolicy,
+} from "./routing-setup.ts";
 import { RoutingDataRefresher } from "./routing-data-refresher.ts";
 import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
@@ -63,9 +69,18 @@ export interface Loop {
 export async function startLoop(options: LoopOptions): Promise<Loop> {
   const { config, logger, inventory, cycles, metrics } = options;
   const outcomes = await openOutcomeStore(config.database);
-  const sds = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: options.fetch, validation: "loose", retry: 1 });
+  const sds = createClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    fetch: options.fetch,
+    validation: "loose",
+    retry: 1,
+  });
   const loopMetrics = createLoopMetrics(metrics.registry);
-  const account = new AccountSettings({ fetchAccount: async (signal) => (await sds.account.get({ signal })).data, logger, onRead: (verdicts) => {
+  const account = new AccountSettings({
+    fetchAccount: async (signal) => (await sds.account.get({ signal })).data,
+    logger,
+    onRead: (verdicts) => {
       loopMetrics.recordVerdicts(verdicts);
     },
   });
@@ -87,7 +102,11 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     store: outcomes,
     facts,
     logger,
-    settings: { refreshMs: (config.groupsRefreshSeconds ?? 600) * 1000, statsRefreshMs: (config.statsRefreshSeconds ?? 600) * 1000, cycleMs: config.intervalSeconds * 1000 },
+    settings: {
+      refreshMs: (config.groupsRefreshSeconds ?? 600) * 1000,
+      statsRefreshMs: (config.statsRefreshSeconds ?? 600) * 1000,
+      cycleMs: config.intervalSeconds * 1000,
+    },
   });
   const outcomesTotal = loopMetrics.outcomes;
   try {
@@ -99,9 +118,13 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     const { startSignal } = options;
     const stopAsked = new Promise<void>((resolve) => {
       if (startSignal?.aborted) resolve();
-      startSignal?.addEventListener("abort", () => {
-        resolve();
-      }, { once: true });
+      startSignal?.addEventListener(
+        "abort",
+        () => {
+          resolve();
+        },
+        { once: true },
+      );
     });
     const waited = await Promise.race([
       account.start(config.intervalSeconds * 1000).then(() => "read" as const),
@@ -147,13 +170,15 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     try {
       const version = await outcomes.routingDataVersion();
       // Followers run no refresh: they learn which study types are re-contact studies here, once the leader stored the collection.
-      if (version !== routingVersion || !studyTypesRead) studyTypesRead = await readRecontactStudyTypes(inventory, facts);
+      if (version !== routingVersion || !studyTypesRead)
+        studyTypesRead = await readRecontactStudyTypes(inventory, facts);
       const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
       const counts = await outcomes.yieldCounts();
       facts.update(liveMatcher.matcher, data, counts);
       routingVersion = version;
     } catch (error) {
-      if (!isStopped()) logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
+      if (!isStopped())
+        logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
     }
   };
   await followRoutingFacts();
@@ -168,7 +193,10 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       .advanceWindows(now)
       .then(() => outcomes.pruneHourlyCounts(new Date(now.getTime() - 8 * 24 * 3_600_000)))
       .catch((error: unknown) => {
-        logger.warn({ err: error }, "old hourly conversion counts could not be pruned; they are tried again in ten minutes");
+        logger.warn(
+          { err: error },
+          "old hourly conversion counts could not be pruned; they are tried again in ten minutes",
+        );
       });
   }, 600_000);
   pruneHours.unref();

@@ -10,7 +10,10 @@ function statsStore(options: { fail?: boolean } = {}): SyncStore {
   const stats = { live: 12, closed: 3, needsRefetch: 1, quarantined: 2, latestSequence: 40 };
   return {
     stats: () => (options.fail ? Promise.reject(new Error("store down")) : Promise.resolve(stats)),
-    lastSuccessfulRun: () => (options.fail ? Promise.reject(new Error("store down")) : Promise.resolve({ finishedAt: new Date(1_700_000_000_000) })),
+    lastSuccessfulRun: () =>
+      options.fail
+        ? Promise.reject(new Error("store down"))
+        : Promise.resolve({ finishedAt: new Date(1_700_000_000_000) }),
   } as unknown as SyncStore;
 }
 
@@ -57,9 +60,12 @@ describe("createSyncMetrics", () => {
     expect(text).toContain('sds_sync_upstream_requests_total{operation="listSurveys",status="429"} 1');
   });
 
-  it.skipIf(promtool.path === undefined)(`renders an exposition promtool check metrics accepts${promtool.reason ? ` (skipped: ${promtool.reason})` : ""}`, async () => {
-    const check = checkMetrics(promtool.path ?? "promtool", await createSyncMetrics(statsStore()).render());
-    expect(check.output).toBe("");
-    expect(check.status).toBe(0);
-  });
+  it.skipIf(promtool.path === undefined)(
+    `renders an exposition promtool check metrics accepts${promtool.reason ? ` (skipped: ${promtool.reason})` : ""}`,
+    async () => {
+      const check = checkMetrics(promtool.path ?? "promtool", await createSyncMetrics(statsStore()).render());
+      expect(check.output).toBe("");
+      expect(check.status).toBe(0);
+    },
+  );
 });

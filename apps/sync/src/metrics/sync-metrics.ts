@@ -50,7 +50,8 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters (promtool: "non-counter metrics should not have _total suffix");
   // the per-type gauges nodejs_active_handles, _requests and _resources say the same and remain.
-  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name);
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
   const registers = [registry];
   const metrics = {
     registry,
@@ -61,33 +62,77 @@ export function createSyncMetrics(store: SyncStore): SyncMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     }),
-    cycles: new Counter({ name: "sds_sync_cycles_total", help: "Sync cycles run by this replica, by outcome.", labelNames: ["status"], registers }),
+    cycles: new Counter({
+      name: "sds_sync_cycles_total",
+      help: "Sync cycles run by this replica, by outcome.",
+      labelNames: ["status"],
+      registers,
+    }),
     upstreamRequests: new Counter({
       name: "sds_sync_upstream_requests_total",
       help: "HTTP requests to the Supplier Data Service, by operation and status (0: no response).",
       labelNames: ["operation", "status"],
       registers,
     }),
-    changes: new Counter({ name: "sds_sync_changes_total", help: "Changes written to the feed by this replica, by type.", labelNames: ["type"], registers }),
-    quarantinedItems: new Counter({ name: "sds_sync_quarantined_items_total", help: "Malformed upstream items quarantined by this replica.", registers }),
+    changes: new Counter({
+      name: "sds_sync_changes_total",
+      help: "Changes written to the feed by this replica, by type.",
+      labelNames: ["type"],
+      registers,
+    }),
+    quarantinedItems: new Counter({
+      name: "sds_sync_quarantined_items_total",
+      help: "Malformed upstream items quarantined by this replica.",
+      registers,
+    }),
     fetchFailures: new Counter({
       name: "sds_sync_fetch_failures_total",
       help: "Per-survey fetches that failed (the survey is refetched next cycle), by operation.",
       labelNames: ["operation"],
       registers,
     }),
-    lastSuccess: new Gauge({ name: "sds_sync_last_success_timestamp_seconds", help: "Unix time at which the last successful cycle (of any replica) finished; 0 before the first.", registers }),
-    surveys: new Gauge({ name: "sds_sync_surveys", help: "Surveys in the store, by status.", labelNames: ["status"], registers }),
-    needsRefetch: new Gauge({ name: "sds_sync_surveys_needing_refetch", help: "Live surveys whose qualifications or quotas must be fetched again.", registers }),
-    quarantineSize: new Gauge({ name: "sds_sync_quarantine_items", help: "Distinct unresolved items in quarantine.", registers }),
-    latestSequence: new Gauge({ name: "sds_sync_change_sequence", help: "Highest sequence number of the change feed.", registers }),
-    leader: new Gauge({ name: "sds_sync_leader", help: "1 when this replica leads (runs the cycles), else 0.", registers }),
+    lastSuccess: new Gauge({
+      name: "sds_sync_last_success_timestamp_seconds",
+      help: "Unix time at which the last successful cycle (of any replica) finished; 0 before the first.",
+      registers,
+    }),
+    surveys: new Gauge({
+      name: "sds_sync_surveys",
+      help: "Surveys in the store, by status.",
+      labelNames: ["status"],
+      registers,
+    }),
+    needsRefetch: new Gauge({
+      name: "sds_sync_surveys_needing_refetch",
+      help: "Live surveys whose qualifications or quotas must be fetched again.",
+      registers,
+    }),
+    quarantineSize: new Gauge({
+      name: "sds_sync_quarantine_items",
+      help: "Distinct unresolved items in quarantine.",
+      registers,
+    }),
+    latestSequence: new Gauge({
+      name: "sds_sync_change_sequence",
+      help: "Highest sequence number of the change feed.",
+      registers,
+    }),
+    leader: new Gauge({
+      name: "sds_sync_leader",
+      help: "1 when this replica leads (runs the cycles), else 0.",
+      registers,
+    }),
     closuresHeld: new Gauge({
       name: "sds_sync_closures_held",
       help: "Surveys absent from the live list whose closure the mass-closure guard holds (as of the last successful cycle).",
       registers,
     }),
-    longPollsWaiting: new Gauge({ name: "sds_sync_long_polls_waiting", help: "Readers long-polling a feed (wait=) on this replica now, by feed.", labelNames: ["feed"], registers }),
+    longPollsWaiting: new Gauge({
+      name: "sds_sync_long_polls_waiting",
+      help: "Readers long-polling a feed (wait=) on this replica now, by feed.",
+      labelNames: ["feed"],
+      registers,
+    }),
     longPollsRefused: new Counter({
       name: "sds_sync_long_polls_refused_total",
       help: "Long-polls answered 503 because SYNC_MAX_LONG_POLLS readers were already waiting on the feed, by feed.",

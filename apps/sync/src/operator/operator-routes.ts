@@ -13,9 +13,18 @@ export const SyncStatus = z.looseObject({
   store: z.looseObject({ kind: z.string(), live: z.int(), closed: z.int(), latestSequence: z.int() }),
   languages: z.array(z.looseObject({ languageId: z.int(), live: z.int(), closed: z.int() })),
   intervalSeconds: z.number(),
-  runs: z.array(z.looseObject({ id: z.int(), status: z.enum(["succeeded", "failed"]), startedAt: z.string(), finishedAt: z.string() })),
+  runs: z.array(
+    z.looseObject({
+      id: z.int(),
+      status: z.enum(["succeeded", "failed"]),
+      startedAt: z.string(),
+      finishedAt: z.string(),
+    }),
+  ),
   collections: z.array(z.object({ name: z.string(), fetchedAt: z.string() })),
-  quarantine: z.array(z.looseObject({ key: z.string(), surveyId: z.int().nullable(), source: z.string(), timesSeen: z.int() })),
+  quarantine: z.array(
+    z.looseObject({ key: z.string(), surveyId: z.int().nullable(), source: z.string(), timesSeen: z.int() }),
+  ),
   loop: z.record(z.string(), z.unknown()),
 });
 
@@ -42,7 +51,10 @@ export type ClosuresConfirmed = z.output<typeof ClosuresConfirmed>;
 
 /** What the operator routes read and drive. */
 export interface OperatorContext {
-  readonly store: Pick<SyncStore, "kind" | "listRuns" | "stats" | "listCollections" | "listQuarantine" | "countByLanguage">;
+  readonly store: Pick<
+    SyncStore,
+    "kind" | "listRuns" | "stats" | "listCollections" | "listQuarantine" | "countByLanguage"
+  >;
   readonly engine: Pick<SyncEngine, "status" | "runNow" | "confirmClosures">;
   readonly intervalMs: number;
   /** The respondent loop's section of `/v1/sync/status` (the loop reports on itself). */
@@ -59,7 +71,11 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
         path: "/v1/sync/status",
         access: "token",
         handler: () => syncStatus(context),
-        doc: { summary: "This replica, store counts, recent cycles, collections, quarantine and the respondent loop", success: { "200": "SyncStatus" }, errors: [...guarded, "503"] },
+        doc: {
+          summary: "This replica, store counts, recent cycles, collections, quarantine and the respondent loop",
+          success: { "200": "SyncStatus" },
+          errors: [...guarded, "503"],
+        },
       },
       runSync: {
         method: "POST",
@@ -68,7 +84,14 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
         handler: (request) => runSync(context, request),
         doc: {
           summary: "Run a sync cycle now (502 with the run when it failed)",
-          parameters: [{ name: "wait", in: "query", description: "false: only ask for a cycle (202).", schema: z.enum(["true", "false"]).default("true") }],
+          parameters: [
+            {
+              name: "wait",
+              in: "query",
+              description: "false: only ask for a cycle (202).",
+              schema: z.enum(["true", "false"]).default("true"),
+            },
+          ],
           success: { "200": "CycleRun", "202": "RunAccepted", "502": "CycleRun" },
           errors: ["400", ...guarded, "409", "429", "503"],
         },
@@ -78,8 +101,18 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
         path: "/v1/sync/closures/confirm",
         access: "token",
         // An operator confirms the closures the mass-closure guard holds; the next cycle applies them.
-        handler: () => Promise.resolve(json(202, { confirmed: context.engine.confirmClosures(), appliedAt: "the next cycle, for the surveys still absent then" } satisfies ClosuresConfirmed)),
-        doc: { summary: "Confirm the closures the mass-closure guard holds (on the leader)", success: { "202": "ClosuresConfirmed" }, errors: [...guarded, "409"] },
+        handler: () =>
+          Promise.resolve(
+            json(202, {
+              confirmed: context.engine.confirmClosures(),
+              appliedAt: "the next cycle, for the surveys still absent then",
+            } satisfies ClosuresConfirmed),
+          ),
+        doc: {
+          summary: "Confirm the closures the mass-closure guard holds (on the leader)",
+          success: { "202": "ClosuresConfirmed" },
+          errors: [...guarded, "409"],
+        },
       },
     },
   });
@@ -97,14 +130,32 @@ async function syncStatus(context: OperatorContext) {
   ]);
   const engine = context.engine.status();
   return json(200, {
-    replica: { id: engine.replicaId, leader: engine.leader, running: engine.running, consecutiveFailures: engine.consecutiveFailures, nextRunAt: engine.nextRunAt },
+    replica: {
+      id: engine.replicaId,
+      leader: engine.leader,
+      running: engine.running,
+      consecutiveFailures: engine.consecutiveFailures,
+      nextRunAt: engine.nextRunAt,
+    },
     closures: engine.closures,
     store: { kind: context.store.kind, ...stats },
     languages,
     intervalSeconds: context.intervalMs / 1000,
-    runs: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() })),
+    runs: runs.map((run) => ({
+      ...run,
+      startedAt: run.startedAt.toISOString(),
+      finishedAt: run.finishedAt.toISOString(),
+    })),
     collections: collections.map(({ name, fetchedAt }) => ({ name, fetchedAt })),
-    quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues })),
+    quarantine: quarantine.map(({ key, surveyId, source, timesSeen, firstSeenAt, lastSeenAt, issues }) => ({
+      key,
+      surveyId,
+      source,
+      timesSeen,
+      firstSeenAt,
+      lastSeenAt,
+      issues,
+    })),
     loop,
   });
 }
@@ -112,7 +163,8 @@ async function syncStatus(context: OperatorContext) {
 /** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
 async function runSync(context: OperatorContext, request: RouteRequest) {
   const wait = request.url.searchParams.get("wait");
-  if (wait !== null && wait !== "true" && wait !== "false") return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
+  if (wait !== null && wait !== "true" && wait !== "false")
+    return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
   // A refused run (ManualRunRefusedError) carries its own answer: 429 with Retry-After.
   const cycle = context.engine.runNow();
   if (wait === "false") {

@@ -19,7 +19,10 @@ export const Readiness = z.looseObject({
   ageSeconds: z.number().optional(),
   staleAfterSeconds: z.number().optional(),
   closuresHeld: z.int().optional(),
-  warnings: z.array(z.string()).optional().describe("What works but needs an operator's attention (such as outcomes accepted unsigned)."),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe("What works but needs an operator's attention (such as outcomes accepted unsigned)."),
 });
 export type Readiness = z.output<typeof Readiness>;
 
@@ -51,14 +54,26 @@ export function probeRoutes(context: ProbeContext): RouteModule {
         path: "/readyz",
         access: "open",
         handler: () => readiness(context),
-        doc: { summary: "Readiness: a cycle succeeded within three intervals (503 with the same body otherwise)", success: { "200": "Readiness", "503": ["Readiness", "ErrorBody"] }, errors: ["405", "500"] },
+        doc: {
+          summary: "Readiness: a cycle succeeded within three intervals (503 with the same body otherwise)",
+          success: { "200": "Readiness", "503": ["Readiness", "ErrorBody"] },
+          errors: ["405", "500"],
+        },
       },
       metrics: {
         method: "GET",
         path: "/metrics",
         access: "open",
-        handler: async () => ({ status: 200, body: await context.metrics.render(), contentType: context.metrics.registry.contentType }),
-        doc: { summary: "Prometheus metrics", success: { "200": { contentType: "text/plain" } }, errors: ["405", "500"] },
+        handler: async () => ({
+          status: 200,
+          body: await context.metrics.render(),
+          contentType: context.metrics.registry.contentType,
+        }),
+        doc: {
+          summary: "Prometheus metrics",
+          success: { "200": { contentType: "text/plain" } },
+          errors: ["405", "500"],
+        },
       },
     },
   });
@@ -74,7 +89,18 @@ async function readiness(context: ProbeContext) {
   const ageSeconds = (Date.now() - last.finishedAt.getTime()) / 1000;
   const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
   // Held closures keep the replica ready (it serves the last good data, which is the point) but are said out loud.
-  const body = { lastSuccessAt: last.finishedAt.toISOString(), ageSeconds: Math.round(ageSeconds), staleAfterSeconds: limitSeconds, closuresHeld: last.counts.closuresHeld ?? 0, ...said };
-  if (ageSeconds > limitSeconds) return json(503, { ready: false, reason: "stale: the last successful sync cycle is too old", ...body } satisfies Readiness);
+  const body = {
+    lastSuccessAt: last.finishedAt.toISOString(),
+    ageSeconds: Math.round(ageSeconds),
+    staleAfterSeconds: limitSeconds,
+    closuresHeld: last.counts.closuresHeld ?? 0,
+    ...said,
+  };
+  if (ageSeconds > limitSeconds)
+    return json(503, {
+      ready: false,
+      reason: "stale: the last successful sync cycle is too old",
+      ...body,
+    } satisfies Readiness);
   return json(200, { ready: true, ...body } satisfies Readiness);
 }

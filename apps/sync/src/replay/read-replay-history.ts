@@ -12,14 +12,20 @@ import { historyFromRows, REPLAY_SQL, type ReplayHistory } from "./replay-histor
  * @throws StoreError when a file is missing or a table cannot be read (a store sds-sync never ran on).
  */
 export async function readReplayHistory(database: DatabaseConfig): Promise<ReplayHistory> {
-  return database.kind === "sqlite" ? readSqlite(database.path) : readPostgres(database.connectionString, database.schema);
+  return database.kind === "sqlite"
+    ? readSqlite(database.path)
+    : readPostgres(database.connectionString, database.schema);
 }
 
 async function readSqlite(path: string): Promise<ReplayHistory> {
   const loopPath = loopDatabasePath(path);
-  if (path === ":memory:") throw new StoreError("sqlite::memory: holds nothing to replay: point DATABASE_URL at the store a running sds-sync wrote");
+  if (path === ":memory:")
+    throw new StoreError(
+      "sqlite::memory: holds nothing to replay: point DATABASE_URL at the store a running sds-sync wrote",
+    );
   for (const file of [path, loopPath]) {
-    if (!existsSync(file)) throw new StoreError(`no store at ${file}: replay reads the store a running sds-sync wrote (DATABASE_URL)`);
+    if (!existsSync(file))
+      throw new StoreError(`no store at ${file}: replay reads the store a running sds-sync wrote (DATABASE_URL)`);
   }
   const { DatabaseSync } = await import("node:sqlite");
   const inventory = new DatabaseSync(path, { readOnly: true });
@@ -31,7 +37,9 @@ async function readSqlite(path: string): Promise<ReplayHistory> {
       stats: loop.prepare(REPLAY_SQL.stats).all(),
     });
   } catch (error) {
-    throw new StoreError(`cannot read the history from ${path} and ${loopPath}: ${(error as Error).message}`, { cause: error });
+    throw new StoreError(`cannot read the history from ${path} and ${loopPath}: ${(error as Error).message}`, {
+      cause: error,
+    });
   } finally {
     inventory.close();
     loop.close();
@@ -39,9 +47,14 @@ async function readSqlite(path: string): Promise<ReplayHistory> {
 }
 
 async function readPostgres(connectionString: string, schema: string): Promise<ReplayHistory> {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema))
+    throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
   const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString, options: `-c search_path="${schema}"`, application_name: "sds-sync replay" });
+  const client = new pg.Client({
+    connectionString,
+    options: `-c search_path="${schema}"`,
+    application_name: "sds-sync replay",
+  });
   try {
     await client.connect();
     await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -51,7 +64,9 @@ async function readPostgres(connectionString: string, schema: string): Promise<R
     await client.query("COMMIT");
     return historyFromRows({ entries, surveys, stats });
   } catch (error) {
-    throw new StoreError(`cannot read the history from PostgreSQL (schema ${schema}): ${(error as Error).message}`, { cause: error });
+    throw new StoreError(`cannot read the history from PostgreSQL (schema ${schema}): ${(error as Error).message}`, {
+      cause: error,
+    });
   } finally {
     await client.end().catch(() => undefined);
   }

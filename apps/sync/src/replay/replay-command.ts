@@ -57,7 +57,13 @@ function parseReplayArguments(argv: readonly string[]): ReplayArguments {
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { policy: { type: "string", multiple: true }, seed: { type: "string" }, "no-explore": { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        policy: { type: "string", multiple: true },
+        seed: { type: "string" },
+        "no-explore": { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
       allowPositionals: false,
     });
@@ -66,10 +72,19 @@ function parseReplayArguments(argv: readonly string[]): ReplayArguments {
   }
   const { values } = parsed;
   const policies = values.policy ?? ["earnings", "yield"];
-  for (const policy of policies) if (policy !== "earnings" && policy !== "yield") throw new ReplayUsageError(`--policy must be earnings or yield, got ${JSON.stringify(policy)}`);
+  for (const policy of policies)
+    if (policy !== "earnings" && policy !== "yield")
+      throw new ReplayUsageError(`--policy must be earnings or yield, got ${JSON.stringify(policy)}`);
   const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) throw new ReplayUsageError(`--seed must be an integer from 0 to 4294967295, got ${JSON.stringify(values.seed)}`);
-  return { policies: [...new Set(policies as ReplayPolicy[])], seed, explore: values["no-explore"] !== true, json: values.json === true, help: values.help === true };
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 2 ** 32 - 1)
+    throw new ReplayUsageError(`--seed must be an integer from 0 to 4294967295, got ${JSON.stringify(values.seed)}`);
+  return {
+    policies: [...new Set(policies as ReplayPolicy[])],
+    seed,
+    explore: values["no-explore"] !== true,
+    json: values.json === true,
+    help: values.help === true,
+  };
 }
 
 /** A setting of the service's table read from the environment the way the service reads it (its parser, its default). */
@@ -86,20 +101,33 @@ function readSetting(key: Parameters<typeof settingOf>[0], env: NodeJS.ProcessEn
 }
 
 /** A numeric setting, or the service's default when unset (the defaults of routing-setup.ts). */
-function numberSetting(key: "yieldPriorStrength" | "yieldCutoffEntries" | "yieldCooldownSeconds", env: NodeJS.ProcessEnv, fallback: number): number {
+function numberSetting(
+  key: "yieldPriorStrength" | "yieldCutoffEntries" | "yieldCooldownSeconds",
+  env: NodeJS.ProcessEnv,
+  fallback: number,
+): number {
   const value = readSetting(key, env);
   return typeof value === "number" ? value : fallback;
 }
 
 /** Builds the report: reads the history and replays each policy. */
-export async function buildReplayReport(database: DatabaseConfig, options: Pick<ReplayArguments, "policies" | "seed" | "explore">, env: NodeJS.ProcessEnv = {}): Promise<ReplayReport> {
+export async function buildReplayReport(
+  database: DatabaseConfig,
+  options: Pick<ReplayArguments, "policies" | "seed" | "explore">,
+  env: NodeJS.ProcessEnv = {},
+): Promise<ReplayReport> {
   const priorStrength = numberSetting("yieldPriorStrength", env, 10);
   const cutoffEntries = numberSetting("yieldCutoffEntries", env, 20);
   const cooldownSeconds = numberSetting("yieldCooldownSeconds", env, 21_600);
   const history = await readReplayHistory(database);
   const decided = history.entries.filter((entry) => entry.outcome !== null).length;
   const entered = new Set(history.entries.map((entry) => entry.surveyId));
-  const settings = { seed: options.seed, priorStrength, explore: options.explore, cutoff: { entries: cutoffEntries, cooldownMs: cooldownSeconds * 1000 } };
+  const settings = {
+    seed: options.seed,
+    priorStrength,
+    explore: options.explore,
+    cutoff: { entries: cutoffEntries, cooldownMs: cooldownSeconds * 1000 },
+  };
   return {
     method: REPLAY_METHOD,
     caveat: REPLAY_CAVEAT,
@@ -119,7 +147,12 @@ export async function buildReplayReport(database: DatabaseConfig, options: Pick<
  * `sds-sync replay`: the entry point of the subcommand, where its errors become a message and an
  * exit status (64 for the command line, 78 for a setting, 1 for the store). Returns the status.
  */
-export async function runReplayCommand(argv: readonly string[], env: NodeJS.ProcessEnv, out: ReplayOutput, err: ReplayOutput): Promise<number> {
+export async function runReplayCommand(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  out: ReplayOutput,
+  err: ReplayOutput,
+): Promise<number> {
   try {
     const args = parseReplayArguments(argv);
     if (args.help) {

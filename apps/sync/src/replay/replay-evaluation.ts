@@ -55,20 +55,41 @@ export function candidatesByHour(entries: readonly RecordedEntry[]): Map<number,
     surveys.set(entry.surveyId, entry.cpi);
   }
   // Survey id order: yield's draws then come in the same order on every run.
-  for (const [hour, surveys] of hours) hours.set(hour, new Map<number, number>([...surveys].sort(([left], [right]) => left - right)));
+  for (const [hour, surveys] of hours)
+    hours.set(hour, new Map<number, number>([...surveys].sort(([left], [right]) => left - right)));
   return hours;
 }
 
-function summary(policy: PolicyReplay["policy"], evaluated: number, matched: number, completes: number, earnings: number): PolicyReplay {
+function summary(
+  policy: PolicyReplay["policy"],
+  evaluated: number,
+  matched: number,
+  completes: number,
+  earnings: number,
+): PolicyReplay {
   const rounded = Math.round(earnings * 100) / 100;
-  return { policy, evaluated, matched, completes, conversion: matched === 0 ? 0 : completes / matched, earnings: rounded, earningsPerEntry: matched === 0 ? 0 : rounded / matched };
+  return {
+    policy,
+    evaluated,
+    matched,
+    completes,
+    conversion: matched === 0 ? 0 : completes / matched,
+    earnings: rounded,
+    earningsPerEntry: matched === 0 ? 0 : rounded / matched,
+  };
 }
 
 /** What the recorded entries came to as they were routed: every decided entry counts. */
 export function recordedPolicy(history: ReplayHistory): PolicyReplay {
   const decided = history.entries.filter((entry) => entry.outcome !== null);
   const completes = decided.filter((entry) => entry.outcome === "complete");
-  return summary("recorded", decided.length, decided.length, completes.length, completes.reduce((sum, entry) => sum + entry.cpi, 0));
+  return summary(
+    "recorded",
+    decided.length,
+    decided.length,
+    completes.length,
+    completes.reduce((sum, entry) => sum + entry.cpi, 0),
+  );
 }
 
 /**
@@ -81,7 +102,11 @@ export function recordedPolicy(history: ReplayHistory): PolicyReplay {
  * matched, each outcome once its recorded time has passed, so it sees what it would have seen
  * had it routed that traffic; it starts from nothing.
  */
-export function replayPolicy(history: ReplayHistory, policy: ReplayPolicy, settings: ReplaySettings = {}): PolicyReplay {
+export function replayPolicy(
+  history: ReplayHistory,
+  policy: ReplayPolicy,
+  settings: ReplaySettings = {},
+): PolicyReplay {
   const hours = candidatesByHour(history.entries);
   const random = createSeededRandom(settings.seed ?? 1);
   const strength = settings.priorStrength ?? 10;
@@ -92,7 +117,10 @@ export function replayPolicy(history: ReplayHistory, policy: ReplayPolicy, setti
   const score = (surveyId: number, cpi: number): number => {
     const { ir, marketplaceConversion } = facts(surveyId);
     if (policy === "earnings") return (cpi * (Number.isFinite(ir) ? ir : 0)) / 100;
-    const posterior = conversionPosterior(conversionPrior({ ir, marketplaceConversion }, strength), evidence.get(surveyId));
+    const posterior = conversionPosterior(
+      conversionPrior({ ir, marketplaceConversion }, strength),
+      evidence.get(surveyId),
+    );
     return cpi * (explore ? sampleBeta(posterior.alpha, posterior.beta, random) : posteriorMean(posterior));
   };
   let evaluated = 0;
@@ -102,7 +130,15 @@ export function replayPolicy(history: ReplayHistory, policy: ReplayPolicy, setti
   for (const entry of history.entries) {
     if (entry.outcome === null || entry.outcomeAt === null) continue;
     for (const outcome of due.takeUntil(entry.issuedAt)) {
-      evidence.set(outcome.surveyId, recordOutcome(evidence.get(outcome.surveyId), outcome.complete ? "complete" : "failure", outcome.at, settings.cutoff));
+      evidence.set(
+        outcome.surveyId,
+        recordOutcome(
+          evidence.get(outcome.surveyId),
+          outcome.complete ? "complete" : "failure",
+          outcome.at,
+          settings.cutoff,
+        ),
+      );
     }
     evaluated += 1;
     let best: number | undefined;

@@ -34,7 +34,8 @@ export interface ReplayHistory {
 
 /** The statements a replay runs, the same on both drivers. */
 export const REPLAY_SQL = {
-  entries: "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
+  entries:
+    "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
   surveys: "SELECT id, ir FROM surveys",
   stats: "SELECT survey_id, conversion FROM loop_survey_stats WHERE conversion IS NOT NULL",
 } as const;
@@ -49,18 +50,26 @@ function millis(value: unknown): number {
 }
 
 /** Builds the history from the rows of {@link REPLAY_SQL}, as either driver returns them. */
-export function historyFromRows(rows: { readonly entries: readonly Row[]; readonly surveys: readonly Row[]; readonly stats: readonly Row[] }): ReplayHistory {
+export function historyFromRows(rows: {
+  readonly entries: readonly Row[];
+  readonly surveys: readonly Row[];
+  readonly stats: readonly Row[];
+}): ReplayHistory {
   const entries = rows.entries.map((row): RecordedEntry => {
-    const outcome = typeof row.outcome === "string" && OUTCOMES.has(row.outcome) ? (row.outcome as RecordedEntry["outcome"]) : null;
+    const outcome =
+      typeof row.outcome === "string" && OUTCOMES.has(row.outcome) ? (row.outcome as RecordedEntry["outcome"]) : null;
     return {
       surveyId: Number(row.survey_id),
       cpi: Number(row.cpi),
       issuedAt: millis(row.issued_at),
       outcome,
-      outcomeAt: outcome === null || row.outcome_at === null || row.outcome_at === undefined ? null : millis(row.outcome_at),
+      outcomeAt:
+        outcome === null || row.outcome_at === null || row.outcome_at === undefined ? null : millis(row.outcome_at),
     };
   });
-  const conversions = new Map(rows.stats.map((row) => [Number(row.survey_id), Math.min(1, Math.max(0, Number(row.conversion)))]));
+  const conversions = new Map(
+    rows.stats.map((row) => [Number(row.survey_id), Math.min(1, Math.max(0, Number(row.conversion)))]),
+  );
   const surveys = new Map<number, SurveyFacts>();
   for (const row of rows.surveys) {
     const id = Number(row.id);
@@ -68,6 +77,7 @@ export function historyFromRows(rows: { readonly entries: readonly Row[]; readon
     surveys.set(id, { ir: Number(row.ir), ...(conversion === undefined ? {} : { marketplaceConversion: conversion }) });
   }
   // A survey the inventory no longer holds (retention pruned it) keeps what its stats said.
-  for (const [id, conversion] of conversions) if (!surveys.has(id)) surveys.set(id, { ir: Number.NaN, marketplaceConversion: conversion });
+  for (const [id, conversion] of conversions)
+    if (!surveys.has(id)) surveys.set(id, { ir: Number.NaN, marketplaceConversion: conversion });
   return { entries, surveys };
 }

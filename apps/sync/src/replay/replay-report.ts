@@ -4,8 +4,17 @@ import type { PolicyReplay, ReplaySettings } from "./replay-evaluation.ts";
 export interface ReplayReport {
   readonly method: string;
   readonly caveat: string;
-  readonly entries: { readonly recorded: number; readonly decided: number; readonly pending: number; readonly hours: number; readonly surveysWithoutIr: number };
-  readonly settings: Required<Pick<ReplaySettings, "seed" | "priorStrength" | "explore">> & { readonly cutoffEntries: number; readonly cooldownSeconds: number };
+  readonly entries: {
+    readonly recorded: number;
+    readonly decided: number;
+    readonly pending: number;
+    readonly hours: number;
+    readonly surveysWithoutIr: number;
+  };
+  readonly settings: Required<Pick<ReplaySettings, "seed" | "priorStrength" | "explore">> & {
+    readonly cutoffEntries: number;
+    readonly cooldownSeconds: number;
+  };
   /** `recorded` first (what the history came to), then each policy asked for. */
   readonly policies: readonly PolicyReplay[];
 }
@@ -35,7 +44,8 @@ export function renderReplayTable(report: ReplayReport): string {
     row.earningsPerEntry.toFixed(4),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: readonly string[]) => cells.map((value, column) => cell(value, widths[column] ?? 0, column > 0)).join("  ");
+  const line = (cells: readonly string[]) =>
+    cells.map((value, column) => cell(value, widths[column] ?? 0, column > 0)).join("  ");
   const { entries, settings } = report;
   return [
     `${entries.recorded} recorded entries (${entries.decided} decided, ${entries.pending} pending) over ${entries.hours} hours; ${entries.surveysWithoutIr} surveys with no Ir in the inventory (scored as Ir 0)`,

@@ -6,10 +6,17 @@ import type { Leadership } from "../store/store.ts";
 import { Pruner } from "./pruner.ts";
 
 const logger = pino({ level: "silent" });
-const leading = (isLeader: boolean): Leadership => ({ isLeader, acquire: () => Promise.resolve(isLeader), release: () => Promise.resolve() });
+const leading = (isLeader: boolean): Leadership => ({
+  isLeader,
+  acquire: () => Promise.resolve(isLeader),
+  release: () => Promise.resolve(),
+});
 
 /** A store whose targets hold `rows` old rows each, recording every batch asked of it. */
-function storeWith(rows: Record<PruneTarget, number>, options: { readonly isLeader?: boolean; readonly deferAfter?: number } = {}) {
+function storeWith(
+  rows: Record<PruneTarget, number>,
+  options: { readonly isLeader?: boolean; readonly deferAfter?: number } = {},
+) {
   const calls: { target: PruneTarget; before: Date; limit: number }[] = [];
   const left = { ...rows };
   return {
@@ -19,7 +26,8 @@ function storeWith(rows: Record<PruneTarget, number>, options: { readonly isLead
       leadership: leading(options.isLeader ?? true),
       pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
         calls.push({ target, before, limit });
-        if (options.deferAfter !== undefined && calls.length > options.deferAfter) return Promise.resolve({ deleted: 0, more: true, deferred: true });
+        if (options.deferAfter !== undefined && calls.length > options.deferAfter)
+          return Promise.resolve({ deleted: 0, more: true, deferred: true });
         const deleted = Math.min(limit, left[target]);
         left[target] -= deleted;
         return Promise.resolve({ deleted, more: deleted === limit, deferred: false });
@@ -50,9 +58,21 @@ describe("Pruner", () => {
   it("prunes entry links and outcomes with their own horizon when an outcome retention is given", async () => {
     const sync = storeWith({ changes: 1, runs: 0, quarantine: 0 });
     const loop = outcomeStoreWith({ outcomes: 12, entries: 4 });
-    const pruner = new Pruner({ store: sync.store, retentionMs: 60_000, outcomes: { store: loop.store, retentionMs: 3_600_000 }, logger, batchSize: 10, pauseMs: 0, now: () => 10_000_000 });
+    const pruner = new Pruner({
+      store: sync.store,
+      retentionMs: 60_000,
+      outcomes: { store: loop.store, retentionMs: 3_600_000 },
+      logger,
+      batchSize: 10,
+      pauseMs: 0,
+      now: () => 10_000_000,
+    });
     const pass = await pruner.pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4 }, deferred: false });
+    expect(pass).toEqual({
+      ran: true,
+      deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4 },
+      deferred: false,
+    });
     expect(loop.calls.map((call) => call.target)).toEqual(["outcomes", "outcomes", "entries"]);
     expect(loop.calls.every((call) => call.before.getTime() === 10_000_000 - 3_600_000)).toBe(true);
     expect(pruner.everyMs).toBe(6000);
@@ -68,17 +88,31 @@ describe("Pruner", () => {
   it("goes on with the outcome store while the sync store is busy with a cycle", async () => {
     const sync = storeWith({ changes: 30, runs: 5, quarantine: 0 }, { deferAfter: 0 });
     const loop = outcomeStoreWith({ outcomes: 3, entries: 2 });
-    const pass = await new Pruner({ store: sync.store, retentionMs: 60_000, outcomes: { store: loop.store, retentionMs: 60_000 }, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2 }, deferred: true });
+    const pass = await new Pruner({
+      store: sync.store,
+      retentionMs: 60_000,
+      outcomes: { store: loop.store, retentionMs: 60_000 },
+      logger,
+      batchSize: 10,
+      pauseMs: 0,
+    }).pruneOnce();
+    expect(pass).toEqual({
+      ran: true,
+      deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2 },
+      deferred: true,
+    });
     expect(sync.calls).toHaveLength(1);
   });
-
 
   it("prunes every target in batches until nothing old is left, with the horizon at now minus the retention", async () => {
     const { store, calls, left } = storeWith({ changes: 25, runs: 3, quarantine: 0 });
     const pruner = new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0, now: () => 1_000_000 });
     const pass = await pruner.pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0 }, deferred: false });
+    expect(pass).toEqual({
+      ran: true,
+      deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0 },
+      deferred: false,
+    });
     expect(left).toEqual({ changes: 0, runs: 0, quarantine: 0 });
     expect(calls.map((call) => call.target)).toEqual(["changes", "changes", "changes", "runs", "quarantine"]);
     expect(calls.every((call) => call.before.getTime() === 940_000 && call.limit === 10)).toBe(true);
@@ -94,7 +128,11 @@ describe("Pruner", () => {
   it("ends the pass when the store is busy with a cycle, leaving the rest to the next pass", async () => {
     const { store, calls } = storeWith({ changes: 30, runs: 0, quarantine: 0 }, { deferAfter: 1 });
     const pass = await new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
-    expect(pass).toEqual({ ran: true, deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0 }, deferred: true });
+    expect(pass).toEqual({
+      ran: true,
+      deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0 },
+      deferred: true,
+    });
     expect(calls).toHaveLength(2);
   });
 

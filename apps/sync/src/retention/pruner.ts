@@ -82,7 +82,8 @@ export class Pruner {
     const deleted: Record<PrunedKind, number> = { changes: 0, runs: 0, quarantine: 0, outcomes: 0, entries: 0 };
     if (!store.leadership.isLeader) return { ran: false, deleted, deferred: false };
     const steps = pruneSteps(store, new Date(now() - retentionMs), pruneTargets);
-    if (outcomes) steps.push(...pruneSteps(outcomes.store, new Date(now() - outcomes.retentionMs), outcomePruneTargets));
+    if (outcomes)
+      steps.push(...pruneSteps(outcomes.store, new Date(now() - outcomes.retentionMs), outcomePruneTargets));
     // A store that defers (its one writer busy with a cycle) is left for the next pass; the others go on.
     const deferredStores = new Set<unknown>();
     for (const step of steps) {
@@ -113,8 +114,12 @@ export class Pruner {
         const pass = await this.pruneOnce();
         const total = Object.values(pass.deleted).reduce((sum, count) => sum + count, 0);
         if (total > 0) {
-          const outcomeRetentionSeconds = this.#options.outcomes === undefined ? undefined : this.#options.outcomes.retentionMs / 1000;
-          logger.info({ retentionSeconds: retentionMs / 1000, outcomeRetentionSeconds, deleted: pass.deleted }, "pruned rows older than the retention horizon");
+          const outcomeRetentionSeconds =
+            this.#options.outcomes === undefined ? undefined : this.#options.outcomes.retentionMs / 1000;
+          logger.info(
+            { retentionSeconds: retentionMs / 1000, outcomeRetentionSeconds, deleted: pass.deleted },
+            "pruned rows older than the retention horizon",
+          );
         }
       } catch (error) {
         logger.warn({ err: error }, "pruning failed; retrying at the next pass");

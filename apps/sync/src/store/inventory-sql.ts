@@ -22,7 +22,8 @@ export const inventorySql = {
   qualificationsOf: "SELECT raw FROM qualifications WHERE survey_id = ? ORDER BY position",
   quotasOf: "SELECT raw FROM quotas WHERE survey_id = ? ORDER BY position",
   refetchPendingIds: "SELECT id FROM surveys WHERE status = 'live' AND needs_refetch ORDER BY id",
-  changesAfter: "SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?",
+  changesAfter:
+    "SELECT sequence, type, survey_id, run_id, occurred_at FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?",
   latestSequence: "SELECT value FROM counters WHERE name = 'changes'",
   recentRuns: "SELECT * FROM runs ORDER BY id DESC LIMIT ?",
   lastSuccessfulRun: "SELECT * FROM runs WHERE status = 'succeeded' ORDER BY id DESC LIMIT 1",
@@ -40,23 +41,27 @@ export const inventorySql = {
   unresolvedQuarantine: "SELECT * FROM quarantine WHERE resolved_at IS NULL ORDER BY last_seen_at DESC, key LIMIT ?",
   collections: "SELECT name, fetched_at, body FROM collections ORDER BY name",
   /** Binds name, fetched_at, body. */
-  upsertCollection: "INSERT INTO collections (name, fetched_at, body) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body",
+  upsertCollection:
+    "INSERT INTO collections (name, fetched_at, body) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body",
   /** The feed's horizon in one statement, so the feed and the counter come from one snapshot. */
-  feedHorizon: "SELECT COALESCE((SELECT MIN(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes')) AS horizon",
+  feedHorizon:
+    "SELECT COALESCE((SELECT MIN(sequence) FROM changes) - 1, (SELECT value FROM counters WHERE name = 'changes')) AS horizon",
   /** Binds {@link runParams}, then first_sequence, last_sequence. */
   insertRun: `
     INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts, error, first_sequence, last_sequence)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 
   /** The run row a cycle opens with (binds its time twice), so its changes can name it; completed at commit, gone with a rollback. */
-  openCycleRun: "INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts) VALUES ('', 'schedule', 'succeeded', ?, ?, 0, '{}') RETURNING id",
+  openCycleRun:
+    "INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts) VALUES ('', 'schedule', 'succeeded', ?, ?, 0, '{}') RETURNING id",
   /** Binds {@link runParams}, then first_sequence, last_sequence, id. */
   completeCycleRun: `
     UPDATE runs SET replica_id = ?, run_trigger = ?, status = ?, started_at = ?, finished_at = ?, duration_ms = ?, counts = ?, error = ?,
       first_sequence = ?, last_sequence = ? WHERE id = ?`,
   setLatestSequence: "UPDATE counters SET value = ? WHERE name = 'changes'",
   /** A succeeded cycle read the list whole: what it no longer carries is no longer wrong upstream. Binds the time and the run id. */
-  resolveListQuarantine: "UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM ?",
+  resolveListQuarantine:
+    "UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM ?",
 } as const;
 
 /** The columns a cycle writes of a survey, in the order both upserts bind them after `id, status, closed_at, first_seen_at, changed_at`. */
@@ -73,7 +78,8 @@ export const surveyUpsertConflict = `
     needs_refetch = excluded.needs_refetch, raw_hash = excluded.raw_hash, record_hash = excluded.record_hash, raw = excluded.raw`;
 
 /** The quarantine columns both upserts insert. */
-export const quarantineColumns = "key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues";
+export const quarantineColumns =
+  "key, survey_id, source, first_seen_at, last_seen_at, times_seen, last_run_id, item, issues";
 
 /** A quarantined item seen again: one more sighting, the latest item and issues, unresolved again. */
 export const quarantineUpsertConflict = `
@@ -97,5 +103,8 @@ export function runParams(run: RunInput): (string | number | null)[] {
 /** One page of `GET /v1/surveys`: the statement and its parameters (one row more than the page, to tell whether more follow). */
 export function surveyPageSql(query: SurveyQuery): { readonly sql: string; readonly params: unknown[] } {
   const { where, params } = surveyQueryWhere(query);
-  return { sql: `SELECT ${surveySummaryColumns} FROM surveys ${where} ORDER BY id LIMIT ?`, params: [...params, query.limit + 1] };
+  return {
+    sql: `SELECT ${surveySummaryColumns} FROM surveys ${where} ORDER BY id LIMIT ?`,
+    params: [...params, query.limit + 1],
+  };
 }

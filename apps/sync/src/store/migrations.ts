@@ -11,8 +11,22 @@ import type { Dialect, Migration, MigrationLedger } from "../database/migration-
  * preserves the bytes) so a survey reads back exactly as it was received.
  */
 const types = {
-  sqlite: { time: "TEXT", bool: "INTEGER", decimal: "REAL", json: "TEXT", bigint: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT" },
-  postgres: { time: "timestamptz", bool: "boolean", decimal: "numeric", json: "json", bigint: "bigint", identity: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
+  sqlite: {
+    time: "TEXT",
+    bool: "INTEGER",
+    decimal: "REAL",
+    json: "TEXT",
+    bigint: "INTEGER",
+    identity: "INTEGER PRIMARY KEY AUTOINCREMENT",
+  },
+  postgres: {
+    time: "timestamptz",
+    bool: "boolean",
+    decimal: "numeric",
+    json: "json",
+    bigint: "bigint",
+    identity: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+  },
 } as const;
 
 function initialSchema(dialect: Dialect): string {
@@ -129,7 +143,12 @@ CREATE INDEX quarantine_unresolved ON quarantine (resolved_at, last_seen_at);
 /** Every migration, in order. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: "initial schema", sqlite: initialSchema("sqlite"), postgres: initialSchema("postgres") },
-  { version: 2, name: "quarantine resolution", sqlite: quarantineResolution("sqlite"), postgres: quarantineResolution("postgres") },
+  {
+    version: 2,
+    name: "quarantine resolution",
+    sqlite: quarantineResolution("sqlite"),
+    postgres: quarantineResolution("postgres"),
+  },
 ];
 
 /** The newest schema version this build knows. */

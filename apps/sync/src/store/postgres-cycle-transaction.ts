@@ -1,7 +1,14 @@
 import type pg from "pg";
 import { StoreError } from "../common/errors.ts";
 import { postgresQuery } from "../database/postgres-query.ts";
-import { inventorySql, quarantineColumns, quarantineUpsertConflict, runParams, surveyUpsertConflict, surveyWriteColumns } from "./inventory-sql.ts";
+import {
+  inventorySql,
+  quarantineColumns,
+  quarantineUpsertConflict,
+  runParams,
+  surveyUpsertConflict,
+  surveyWriteColumns,
+} from "./inventory-sql.ts";
 import type { PostgresLeadership } from "./postgres-leadership.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, QuarantineInput, RunInput } from "./store.ts";
 
@@ -29,7 +36,13 @@ export class PostgresCycleTransaction implements CycleTransaction {
   #nextSequence: number;
   #open = true;
 
-  private constructor(client: pg.PoolClient, leadership: PostgresLeadership, at: Date, runId: number, firstSequence: number) {
+  private constructor(
+    client: pg.PoolClient,
+    leadership: PostgresLeadership,
+    at: Date,
+    runId: number,
+    firstSequence: number,
+  ) {
     this.#client = client;
     this.#leadership = leadership;
     this.#at = at;
@@ -47,7 +60,13 @@ export class PostgresCycleTransaction implements CycleTransaction {
       // The counter row stays locked to the commit: the next cycle's sequence numbers start after this one's.
       const counter = await postgresQuery(client, `${inventorySql.latestSequence} FOR UPDATE`);
       const run = await postgresQuery(client, inventorySql.openCycleRun, [at.toISOString(), at.toISOString()]);
-      return new PostgresCycleTransaction(client, leadership, at, Number(run.rows[0]?.id), Number(counter.rows[0]?.value ?? 0) + 1);
+      return new PostgresCycleTransaction(
+        client,
+        leadership,
+        at,
+        Number(run.rows[0]?.id),
+        Number(counter.rows[0]?.value ?? 0) + 1,
+      );
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
@@ -94,8 +113,14 @@ export class PostgresCycleTransaction implements CycleTransaction {
     }
 
     for (const part of chunks(batch.closedSurveyIds)) {
-      await client.query("UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'", [at, part]);
-      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE survey_id = ANY($2::bigint[]) AND resolved_at IS NULL", [at, part]);
+      await client.query(
+        "UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'",
+        [at, part],
+      );
+      await client.query(
+        "UPDATE quarantine SET resolved_at = $1 WHERE survey_id = ANY($2::bigint[]) AND resolved_at IS NULL",
+        [at, part],
+      );
     }
 
     await this.#replaceChildren("qualifications", batch.qualifications);
@@ -115,7 +140,10 @@ export class PostgresCycleTransaction implements CycleTransaction {
     }
     await this.#upsertQuarantine(batch.quarantine);
     for (const part of chunks(batch.resolvedQuarantineKeys)) {
-      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE key = ANY($2::text[]) AND resolved_at IS NULL", [at, part]);
+      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE key = ANY($2::text[]) AND resolved_at IS NULL", [
+        at,
+        part,
+      ]);
     }
   }
 
@@ -126,9 +154,15 @@ export class PostgresCycleTransaction implements CycleTransaction {
     const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
     try {
       await assertLeader(this.#client, this.#leadership);
-      await postgresQuery(this.#client, inventorySql.completeCycleRun, [...runParams(run), firstSequence, lastSequence, this.#runId]);
+      await postgresQuery(this.#client, inventorySql.completeCycleRun, [
+        ...runParams(run),
+        firstSequence,
+        lastSequence,
+        this.#runId,
+      ]);
       if (lastSequence !== null) await postgresQuery(this.#client, inventorySql.setLatestSequence, [lastSequence]);
-      if (run.status === "succeeded") await postgresQuery(this.#client, inventorySql.resolveListQuarantine, [this.#at.toISOString(), this.#runId]);
+      if (run.status === "succeeded")
+        await postgresQuery(this.#client, inventorySql.resolveListQuarantine, [this.#at.toISOString(), this.#runId]);
       await this.#client.query("COMMIT");
       this.#end();
       return { runId: this.#runId, firstSequence, lastSequence };
@@ -149,26 +183,42 @@ export class PostgresCycleTransaction implements CycleTransaction {
     this.#client.release();
   }
 
-  async #replaceChildren(table: "qualifications" | "quotas", replacements: CycleBatch["qualifications"]): Promise<void> {
+  async #replaceChildren(
+    table: "qualifications" | "quotas",
+    replacements: CycleBatch["qualifications"],
+  ): Promise<void> {
     if (replacements.length === 0) return;
     const client = this.#client;
     for (const batch of chunks(replacements.map((replacement) => replacement.surveyId))) {
       await client.query(`DELETE FROM ${table} WHERE survey_id = ANY($1::bigint[])`, [batch]);
     }
-    const rows = replacements.flatMap((replacement) => replacement.records.map((record, position) => ({ surveyId: replacement.surveyId, position, record })));
+    const rows = replacements.flatMap((replacement) =>
+      replacement.records.map((record, position) => ({ surveyId: replacement.surveyId, position, record })),
+    );
     for (const batch of chunks(rows)) {
       if (table === "qualifications") {
         await client.query(
           `INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw)
            SELECT u.survey_id, u.position, u.qualification_id, u.type_id, u.raw::json
            FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS u(survey_id, position, qualification_id, type_id, raw)`,
-          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.typeId), batch.map((r) => r.record.raw)],
+          [
+            batch.map((r) => r.surveyId),
+            batch.map((r) => r.position),
+            batch.map((r) => r.record.key),
+            batch.map((r) => r.record.typeId),
+            batch.map((r) => r.record.raw),
+          ],
         );
       } else {
         await client.query(
           `INSERT INTO quotas (survey_id, position, quota_id, raw)
            SELECT u.survey_id, u.position, u.quota_id, u.raw::json FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[]) AS u(survey_id, position, quota_id, raw)`,
-          [batch.map((r) => r.surveyId), batch.map((r) => r.position), batch.map((r) => r.record.key), batch.map((r) => r.record.raw)],
+          [
+            batch.map((r) => r.surveyId),
+            batch.map((r) => r.position),
+            batch.map((r) => r.record.key),
+            batch.map((r) => r.record.raw),
+          ],
         );
       }
     }
@@ -184,7 +234,15 @@ export class PostgresCycleTransaction implements CycleTransaction {
          SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
          FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
          ${quarantineUpsertConflict}`,
-        [this.#at, this.#runId, batch.map((i) => i.key), batch.map((i) => i.surveyId), batch.map((i) => i.source), batch.map((i) => i.item), batch.map((i) => i.issues)],
+        [
+          this.#at,
+          this.#runId,
+          batch.map((i) => i.key),
+          batch.map((i) => i.surveyId),
+          batch.map((i) => i.source),
+          batch.map((i) => i.item),
+          batch.map((i) => i.issues),
+        ],
       );
     }
   }

@@ -42,7 +42,10 @@ export class PostgresLeadership implements Leadership {
         await client.query("SELECT 1");
         return true;
       }
-      const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [this.#key.classId, this.#key.objectId]);
+      const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
+        this.#key.classId,
+        this.#key.objectId,
+      ]);
       this.#isLeader = result.rows[0]?.locked === true;
       return this.#isLeader;
     } catch {

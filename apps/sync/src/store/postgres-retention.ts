@@ -8,11 +8,17 @@ import { prefixCutoff, retentionSql, type PruneBatchOutcome, type PrunedFeed, ty
  * stops at the first younger entry), so the feed never has a hole. Shared by the change feed and
  * the outcome feed.
  */
-export async function prunePostgresFeedPrefix(client: pg.ClientBase, feed: PrunedFeed, before: Date, limit: number): Promise<PruneBatchOutcome> {
+export async function prunePostgresFeedPrefix(
+  client: pg.ClientBase,
+  feed: PrunedFeed,
+  before: Date,
+  limit: number,
+): Promise<PruneBatchOutcome> {
   const result = await postgresQuery(client, retentionSql.feedHead(feed), [limit]);
   const head = result.rows.map((row) => ({ id: Number(row.sequence), at: toDate(row.at) }));
   const { cutoff, whole } = prefixCutoff(head, before);
-  const deleted = cutoff === null ? 0 : ((await postgresQuery(client, retentionSql.deleteFeedPrefix(feed), [cutoff])).rowCount ?? 0);
+  const deleted =
+    cutoff === null ? 0 : ((await postgresQuery(client, retentionSql.deleteFeedPrefix(feed), [cutoff])).rowCount ?? 0);
   return { deleted, more: whole && head.length === limit, deferred: false };
 }
 
@@ -22,7 +28,12 @@ export async function prunePostgresFeedPrefix(client: pg.ClientBase, feed: Prune
  * cycle's transaction does not touch them, save a resolved quarantine entry that turns up again
  * at that moment, which waits for one small batch.
  */
-export async function prunePostgresTarget(client: pg.ClientBase, target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+export async function prunePostgresTarget(
+  client: pg.ClientBase,
+  target: PruneTarget,
+  before: Date,
+  limit: number,
+): Promise<PruneBatchOutcome> {
   switch (target) {
     case "changes":
       return prunePostgresFeedPrefix(client, { table: "changes", timeColumn: "occurred_at" }, before, limit);
@@ -31,11 +42,16 @@ export async function prunePostgresTarget(client: pg.ClientBase, target: PruneTa
       const result = await postgresQuery(client, retentionSql.runsHead, [limit]);
       const head = result.rows.map((row) => ({ id: Number(row.id), at: toDate(row.finished_at) }));
       const { cutoff, whole } = prefixCutoff(head, before, keepId);
-      const deleted = cutoff === null ? 0 : ((await postgresQuery(client, retentionSql.deleteRunsUpTo, [cutoff, keepId])).rowCount ?? 0);
+      const deleted =
+        cutoff === null
+          ? 0
+          : ((await postgresQuery(client, retentionSql.deleteRunsUpTo, [cutoff, keepId])).rowCount ?? 0);
       return { deleted, more: whole && head.length === limit, deferred: false };
     }
     case "quarantine": {
-      const deleted = (await postgresQuery(client, retentionSql.deleteResolvedQuarantine, [before.toISOString(), limit])).rowCount ?? 0;
+      const deleted =
+        (await postgresQuery(client, retentionSql.deleteResolvedQuarantine, [before.toISOString(), limit])).rowCount ??
+        0;
       return { deleted, more: deleted === limit, deferred: false };
     }
   }

@@ -91,7 +91,9 @@ class PostgresStore implements SyncStore {
   }
 
   async recordRun(run: RunInput): Promise<number> {
-    const result = await inPostgresTransaction(this.#pool, "run record", (client) => postgresQuery(client, inventorySql.insertRun, [...runParams(run), null, null]));
+    const result = await inPostgresTransaction(this.#pool, "run record", (client) =>
+      postgresQuery(client, inventorySql.insertRun, [...runParams(run), null, null]),
+    );
     return Number(result.rows[0]?.id);
   }
 
@@ -120,15 +122,28 @@ class PostgresStore implements SyncStore {
     // One round trip per table for any count: an id array, which only PostgreSQL binds.
     const [surveys, qualifications, quotas] = await Promise.all([
       this.#rows(`SELECT ${surveySummaryColumns} FROM surveys WHERE id = ANY(?::bigint[])`, [list]),
-      this.#rows("SELECT survey_id, raw FROM qualifications WHERE survey_id = ANY(?::bigint[]) ORDER BY survey_id, position", [list]),
-      this.#rows("SELECT survey_id, raw FROM quotas WHERE survey_id = ANY(?::bigint[]) ORDER BY survey_id, position", [list]),
+      this.#rows(
+        "SELECT survey_id, raw FROM qualifications WHERE survey_id = ANY(?::bigint[]) ORDER BY survey_id, position",
+        [list],
+      ),
+      this.#rows("SELECT survey_id, raw FROM quotas WHERE survey_id = ANY(?::bigint[]) ORDER BY survey_id, position", [
+        list,
+      ]),
     ]);
     const qualificationsBySurvey = groupBySurvey(qualifications);
     const quotasBySurvey = groupBySurvey(quotas);
     const byId = new Map(surveys.map((row) => [Number(row.id), row]));
     return list.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [{ ...toSurveySummary(row), qualifications: toChildRecords(qualificationsBySurvey.get(id) ?? []), quotas: toChildRecords(quotasBySurvey.get(id) ?? []) }] : [];
+      return row
+        ? [
+            {
+              ...toSurveySummary(row),
+              qualifications: toChildRecords(qualificationsBySurvey.get(id) ?? []),
+              quotas: toChildRecords(quotasBySurvey.get(id) ?? []),
+            },
+          ]
+        : [];
     });
   }
 
@@ -169,7 +184,9 @@ class PostgresStore implements SyncStore {
   }
 
   pruneBatch(target: PruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
-    return inPostgresTransaction(this.#pool, `pruning ${target}`, (client) => prunePostgresTarget(client, target, before, limit));
+    return inPostgresTransaction(this.#pool, `pruning ${target}`, (client) =>
+      prunePostgresTarget(client, target, before, limit),
+    );
   }
 
   async countByLanguage(): Promise<LanguageCount[]> {
@@ -184,7 +201,12 @@ class PostgresStore implements SyncStore {
     if (collections.length === 0) return;
     // A handful of collections a day: one statement each, in one transaction.
     await inPostgresTransaction(this.#pool, "saving collections", async (client) => {
-      for (const collection of collections) await postgresQuery(client, inventorySql.upsertCollection, [collection.name, fetchedAt.toISOString(), collection.body]);
+      for (const collection of collections)
+        await postgresQuery(client, inventorySql.upsertCollection, [
+          collection.name,
+          fetchedAt.toISOString(),
+          collection.body,
+        ]);
     });
   }
 

@@ -54,7 +54,11 @@ export interface HeadRow {
  * `keep`) removes a prefix, never a row after a younger one: with clocks that disagree across
  * replicas, the feed still loses no entry from its middle.
  */
-export function prefixCutoff(head: readonly HeadRow[], before: Date, keep?: number): { readonly cutoff: number | null; readonly whole: boolean } {
+export function prefixCutoff(
+  head: readonly HeadRow[],
+  before: Date,
+  keep?: number,
+): { readonly cutoff: number | null; readonly whole: boolean } {
   let cutoff: number | null = null;
   for (const row of head) {
     if (row.id === keep) continue;
@@ -73,7 +77,8 @@ export interface PrunedFeed {
 /** The statements of pruning, the same in both dialects (`?` placeholders, times bound as ISO 8601 text). */
 export const retentionSql = {
   /** The oldest entries of a feed, with their time as `at`. Binds the limit. */
-  feedHead: (feed: PrunedFeed): string => `SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`,
+  feedHead: (feed: PrunedFeed): string =>
+    `SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`,
   /** Binds the highest sequence to delete. */
   deleteFeedPrefix: (feed: PrunedFeed): string => `DELETE FROM ${feed.table} WHERE sequence <= ?`,
   /** The run readiness reads, kept however old. */
@@ -83,5 +88,6 @@ export const retentionSql = {
   /** Binds the cutoff and the id kept. */
   deleteRunsUpTo: "DELETE FROM runs WHERE id <= ? AND id <> ?",
   /** Binds the time and the limit. */
-  deleteResolvedQuarantine: "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)",
+  deleteResolvedQuarantine:
+    "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)",
 } as const;

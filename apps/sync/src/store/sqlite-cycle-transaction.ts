@@ -1,6 +1,13 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { StoreError } from "../common/errors.ts";
-import { inventorySql, quarantineColumns, quarantineUpsertConflict, runParams, surveyUpsertConflict, surveyWriteColumns } from "./inventory-sql.ts";
+import {
+  inventorySql,
+  quarantineColumns,
+  quarantineUpsertConflict,
+  runParams,
+  surveyUpsertConflict,
+  surveyWriteColumns,
+} from "./inventory-sql.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, RunInput } from "./store.ts";
 
 const bool = (value: boolean): number => (value ? 1 : 0);
@@ -23,7 +30,12 @@ export class SqliteCycleTransaction implements CycleTransaction {
   readonly #firstSequence: number;
   #open = true;
 
-  private constructor(db: DatabaseSync, statement: (sql: string) => StatementSync, at: Date, onEnd: (committed: boolean) => void) {
+  private constructor(
+    db: DatabaseSync,
+    statement: (sql: string) => StatementSync,
+    at: Date,
+    onEnd: (committed: boolean) => void,
+  ) {
     this.#db = db;
     this.#statement = statement;
     this.#at = at.toISOString();
@@ -43,7 +55,12 @@ export class SqliteCycleTransaction implements CycleTransaction {
   }
 
   /** Opens the transaction. `onEnd` learns when it is over, and whether it committed (then the WAL wants a checkpoint). */
-  static begin(db: DatabaseSync, statement: (sql: string) => StatementSync, at: Date, onEnd: (committed: boolean) => void): SqliteCycleTransaction {
+  static begin(
+    db: DatabaseSync,
+    statement: (sql: string) => StatementSync,
+    at: Date,
+    onEnd: (committed: boolean) => void,
+  ): SqliteCycleTransaction {
     try {
       return new SqliteCycleTransaction(db, statement, at, onEnd);
     } catch (error) {
@@ -66,40 +83,72 @@ export class SqliteCycleTransaction implements CycleTransaction {
     for (const survey of batch.surveys) {
       const c = survey.columns;
       upsertSurvey.run(
-        survey.id, at, at, c.languageId, c.cpi, c.loi, c.ir, bool(c.desktopAllowed), bool(c.mobileAllowed), bool(c.tabletAllowed),
-        c.lastUpdated, c.qualUpdated, c.quotaUpdated, survey.qualificationsMarker, survey.quotasMarker, survey.quotaCount,
-        bool(survey.needsRefetch), survey.rawHash, survey.recordHash, survey.raw,
+        survey.id,
+        at,
+        at,
+        c.languageId,
+        c.cpi,
+        c.loi,
+        c.ir,
+        bool(c.desktopAllowed),
+        bool(c.mobileAllowed),
+        bool(c.tabletAllowed),
+        c.lastUpdated,
+        c.qualUpdated,
+        c.quotaUpdated,
+        survey.qualificationsMarker,
+        survey.quotasMarker,
+        survey.quotaCount,
+        bool(survey.needsRefetch),
+        survey.rawHash,
+        survey.recordHash,
+        survey.raw,
       );
     }
 
-    const closeSurvey = this.#statement("UPDATE surveys SET status = 'closed', closed_at = ?, changed_at = ? WHERE id = ? AND status = 'live'");
-    const resolveOfSurvey = this.#statement("UPDATE quarantine SET resolved_at = ? WHERE survey_id = ? AND resolved_at IS NULL");
+    const closeSurvey = this.#statement(
+      "UPDATE surveys SET status = 'closed', closed_at = ?, changed_at = ? WHERE id = ? AND status = 'live'",
+    );
+    const resolveOfSurvey = this.#statement(
+      "UPDATE quarantine SET resolved_at = ? WHERE survey_id = ? AND resolved_at IS NULL",
+    );
     for (const id of batch.closedSurveyIds) {
       closeSurvey.run(at, at, id);
       resolveOfSurvey.run(at, id);
     }
 
     const deleteQualifications = this.#statement("DELETE FROM qualifications WHERE survey_id = ?");
-    const insertQualification = this.#statement("INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw) VALUES (?, ?, ?, ?, ?)");
+    const insertQualification = this.#statement(
+      "INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw) VALUES (?, ?, ?, ?, ?)",
+    );
     for (const replacement of batch.qualifications) {
       deleteQualifications.run(replacement.surveyId);
-      replacement.records.forEach((record, position) => insertQualification.run(replacement.surveyId, position, record.key, record.typeId, record.raw));
+      replacement.records.forEach((record, position) =>
+        insertQualification.run(replacement.surveyId, position, record.key, record.typeId, record.raw),
+      );
     }
     const deleteQuotas = this.#statement("DELETE FROM quotas WHERE survey_id = ?");
     const insertQuota = this.#statement("INSERT INTO quotas (survey_id, position, quota_id, raw) VALUES (?, ?, ?, ?)");
     for (const replacement of batch.quotas) {
       deleteQuotas.run(replacement.surveyId);
-      replacement.records.forEach((record, position) => insertQuota.run(replacement.surveyId, position, record.key, record.raw));
+      replacement.records.forEach((record, position) =>
+        insertQuota.run(replacement.surveyId, position, record.key, record.raw),
+      );
     }
 
-    const insertChange = this.#statement("INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at) VALUES (?, ?, ?, ?, ?)");
+    const insertChange = this.#statement(
+      "INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at) VALUES (?, ?, ?, ?, ?)",
+    );
     for (const change of batch.changes) {
       insertChange.run(this.#nextSequence, this.#runId, change.type, change.surveyId, at);
       this.#nextSequence += 1;
     }
 
-    const quarantine = this.#statement(`INSERT INTO quarantine (${quarantineColumns}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?) ${quarantineUpsertConflict}`);
-    for (const item of batch.quarantine) quarantine.run(item.key, item.surveyId, item.source, at, at, this.#runId, item.item, item.issues);
+    const quarantine = this.#statement(
+      `INSERT INTO quarantine (${quarantineColumns}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?) ${quarantineUpsertConflict}`,
+    );
+    for (const item of batch.quarantine)
+      quarantine.run(item.key, item.surveyId, item.source, at, at, this.#runId, item.item, item.issues);
     const resolve = this.#statement("UPDATE quarantine SET resolved_at = ? WHERE key = ? AND resolved_at IS NULL");
     for (const key of batch.resolvedQuarantineKeys) resolve.run(at, key);
   }

@@ -9,7 +9,13 @@ type Prepare = (sql: string) => StatementSync;
  * node:sqlite is synchronous, so the batch runs whole between two turns of the event loop and a
  * cycle cannot interleave with it; the caller checks that no cycle transaction is open first.
  */
-export function pruneSqliteBatch(db: DatabaseSync, prepare: Prepare, target: PruneTarget, before: Date, limit: number): PruneBatchOutcome {
+export function pruneSqliteBatch(
+  db: DatabaseSync,
+  prepare: Prepare,
+  target: PruneTarget,
+  before: Date,
+  limit: number,
+): PruneBatchOutcome {
   db.exec("BEGIN IMMEDIATE");
   try {
     const outcome = pruneTarget(prepare, target, before, limit);
@@ -26,8 +32,16 @@ export function pruneSqliteBatch(db: DatabaseSync, prepare: Prepare, target: Pru
  * stops at the first younger entry), so the feed never has a hole. Shared by the change feed and
  * the outcome feed.
  */
-export function pruneSqliteFeedPrefix(prepare: Prepare, feed: PrunedFeed, before: Date, limit: number): PruneBatchOutcome {
-  const head = (prepare(retentionSql.feedHead(feed)).all(limit) as Row[]).map((row) => ({ id: Number(row.sequence), at: toDate(row.at) }));
+export function pruneSqliteFeedPrefix(
+  prepare: Prepare,
+  feed: PrunedFeed,
+  before: Date,
+  limit: number,
+): PruneBatchOutcome {
+  const head = (prepare(retentionSql.feedHead(feed)).all(limit) as Row[]).map((row) => ({
+    id: Number(row.sequence),
+    at: toDate(row.at),
+  }));
   const { cutoff, whole } = prefixCutoff(head, before);
   const deleted = cutoff === null ? 0 : Number(prepare(retentionSql.deleteFeedPrefix(feed)).run(cutoff).changes);
   return { deleted, more: whole && head.length === limit, deferred: false };
@@ -39,7 +53,10 @@ function pruneTarget(prepare: Prepare, target: PruneTarget, before: Date, limit:
       return pruneSqliteFeedPrefix(prepare, { table: "changes", timeColumn: "occurred_at" }, before, limit);
     case "runs": {
       const keepId = toNumberOrNull((prepare(retentionSql.lastSuccessfulRunId).get() as Row).id) ?? -1;
-      const head = (prepare(retentionSql.runsHead).all(limit) as Row[]).map((row) => ({ id: Number(row.id), at: toDate(row.finished_at) }));
+      const head = (prepare(retentionSql.runsHead).all(limit) as Row[]).map((row) => ({
+        id: Number(row.id),
+        at: toDate(row.finished_at),
+      }));
       const { cutoff, whole } = prefixCutoff(head, before, keepId);
       const deleted = cutoff === null ? 0 : Number(prepare(retentionSql.deleteRunsUpTo).run(cutoff, keepId).changes);
       return { deleted, more: whole && head.length === limit, deferred: false };

@@ -82,7 +82,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
     }
     return Promise.resolve(withStoreErrors(new SqliteStore(db, reader)));
   } catch (error) {
-    return Promise.reject(new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }));
+    return Promise.reject(
+      new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }),
+    );
   }
 }
 
@@ -133,10 +135,15 @@ class SqliteStore implements SyncStore {
   beginCycle(at: Date): Promise<CycleTransaction> {
     if (this.#cycleOpen) return Promise.reject(new StoreError("a cycle transaction is already open"));
     this.#cycleOpen = true;
-    const transaction = SqliteCycleTransaction.begin(this.#db, (sql) => this.#statement(sql), at, (committed) => {
-      this.#cycleOpen = false;
-      if (committed) this.#checkpointSoon();
-    });
+    const transaction = SqliteCycleTransaction.begin(
+      this.#db,
+      (sql) => this.#statement(sql),
+      at,
+      (committed) => {
+        this.#cycleOpen = false;
+        if (committed) this.#checkpointSoon();
+      },
+    );
     return Promise.resolve(withStoreErrors(transaction, () => "cycle commit"));
   }
 
@@ -152,7 +159,10 @@ class SqliteStore implements SyncStore {
   }
 
   recordRun(run: RunInput): Promise<number> {
-    const row = inTransaction(this.#db, () => this.#statement(inventorySql.insertRun).get(...runParams(run), null, null) as Row);
+    const row = inTransaction(
+      this.#db,
+      () => this.#statement(inventorySql.insertRun).get(...runParams(run), null, null) as Row,
+    );
     return Promise.resolve(Number(row.id));
   }
 

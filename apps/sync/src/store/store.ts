@@ -79,7 +79,14 @@ export interface Leadership {
 export type SurveyStatus = "live" | "closed";
 
 /** Kinds of change in the feed. */
-export const changeTypes = ["opened", "updated", "qualifications_changed", "quotas_changed", "closed", "reopened"] as const;
+export const changeTypes = [
+  "opened",
+  "updated",
+  "qualifications_changed",
+  "quotas_changed",
+  "closed",
+  "reopened",
+] as const;
 /** One of {@link changeTypes}. */
 export type ChangeType = (typeof changeTypes)[number];
 

@@ -17,5 +17,10 @@ export const SURVEY_ID_RANGE = { min: 1, max: Number.MAX_SAFE_INTEGER } as const
  * ```
  */
 export function isSurveyId(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= SURVEY_ID_RANGE.min && value <= SURVEY_ID_RANGE.max;
+  return (
+    typeof value === "number" &&
+    Number.isSafeInteger(value) &&
+    value >= SURVEY_ID_RANGE.min &&
+    value <= SURVEY_ID_RANGE.max
+  );
 }

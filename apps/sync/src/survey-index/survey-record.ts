@@ -17,7 +17,12 @@ export function rawHash(raw: string): string {
  * consumer acts on changed.
  */
 export function recordHash(survey: Survey): string {
-  const { LastUpdatedOnUTC: _updated, Qual_LastUpdatedOnUTC: _qualifications, Quota_LastUpdatedOnUTC: _quotas, ...record } = survey;
+  const {
+    LastUpdatedOnUTC: _updated,
+    Qual_LastUpdatedOnUTC: _qualifications,
+    Quota_LastUpdatedOnUTC: _quotas,
+    ...record
+  } = survey;
   return hash("sha1", JSON.stringify(record), "base64");
 }
 
@@ -39,7 +44,11 @@ export function surveyColumns(survey: Survey): SurveyColumns {
 
 /** A qualification as the store keeps it. */
 export function qualificationRecord(qualification: SurveyQualification): ChildRecordWrite {
-  return { key: qualification.QualificationId, typeId: qualification.QualificationTypeId, raw: JSON.stringify(qualification) };
+  return {
+    key: qualification.QualificationId,
+    typeId: qualification.QualificationTypeId,
+    raw: JSON.stringify(qualification),
+  };
 }
 
 /** A quota as the store keeps it. */

@@ -20,11 +20,33 @@ describe("SurveyStates", () => {
   it("gives back every field exactly as set, for each date-time shape, digests and odd text alike", () => {
     const shapes: StoredSurveyState[] = [
       stored,
-      { ...stored, id: 8, status: "closed", needsRefetch: false, quotaCount: 0, qualificationsMarker: null, quotasMarker: "2026-11-23T13:40:06" },
+      {
+        ...stored,
+        id: 8,
+        status: "closed",
+        needsRefetch: false,
+        quotaCount: 0,
+        qualificationsMarker: null,
+        quotasMarker: "2026-11-23T13:40:06",
+      },
       // No zone: must not be read as local time; a lone digit of fraction and a leap second do not fit a packed shape.
-      { ...stored, id: 9, qualUpdated: "2026-11-23T13:40:06.120", quotaUpdated: "2026-11-23T13:40:06.1Z", qualificationsMarker: "2016-12-31T23:59:60Z", quotasMarker: "" },
+      {
+        ...stored,
+        id: 9,
+        qualUpdated: "2026-11-23T13:40:06.120",
+        quotaUpdated: "2026-11-23T13:40:06.1Z",
+        qualificationsMarker: "2016-12-31T23:59:60Z",
+        quotasMarker: "",
+      },
       // Not a base64 SHA-1: kept as text; a lower-case variant of a date-time likewise.
-      { ...stored, id: 10, rawHash: "not-a-digest", recordHash: `${stored.recordHash.slice(0, 27)}A`, qualUpdated: "2026-11-23t13:40:06Z", quotaUpdated: "+010000-01-01T00:00:00.000Z" },
+      {
+        ...stored,
+        id: 10,
+        rawHash: "not-a-digest",
+        recordHash: `${stored.recordHash.slice(0, 27)}A`,
+        qualUpdated: "2026-11-23t13:40:06Z",
+        quotaUpdated: "+010000-01-01T00:00:00.000Z",
+      },
       { ...stored, id: 2 ** 31, quotaCount: 70_000 },
     ];
     const states = SurveyStates.from(shapes);
@@ -36,7 +58,14 @@ describe("SurveyStates", () => {
 
   it("replaces a state in place, including a marker going back to null", () => {
     const states = SurveyStates.from([stored, { ...stored, id: 8 }]);
-    const next: StoredSurveyState = { ...stored, rawHash: "replaced", qualificationsMarker: null, quotasMarker: "2026-11-24T00:00:00.000Z", needsRefetch: false, quotaCount: 0 };
+    const next: StoredSurveyState = {
+      ...stored,
+      rawHash: "replaced",
+      qualificationsMarker: null,
+      quotasMarker: "2026-11-24T00:00:00.000Z",
+      needsRefetch: false,
+      quotaCount: 0,
+    };
     states.set(next);
     expect(states.get(7)).toStrictEqual(next);
     expect(states.get(8)).toStrictEqual({ ...stored, id: 8 });

@@ -67,7 +67,9 @@ export class SurveyStates {
     const slot = this.#slots.get(id);
     if (slot === undefined) return false;
     const flags = this.#flags[slot] ?? 0;
-    const children = (hasQualifications ? FLAG_QUALIFICATIONS_CURRENT : FLAG_NO_QUALIFICATIONS) | (hasQuotas ? FLAG_QUOTAS_CURRENT : FLAG_NO_QUOTAS);
+    const children =
+      (hasQualifications ? FLAG_QUALIFICATIONS_CURRENT : FLAG_NO_QUALIFICATIONS) |
+      (hasQuotas ? FLAG_QUOTAS_CURRENT : FLAG_NO_QUOTAS);
     return (flags & FLAG_CLOSED) === 0 && (flags & children) === children && this.#rawHashes.equals(slot, rawHash);
   }
 

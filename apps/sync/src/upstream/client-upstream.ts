@@ -10,7 +10,10 @@ import type { CollectionName, Upstream } from "./upstream.ts";
 export const LIST_TIMEOUT_MS = 120_000;
 
 /** Options of {@link createClientUpstream}: the client's, of which sds-sync sets a few. */
-export type ClientUpstreamOptions = Pick<ClientOptions, "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger"> & {
+export type ClientUpstreamOptions = Pick<
+  ClientOptions,
+  "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger"
+> & {
   /** Largest Get Surveys body in bytes (`SYNC_MAX_LIST_BYTES`): past it the list fails. @default {@link DEFAULT_MAX_LIST_BYTES} */
   readonly maxListBytes?: number;
 };

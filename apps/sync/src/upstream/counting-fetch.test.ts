@@ -5,7 +5,9 @@ describe("operationOf", () => {
   it("names the operation of a request URL, whatever follows or precedes its path", () => {
     expect(operationOf("GET", "http://127.0.0.1:8080/api/v1/surveys")).toBe("listSurveys");
     expect(operationOf("get", "https://sds.example/api/v1/surveys/?hasError=false#top")).toBe("listSurveys");
-    expect(operationOf("GET", "http://127.0.0.1:8080/survey-qualifications/100001?x=/surveys")).toBe("getSurveyQualifications");
+    expect(operationOf("GET", "http://127.0.0.1:8080/survey-qualifications/100001?x=/surveys")).toBe(
+      "getSurveyQualifications",
+    );
     expect(operationOf("GET", "http://user:secret@host:1/base/survey-quotas/7")).toBe("getSurveyQuotas");
   });
 

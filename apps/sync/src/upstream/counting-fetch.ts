@@ -4,10 +4,20 @@ import { createRouter, operations, type OperationId } from "@sds/schemas";
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Receives one line per HTTP request the wrapped fetch made. */
-export type RequestObserver = (request: { readonly operation: OperationId | "unknown"; readonly status: number; readonly durationMs: number }) => void;
+export type RequestObserver = (request: {
+  readonly operation: OperationId | "unknown";
+  readonly status: number;
+  readonly durationMs: number;
+}) => void;
 
 /** The shared router (`@sds/schemas`) over the operations table: the one matcher of upstream paths. */
-const operationRouter = createRouter(Object.entries(operations).map(([id, operation]) => ({ id: id as OperationId, method: operation.method, path: operation.path })));
+const operationRouter = createRouter(
+  Object.entries(operations).map(([id, operation]) => ({
+    id: id as OperationId,
+    method: operation.method,
+    path: operation.path,
+  })),
+);
 
 /**
  * The operation a request URL and method belong to. The base path before the operation's own

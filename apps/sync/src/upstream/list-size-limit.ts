@@ -23,7 +23,8 @@ export class ListTooLargeError extends SyncError {
 export function limitListBody(inner: ClientFetch, maxBytes: number): ClientFetch {
   return async (request, init) => {
     const response = await inner(request, init);
-    if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null) return response;
+    if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null)
+      return response;
     const declared = Number(response.headers.get("content-length") ?? Number.NaN);
     if (declared > maxBytes) {
       await response.body.cancel().catch(() => undefined);
@@ -39,6 +40,10 @@ export function limitListBody(inner: ClientFetch, maxBytes: number): ClientFetch
         },
       }),
     );
-    return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(limited, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

@@ -119,7 +119,9 @@ describe("spoolListBody", () => {
       response.write(sent, () => response.destroy());
     });
     const directory = await spoolDirectory();
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(new Request(server.listUrl));
+    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+      new Request(server.listUrl),
+    );
     const reader = bodyReader(response);
     const pieces: Uint8Array[] = [];
     const failure = await (async () => {
@@ -147,7 +149,9 @@ describe("spoolListBody", () => {
     });
     const directory = await spoolDirectory();
     const abort = new AbortController();
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(new Request(server.listUrl, { signal: abort.signal }));
+    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+      new Request(server.listUrl, { signal: abort.signal }),
+    );
     const reader = bodyReader(response);
     await until(async () => (await openFilesUnder(directory)) === 1);
     expect(await readdir(directory)).toEqual([]);
@@ -165,7 +169,9 @@ describe("spoolListBody", () => {
       response.end(body);
     });
     const directory = join(await spoolDirectory(), "missing");
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(new Request(server.listUrl));
+    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+      new Request(server.listUrl),
+    );
     const reader = bodyReader(response);
     const first = await reader.read();
     const pieces: Uint8Array[] = first.value ? [first.value] : [];
@@ -181,7 +187,12 @@ describe("spoolListBody", () => {
       response.write(`{"SupplierId":1001,"Surveys":[`); // then nothing more
     });
     const directory = await spoolDirectory();
-    const client = createClient({ baseUrl: server.baseUrl, apiKey: "test-key", fetch: spoolListBody(globalThis.fetch, { directory }), retry: 0 });
+    const client = createClient({
+      baseUrl: server.baseUrl,
+      apiKey: "test-key",
+      fetch: spoolListBody(globalThis.fetch, { directory }),
+      retry: 0,
+    });
 
     const read = (async () => {
       for await (const _item of client.surveys.stream({ timeout: 300 })) {

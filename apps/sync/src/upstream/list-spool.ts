@@ -44,9 +44,14 @@ export interface ListSpoolOptions {
 export function spoolListBody(inner: ClientFetch, options: ListSpoolOptions = {}): ClientFetch {
   return async (request, init) => {
     const response = await inner(request, init);
-    if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null) return response;
+    if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null)
+      return response;
     const spool = new BodySpool(response.body, init?.signal ?? request.signal, options);
-    return new Response(spool.readable, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(spool.readable, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
@@ -126,7 +131,10 @@ class BodySpool {
 
   async #append(chunk: Uint8Array): Promise<void> {
     if (chunk.byteLength === 0) return;
-    const file = this.#memoryBytes + chunk.byteLength <= this.#memoryLimit || this.#fileUnavailable ? undefined : (this.#file ?? (await this.#openFile()));
+    const file =
+      this.#memoryBytes + chunk.byteLength <= this.#memoryLimit || this.#fileUnavailable
+        ? undefined
+        : (this.#file ?? (await this.#openFile()));
     if (file === undefined) {
       if (this.#fileUnavailable) await this.#roomInMemory(chunk.byteLength);
       if (this.#released) return;
@@ -141,7 +149,8 @@ class BodySpool {
       if (this.#released) return;
       this.#fileEnd += chunk.byteLength;
       const last = this.#segments.at(-1);
-      if (last !== undefined && !(last instanceof Uint8Array) && last.end === start) this.#segments[this.#segments.length - 1] = { start: last.start, end: this.#fileEnd };
+      if (last !== undefined && !(last instanceof Uint8Array) && last.end === start)
+        this.#segments[this.#segments.length - 1] = { start: last.start, end: this.#fileEnd };
       else this.#segments.push({ start, end: this.#fileEnd });
     }
     this.#notify();

@@ -19,7 +19,10 @@ export type CollectionName = (typeof collectionNames)[number];
  * with the item's JSON text as received (`json`), which the cycle hashes and measures instead of
  * serialising each survey again.
  */
-export type LiveListEntry = ({ readonly survey: Survey; readonly invalid?: undefined } | { readonly survey?: undefined; readonly invalid: InvalidItem }) & { readonly json: string };
+export type LiveListEntry = (
+  | { readonly survey: Survey; readonly invalid?: undefined }
+  | { readonly survey?: undefined; readonly invalid: InvalidItem }
+) & { readonly json: string };
 
 /**
  * What the cycle asks of the Supplier Data Service: exactly the operations it uses. The

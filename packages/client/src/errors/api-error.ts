@@ -67,7 +67,13 @@ export class ApiError extends RequestError {
   }
 
   protected override details(): Record<string, unknown> {
-    return { status: this.status, errorCode: this.errorCode, messages: this.messages, requestId: this.requestId, retryAfter: this.retryAfter };
+    return {
+      status: this.status,
+      errorCode: this.errorCode,
+      messages: this.messages,
+      requestId: this.requestId,
+      retryAfter: this.retryAfter,
+    };
   }
 }
 

@@ -28,7 +28,10 @@ export function createApiError(details: ApiErrorDetails): ApiError {
 
 /** `GET /surveys failed with HTTP 401 (AUTH_FAILED): Invalid key` — method, path, status, code, messages. */
 function describeApiError({ request, status, errorCode, messages }: ApiErrorDetails): string {
-  const what = status >= 200 && status <= 299 ? `reported an error (hasError: true) under HTTP ${status}` : `failed with HTTP ${status}`;
+  const what =
+    status >= 200 && status <= 299
+      ? `reported an error (hasError: true) under HTTP ${status}`
+      : `failed with HTTP ${status}`;
   const code = errorCode ? ` (${errorCode})` : "";
   const text = messages.length > 0 ? `: ${messages.join("; ")}` : "";
   return `${request.method} ${request.path} ${what}${code}${text}`;

@@ -97,7 +97,13 @@ export class SdsError extends Error {
   toJSON(): Record<string, unknown> {
     const json: Record<string, unknown> = { name: this.name, message: this.message };
     if (this.operation !== undefined) {
-      Object.assign(json, { operation: this.operation, method: this.method, path: this.path, url: this.url, attempts: this.attempts });
+      Object.assign(json, {
+        operation: this.operation,
+        method: this.method,
+        path: this.path,
+        url: this.url,
+        attempts: this.attempts,
+      });
     }
     Object.assign(json, this.details());
     if (this.cause instanceof Error) json["cause"] = { name: this.cause.name, message: this.cause.message };

@@ -23,7 +23,10 @@ export class TimeoutError extends RequestError {
   /** The limit that ran out, in milliseconds. */
   readonly timeout: number;
 
-  constructor(message: string, details: { readonly request: RequestContext; readonly phase: TimeoutPhase; readonly timeout: number }) {
+  constructor(
+    message: string,
+    details: { readonly request: RequestContext; readonly phase: TimeoutPhase; readonly timeout: number },
+  ) {
     super(message, details.request);
     this.phase = details.phase;
     this.timeout = details.timeout;

@@ -39,7 +39,15 @@ export class ResponseValidationError extends RequestError {
    */
   declare readonly body: unknown;
 
-  constructor(message: string, details: { readonly request: RequestContext; readonly status: number; readonly issues: readonly ValidationIssue[]; readonly body: unknown }) {
+  constructor(
+    message: string,
+    details: {
+      readonly request: RequestContext;
+      readonly status: number;
+      readonly issues: readonly ValidationIssue[];
+      readonly body: unknown;
+    },
+  ) {
     super(message, details.request);
     this.status = details.status;
     this.issues = details.issues;
@@ -60,7 +68,10 @@ export class RequestValidationError extends RequestError {
   /** What is wrong with the request, each with its path inside the body or parameters. */
   readonly issues: readonly ValidationIssue[];
 
-  constructor(message: string, details: { readonly request: RequestContext; readonly issues: readonly ValidationIssue[] }) {
+  constructor(
+    message: string,
+    details: { readonly request: RequestContext; readonly issues: readonly ValidationIssue[] },
+  ) {
     super(message, details.request);
     this.issues = details.issues;
   }

@@ -25,17 +25,26 @@ import { summarizeIssues } from "./validate-response.ts";
 export function failureOf(error: unknown, state: CallState): FailedAttempt {
   const interruption = interruptionError(state);
   if (interruption) return { kind: "failed", error: interruption, retryable: false };
-  if (isHTTPError(error)) return apiErrorOf(error.response.status, error.response.headers, errorBodyOf(error.data), state);
+  if (isHTTPError(error))
+    return apiErrorOf(error.response.status, error.response.headers, errorBodyOf(error.data), state);
   const { context, settings } = state;
   const request = { ...context };
   const limit = settings.timeout === false ? 0 : settings.timeout;
   if (isKyTimeoutError(error)) {
     const message = `${context.method} ${context.path} timed out: no complete response within ${limit} ms (attempt ${context.attempts})`;
-    return { kind: "failed", error: new TimeoutError(message, { request, phase: "attempt", timeout: limit }), retryable: true };
+    return {
+      kind: "failed",
+      error: new TimeoutError(message, { request, phase: "attempt", timeout: limit }),
+      retryable: true,
+    };
   }
   if (error instanceof BodyIdleTimeoutError) {
     const message = `${context.method} ${context.path} timed out: ${error.message} (attempt ${context.attempts})`;
-    return { kind: "failed", error: new TimeoutError(message, { request, phase: "attempt", timeout: limit }), retryable: true };
+    return {
+      kind: "failed",
+      error: new TimeoutError(message, { request, phase: "attempt", timeout: limit }),
+      retryable: true,
+    };
   }
   // ky wraps the runtime's network errors; its own wrapper holds the Request (and so the key
   // header), so only the runtime's error is kept as the cause.
@@ -81,20 +90,33 @@ export function apiErrorOf(status: number, headers: Headers, body: unknown, stat
 export function notJson(reason: string, status: number, body: unknown, state: CallState): FailedAttempt {
   const { context } = state;
   const issues: ValidationIssue[] = [{ path: [], code: "invalid_json", message: reason }];
-  const error = new ResponseValidationError(`${context.method} ${context.path} returned HTTP ${status}, but ${reason}`, { request: { ...context }, status, issues, body });
+  const error = new ResponseValidationError(
+    `${context.method} ${context.path} returned HTTP ${status}, but ${reason}`,
+    { request: { ...context }, status, issues, body },
+  );
   return { kind: "failed", error, retryable: true };
 }
 
 /** A body that arrived whole and as JSON but does not match its schema (`what`: "a body", "an envelope"). */
-export function schemaMismatch(what: string, issues: readonly ValidationIssue[], status: number, body: unknown, state: CallState, hint = ""): ResponseValidationError {
+export function schemaMismatch(
+  what: string,
+  issues: readonly ValidationIssue[],
+  status: number,
+  body: unknown,
+  state: CallState,
+  hint = "",
+): ResponseValidationError {
   const { context } = state;
   const count = `${issues.length} ${issues.length === 1 ? "issue" : "issues"}`;
-  return new ResponseValidationError(`${context.method} ${context.path} returned ${what} that does not match its schema (${count}): ${scrubSecrets(summarizeIssues(issues), state.secrets)}${hint}`, {
-    request: { ...context },
-    status,
-    issues,
-    body,
-  });
+  return new ResponseValidationError(
+    `${context.method} ${context.path} returned ${what} that does not match its schema (${count}): ${scrubSecrets(summarizeIssues(issues), state.secrets)}${hint}`,
+    {
+      request: { ...context },
+      status,
+      issues,
+      body,
+    },
+  );
 }
 
 /** The error for a call cut short by the caller's abort or the deadline, if it was. */
@@ -102,15 +124,22 @@ export function interruptionError(state: CallState): SdsError | undefined {
   const { context, scope, settings } = state;
   const interruption = scope.interruption();
   if (interruption === "aborted") {
-    return new RequestAbortedError(`${context.method} ${context.path} was aborted by the caller`, { ...context }, { cause: scope.abortReason });
+    return new RequestAbortedError(
+      `${context.method} ${context.path} was aborted by the caller`,
+      { ...context },
+      { cause: scope.abortReason },
+    );
   }
   if (interruption === "deadline") {
     const deadline = settings.deadline === false ? 0 : settings.deadline;
-    return new TimeoutError(`${context.method} ${context.path} ran past its deadline of ${deadline} ms (${context.attempts} attempts)`, {
-      request: { ...context },
-      phase: "deadline",
-      timeout: deadline,
-    });
+    return new TimeoutError(
+      `${context.method} ${context.path} ran past its deadline of ${deadline} ms (${context.attempts} attempts)`,
+      {
+        request: { ...context },
+        phase: "deadline",
+        timeout: deadline,
+      },
+    );
   }
   return undefined;
 }

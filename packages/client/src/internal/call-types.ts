@@ -53,7 +53,11 @@ export type AttemptOutcome<Result> = { readonly kind: "accepted"; readonly settl
  * reader yields none) and returns the attempt's outcome. `pending` is ky's promise of the
  * response, whose `text()` reads the body under the attempt timeout.
  */
-export type ResponseReader<Item, Result> = (response: Response, pending: ResponsePromise, state: CallState) => AsyncGenerator<readonly Item[], AttemptOutcome<Result>, undefined>;
+export type ResponseReader<Item, Result> = (
+  response: Response,
+  pending: ResponsePromise,
+  state: CallState,
+) => AsyncGenerator<readonly Item[], AttemptOutcome<Result>, undefined>;
 
 /** An attempt that failed, and whether another attempt could do better. */
 export interface FailedAttempt {

@@ -31,7 +31,12 @@ function scan(chunks: readonly Uint8Array[], listKey = "Surveys"): Record<string
       items.push(part.value);
     } else {
       // As JSON.parse does: an own property even for "__proto__", the last duplicate winning.
-      Object.defineProperty(rebuilt, part.key, { value: part.value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(rebuilt, part.key, {
+        value: part.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   if (scanner.listSeen && !Object.hasOwn(rebuilt, listKey)) rebuilt[listKey] = items;
@@ -50,7 +55,12 @@ function acceptedByJsonParse(text: string): boolean {
   } catch {
     return false;
   }
-  return typeof value === "object" && value !== null && !Array.isArray(value) && (text.match(/"Surveys"\s*:/g) ?? []).length <= 1;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (text.match(/"Surveys"\s*:/g) ?? []).length <= 1
+  );
 }
 
 const fieldName = fc.string({ unit: "grapheme", maxLength: 8 }).filter((key) => key !== "Surveys");
@@ -81,7 +91,8 @@ describe("JsonListScanner", () => {
   });
 
   it("yields what JSON.parse gives one byte at a time, through escapes and multi-byte characters", () => {
-    const text = '{"a":"\\"}\\\\","Surveys":[{"x":"é€𝄞\\u00e9\\n"},"]",[[]],{"}":"{"},-1.5e3,true,null],"z":{"Surveys":[1]}}';
+    const text =
+      '{"a":"\\"}\\\\","Surveys":[{"x":"é€𝄞\\u00e9\\n"},"]",[[]],{"}":"{"},-1.5e3,true,null],"z":{"Surveys":[1]}}';
     const bytes = encoder.encode(text);
     const single = Array.from(bytes, (_, index) => bytes.subarray(index, index + 1));
     expect(scan(single)).toEqual(JSON.parse(text));
@@ -90,14 +101,22 @@ describe("JsonListScanner", () => {
   it("accepts a body if and only if JSON.parse accepts it as an object, however it was mangled", () => {
     const mutation = fc.oneof(
       fc.record({ kind: fc.constant("delete" as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), char: fc.constantFrom("{", "}", "[", "]", "\"", ",", ":", "\\", " ", "0", "-", "e", "t", "n", "\u00e9", "x") }),
+      fc.record({
+        kind: fc.constant("insert" as const),
+        at: fc.nat(),
+        char: fc.constantFrom("{", "}", "[", "]", '"', ",", ":", "\\", " ", "0", "-", "e", "t", "n", "\u00e9", "x"),
+      }),
       fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
     );
     fc.assert(
       fc.property(body, mutation, cutOffsets, (text, change, offsets) => {
         const at = change.at % (text.length + 1);
         const mangled =
-          change.kind === "delete" ? text.slice(0, at) + text.slice(at + 1) : change.kind === "insert" ? text.slice(0, at) + change.char + text.slice(at) : text.slice(0, at);
+          change.kind === "delete"
+            ? text.slice(0, at) + text.slice(at + 1)
+            : change.kind === "insert"
+              ? text.slice(0, at) + change.char + text.slice(at)
+              : text.slice(0, at);
         const bytes = encoder.encode(mangled);
         // What the bytes say: a deletion can split a surrogate pair, which UTF-8 turns into U+FFFD.
         const received = new TextDecoder().decode(bytes);
@@ -115,7 +134,9 @@ describe("JsonListScanner", () => {
       { kind: "field", key: "SupplierId", value: 7 },
       { kind: "item", index: 0, value: { SurveyId: 1 }, text: '{"SurveyId": 1}' },
     ]);
-    expect(scanner.write('Id": 2}')).toEqual([{ kind: "item", index: 1, value: { SurveyId: 2 }, text: '{"SurveyId": 2}' }]);
+    expect(scanner.write('Id": 2}')).toEqual([
+      { kind: "item", index: 1, value: { SurveyId: 2 }, text: '{"SurveyId": 2}' },
+    ]);
     expect(scanner.write('], "hasError": false}')).toEqual([{ kind: "field", key: "hasError", value: false }]);
     expect(scanner.end()).toEqual([]);
   });
@@ -129,9 +150,16 @@ describe("JsonListScanner", () => {
       }
       throw new Error(`accepted ${text}`);
     };
-    expect(error('{"Surveys": [{"SurveyId": 1}')).toMatchObject({ truncated: true, message: "the body ended before its JSON was complete" });
+    expect(error('{"Surveys": [{"SurveyId": 1}')).toMatchObject({
+      truncated: true,
+      message: "the body ended before its JSON was complete",
+    });
     expect(error("")).toMatchObject({ truncated: true, message: "the body is empty" });
-    expect(error('{"Surveys": []} x')).toMatchObject({ truncated: false, offset: 16, message: 'the body is not valid JSON: expected nothing after the end of the JSON at character 16, found "x"' });
+    expect(error('{"Surveys": []} x')).toMatchObject({
+      truncated: false,
+      offset: 16,
+      message: 'the body is not valid JSON: expected nothing after the end of the JSON at character 16, found "x"',
+    });
     expect(error("[1, 2]").message).toContain("expected a JSON object");
     expect(error('{"Surveys": [1,]}').message).toContain("expected a value at character 15");
     expect(error('{"Surveys": [1, {"a": tru}]}').message).toMatch(/^item 1 of "Surveys" is not valid JSON/);
@@ -148,7 +176,14 @@ describe("JsonListScanner", () => {
   });
 
   it("skips a leading byte-order mark and reads invalid UTF-8 as U+FFFD, as Response.text() does", async () => {
-    const bytes = Uint8Array.from([0xef, 0xbb, 0xbf, ...encoder.encode('{"Surveys": ["'), 0xff, ...encoder.encode('"]}')]);
+    const bytes = Uint8Array.from([
+      0xef,
+      0xbb,
+      0xbf,
+      ...encoder.encode('{"Surveys": ["'),
+      0xff,
+      ...encoder.encode('"]}'),
+    ]);
     const expected = JSON.parse(await new Response(bytes).text()) as unknown;
     expect(scan([bytes])).toEqual(expected);
     expect(expected).toEqual({ Surveys: ["\ufffd"] });

@@ -62,11 +62,22 @@ function endsScalar(code: number): boolean {
 
 /** The characters a JSON value can start with. */
 function startsValue(code: number): boolean {
-  return code === OPEN_BRACE || code === OPEN_BRACKET || code === QUOTE || code === 0x2d || (code >= 0x30 && code <= 0x39) || code === 0x74 || code === 0x66 || code === 0x6e;
+  return (
+    code === OPEN_BRACE ||
+    code === OPEN_BRACKET ||
+    code === QUOTE ||
+    code === 0x2d ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x74 ||
+    code === 0x66 ||
+    code === 0x6e
+  );
 }
 
 function describeChar(code: number): string {
-  return code < 0x20 ? `U+${code.toString(16).padStart(4, "0").toUpperCase()}` : JSON.stringify(String.fromCharCode(code));
+  return code < 0x20
+    ? `U+${code.toString(16).padStart(4, "0").toUpperCase()}`
+    : JSON.stringify(String.fromCharCode(code));
 }
 
 /**
@@ -177,7 +188,8 @@ export class JsonListScanner {
           break;
         case VALUE:
           if (this.#key === this.#listKey) {
-            if (this.#listSeen) throw new JsonScanError(`the object has two "${this.#listKey}" fields`, this.#consumed + index);
+            if (this.#listSeen)
+              throw new JsonScanError(`the object has two "${this.#listKey}" fields`, this.#consumed + index);
             this.#listSeen = true;
             if (code === OPEN_BRACKET) {
               this.#state = FIRST_ITEM_OR_END;
@@ -227,7 +239,10 @@ export class JsonListScanner {
     const rest = this.#decoder.decode();
     const parts = rest === "" ? [] : this.write(rest);
     if (this.#state === DONE) return parts;
-    const message = this.#state === EXPECT_OBJECT && this.#consumed === 0 ? "the body is empty" : "the body ended before its JSON was complete";
+    const message =
+      this.#state === EXPECT_OBJECT && this.#consumed === 0
+        ? "the body is empty"
+        : "the body ended before its JSON was complete";
     throw new JsonScanError(message, this.#consumed, true);
   }
 
@@ -317,7 +332,12 @@ export class JsonListScanner {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      const what = this.#target === CAPTURE_ITEM ? `item ${this.#items} of "${this.#listKey}"` : this.#target === CAPTURE_KEY ? "a field name" : `the value of "${this.#key}"`;
+      const what =
+        this.#target === CAPTURE_ITEM
+          ? `item ${this.#items} of "${this.#listKey}"`
+          : this.#target === CAPTURE_KEY
+            ? "a field name"
+            : `the value of "${this.#key}"`;
       throw new JsonScanError(`${what} is not valid JSON (${(error as Error).message})`, this.#consumed + start);
     }
     if (this.#target === CAPTURE_KEY) {
@@ -334,6 +354,9 @@ export class JsonListScanner {
   }
 
   #unexpected(code: number, index: number, expected: string): JsonScanError {
-    return new JsonScanError(`the body is not valid JSON: expected ${expected} at character ${this.#consumed + index}, found ${describeChar(code)}`, this.#consumed + index);
+    return new JsonScanError(
+      `the body is not valid JSON: expected ${expected} at character ${this.#consumed + index}, found ${describeChar(code)}`,
+      this.#consumed + index,
+    );
   }
 }

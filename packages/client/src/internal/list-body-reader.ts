@@ -94,7 +94,12 @@ export class ListBodyReader {
         if (!this.#hasError) items.push(part);
         continue;
       }
-      Object.defineProperty(this.fields, part.key, { value: part.value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(this.fields, part.key, {
+        value: part.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       if (part.key === "hasError" && part.value === true) this.#hasError = true;
     }
     // A complete body ends the reads, even when its last chunk completed nothing new.

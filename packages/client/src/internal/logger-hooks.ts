@@ -9,7 +9,11 @@ export function loggerHooks(logger: Logger): ClientHooks {
     onRequest: (event) => logger.debug?.({ ...event }, `sds request ${event.method} ${event.url}`),
     onResponse: (event) => logger.debug?.({ ...event }, `sds response ${event.status} ${event.method} ${event.url}`),
     onRetry: ({ error, ...event }) =>
-      logger.warn?.({ ...event, error: error.toJSON() }, `sds retry ${event.method} ${event.url} in ${event.delayMs} ms: ${error.message}`),
-    onError: ({ error, ...event }) => logger.error?.({ ...event, error: error.toJSON() }, `sds request failed: ${error.message}`),
+      logger.warn?.(
+        { ...event, error: error.toJSON() },
+        `sds retry ${event.method} ${event.url} in ${event.delayMs} ms: ${error.message}`,
+      ),
+    onError: ({ error, ...event }) =>
+      logger.error?.({ ...event, error: error.toJSON() }, `sds request failed: ${error.message}`),
   };
 }

@@ -37,7 +37,8 @@ function judge(definition: SchemaDefinition): boolean {
     case "object": {
       // Without a catchall, unknown fields are stripped: the output would differ from the input.
       const { shape = {}, catchall } = definition;
-      const keepsUnknown = catchall !== undefined && (catchall._zod.def.type === "unknown" || catchall._zod.def.type === "never");
+      const keepsUnknown =
+        catchall !== undefined && (catchall._zod.def.type === "unknown" || catchall._zod.def.type === "never");
       return keepsUnknown && Object.values(shape).every(parsesToItsInput);
     }
     case "array":

@@ -2,7 +2,14 @@
 export const REDACTED = "[REDACTED]";
 
 /** Headers that carry credentials: never logged or put in an error as they are. */
-const credentialHeaders = new Set(["eq-partner-access-key", "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]);
+const credentialHeaders = new Set([
+  "eq-partner-access-key",
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+]);
 
 /** Whether a header carries credentials. */
 export function isCredentialHeader(name: string): boolean {

@@ -1,12 +1,21 @@
 import type { ValidationIssue } from "../errors/validation-errors.ts";
 
 /** Each path parameter must be a non-empty string or a safe integer. */
-export function checkPathParams(names: readonly string[], values: Readonly<Record<string, string | number>>): ValidationIssue[] {
+export function checkPathParams(
+  names: readonly string[],
+  values: Readonly<Record<string, string | number>>,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const name of names) {
     const value = values[name] as unknown;
-    const valid = (typeof value === "number" && Number.isSafeInteger(value)) || (typeof value === "string" && value.trim() !== "");
-    if (!valid) issues.push({ path: [name], code: "invalid_type", message: `${name} must be an integer or a non-empty string, got ${describeValue(value)}` });
+    const valid =
+      (typeof value === "number" && Number.isSafeInteger(value)) || (typeof value === "string" && value.trim() !== "");
+    if (!valid)
+      issues.push({
+        path: [name],
+        code: "invalid_type",
+        message: `${name} must be an integer or a non-empty string, got ${describeValue(value)}`,
+      });
   }
   return issues;
 }

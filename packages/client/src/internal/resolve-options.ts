@@ -1,6 +1,13 @@
 import { operationIds, operations, type OperationId } from "@sds/schemas";
 import { systemClock, type Clock } from "../clock.ts";
-import type { ClientOptions, FetchFunction, RateLimitOptions, RequestOptions, RetryOptions, ValidationMode } from "../client-options.ts";
+import type {
+  ClientOptions,
+  FetchFunction,
+  RateLimitOptions,
+  RequestOptions,
+  RetryOptions,
+  ValidationMode,
+} from "../client-options.ts";
 import { parseBaseUrl } from "../base-url.ts";
 import { ConfigurationError } from "../errors/configuration-error.ts";
 import type { ClientHooks } from "../hooks.ts";
@@ -73,7 +80,9 @@ export function resolveClientOptions(options: ClientOptions): ClientConfig {
     hooks,
     headers: {
       accept: "application/json",
-      ...(options.userAgent !== undefined || !isBrowser() ? { "user-agent": options.userAgent ?? `@sds/client/${clientVersion}` } : {}),
+      ...(options.userAgent !== undefined || !isBrowser()
+        ? { "user-agent": options.userAgent ?? `@sds/client/${clientVersion}` }
+        : {}),
       ...extraHeaders,
       "eq-partner-access-key": apiKey,
     },
@@ -90,7 +99,8 @@ export function resolveCallSettings(config: ClientConfig, options: RequestOption
     timeout: options.timeout === undefined ? config.timeout : checkDuration(options.timeout, "timeout"),
     deadline: options.deadline === undefined ? config.deadline : checkDuration(options.deadline, "deadline"),
     retry: resolveRetry(config.retry, options.retry, "retry"),
-    validation: options.validation === undefined ? config.validation : checkValidationMode(options.validation, "validation"),
+    validation:
+      options.validation === undefined ? config.validation : checkValidationMode(options.validation, "validation"),
     // Call headers win, even over the API key: a multi-tenant caller may send another key.
     headers: callHeaders === undefined ? config.headers : { ...config.headers, ...callHeaders },
     secrets: callSecrets.length === 0 ? config.secrets : [...config.secrets, ...callSecrets],
@@ -99,20 +109,31 @@ export function resolveCallSettings(config: ClientConfig, options: RequestOption
 
 function resolveBaseUrl(value: string | undefined): string {
   if (value === undefined || value.trim() === "") {
-    throw new ConfigurationError("Missing base URL: pass `baseUrl` (ending in /api/v1) to createClient() or set SDS_BASE_URL.", "baseUrl");
+    throw new ConfigurationError(
+      "Missing base URL: pass `baseUrl` (ending in /api/v1) to createClient() or set SDS_BASE_URL.",
+      "baseUrl",
+    );
   }
   return parseBaseUrl(value).href.replace(/\/+$/, "");
 }
 
-function resolveRetry(base: ResolvedRetryOptions, value: RetryOptions | number | false | undefined, option: string): ResolvedRetryOptions {
+function resolveRetry(
+  base: ResolvedRetryOptions,
+  value: RetryOptions | number | false | undefined,
+  option: string,
+): ResolvedRetryOptions {
   if (value === undefined) return base;
   if (value === false) return { ...base, limit: 0 };
   if (typeof value === "number") return { ...base, limit: checkRetryLimit(value, option) };
   return {
     limit: value.limit === undefined ? base.limit : checkRetryLimit(value.limit, `${option}.limit`),
-    initialDelay: value.initialDelay === undefined ? base.initialDelay : checkDelay(value.initialDelay, `${option}.initialDelay`),
+    initialDelay:
+      value.initialDelay === undefined ? base.initialDelay : checkDelay(value.initialDelay, `${option}.initialDelay`),
     maxDelay: value.maxDelay === undefined ? base.maxDelay : checkDelay(value.maxDelay, `${option}.maxDelay`),
-    maxRetryAfter: value.maxRetryAfter === undefined ? base.maxRetryAfter : checkDelay(value.maxRetryAfter, `${option}.maxRetryAfter`),
+    maxRetryAfter:
+      value.maxRetryAfter === undefined
+        ? base.maxRetryAfter
+        : checkDelay(value.maxRetryAfter, `${option}.maxRetryAfter`),
     jitter: value.jitter ?? base.jitter,
   };
 }
@@ -123,10 +144,14 @@ function resolvePaths(overrides: Readonly<Partial<Record<string, string>>>): Rec
   for (const [id, path] of Object.entries(overrides)) {
     if (path === undefined) continue;
     if (!Object.hasOwn(operations, id)) {
-      throw new ConfigurationError(`Unknown operation ${JSON.stringify(id)} in \`paths\`; known: ${operationIds.join(", ")}.`, `paths.${id}`);
+      throw new ConfigurationError(
+        `Unknown operation ${JSON.stringify(id)} in \`paths\`; known: ${operationIds.join(", ")}.`,
+        `paths.${id}`,
+      );
     }
     const operation = operations[id as OperationId];
-    if (!path.startsWith("/")) throw new ConfigurationError(`Path of ${id} must start with "/": ${JSON.stringify(path)}.`, `paths.${id}`);
+    if (!path.startsWith("/"))
+      throw new ConfigurationError(`Path of ${id} must start with "/": ${JSON.stringify(path)}.`, `paths.${id}`);
     const placeholders = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
     const expected = [...operation.pathParams].sort();
     if (placeholders.join() !== expected.join()) {
@@ -141,35 +166,50 @@ function resolvePaths(overrides: Readonly<Partial<Record<string, string>>>): Rec
 function checkDuration(value: number | false, option: string): number | false {
   if (value === false) return false;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > maxTimerDelay) {
-    throw new ConfigurationError(`\`${option}\` must be a number of milliseconds between 1 and ${maxTimerDelay}, or false; got ${String(value)}.`, option);
+    throw new ConfigurationError(
+      `\`${option}\` must be a number of milliseconds between 1 and ${maxTimerDelay}, or false; got ${String(value)}.`,
+      option,
+    );
   }
   return value;
 }
 
 function checkDelay(value: number, option: string): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > maxTimerDelay) {
-    throw new ConfigurationError(`\`${option}\` must be a number of milliseconds between 0 and ${maxTimerDelay}; got ${String(value)}.`, option);
+    throw new ConfigurationError(
+      `\`${option}\` must be a number of milliseconds between 0 and ${maxTimerDelay}; got ${String(value)}.`,
+      option,
+    );
   }
   return value;
 }
 
 function checkRetryLimit(value: number, option: string): number {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigurationError(`\`${option}\` must be a whole number of retries, 0 or more; got ${String(value)}.`, option);
+    throw new ConfigurationError(
+      `\`${option}\` must be a whole number of retries, 0 or more; got ${String(value)}.`,
+      option,
+    );
   }
   return value;
 }
 
 function checkValidationMode(value: ValidationMode, option: string): ValidationMode {
   if (!validationModes.includes(value)) {
-    throw new ConfigurationError(`\`${option}\` must be one of ${validationModes.join(", ")}; got ${JSON.stringify(value)}.`, option);
+    throw new ConfigurationError(
+      `\`${option}\` must be one of ${validationModes.join(", ")}; got ${JSON.stringify(value)}.`,
+      option,
+    );
   }
   return value;
 }
 
 function checkConcurrency(value: number): number {
   if (value !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(value) || value < 1)) {
-    throw new ConfigurationError(`\`maxConcurrency\` must be a whole number, 1 or more, or Infinity; got ${String(value)}.`, "maxConcurrency");
+    throw new ConfigurationError(
+      `\`maxConcurrency\` must be a whole number, 1 or more, or Infinity; got ${String(value)}.`,
+      "maxConcurrency",
+    );
   }
   return value;
 }
@@ -177,10 +217,16 @@ function checkConcurrency(value: number): number {
 function checkRateLimit(value: RateLimitOptions): { requestsPerSecond: number; burst: number } {
   const { requestsPerSecond, burst = 1 } = value;
   if (typeof requestsPerSecond !== "number" || !Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
-    throw new ConfigurationError(`\`rateLimit.requestsPerSecond\` must be a number above 0; got ${String(requestsPerSecond)}.`, "rateLimit.requestsPerSecond");
+    throw new ConfigurationError(
+      `\`rateLimit.requestsPerSecond\` must be a number above 0; got ${String(requestsPerSecond)}.`,
+      "rateLimit.requestsPerSecond",
+    );
   }
   if (!Number.isSafeInteger(burst) || burst < 1) {
-    throw new ConfigurationError(`\`rateLimit.burst\` must be a whole number, 1 or more; got ${String(burst)}.`, "rateLimit.burst");
+    throw new ConfigurationError(
+      `\`rateLimit.burst\` must be a whole number, 1 or more; got ${String(burst)}.`,
+      "rateLimit.burst",
+    );
   }
   return { requestsPerSecond, burst };
 }
@@ -192,7 +238,10 @@ function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string
   } catch (error) {
     // The runtime's message quotes the offending value, which may be a credential.
     const names = Object.keys(headers).join(", ");
-    throw new ConfigurationError(`\`headers\` holds a header fetch refuses (among ${names}): ${(error as Error).name}.`, "headers");
+    throw new ConfigurationError(
+      `\`headers\` holds a header fetch refuses (among ${names}): ${(error as Error).name}.`,
+      "headers",
+    );
   }
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }

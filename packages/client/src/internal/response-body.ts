@@ -1,5 +1,7 @@
 /** A body read as JSON when it is JSON, else kept as text. */
-export type ParsedBody = { readonly json: true; readonly value: unknown } | { readonly json: false; readonly text: string; readonly reason: string };
+export type ParsedBody =
+  | { readonly json: true; readonly value: unknown }
+  | { readonly json: false; readonly text: string; readonly reason: string };
 
 /** Parses a response body once. An empty body is not JSON. */
 export function parseBody(text: string): ParsedBody {
@@ -26,11 +28,14 @@ export interface EnvelopeErrorFields {
 export function readEnvelopeError(body: unknown): EnvelopeErrorFields {
   if (typeof body !== "object" || body === null) return { hasError: false, errorCode: undefined, messages: [] };
   const { hasError, error, messages } = body as { hasError?: unknown; error?: unknown; messages?: unknown };
-  const errorCode = typeof error === "object" && error !== null ? (error as { errorCode?: unknown }).errorCode : undefined;
+  const errorCode =
+    typeof error === "object" && error !== null ? (error as { errorCode?: unknown }).errorCode : undefined;
   return {
     hasError: hasError === true,
     errorCode: typeof errorCode === "string" && errorCode !== "" ? errorCode : undefined,
-    messages: Array.isArray(messages) ? messages.filter((message): message is string => typeof message === "string") : [],
+    messages: Array.isArray(messages)
+      ? messages.filter((message): message is string => typeof message === "string")
+      : [],
   };
 }
 

@@ -36,7 +36,10 @@ export function wholeBodyReader<T>(call: OperationCall<T>): ResponseReader<never
       settle: () => {
         const outcome = call.parse(body, state.settings.validation);
         if (!outcome.success) {
-          const hint = call.operation === "listSurveys" ? " (surveys.listItemwise() keeps the valid surveys and reports the others)" : "";
+          const hint =
+            call.operation === "listSurveys"
+              ? " (surveys.listItemwise() keeps the valid surveys and reports the others)"
+              : "";
           throw schemaMismatch("a body", outcome.issues, status, body, state, hint);
         }
         return { data: outcome.data, response: responseInfo(response, state) };
@@ -52,11 +55,18 @@ export function wholeBodyReader<T>(call: OperationCall<T>): ResponseReader<never
  * `hasError: true` is an ApiError once read; one that is cut short or malformed is worth another
  * attempt while nothing has been yielded.
  */
-export function listStreamReader<Item, Envelope>(call: ListStreamCall<Item, Envelope>): ResponseReader<Item, WithResponse<Envelope>> {
-  const parseItems = (batch: readonly RawListItem[], mode: ValidationMode): Item[] => batch.map((item) => call.parseItem(item, mode));
+export function listStreamReader<Item, Envelope>(
+  call: ListStreamCall<Item, Envelope>,
+): ResponseReader<Item, WithResponse<Envelope>> {
+  const parseItems = (batch: readonly RawListItem[], mode: ValidationMode): Item[] =>
+    batch.map((item) => call.parseItem(item, mode));
   return async function* readListStream(response, _pending, state) {
     const { scope, settings } = state;
-    const reader = new ListBodyReader(response.body, { listKey: call.listKey, signal: scope.signal, idleTimeout: settings.timeout });
+    const reader = new ListBodyReader(response.body, {
+      listKey: call.listKey,
+      signal: scope.signal,
+      idleTimeout: settings.timeout,
+    });
     try {
       for (;;) {
         let batch;
@@ -74,8 +84,16 @@ export function listStreamReader<Item, Envelope>(call: ListStreamCall<Item, Enve
       }
       const { fields } = reader;
       if (reader.hasError) return apiErrorOf(response.status, response.headers, fields, state);
-      const envelope = call.parseEnvelope(reader.listSeen ? { ...fields, [call.listKey]: [] } : fields, settings.validation);
-      if (!envelope.success) return { kind: "failed", error: schemaMismatch("an envelope", envelope.issues, response.status, fields, state), retryable: false };
+      const envelope = call.parseEnvelope(
+        reader.listSeen ? { ...fields, [call.listKey]: [] } : fields,
+        settings.validation,
+      );
+      if (!envelope.success)
+        return {
+          kind: "failed",
+          error: schemaMismatch("an envelope", envelope.issues, response.status, fields, state),
+          retryable: false,
+        };
       const result = { data: envelope.data, response: responseInfo(response, state) };
       return { kind: "accepted", settle: () => result };
     } finally {

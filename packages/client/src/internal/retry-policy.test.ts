@@ -71,28 +71,50 @@ describe("isRetryableStatus", () => {
 
 describe("planRetry", () => {
   it("uses the backoff while retries are left, then stops", () => {
-    expect(planRetry({ attempts: 1, retry: noJitter, apiError: undefined, now, deadlineAt: undefined })).toEqual({ delayMs: 500, fromRetryAfter: false });
-    expect(planRetry({ attempts: 2, retry: noJitter, apiError: undefined, now, deadlineAt: undefined })).toEqual({ delayMs: 1000, fromRetryAfter: false });
-    expect(planRetry({ attempts: 3, retry: noJitter, apiError: undefined, now, deadlineAt: undefined })).toBeUndefined();
+    expect(planRetry({ attempts: 1, retry: noJitter, apiError: undefined, now, deadlineAt: undefined })).toEqual({
+      delayMs: 500,
+      fromRetryAfter: false,
+    });
+    expect(planRetry({ attempts: 2, retry: noJitter, apiError: undefined, now, deadlineAt: undefined })).toEqual({
+      delayMs: 1000,
+      fromRetryAfter: false,
+    });
+    expect(
+      planRetry({ attempts: 3, retry: noJitter, apiError: undefined, now, deadlineAt: undefined }),
+    ).toBeUndefined();
   });
 
   it("honours Retry-After instead of the backoff, without jitter", () => {
-    const plan = planRetry({ attempts: 1, retry: defaultRetryOptions, apiError: apiErrorWithRetryAfter(4000), now, deadlineAt: undefined });
+    const plan = planRetry({
+      attempts: 1,
+      retry: defaultRetryOptions,
+      apiError: apiErrorWithRetryAfter(4000),
+      now,
+      deadlineAt: undefined,
+    });
     expect(plan).toEqual({ delayMs: 4000, fromRetryAfter: true });
   });
 
   it("gives up when Retry-After exceeds maxRetryAfter", () => {
     const retry = { ...noJitter, maxRetryAfter: 10_000 };
-    expect(planRetry({ attempts: 1, retry, apiError: apiErrorWithRetryAfter(10_000), now, deadlineAt: undefined })).toBeDefined();
-    expect(planRetry({ attempts: 1, retry, apiError: apiErrorWithRetryAfter(10_001), now, deadlineAt: undefined })).toBeUndefined();
+    expect(
+      planRetry({ attempts: 1, retry, apiError: apiErrorWithRetryAfter(10_000), now, deadlineAt: undefined }),
+    ).toBeDefined();
+    expect(
+      planRetry({ attempts: 1, retry, apiError: apiErrorWithRetryAfter(10_001), now, deadlineAt: undefined }),
+    ).toBeUndefined();
   });
 
   it("gives up when the wait would run past the deadline", () => {
-    expect(planRetry({ attempts: 1, retry: noJitter, apiError: undefined, now, deadlineAt: now + 500 })).toBeUndefined();
+    expect(
+      planRetry({ attempts: 1, retry: noJitter, apiError: undefined, now, deadlineAt: now + 500 }),
+    ).toBeUndefined();
     expect(planRetry({ attempts: 1, retry: noJitter, apiError: undefined, now, deadlineAt: now + 501 })).toBeDefined();
   });
 
   it("never retries with a limit of 0", () => {
-    expect(planRetry({ attempts: 1, retry: { ...noJitter, limit: 0 }, apiError: undefined, now, deadlineAt: undefined })).toBeUndefined();
+    expect(
+      planRetry({ attempts: 1, retry: { ...noJitter, limit: 0 }, apiError: undefined, now, deadlineAt: undefined }),
+    ).toBeUndefined();
   });
 });

@@ -28,7 +28,11 @@ export function isRetryableStatus(status: number): boolean {
  * `initialDelay * 2^(retryNumber - 1)`, capped at `maxDelay`; with full jitter, a uniformly
  * random time between 0 and that.
  */
-export function backoffDelay(retryNumber: number, retry: ResolvedRetryOptions, random: () => number = Math.random): number {
+export function backoffDelay(
+  retryNumber: number,
+  retry: ResolvedRetryOptions,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(retry.maxDelay, retry.initialDelay * 2 ** (retryNumber - 1));
   return retry.jitter ? Math.round(random() * ceiling) : ceiling;
 }

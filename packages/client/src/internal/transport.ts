@@ -9,7 +9,14 @@ import type { ClientHooks } from "../hooks.ts";
 import { raceWithSignal } from "./abort.ts";
 import { failureOf, interruptionError } from "./attempt-failures.ts";
 import { CallScope } from "./call-scope.ts";
-import type { AttemptOutcome, CallState, FailedAttempt, ListStreamCall, OperationCall, ResponseReader } from "./call-types.ts";
+import type {
+  AttemptOutcome,
+  CallState,
+  FailedAttempt,
+  ListStreamCall,
+  OperationCall,
+  ResponseReader,
+} from "./call-types.ts";
 import { ConcurrencyLimiter, type Release } from "./concurrency-limiter.ts";
 import { RateLimiter } from "./rate-limiter.ts";
 import { redactHeaders } from "./redact.ts";
@@ -92,7 +99,10 @@ export class Transport {
    * A `hasError: true` read after elements were yielded is thrown at the end. The concurrency
    * slot is held until the body is read or the consumer stops.
    */
-  streamList<Item, Envelope>(call: ListStreamCall<Item, Envelope>, options: RequestOptions = {}): AsyncGenerator<readonly Item[], WithResponse<Envelope>, undefined> {
+  streamList<Item, Envelope>(
+    call: ListStreamCall<Item, Envelope>,
+    options: RequestOptions = {},
+  ): AsyncGenerator<readonly Item[], WithResponse<Envelope>, undefined> {
     return this.#call(call, listStreamReader(call), options, call.onStopped);
   }
 
@@ -126,7 +136,8 @@ export class Transport {
       }
     } catch (error) {
       settled = true;
-      if (error instanceof SdsError) this.#emit("onError", { ...eventBase(state), error, durationMs: this.#elapsed(state) });
+      if (error instanceof SdsError)
+        this.#emit("onError", { ...eventBase(state), error, durationMs: this.#elapsed(state) });
       throw error;
     } finally {
       state.scope.dispose();
@@ -135,12 +146,17 @@ export class Transport {
   }
 
   /** One attempt: a concurrency slot and a rate-limit token, the request through ky, the response read by `read`. */
-  async *#attempt<Item, Result>(body: unknown, read: ResponseReader<Item, Result>, state: CallState): AsyncGenerator<readonly Item[], AttemptOutcome<Result>, undefined> {
+  async *#attempt<Item, Result>(
+    body: unknown,
+    read: ResponseReader<Item, Result>,
+    state: CallState,
+  ): AsyncGenerator<readonly Item[], AttemptOutcome<Result>, undefined> {
     const release = await this.#acquire(state);
     try {
       const { context, settings, scope } = state;
       context.attempts++;
-      if (this.#observed) this.#emit("onRequest", { ...eventBase(state), headers: redactHeaders(new Headers(settings.headers)) });
+      if (this.#observed)
+        this.#emit("onRequest", { ...eventBase(state), headers: redactHeaders(new Headers(settings.headers)) });
       const pending = this.#http(context.url, {
         method: context.method,
         ...(settings.headers === this.#config.headers ? {} : { headers: settings.headers }),
@@ -180,10 +196,21 @@ export class Transport {
   async #retryOrThrow(outcome: FailedAttempt, state: CallState): Promise<void> {
     const { clock } = this.#config;
     const plan = outcome.retryable
-      ? planRetry({ attempts: state.context.attempts, retry: state.settings.retry, apiError: outcome.apiError, now: clock.now(), deadlineAt: state.scope.deadlineAt })
+      ? planRetry({
+          attempts: state.context.attempts,
+          retry: state.settings.retry,
+          apiError: outcome.apiError,
+          now: clock.now(),
+          deadlineAt: state.scope.deadlineAt,
+        })
       : undefined;
     if (plan === undefined) throw outcome.error;
-    this.#emit("onRetry", { ...eventBase(state), error: outcome.error, delayMs: plan.delayMs, fromRetryAfter: plan.fromRetryAfter });
+    this.#emit("onRetry", {
+      ...eventBase(state),
+      error: outcome.error,
+      delayMs: plan.delayMs,
+      fromRetryAfter: plan.fromRetryAfter,
+    });
     try {
       await clock.sleep(plan.delayMs, state.scope.signal);
     } catch (error) {
@@ -192,14 +219,20 @@ export class Transport {
   }
 
   /** Checks the path parameters and the body, and sets up the call's state. Throws RequestValidationError. */
-  #begin(call: Pick<OperationCall<unknown>, "operation" | "pathParams" | "body">, options: RequestOptions): { state: CallState; body: unknown } {
+  #begin(
+    call: Pick<OperationCall<unknown>, "operation" | "pathParams" | "body">,
+    options: RequestOptions,
+  ): { state: CallState; body: unknown } {
     const { method } = operations[call.operation];
     const pathTemplate = this.#config.paths[call.operation];
     const pathIssues = checkPathParams(operations[call.operation].pathParams, call.pathParams ?? {});
     const path = pathIssues.length === 0 ? expandPath(pathTemplate, call.pathParams ?? {}) : pathTemplate;
     const context = { operation: call.operation, method, path, url: `${this.#config.baseUrl}${path}`, attempts: 0 };
     if (pathIssues.length > 0) {
-      throw new RequestValidationError(`${method} ${pathTemplate} was not sent: ${summarizeIssues(pathIssues)}`, { request: { ...context }, issues: pathIssues });
+      throw new RequestValidationError(`${method} ${pathTemplate} was not sent: ${summarizeIssues(pathIssues)}`, {
+        request: { ...context },
+        issues: pathIssues,
+      });
     }
     const body = checkBody(call, context);
     const settings = resolveCallSettings(this.#config, options);
@@ -217,7 +250,12 @@ export class Transport {
   }
 
   #emitResponse(response: Response, state: CallState): void {
-    this.#emit("onResponse", { ...eventBase(state), status: response.status, durationMs: this.#elapsed(state), requestId: findRequestId(response.headers) });
+    this.#emit("onResponse", {
+      ...eventBase(state),
+      status: response.status,
+      durationMs: this.#elapsed(state),
+      requestId: findRequestId(response.headers),
+    });
   }
 
   #elapsed(state: CallState): number {
@@ -243,8 +281,14 @@ function checkBody(call: Pick<OperationCall<unknown>, "operation" | "body">, con
   if (schema === undefined) return undefined;
   const result = schema.safeParse(call.body);
   if (result.success) return result.data;
-  const issues = call.body === undefined ? [{ path: [], code: "invalid_type", message: "the request body is required" }] : toValidationIssues(result.error.issues);
-  throw new RequestValidationError(`${context.method} ${context.path} was not sent: the body is invalid: ${summarizeIssues(issues)}`, { request: context, issues });
+  const issues =
+    call.body === undefined
+      ? [{ path: [], code: "invalid_type", message: "the request body is required" }]
+      : toValidationIssues(result.error.issues);
+  throw new RequestValidationError(
+    `${context.method} ${context.path} was not sent: the body is invalid: ${summarizeIssues(issues)}`,
+    { request: context, issues },
+  );
 }
 
 function eventBase(state: CallState): { operation: OperationId; method: "GET" | "PUT"; url: string; attempt: number } {

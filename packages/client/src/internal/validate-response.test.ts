@@ -39,22 +39,38 @@ const mutatedList = fc
       const index = survey % surveys.length;
       const target = surveys[index];
       if (!target) continue;
-      surveys[index] = value === undefined ? Object.fromEntries(Object.entries(target).filter(([key]) => key !== field)) : { ...target, [field]: value };
+      surveys[index] =
+        value === undefined
+          ? Object.fromEntries(Object.entries(target).filter(([key]) => key !== field))
+          : { ...target, [field]: value };
     }
     // Through JSON, as a response body would come.
-    return JSON.parse(JSON.stringify({ status: "ok", hasError: false, messages: [], error: { errorCode: "" }, Surveys: surveys, SupplierId: 1001 })) as unknown;
+    return JSON.parse(
+      JSON.stringify({
+        status: "ok",
+        hasError: false,
+        messages: [],
+        error: { errorCode: "" },
+        Surveys: surveys,
+        SupplierId: 1001,
+      }),
+    ) as unknown;
   });
 
 describe("schemaParser", () => {
   it("accepts and rejects exactly what zod's own parser does, loose and strict, with the same value", () => {
     fc.assert(
       fc.property(mutatedList, (body) => {
-        for (const [mode, schema] of [["loose", SurveyListResponse], ["strict", strict(SurveyListResponse)]] as const) {
+        for (const [mode, schema] of [
+          ["loose", SurveyListResponse],
+          ["strict", strict(SurveyListResponse)],
+        ] as const) {
           const expected = schema.safeParse(body);
           const actual = parseList(body, mode);
           expect(actual.success).toBe(expected.success);
           if (actual.success && expected.success) expect(actual.data).toEqual(expected.data);
-          if (!actual.success && !expected.success) expect(actual.issues.map((issue) => issue.path)).toEqual(expected.error.issues.map((issue) => issue.path));
+          if (!actual.success && !expected.success)
+            expect(actual.issues.map((issue) => issue.path)).toEqual(expected.error.issues.map((issue) => issue.path));
         }
       }),
       { numRuns: 300 },

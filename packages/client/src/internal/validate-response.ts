@@ -6,7 +6,9 @@ import { compiledSchema } from "./compiled-schema.ts";
 import { parsesToItsInput } from "./pass-through.ts";
 
 /** The outcome of checking a body. */
-export type ParseOutcome<T> = { readonly success: true; readonly data: T } | { readonly success: false; readonly issues: readonly ValidationIssue[] };
+export type ParseOutcome<T> =
+  | { readonly success: true; readonly data: T }
+  | { readonly success: false; readonly issues: readonly ValidationIssue[] };
 
 /** Turns a parsed JSON body into the data a call resolves to, in the given validation mode. */
 export type ResponseParser<T> = (body: unknown, mode: ValidationMode) => ParseOutcome<T>;
@@ -31,13 +33,17 @@ export function schemaParser<Schema extends z.ZodType>(schema: Schema): Response
     const checked = compiledSchema(mode === "strict" ? strict(schema) : schema);
     if (parsesToItsInput(checked) && checked.validate(body)) return { success: true, data: body as z.output<Schema> };
     const result = checked.safeParse(body);
-    return result.success ? { success: true, data: result.data } : { success: false, issues: toValidationIssues(result.error.issues) };
+    return result.success
+      ? { success: true, data: result.data }
+      : { success: false, issues: toValidationIssues(result.error.issues) };
   };
 }
 
 /** `Surveys.4.Cpi: expected a decimal number as a string; …` — the first few issues, for a message. */
 export function summarizeIssues(issues: readonly ValidationIssue[], shown = 3): string {
-  const listed = issues.slice(0, shown).map(({ path, message }) => (path.length > 0 ? `${path.map(String).join(".")}: ${message}` : message));
+  const listed = issues
+    .slice(0, shown)
+    .map(({ path, message }) => (path.length > 0 ? `${path.map(String).join(".")}: ${message}` : message));
   const more = issues.length > shown ? `; and ${issues.length - shown} more` : "";
   return `${listed.join("; ")}${more}`;
 }

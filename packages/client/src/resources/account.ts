@@ -27,7 +27,10 @@ export class Account {
    * `@sds/schemas`) before printing.
    */
   get(options?: RequestOptions): ApiPromise<SupplierAccountResponse> {
-    return this.#transport.request({ operation: "getSupplierAccount", parse: operationParser("getSupplierAccount") }, options);
+    return this.#transport.request(
+      { operation: "getSupplierAccount", parse: operationParser("getSupplierAccount") },
+      options,
+    );
   }
 
   /**
@@ -36,9 +39,18 @@ export class Account {
    * sent (all five fields, absolute http(s) URLs); an invalid body throws
    * `RequestValidationError`. Resolves to the envelope with one confirmation message.
    */
-  updateRedirectUrls(supplierId: string | number, urls: UrlSettingsBody, options?: RequestOptions): ApiPromise<UpdateResponse> {
+  updateRedirectUrls(
+    supplierId: string | number,
+    urls: UrlSettingsBody,
+    options?: RequestOptions,
+  ): ApiPromise<UpdateResponse> {
     return this.#transport.request(
-      { operation: "updateRedirectUrls", pathParams: { SupplierId: supplierId }, body: urls, parse: operationParser("updateRedirectUrls") },
+      {
+        operation: "updateRedirectUrls",
+        pathParams: { SupplierId: supplierId },
+        body: urls,
+        parse: operationParser("updateRedirectUrls"),
+      },
       options,
     );
   }
@@ -48,9 +60,18 @@ export class Account {
    * the account's server-to-server URLs. Checked before sending like
    * {@link Account.updateRedirectUrls}.
    */
-  updateS2SRedirectUrls(supplierId: string | number, urls: UrlSettingsBody, options?: RequestOptions): ApiPromise<UpdateResponse> {
+  updateS2SRedirectUrls(
+    supplierId: string | number,
+    urls: UrlSettingsBody,
+    options?: RequestOptions,
+  ): ApiPromise<UpdateResponse> {
     return this.#transport.request(
-      { operation: "updateS2SRedirectUrls", pathParams: { SupplierId: supplierId }, body: urls, parse: operationParser("updateS2SRedirectUrls") },
+      {
+        operation: "updateS2SRedirectUrls",
+        pathParams: { SupplierId: supplierId },
+        body: urls,
+        parse: operationParser("updateS2SRedirectUrls"),
+      },
       options,
     );
   }

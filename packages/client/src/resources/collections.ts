@@ -45,36 +45,59 @@ export class Collections {
 
   /** Survey statuses (`GET /collection/surveystatuses`, guessed path). */
   surveyStatuses(options?: RequestOptions): ApiPromise<SurveyStatusesResponse> {
-    return this.#transport.request({ operation: "listSurveyStatuses", parse: operationParser("listSurveyStatuses") }, options);
+    return this.#transport.request(
+      { operation: "listSurveyStatuses", parse: operationParser("listSurveyStatuses") },
+      options,
+    );
   }
 
   /** Qualification categories (`GET /collection/qualificationcategories`, guessed path). */
   qualificationCategories(options?: RequestOptions): ApiPromise<QualificationCategoriesResponse> {
-    return this.#transport.request({ operation: "listQualificationCategories", parse: operationParser("listQualificationCategories") }, options);
+    return this.#transport.request(
+      { operation: "listQualificationCategories", parse: operationParser("listQualificationCategories") },
+      options,
+    );
   }
 
   /** Qualification category types (`GET /collection/qualificationcategorytypes`, guessed path). */
   qualificationCategoryTypes(options?: RequestOptions): ApiPromise<QualificationCategoryTypesResponse> {
-    return this.#transport.request({ operation: "listQualificationCategoryTypes", parse: operationParser("listQualificationCategoryTypes") }, options);
+    return this.#transport.request(
+      { operation: "listQualificationCategoryTypes", parse: operationParser("listQualificationCategoryTypes") },
+      options,
+    );
   }
 
   /** Qualification types (`GET /collection/qualificationtypes`, guessed path). */
   qualificationTypes(options?: RequestOptions): ApiPromise<QualificationTypesResponse> {
-    return this.#transport.request({ operation: "listQualificationTypes", parse: operationParser("listQualificationTypes") }, options);
+    return this.#transport.request(
+      { operation: "listQualificationTypes", parse: operationParser("listQualificationTypes") },
+      options,
+    );
   }
 
   /** The qualification catalogue (`GET /collection/qualifications`, observed path, body not seen). */
   qualifications(options?: RequestOptions): ApiPromise<QualificationsResponse> {
-    return this.#transport.request({ operation: "listQualifications", parse: operationParser("listQualifications") }, options);
+    return this.#transport.request(
+      { operation: "listQualifications", parse: operationParser("listQualifications") },
+      options,
+    );
   }
 
   /**
    * One qualification question with its options, in one language
    * (`GET /collection/languages/{languageId}/qualifications/{qualificationId}`, observed).
    */
-  qualificationDetail(languageId: number | string, qualificationId: number | string, options?: RequestOptions): ApiPromise<QualificationDetailResponse> {
+  qualificationDetail(
+    languageId: number | string,
+    qualificationId: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<QualificationDetailResponse> {
     return this.#transport.request(
-      { operation: "getQualificationDetail", pathParams: { languageId, qualificationId }, parse: operationParser("getQualificationDetail") },
+      {
+        operation: "getQualificationDetail",
+        pathParams: { languageId, qualificationId },
+        parse: operationParser("getQualificationDetail"),
+      },
       options,
     );
   }

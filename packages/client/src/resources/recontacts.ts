@@ -20,7 +20,11 @@ export class Recontacts {
    */
   list(surveyId: number, options?: RequestOptions): ApiPromise<RecontactRespondentsResponse> {
     return this.#transport.request(
-      { operation: "listRecontactRespondents", pathParams: { surveyId }, parse: operationParser("listRecontactRespondents") },
+      {
+        operation: "listRecontactRespondents",
+        pathParams: { surveyId },
+        parse: operationParser("listRecontactRespondents"),
+      },
       options,
     );
   }

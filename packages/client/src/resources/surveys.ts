@@ -47,7 +47,9 @@ const envelopeParser = schemaParser(SurveyListResponse.extend({ Surveys: z.array
 function parseStreamedSurvey({ value, index, text }: RawListItem, mode: ValidationMode): StreamedSurvey {
   if (mode === "off") return { survey: value as Survey, index, json: text };
   const outcome = surveyParser(value, mode);
-  return outcome.success ? { survey: outcome.data, index, json: text } : { invalid: { index, item: value, issues: outcome.issues }, index, json: text };
+  return outcome.success
+    ? { survey: outcome.data, index, json: text }
+    : { invalid: { index, item: value, issues: outcome.issues }, index, json: text };
 }
 
 const parseStreamEnvelope: ResponseParser<SurveyListEnvelope> = (body, mode) => {
@@ -126,28 +128,53 @@ export class Surveys {
    */
   stream(options?: RequestOptions): SurveyStream {
     return new SurveyStream((onStopped) =>
-      this.#transport.streamList({ operation: "listSurveys", listKey: "Surveys", parseItem: parseStreamedSurvey, parseEnvelope: parseStreamEnvelope, onStopped }, options),
+      this.#transport.streamList(
+        {
+          operation: "listSurveys",
+          listKey: "Surveys",
+          parseItem: parseStreamedSurvey,
+          parseEnvelope: parseStreamEnvelope,
+          onStopped,
+        },
+        options,
+      ),
     );
   }
 
   /** Get Survey Qualifications (`GET /survey-qualifications/{surveyId}`): the survey's qualification records. */
   qualifications(surveyId: number, options?: RequestOptions): ApiPromise<SurveyQualificationsResponse> {
-    return this.#transport.request({ operation: "getSurveyQualifications", pathParams: { surveyId }, parse: operationParser("getSurveyQualifications") }, options);
+    return this.#transport.request(
+      {
+        operation: "getSurveyQualifications",
+        pathParams: { surveyId },
+        parse: operationParser("getSurveyQualifications"),
+      },
+      options,
+    );
   }
 
   /** Get Survey Quotas (`GET /survey-quotas/{surveyId}`, observed path, override with `paths.getSurveyQuotas`). */
   quotas(surveyId: number, options?: RequestOptions): ApiPromise<SurveyQuotasResponse> {
-    return this.#transport.request({ operation: "getSurveyQuotas", pathParams: { surveyId }, parse: operationParser("getSurveyQuotas") }, options);
+    return this.#transport.request(
+      { operation: "getSurveyQuotas", pathParams: { surveyId }, parse: operationParser("getSurveyQuotas") },
+      options,
+    );
   }
 
   /** Get Survey Stats (`GET /survey-stats/{surveyId}`, guessed path, override with `paths.getSurveyStats`). */
   stats(surveyId: number, options?: RequestOptions): ApiPromise<SurveyStatsResponse> {
-    return this.#transport.request({ operation: "getSurveyStats", pathParams: { surveyId }, parse: operationParser("getSurveyStats") }, options);
+    return this.#transport.request(
+      { operation: "getSurveyStats", pathParams: { surveyId }, parse: operationParser("getSurveyStats") },
+      options,
+    );
   }
 
   /** Get Survey Groups (`GET /survey-groups/{surveyId}`, guessed path, override with `paths.getSurveyGroups`). */
   groups(surveyId: number, options?: RequestOptions): ApiPromise<SurveyGroupsResponse> {
-    return this.#transport.request({ operation: "getSurveyGroups", pathParams: { surveyId }, parse: operationParser("getSurveyGroups") }, options);
+    return this.#transport.request(
+      { operation: "getSurveyGroups", pathParams: { surveyId }, parse: operationParser("getSurveyGroups") },
+      options,
+    );
   }
 
   /**

@@ -21,7 +21,11 @@ export interface Harness {
 }
 
 /** Starts a fake and a client; the test that calls it closes it. */
-export async function startHarness(mode: TransportMode, options: ClientOptions = {}, apiOptions: FakeSupplierApiOptions = {}): Promise<Harness> {
+export async function startHarness(
+  mode: TransportMode,
+  options: ClientOptions = {},
+  apiOptions: FakeSupplierApiOptions = {},
+): Promise<Harness> {
   const api = createFakeSupplierApi({ seed: 11, ...apiOptions });
   const [key] = api.keys;
   if (key === undefined) throw new Error("the fake has no supplier");
@@ -33,6 +37,12 @@ export async function startHarness(mode: TransportMode, options: ClientOptions =
     close = () => server.close();
   }
   const client = (extra: ClientOptions = {}): SdsClient =>
-    createClient({ baseUrl, apiKey: key.apiKey, ...(mode === "in-process" ? { fetch: api.fetch } : {}), ...options, ...extra });
+    createClient({
+      baseUrl,
+      apiKey: key.apiKey,
+      ...(mode === "in-process" ? { fetch: api.fetch } : {}),
+      ...options,
+      ...extra,
+    });
   return { api, sds: client(), baseUrl, apiKey: key.apiKey, supplierId: key.supplierId, client, close };
 }

@@ -2,7 +2,11 @@ import type { DigestEncoding } from "../signature-scheme.ts";
 
 const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const base64Values = new Map<string, number>(base64Alphabet.split("").map((character, index) => [character, index]));
-for (const [character, value] of [["-", 62], ["_", 63]] as const) base64Values.set(character, value);
+for (const [character, value] of [
+  ["-", 62],
+  ["_", 63],
+] as const)
+  base64Values.set(character, value);
 
 // Written out rather than Buffer (Node only) or Uint8Array.fromBase64 (not yet in Node 24).
 function toBase64(bytes: Uint8Array): string {

@@ -14,7 +14,12 @@ const hashes = { sha1, sha256, sha512, md5 } as const;
  * The digest of `message` under `key`: HMAC keyed with the key's UTF-8 bytes, or the plain hash
  * of `message + key` for the concatenation scheme.
  */
-export function computeDigest(method: SigningMethod, algorithm: HashAlgorithm, message: string, key: string): Uint8Array {
+export function computeDigest(
+  method: SigningMethod,
+  algorithm: HashAlgorithm,
+  message: string,
+  key: string,
+): Uint8Array {
   const hash = hashes[algorithm];
   return method === "hmac" ? hmac(hash, utf8ToBytes(key), utf8ToBytes(message)) : hash(utf8ToBytes(message + key));
 }

@@ -47,7 +47,9 @@ function readCodes(value: unknown): string[] | undefined {
 // Quota conditions have no documented shape. Read the names the factories and public
 // integrations use: `QualificationId` (or Lucid's `QuestionID`) and `OptionCodes` (or `PreCodes`).
 function compileCondition(condition: Readonly<Record<string, unknown>>): AnswerRule | undefined {
-  const qualificationId = readInteger(condition["QualificationId"] ?? condition["QuestionId"] ?? condition["QuestionID"]);
+  const qualificationId = readInteger(
+    condition["QualificationId"] ?? condition["QuestionId"] ?? condition["QuestionID"],
+  );
   const codes = readCodes(condition["OptionCodes"] ?? condition["PreCodes"]);
   return qualificationId === undefined || codes === undefined ? undefined : compileAnswerRule(qualificationId, codes);
 }
@@ -60,7 +62,11 @@ function compileQuota(quota: SurveyQuota): CompiledQuota {
     if (rule === undefined) readable = false;
     else conditions.push(rule);
   }
-  return { quotaId: quota.QuotaId, remaining: readInteger(quota["Remaining"]), conditions: readable ? conditions : undefined };
+  return {
+    quotaId: quota.QuotaId,
+    remaining: readInteger(quota["Remaining"]),
+    conditions: readable ? conditions : undefined,
+  };
 }
 
 /** A decimal survey field (`Cpi`, `Ir`) as a number; a malformed one counts as 0. */
@@ -75,9 +81,14 @@ export function expectedEarnings(survey: Pick<MatchableSurvey, "Cpi" | "Ir">): n
 }
 
 /** Compiles a survey's qualifications and quotas (`null`: not stored). */
-export function compileTargeting(qualifications: readonly MatchQualification[] | null, quotas: readonly SurveyQuota[] | null): CompiledTargeting {
+export function compileTargeting(
+  qualifications: readonly MatchQualification[] | null,
+  quotas: readonly SurveyQuota[] | null,
+): CompiledTargeting {
   return {
-    qualifications: qualifications?.map((record) => compileAnswerRule(record.QualificationId, record.OptionCodes)) ?? null,
-    closedQuotas: quotas?.map(compileQuota).filter((quota) => quota.remaining !== undefined && quota.remaining <= 0) ?? null,
+    qualifications:
+      qualifications?.map((record) => compileAnswerRule(record.QualificationId, record.OptionCodes)) ?? null,
+    closedQuotas:
+      quotas?.map(compileQuota).filter((quota) => quota.remaining !== undefined && quota.remaining <= 0) ?? null,
   };
 }

@@ -39,7 +39,11 @@ export function exclusionReasons(
     ...(compiled.closedQuotas === null ? (["quotas"] as const) : []),
   ];
   if (missing.length > 0) {
-    reasons.push({ kind: "not-stored", missing, message: `its ${missing.join(" and ")} are not stored yet (awaiting a refetch); never routed blind` });
+    reasons.push({
+      kind: "not-stored",
+      missing,
+      message: `its ${missing.join(" and ")} are not stored yet (awaiting a refetch); never routed blind`,
+    });
   }
   if (request.languageId !== undefined && survey.LanguageId !== request.languageId) {
     reasons.push({
@@ -52,7 +56,12 @@ export function exclusionReasons(
   if (request.device !== undefined) {
     const allowed = allowedDevices(survey);
     if (!allowed.has(request.device)) {
-      reasons.push({ kind: "device", device: request.device, allowed: [...allowed], message: `it does not allow ${request.device}` });
+      reasons.push({
+        kind: "device",
+        device: request.device,
+        allowed: [...allowed],
+        message: `it does not allow ${request.device}`,
+      });
     }
   }
   for (const rule of compiled.qualifications ?? []) {
@@ -73,7 +82,12 @@ export function exclusionReasons(
   for (const quota of compiled.closedQuotas ?? []) {
     if (fallsInto(quota, answers)) {
       const remaining = quota.remaining ?? 0;
-      reasons.push({ kind: "quota", quotaId: quota.quotaId, remaining, message: `quota ${quota.quotaId} holds the respondent and is closed (Remaining ${remaining})` });
+      reasons.push({
+        kind: "quota",
+        quotaId: quota.quotaId,
+        remaining,
+        message: `quota ${quota.quotaId} holds the respondent and is closed (Remaining ${remaining})`,
+      });
     }
   }
   return reasons;

@@ -2,7 +2,10 @@ import type { Device, Survey, SurveyQualification } from "@sds/schemas";
 import type { EntryOutcome, Respondent, RespondentCapKind } from "../respondent/respondent-types.ts";
 
 /** The fields of a survey that matching reads. Any richer survey type (such as `Survey`) fits. */
-export type MatchableSurvey = Pick<Survey, "SurveyId" | "Cpi" | "Ir" | "LanguageId" | "DesktopAllowed" | "MobileAllowed" | "TabletAllowed">;
+export type MatchableSurvey = Pick<
+  Survey,
+  "SurveyId" | "Cpi" | "Ir" | "LanguageId" | "DesktopAllowed" | "MobileAllowed" | "TabletAllowed"
+>;
 
 /** The fields of a qualification record that matching reads. */
 export type MatchQualification = Pick<SurveyQualification, "QualificationId" | "OptionCodes">;
@@ -67,7 +70,11 @@ export interface MatchResult {
 /** Why one survey is out for one respondent. Each carries a sentence in `message`. */
 export type ExclusionReason =
   | { readonly kind: "not-live"; readonly message: string }
-  | { readonly kind: "not-stored"; readonly missing: readonly ("qualifications" | "quotas")[]; readonly message: string }
+  | {
+      readonly kind: "not-stored";
+      readonly missing: readonly ("qualifications" | "quotas")[];
+      readonly message: string;
+    }
   | { readonly kind: "language"; readonly languageId: number; readonly requested: number; readonly message: string }
   | { readonly kind: "device"; readonly device: Device; readonly allowed: readonly Device[]; readonly message: string }
   | {
@@ -83,7 +90,12 @@ export type ExclusionReason =
   /** A re-contact study that does not admit the respondent: no uid, not on the active list, or the list could not be read (`unreadable`). */
   | { readonly kind: "recontact"; readonly unreadable: boolean; readonly message: string }
   /** The respondent entered this survey before, with an outcome after which the policy allows no re-entry (`null`: pending). */
-  | { readonly kind: "already-entered"; readonly enteredAt: number; readonly outcome: EntryOutcome | null; readonly message: string }
+  | {
+      readonly kind: "already-entered";
+      readonly enteredAt: number;
+      readonly outcome: EntryOutcome | null;
+      readonly message: string;
+    }
   /** The respondent entered survey `surveyId` of group `groupId`, which this survey belongs to as well. */
   | {
       readonly kind: "survey-group";
@@ -94,7 +106,13 @@ export type ExclusionReason =
       readonly message: string;
     }
   /** The respondent has reached a 24-hour cap: every survey is out. */
-  | { readonly kind: "respondent-cap"; readonly cap: RespondentCapKind; readonly count: number; readonly limit: number; readonly message: string }
+  | {
+      readonly kind: "respondent-cap";
+      readonly cap: RespondentCapKind;
+      readonly count: number;
+      readonly limit: number;
+      readonly message: string;
+    }
   /** Under `"yield"`: the survey failed a trial (no complete in its last `cutoff.entries` decided entries) and cools down until `heldUntil`. */
   | { readonly kind: "yield-cutoff"; readonly decided: number; readonly heldUntil: number; readonly message: string };
 

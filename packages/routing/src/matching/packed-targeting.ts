@@ -36,20 +36,27 @@ const MIN_RUN = 3;
 const NOTHING = COMPACT;
 
 const packRule = (rule: AnswerRule): PackedRule => [rule.qualificationId, rule.optionCodes];
-const unpackRule = ([qualificationId, optionCodes]: PackedRule): AnswerRule => compileAnswerRule(qualificationId, optionCodes);
+const unpackRule = ([qualificationId, optionCodes]: PackedRule): AnswerRule =>
+  compileAnswerRule(qualificationId, optionCodes);
 
 /** The targeting as a string that {@link unpackTargeting} turns back into an equal one. */
 export function packTargeting(targeting: CompiledTargeting): string {
   const { qualifications } = targeting;
   if (qualifications !== null && targeting.closedQuotas?.length === 0 && qualifications.every(isCompactable)) {
     if (qualifications.length === 0) return NOTHING;
-    const rules = qualifications.map((rule) => [String(rule.qualificationId), ...packCodes(rule.optionCodes)].join(FIELD));
+    const rules = qualifications.map((rule) =>
+      [String(rule.qualificationId), ...packCodes(rule.optionCodes)].join(FIELD),
+    );
     rules[0] = COMPACT + (rules[0] ?? "");
     return rules.join(RULE);
   }
   const packed: Packed = [
     targeting.qualifications?.map(packRule) ?? null,
-    targeting.closedQuotas?.map((quota) => [quota.quotaId, quota.remaining ?? null, quota.conditions?.map(packRule) ?? null]) ?? null,
+    targeting.closedQuotas?.map((quota) => [
+      quota.quotaId,
+      quota.remaining ?? null,
+      quota.conditions?.map(packRule) ?? null,
+    ]) ?? null,
   ];
   return JSON.stringify(packed);
 }
@@ -57,7 +64,12 @@ export function packTargeting(targeting: CompiledTargeting): string {
 function isCompactable(rule: AnswerRule): boolean {
   // The id must read back as the same number, and every code must be a string without a separator.
   const id = String(rule.qualificationId);
-  return String(Number(id)) === id && rule.optionCodes.every((code) => typeof code === "string" && !code.includes(FIELD) && !code.includes(RULE) && !code.includes(RUN));
+  return (
+    String(Number(id)) === id &&
+    rule.optionCodes.every(
+      (code) => typeof code === "string" && !code.includes(FIELD) && !code.includes(RULE) && !code.includes(RUN),
+    )
+  );
 }
 
 /** The codes with each run of {@link MIN_RUN} or more consecutive plain whole numbers written as `first` U+0003 `last`. */
@@ -109,6 +121,10 @@ export function unpackTargeting(text: string): CompiledTargeting {
   return {
     qualifications: qualifications?.map(unpackRule) ?? null,
     closedQuotas:
-      closedQuotas?.map(([quotaId, remaining, conditions]): CompiledQuota => ({ quotaId, remaining: remaining ?? undefined, conditions: conditions?.map(unpackRule) })) ?? null,
+      closedQuotas?.map(([quotaId, remaining, conditions]): CompiledQuota => ({
+        quotaId,
+        remaining: remaining ?? undefined,
+        conditions: conditions?.map(unpackRule),
+      })) ?? null,
   };
 }

@@ -17,10 +17,24 @@ export function unroutableReason(reason: string): ExclusionReason {
 
 /** The reason a re-contact study is out for this respondent, or `undefined` when it admits them. */
 export function recontactReason(list: RecontactList, uid: string | undefined): ExclusionReason | undefined {
-  if (list === "unreadable") return { kind: "recontact", unreadable: true, message: "it is a re-contact study whose list of active uids could not be read: out for everyone" };
-  if (uid === undefined) return { kind: "recontact", unreadable: false, message: "it is a re-contact study and the request names no respondent" };
+  if (list === "unreadable")
+    return {
+      kind: "recontact",
+      unreadable: true,
+      message: "it is a re-contact study whose list of active uids could not be read: out for everyone",
+    };
+  if (uid === undefined)
+    return {
+      kind: "recontact",
+      unreadable: false,
+      message: "it is a re-contact study and the request names no respondent",
+    };
   if (list.has(uid)) return undefined;
-  return { kind: "recontact", unreadable: false, message: "it is a re-contact study and the respondent is not on its list of active uids" };
+  return {
+    kind: "recontact",
+    unreadable: false,
+    message: "it is a re-contact study and the respondent is not on its list of active uids",
+  };
 }
 
 /** The reasons the respondent's history gives, in the order of the rules: already entered, groups, caps. */

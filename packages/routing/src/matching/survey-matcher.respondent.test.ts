@@ -17,8 +17,16 @@ function matcherWith(ids: readonly number[], options: SurveyMatcherOptions = {})
   return matcher;
 }
 
-const entry = (surveyId: number, hoursAgo: number, outcome: PastEntry["outcome"]): PastEntry => ({ surveyId, enteredAt: NOW - hoursAgo * HOUR, outcome });
-const as = (history: PastEntry[], uid = "r-1"): MatchRequest => ({ answers: {}, now: NOW, respondent: { uid, history } });
+const entry = (surveyId: number, hoursAgo: number, outcome: PastEntry["outcome"]): PastEntry => ({
+  surveyId,
+  enteredAt: NOW - hoursAgo * HOUR,
+  outcome,
+});
+const as = (history: PastEntry[], uid = "r-1"): MatchRequest => ({
+  answers: {},
+  now: NOW,
+  respondent: { uid, history },
+});
 const ids = (matcher: SurveyMatcher, request: MatchRequest) => matcher.match(request).surveyIds;
 
 describe("SurveyMatcher with a named respondent", () => {
@@ -31,10 +39,20 @@ describe("SurveyMatcher with a named respondent", () => {
 
   it("lets them back in after the outcomes the policy names, unless another entry of the same survey forbids it", () => {
     const matcher = matcherWith([1, 2, 3, 4], { policy: { reentryAfter: ["terminate", "overquota"] } });
-    const history = [entry(1, 1, "terminate"), entry(2, 1, "overquota"), entry(3, 5, "terminate"), entry(3, 1, "complete")];
+    const history = [
+      entry(1, 1, "terminate"),
+      entry(2, 1, "overquota"),
+      entry(3, 5, "terminate"),
+      entry(3, 1, "complete"),
+    ];
     expect(ids(matcher, as(history))).toEqual([4, 2, 1]);
     expect(matcher.explain(3, as(history)).reasons).toEqual([
-      { kind: "already-entered", enteredAt: NOW - HOUR, outcome: "complete", message: expect.stringContaining("ended as complete") as string },
+      {
+        kind: "already-entered",
+        enteredAt: NOW - HOUR,
+        outcome: "complete",
+        message: expect.stringContaining("ended as complete") as string,
+      },
     ]);
   });
 
@@ -45,7 +63,13 @@ describe("SurveyMatcher with a named respondent", () => {
     matcher.setSurveyGroups(3, [80]);
     expect(ids(matcher, as([entry(1, 2, "terminate")]))).toEqual([4, 3]);
     expect(matcher.explain(2, as([entry(1, 2, "terminate")])).reasons).toEqual([
-      expect.objectContaining({ kind: "survey-group", groupId: 70, surveyId: 1, enteredAt: NOW - 2 * HOUR, outcome: "terminate" }),
+      expect.objectContaining({
+        kind: "survey-group",
+        groupId: 70,
+        surveyId: 1,
+        enteredAt: NOW - 2 * HOUR,
+        outcome: "terminate",
+      }),
     ]);
     matcher.setSurveyGroups(2, [80]);
     expect(ids(matcher, as([entry(1, 2, "terminate")]))).toEqual([4, 3, 2]);
@@ -60,7 +84,9 @@ describe("SurveyMatcher with a named respondent", () => {
   });
 
   it("counts group entries only within the lookback and with a blocking outcome", () => {
-    const matcher = matcherWith([1, 2], { policy: { groupLookbackMs: 24 * HOUR, groupBlockingOutcomes: ["complete", "pending"] } });
+    const matcher = matcherWith([1, 2], {
+      policy: { groupLookbackMs: 24 * HOUR, groupBlockingOutcomes: ["complete", "pending"] },
+    });
     matcher.setSurveyGroups(1, [5]);
     matcher.setSurveyGroups(2, [5]);
     expect(ids(matcher, as([entry(1, 30, "complete")]))).toEqual([2]);
@@ -76,8 +102,12 @@ describe("SurveyMatcher with a named respondent", () => {
     expect(ids(matcher, as([], "r-1"))).toEqual([3, 1]);
     expect(ids(matcher, as([], "r-9"))).toEqual([3]);
     expect(ids(matcher, { answers: {} })).toEqual([3]);
-    expect(matcher.explain(2, as([], "r-1")).reasons).toEqual([{ kind: "recontact", unreadable: true, message: expect.stringContaining("could not be read") as string }]);
-    expect(matcher.explain(1, { answers: {} }).reasons).toEqual([expect.objectContaining({ kind: "recontact", unreadable: false })]);
+    expect(matcher.explain(2, as([], "r-1")).reasons).toEqual([
+      { kind: "recontact", unreadable: true, message: expect.stringContaining("could not be read") as string },
+    ]);
+    expect(matcher.explain(1, { answers: {} }).reasons).toEqual([
+      expect.objectContaining({ kind: "recontact", unreadable: false }),
+    ]);
     matcher.setRecontact(1, undefined);
     matcher.setRecontact(2, undefined);
     expect(ids(matcher, { answers: {} })).toEqual([3, 2, 1]);
@@ -101,15 +131,25 @@ describe("SurveyMatcher with a named respondent", () => {
   });
 
   it("gives no survey at all to a respondent at a 24-hour cap, and names the cap", () => {
-    const matcher = matcherWith([1, 2, 3, 4], { policy: { reentryAfter: ["terminate"], caps: { entriesPer24h: 3, completesPer24h: 1 } } });
+    const matcher = matcherWith([1, 2, 3, 4], {
+      policy: { reentryAfter: ["terminate"], caps: { entriesPer24h: 3, completesPer24h: 1 } },
+    });
     const twoEntries = [entry(1, 1, "terminate"), entry(2, 23, "terminate"), entry(3, 25, "complete")];
     expect(ids(matcher, as(twoEntries))).toEqual([4, 2, 1]);
     const threeEntries = [...twoEntries, entry(1, 0, "terminate")];
     expect(matcher.match(as(threeEntries))).toEqual({ surveyIds: [], eligible: 0 });
     expect(matcher.explain(4, as(threeEntries)).reasons).toEqual([
-      { kind: "respondent-cap", cap: "entries", count: 3, limit: 3, message: expect.stringContaining("3 entries in the last 24 hours") as string },
+      {
+        kind: "respondent-cap",
+        cap: "entries",
+        count: 3,
+        limit: 3,
+        message: expect.stringContaining("3 entries in the last 24 hours") as string,
+      },
     ]);
-    expect(matcher.explain(4, as([entry(1, 2, "complete")])).reasons).toEqual([expect.objectContaining({ kind: "respondent-cap", cap: "completes", count: 1, limit: 1 })]);
+    expect(matcher.explain(4, as([entry(1, 2, "complete")])).reasons).toEqual([
+      expect.objectContaining({ kind: "respondent-cap", cap: "completes", count: 1, limit: 1 }),
+    ]);
   });
 
   it("keeps a survey marked unroutable out for everyone until the mark is cleared, naming the service's reason", () => {
@@ -119,7 +159,13 @@ describe("SurveyMatcher with a named respondent", () => {
     expect(matcher.explain(2, { answers: {} })).toEqual({
       surveyId: 2,
       eligible: false,
-      reasons: [{ kind: "unusable-survey-url", reason: "SurveyUrl has no [#vq_tid#] placeholder", message: "the service cannot route to it: SurveyUrl has no [#vq_tid#] placeholder" }],
+      reasons: [
+        {
+          kind: "unusable-survey-url",
+          reason: "SurveyUrl has no [#vq_tid#] placeholder",
+          message: "the service cannot route to it: SurveyUrl has no [#vq_tid#] placeholder",
+        },
+      ],
     });
     matcher.setUnroutable(2, undefined);
     expect(ids(matcher, { answers: {} })).toEqual([2, 1]);
@@ -129,21 +175,33 @@ describe("SurveyMatcher with a named respondent", () => {
     const matcher = matcherWith([1, 2], { policy: { caps: { entriesPer24h: 1 } } });
     const recently = { surveyId: 1, enteredAt: Date.now() - HOUR, outcome: "terminate" as const };
     expect(ids(matcher, { answers: {}, respondent: { uid: "r", history: [recently] } })).toEqual([]);
-    expect(ids(matcher, { answers: {}, now: Date.now() + 2 * 24 * HOUR, respondent: { uid: "r", history: [recently] } })).toEqual([2]);
+    expect(
+      ids(matcher, { answers: {}, now: Date.now() + 2 * 24 * HOUR, respondent: { uid: "r", history: [recently] } }),
+    ).toEqual([2]);
   });
 
   it("refuses a malformed respondent, history entry, time or policy with a clear error", () => {
     const matcher = matcherWith([1]);
-    expect(() => matcher.match({ answers: {}, respondent: { uid: "", history: [] } })).toThrow("respondent.uid must be a non-empty string");
+    expect(() => matcher.match({ answers: {}, respondent: { uid: "", history: [] } })).toThrow(
+      "respondent.uid must be a non-empty string",
+    );
     const bad = { surveyId: 1, enteredAt: NOW, outcome: "completed" } as unknown as PastEntry;
     expect(() => matcher.match(as([entry(1, 1, null), bad]))).toThrow(/respondent\.history\[1\] must be/);
     expect(() => matcher.explain(1, as([bad]))).toThrow(/respondent\.history\[0\]/);
     expect(() => matcher.match({ answers: {}, now: Number.NaN })).toThrow(/now must be epoch milliseconds/);
-    expect(() => new SurveyMatcher({ policy: { caps: { entriesPer24h: 0 } } })).toThrow(/caps\.entriesPer24h must be a positive integer/);
+    expect(() => new SurveyMatcher({ policy: { caps: { entriesPer24h: 0 } } })).toThrow(
+      /caps\.entriesPer24h must be a positive integer/,
+    );
     expect(() => new SurveyMatcher({ policy: { reentryAfter: ["complete" as "terminate"] } })).toThrow(/reentryAfter/);
-    expect(() => { matcher.setSurveyGroups(1, [1.5]); }).toThrow(/group ids must be integers/);
-    expect(() => { matcher.setUnroutable(1, ""); }).toThrow(/non-empty string/);
-    expect(() => { matcher.setRecontact(1, "r-1" as "unreadable"); }).toThrow(/re-contact list/);
+    expect(() => {
+      matcher.setSurveyGroups(1, [1.5]);
+    }).toThrow(/group ids must be integers/);
+    expect(() => {
+      matcher.setUnroutable(1, "");
+    }).toThrow(/non-empty string/);
+    expect(() => {
+      matcher.setRecontact(1, "r-1" as "unreadable");
+    }).toThrow(/re-contact list/);
   });
 
   it("returns byte-identical earnings results when the request names nobody and nothing else is set", () => {
@@ -152,7 +210,9 @@ describe("SurveyMatcher with a named respondent", () => {
     configured.setSurveyGroups(1, [1]);
     configured.setSurveyGroups(2, [1]);
     configured.setYieldEvidence(3, { decided: 40, completes: 0, cutoffReachedAt: NOW });
-    expect(JSON.stringify(configured.match({ answers: {}, limit: 2 }))).toBe(JSON.stringify(plain.match({ answers: {}, limit: 2 })));
+    expect(JSON.stringify(configured.match({ answers: {}, limit: 2 }))).toBe(
+      JSON.stringify(plain.match({ answers: {}, limit: 2 })),
+    );
     expect(configured.explain(3, { answers: {} })).toEqual(plain.explain(3, { answers: {} }));
   });
 });

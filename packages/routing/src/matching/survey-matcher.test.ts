@@ -5,15 +5,29 @@ import type { MatchableSurvey } from "./match-types.ts";
 import { SurveyMatcher } from "./survey-matcher.ts";
 
 function survey(SurveyId: number, fields: Partial<MatchableSurvey> = {}): MatchableSurvey {
-  return { SurveyId, Cpi: "1.00", Ir: "50", LanguageId: 1, DesktopAllowed: true, MobileAllowed: true, TabletAllowed: true, ...fields };
+  return {
+    SurveyId,
+    Cpi: "1.00",
+    Ir: "50",
+    LanguageId: 1,
+    DesktopAllowed: true,
+    MobileAllowed: true,
+    TabletAllowed: true,
+    ...fields,
+  };
 }
 const q = (QualificationId: number, ...OptionCodes: string[]) => ({ QualificationId, OptionCodes });
-const quota = (QuotaId: number, Remaining: number | undefined, ...Conditions: { QualificationId: number; OptionCodes: string[] }[]): SurveyQuota => ({
+const quota = (
+  QuotaId: number,
+  Remaining: number | undefined,
+  ...Conditions: { QualificationId: number; OptionCodes: string[] }[]
+): SurveyQuota => ({
   QuotaId,
   Conditions,
   ...(Remaining === undefined ? {} : { Remaining }),
 });
-const ids = (matcher: SurveyMatcher, request: Parameters<SurveyMatcher["match"]>[0]) => matcher.match(request).surveyIds;
+const ids = (matcher: SurveyMatcher, request: Parameters<SurveyMatcher["match"]>[0]) =>
+  matcher.match(request).surveyIds;
 
 describe("SurveyMatcher", () => {
   it("orders by Cpi × Ir / 100 descending, then SurveyId ascending", () => {
@@ -38,7 +52,8 @@ describe("SurveyMatcher", () => {
   it("reads range codes: 25-34 inclusive, 55+ and above, numbers only", () => {
     const matcher = new SurveyMatcher();
     matcher.upsert(survey(1), { qualifications: [q(42, "25-34", "55+")], quotas: [] });
-    for (const age of ["25", "34", "55", "99", "30.5"]) expect(ids(matcher, { answers: { "42": [age] } }), age).toEqual([1]);
+    for (const age of ["25", "34", "55", "99", "30.5"])
+      expect(ids(matcher, { answers: { "42": [age] } }), age).toEqual([1]);
     for (const age of ["24", "35", "54", "x", ""]) expect(ids(matcher, { answers: { "42": [age] } }), age).toEqual([]);
     expect(ids(matcher, { answers: { "42": ["25-34"] } })).toEqual([1]);
   });
@@ -56,7 +71,10 @@ describe("SurveyMatcher", () => {
   it("keeps the respondent out of a closed quota they fall into, and only that", () => {
     const matcher = new SurveyMatcher();
     const female = { QualificationId: 43, OptionCodes: ["2"] };
-    matcher.upsert(survey(1), { qualifications: [q(43, "1", "2")], quotas: [quota(10, 100), quota(11, 0, female), quota(12, undefined)] });
+    matcher.upsert(survey(1), {
+      qualifications: [q(43, "1", "2")],
+      quotas: [quota(10, 100), quota(11, 0, female), quota(12, undefined)],
+    });
     expect(ids(matcher, { answers: { "43": ["1"] } })).toEqual([1]);
     expect(ids(matcher, { answers: { "43": ["2"] } })).toEqual([]);
     matcher.upsert(survey(2), { qualifications: [], quotas: [quota(20, 0)] });
@@ -68,7 +86,9 @@ describe("SurveyMatcher", () => {
     matcher.upsert(survey(1), { qualifications: null, quotas: [] });
     matcher.upsert(survey(2), { qualifications: [], quotas: null });
     expect(ids(matcher, { answers: {} })).toEqual([]);
-    expect(matcher.explain(2, { answers: {} }).reasons).toEqual([expect.objectContaining({ kind: "not-stored", missing: ["quotas"] })]);
+    expect(matcher.explain(2, { answers: {} }).reasons).toEqual([
+      expect.objectContaining({ kind: "not-stored", missing: ["quotas"] }),
+    ]);
     matcher.upsert(survey(1), { qualifications: [], quotas: [] });
     expect(ids(matcher, { answers: {} })).toEqual([1]);
   });
@@ -92,13 +112,21 @@ describe("SurveyMatcher", () => {
       qualifications: [q(42, "18-24"), q(43, "1", "2")],
       quotas: [quota(70, 0, { QualificationId: 43, OptionCodes: ["1"] })],
     });
-    const explanation = matcher.explain(7, { answers: { "42": ["30"], "43": ["1"] }, languageId: 1, device: "desktop" });
+    const explanation = matcher.explain(7, {
+      answers: { "42": ["30"], "43": ["1"] },
+      languageId: 1,
+      device: "desktop",
+    });
     expect(explanation.eligible).toBe(false);
     expect(explanation.reasons.map((reason) => reason.kind)).toEqual(["language", "device", "qualification", "quota"]);
     expect(explanation.reasons[2]).toMatchObject({ qualificationId: 42, optionCodes: ["18-24"], answers: ["30"] });
     expect(explanation.reasons[3]).toMatchObject({ quotaId: 70, remaining: 0 });
     expect(matcher.explain(8, { answers: {} })).toMatchObject({ eligible: false, reasons: [{ kind: "not-live" }] });
-    expect(matcher.explain(7, { answers: { "42": ["20"], "43": ["2"] } })).toEqual({ surveyId: 7, eligible: true, reasons: [] });
+    expect(matcher.explain(7, { answers: { "42": ["20"], "43": ["2"] } })).toEqual({
+      surveyId: 7,
+      eligible: true,
+      reasons: [],
+    });
   });
 
   it("requires every record when a survey repeats a qualification id", () => {
@@ -110,8 +138,14 @@ describe("SurveyMatcher", () => {
 
   it("reads Lucid's quota condition names and counts an unreadable closed quota as holding everyone", () => {
     const matcher = new SurveyMatcher();
-    matcher.upsert(survey(1), { qualifications: [], quotas: [{ QuotaId: 1, Remaining: 0, Conditions: [{ QuestionID: 43, PreCodes: [2] }] }] });
-    matcher.upsert(survey(2), { qualifications: [], quotas: [{ QuotaId: 2, Remaining: 0, Conditions: [{ Something: "else" }] }] });
+    matcher.upsert(survey(1), {
+      qualifications: [],
+      quotas: [{ QuotaId: 1, Remaining: 0, Conditions: [{ QuestionID: 43, PreCodes: [2] }] }],
+    });
+    matcher.upsert(survey(2), {
+      qualifications: [],
+      quotas: [{ QuotaId: 2, Remaining: 0, Conditions: [{ Something: "else" }] }],
+    });
     expect(ids(matcher, { answers: { "43": ["1"] } })).toEqual([1]);
     expect(ids(matcher, { answers: { "43": ["2"] } })).toEqual([]);
   });
@@ -161,14 +195,20 @@ describe("SurveyMatcher", () => {
     Object.assign(full, { Cpi: "9.00", LanguageId: 2, MobileAllowed: false });
     qualifications[0] = q(43, "2");
     expect(matcher.match({ answers: { "43": ["1"] } })).toEqual({ surveyIds: [78, 77], eligible: 2 });
-    expect(matcher.explain(77, { answers: { "43": ["1"] }, languageId: 1, device: "mobile" })).toEqual({ surveyId: 77, eligible: true, reasons: [] });
+    expect(matcher.explain(77, { answers: { "43": ["1"] }, languageId: 1, device: "mobile" })).toEqual({
+      surveyId: 77,
+      eligible: true,
+      reasons: [],
+    });
   });
 
   it("grows past its first slots and reuses freed ones", () => {
     const matcher = new SurveyMatcher();
-    for (let id = 1; id <= 3000; id++) matcher.upsert(survey(id, { Cpi: String(id) }), { qualifications: [q(1, String(id % 7))], quotas: [] });
+    for (let id = 1; id <= 3000; id++)
+      matcher.upsert(survey(id, { Cpi: String(id) }), { qualifications: [q(1, String(id % 7))], quotas: [] });
     for (let id = 1; id <= 3000; id += 2) matcher.remove(id);
-    for (let id = 5001; id <= 5100; id++) matcher.upsert(survey(id, { Cpi: "0.01" }), { qualifications: [], quotas: [] });
+    for (let id = 5001; id <= 5100; id++)
+      matcher.upsert(survey(id, { Cpi: "0.01" }), { qualifications: [], quotas: [] });
     const result = matcher.match({ answers: { "1": ["3"] }, limit: 5000 });
     const expected = Array.from({ length: 1500 }, (_, index) => 3000 - index * 2).filter((id) => id % 7 === 3);
     expect(result.surveyIds).toEqual([...expected, ...Array.from({ length: 100 }, (_, index) => 5001 + index)]);

@@ -11,7 +11,13 @@ import { resolveRoutingPolicy, type ResolvedRoutingPolicy } from "../respondent/
 import { SurveyGroups } from "../respondent/survey-groups.ts";
 import type { YieldEvidence } from "../yield/yield-evidence.ts";
 import { answerNumber } from "./answer-rule.ts";
-import { compileTargeting, decimalField, expectedEarnings, type CompiledTargeting, type SurveyFacts } from "./compiled-survey.ts";
+import {
+  compileTargeting,
+  decimalField,
+  expectedEarnings,
+  type CompiledTargeting,
+  type SurveyFacts,
+} from "./compiled-survey.ts";
 import { closedQuotaFor, exclusionReasons, qualificationsMet, type AnswerLookup } from "./evaluate.ts";
 import {
   DEFAULT_MATCH_LIMIT,
@@ -168,7 +174,10 @@ export class SurveyMatcher {
     this.#scores[slot] = expectedEarnings(survey);
     this.#surveyIds[slot] = survey.SurveyId;
     this.#languages[slot] = survey.LanguageId;
-    this.#devices[slot] = (survey.DesktopAllowed ? DEVICE_BITS.desktop : 0) | (survey.MobileAllowed ? DEVICE_BITS.mobile : 0) | (survey.TabletAllowed ? DEVICE_BITS.tablet : 0);
+    this.#devices[slot] =
+      (survey.DesktopAllowed ? DEVICE_BITS.desktop : 0) |
+      (survey.MobileAllowed ? DEVICE_BITS.mobile : 0) |
+      (survey.TabletAllowed ? DEVICE_BITS.tablet : 0);
     this.#yield.place(slot, survey.SurveyId, decimalField(survey.Cpi), decimalField(survey.Ir), fresh);
     this.#index(slot, compiled);
   }
@@ -224,7 +233,8 @@ export class SurveyMatcher {
    * @throws TypeError when the reason is not a non-empty string.
    */
   setUnroutable(surveyId: number, reason: string | undefined): void {
-    if (reason !== undefined && (typeof reason !== "string" || reason.length === 0)) throw new TypeError(`survey ${surveyId}: an unroutable reason must be a non-empty string`);
+    if (reason !== undefined && (typeof reason !== "string" || reason.length === 0))
+      throw new TypeError(`survey ${surveyId}: an unroutable reason must be a non-empty string`);
     this.#unroutable.set(surveyId, reason, this.#slotById.get(surveyId));
   }
 
@@ -256,7 +266,8 @@ export class SurveyMatcher {
     const answers = toLookup(request.answers);
     const candidates = this.#candidates;
     candidates.set(this.#routable.words);
-    if (request.languageId !== undefined) this.#intersect(this.#byLanguage.get(request.languageId)?.words ?? this.#zero);
+    if (request.languageId !== undefined)
+      this.#intersect(this.#byLanguage.get(request.languageId)?.words ?? this.#zero);
     if (request.device !== undefined) this.#intersect(this.#byDevice[request.device].words);
     const met = this.#met;
     for (const index of this.#qualifications.values()) {
@@ -270,10 +281,15 @@ export class SurveyMatcher {
       }
     }
     if (this.#unroutable.bits.size > 0) this.#subtract(this.#unroutable.bits.words);
-    if (respondent !== undefined && excludeByHistory(respondent.history, this.#policy, this.#groups, now, this.#excludeSurvey).length > 0) {
+    if (
+      respondent !== undefined &&
+      excludeByHistory(respondent.history, this.#policy, this.#groups, now, this.#excludeSurvey).length > 0
+    ) {
       return { surveyIds: [], eligible: 0 };
     }
-    return byYield ? this.#collectByYield(answers, limit, respondent?.uid, now, request) : this.#collect(answers, limit, respondent?.uid);
+    return byYield
+      ? this.#collectByYield(answers, limit, respondent?.uid, now, request)
+      : this.#collect(answers, limit, respondent?.uid);
   }
 
   /** Takes one survey (by id) out of the candidates of the current match; bound once, called per excluded survey. */
@@ -287,7 +303,11 @@ export class SurveyMatcher {
     const slot = this.#slotById.get(surveyId);
     const packed = slot === undefined ? undefined : this.#targeting[slot];
     if (slot === undefined || packed === undefined) {
-      return { surveyId, eligible: false, reasons: [{ kind: "not-live", message: `survey ${surveyId} is not live (not held by the matcher)` }] };
+      return {
+        surveyId,
+        eligible: false,
+        reasons: [{ kind: "not-live", message: `survey ${surveyId} is not live (not held by the matcher)` }],
+      };
     }
     const byYield = orderIsYield(request.order);
     const { respondent } = request;
@@ -296,7 +316,13 @@ export class SurveyMatcher {
     const reasons = exclusionReasons(this.#facts(slot), unpackTargeting(packed), toLookup(request.answers), request);
     reasons.push(...this.#respondentReasons(surveyId, request, now));
     if (!byYield) return { surveyId, eligible: reasons.length === 0, reasons };
-    const { yield: estimate, cutoff } = this.#yield.explain(slot, surveyId, request, now, (request as MatchRequest).explore ?? undefined);
+    const { yield: estimate, cutoff } = this.#yield.explain(
+      slot,
+      surveyId,
+      request,
+      now,
+      (request as MatchRequest).explore ?? undefined,
+    );
     if (cutoff !== undefined) reasons.push(cutoff);
     return { surveyId, eligible: reasons.length === 0, reasons, yield: estimate };
   }
@@ -310,7 +336,8 @@ export class SurveyMatcher {
     const recontact = list === undefined ? undefined : recontactReason(list, request.respondent?.uid);
     if (recontact !== undefined) reasons.push(recontact);
     const { respondent } = request;
-    if (respondent !== undefined) reasons.push(...historyReasons(historyVerdict(surveyId, respondent.history, this.#policy, this.#groups, now)));
+    if (respondent !== undefined)
+      reasons.push(...historyReasons(historyVerdict(surveyId, respondent.history, this.#policy, this.#groups, now)));
     return reasons;
   }
 
@@ -327,12 +354,14 @@ export class SurveyMatcher {
 
   #intersect(words: Uint32Array): void {
     const candidates = this.#candidates;
-    for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & (words[word] ?? 0);
+    for (let word = 0; word < candidates.length; word++)
+      candidates[word] = (candidates[word] ?? 0) & (words[word] ?? 0);
   }
 
   #subtract(words: Uint32Array): void {
     const candidates = this.#candidates;
-    for (let word = 0; word < candidates.length; word++) candidates[word] = (candidates[word] ?? 0) & ~(words[word] ?? 0);
+    for (let word = 0; word < candidates.length; word++)
+      candidates[word] = (candidates[word] ?? 0) & ~(words[word] ?? 0);
   }
 
   /** Sets in `#met` (zero on `words` before) the surveys of the index whose qualification the answers meet. */
@@ -375,7 +404,13 @@ export class SurveyMatcher {
    * re-contact list or the cut-off keeps out (so `eligible` is exact), then the ranker visits
    * the rest by `Cpi` and samples only those that could make the results.
    */
-  #collectByYield(answers: AnswerLookup, limit: number, uid: string | undefined, now: number, request: object): MatchResult {
+  #collectByYield(
+    answers: AnswerLookup,
+    limit: number,
+    uid: string | undefined,
+    now: number,
+    request: object,
+  ): MatchResult {
     const candidates = this.#candidates;
     const direct = this.#directCheck.words;
     const recontact = this.#recontact.bits.words;
@@ -398,7 +433,9 @@ export class SurveyMatcher {
         eligible++;
       }
     }
-    const surveyIds = this.#yield.rank(candidates, limit, this.#surveyIds, request, (request as MatchRequest).explore ?? undefined).map((slot) => this.#surveyIds[slot] ?? 0);
+    const surveyIds = this.#yield
+      .rank(candidates, limit, this.#surveyIds, request, (request as MatchRequest).explore ?? undefined)
+      .map((slot) => this.#surveyIds[slot] ?? 0);
     return { surveyIds, eligible };
   }
 
@@ -456,7 +493,13 @@ export class SurveyMatcher {
       seen.add(rule.qualificationId);
       let index = this.#qualifications.get(rule.qualificationId);
       if (index === undefined) {
-        index = { key: rule.key, required: this.#pool.create({ trackWords: true }), byCode: new Map(), ranges: new Map(), rangeHits: new Map() };
+        index = {
+          key: rule.key,
+          required: this.#pool.create({ trackWords: true }),
+          byCode: new Map(),
+          ranges: new Map(),
+          rangeHits: new Map(),
+        };
         this.#qualifications.set(rule.qualificationId, index);
       }
       index.required.add(slot);
@@ -515,7 +558,9 @@ export class SurveyMatcher {
   #forEachMembership(slot: number, compiled: CompiledTargeting, visit: (bitset: Bitset) => void): void {
     const closedQuotas = compiled.closedQuotas ?? [];
     const stored = compiled.qualifications !== null && compiled.closedQuotas !== null;
-    const closedForEveryone = closedQuotas.some((quota) => quota.conditions === undefined || quota.conditions.length === 0);
+    const closedForEveryone = closedQuotas.some(
+      (quota) => quota.conditions === undefined || quota.conditions.length === 0,
+    );
     if (stored && !closedForEveryone) visit(this.#routable);
     const qualificationIds = compiled.qualifications?.map((rule) => rule.qualificationId) ?? [];
     if (closedQuotas.length > 0 || new Set(qualificationIds).size !== qualificationIds.length) visit(this.#directCheck);
@@ -527,7 +572,8 @@ export class SurveyMatcher {
     }
     visit(language);
     const devices = this.#devices[slot] ?? 0;
-    for (const device of ["desktop", "mobile", "tablet"] as const) if ((devices & DEVICE_BITS[device]) !== 0) visit(this.#byDevice[device]);
+    for (const device of ["desktop", "mobile", "tablet"] as const)
+      if ((devices & DEVICE_BITS[device]) !== 0) visit(this.#byDevice[device]);
   }
 }
 

@@ -69,7 +69,12 @@ describe("SurveyMatcher, order yield", () => {
     const explanation = matcher.explain(1, byYield);
     expect(explanation.eligible).toBe(false);
     expect(explanation.reasons).toEqual([
-      { kind: "yield-cutoff", decided: 20, heldUntil: NOW + 5 * HOUR, message: "no complete in 20 decided entries: held out of yield ranking until 2026-11-23T17:00:00.000Z" },
+      {
+        kind: "yield-cutoff",
+        decided: 20,
+        heldUntil: NOW + 5 * HOUR,
+        message: "no complete in 20 decided entries: held out of yield ranking until 2026-11-23T17:00:00.000Z",
+      },
     ]);
     expect(matcher.match({ ...byYield, now: NOW + 5 * HOUR }).surveyIds).toEqual([1, 2]);
   });
@@ -94,7 +99,11 @@ describe("SurveyMatcher, order yield", () => {
     const drawn = matcher.explain(1, request).yield;
     expect(drawn?.draw).toBeGreaterThan(0.02);
     expect(drawn?.score).toBeCloseTo(5 * (drawn?.draw ?? 0), 12);
-    expect(drawn).toMatchObject({ estimate: 0.6, prior: { mean: 0.6, strength: 10, source: "ir" }, evidence: { decided: 0, completes: 0 } });
+    expect(drawn).toMatchObject({
+      estimate: 0.6,
+      prior: { mean: 0.6, strength: 10, source: "ir" },
+      evidence: { decided: 0, completes: 0 },
+    });
     expect(matcher.explain(2, request).yield).not.toHaveProperty("draw");
     // Another request object: no draw to report.
     expect(matcher.explain(1, { ...request }).yield).not.toHaveProperty("draw");
@@ -120,9 +129,15 @@ describe("SurveyMatcher, order yield", () => {
 
   it("refuses an unknown order, bad evidence and bad yield options", () => {
     const matcher = new SurveyMatcher();
-    expect(() => matcher.match({ answers: {}, order: "random" as "yield" })).toThrow('order must be "earnings" or "yield", got random');
-    expect(() => { matcher.setYieldEvidence(1, { decided: 2, completes: 3 }); }).toThrow("survey 1: evidence.completes must be an integer from 0 to decided (2), got 3");
-    expect(() => { matcher.setYieldEvidence(1, { decided: 2, completes: 0, marketplaceConversion: 12 }); }).toThrow(/marketplaceConversion must be in \[0, 1\]/);
+    expect(() => matcher.match({ answers: {}, order: "random" as "yield" })).toThrow(
+      'order must be "earnings" or "yield", got random',
+    );
+    expect(() => {
+      matcher.setYieldEvidence(1, { decided: 2, completes: 3 });
+    }).toThrow("survey 1: evidence.completes must be an integer from 0 to decided (2), got 3");
+    expect(() => {
+      matcher.setYieldEvidence(1, { decided: 2, completes: 0, marketplaceConversion: 12 });
+    }).toThrow(/marketplaceConversion must be in \[0, 1\]/);
     expect(() => new SurveyMatcher({ yield: { priorStrength: -1 } })).toThrow(/prior strength/);
     expect(() => new SurveyMatcher({ yield: { cutoff: { cooldownMs: -1 } } })).toThrow(/cooldownMs/);
   });

@@ -29,7 +29,9 @@ export class TopSlots {
    */
   threshold(): number {
     const worst = this.#heap[0];
-    return this.#heap.length < this.#limit || worst === undefined ? Number.NEGATIVE_INFINITY : (this.#scores[worst] ?? 0);
+    return this.#heap.length < this.#limit || worst === undefined
+      ? Number.NEGATIVE_INFINITY
+      : (this.#scores[worst] ?? 0);
   }
 
   offer(slot: number): void {

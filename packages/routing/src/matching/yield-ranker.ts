@@ -1,6 +1,11 @@
 import type { BitsetPool } from "../internal/bitset.ts";
 import { sampleBeta } from "../yield/beta-sampling.ts";
-import { conversionPosterior, conversionPrior, DEFAULT_PRIOR_STRENGTH, posteriorMean } from "../yield/conversion-estimate.ts";
+import {
+  conversionPosterior,
+  conversionPrior,
+  DEFAULT_PRIOR_STRENGTH,
+  posteriorMean,
+} from "../yield/conversion-estimate.ts";
 import { resolveYieldCutoff, type YieldCutoff } from "../yield/yield-cutoff.ts";
 import { checkYieldEvidence, type YieldEvidence } from "../yield/yield-evidence.ts";
 import type { ExclusionReason, YieldExplanation } from "./match-types.ts";
@@ -97,7 +102,10 @@ export class YieldRanker {
       checkYieldEvidence(surveyId, evidence);
       this.#evidence.set(surveyId, evidence);
     }
-    const until = evidence?.cutoffReachedAt === undefined || evidence.completes > 0 ? undefined : evidence.cutoffReachedAt + this.#cooldownMs;
+    const until =
+      evidence?.cutoffReachedAt === undefined || evidence.completes > 0
+        ? undefined
+        : evidence.cutoffReachedAt + this.#cooldownMs;
     this.#heldUntil.set(surveyId, until, slot);
   }
 
@@ -112,7 +120,13 @@ export class YieldRanker {
   }
 
   /** The best `limit` of the candidate slots (every one eligible), best first. */
-  rank(candidates: Uint32Array, limit: number, surveyIds: Float64Array, request: object, explore: boolean = this.#explore): number[] {
+  rank(
+    candidates: Uint32Array,
+    limit: number,
+    surveyIds: Float64Array,
+    request: object,
+    explore: boolean = this.#explore,
+  ): number[] {
     const order = this.#sortedOrder(surveyIds);
     const scores = (this.#scores ??= new Float64Array(this.#cpi.length));
     const draws = (this.#draws ??= new Float64Array(this.#cpi.length));
@@ -140,9 +154,18 @@ export class YieldRanker {
   }
 
   /** What `explain` says under yield: the estimate, and the cut-off when it holds the survey out. */
-  explain(slot: number, surveyId: number, request: object, now: number, explore: boolean = this.#explore): { readonly yield: YieldExplanation; readonly cutoff: ExclusionReason | undefined } {
+  explain(
+    slot: number,
+    surveyId: number,
+    request: object,
+    now: number,
+    explore: boolean = this.#explore,
+  ): { readonly yield: YieldExplanation; readonly cutoff: ExclusionReason | undefined } {
     const evidence = this.#evidence.get(surveyId);
-    const prior = conversionPrior({ ir: this.#ir[slot] ?? 0, marketplaceConversion: evidence?.marketplaceConversion }, this.#strength);
+    const prior = conversionPrior(
+      { ir: this.#ir[slot] ?? 0, marketplaceConversion: evidence?.marketplaceConversion },
+      this.#strength,
+    );
     const estimate = posteriorMean(conversionPosterior(prior, evidence));
     const cpi = this.#cpi[slot] ?? 0;
     const drawnHere = explore && request === this.#lastRequest && this.#drawn?.[slot] === this.#stamp;
@@ -170,7 +193,10 @@ export class YieldRanker {
 
   #posterior(slot: number, surveyId: number): { alpha: number; beta: number } {
     const evidence = this.#evidence.get(surveyId);
-    const prior = conversionPrior({ ir: this.#ir[slot] ?? 0, marketplaceConversion: evidence?.marketplaceConversion }, this.#strength);
+    const prior = conversionPrior(
+      { ir: this.#ir[slot] ?? 0, marketplaceConversion: evidence?.marketplaceConversion },
+      this.#strength,
+    );
     return conversionPosterior(prior, evidence);
   }
 
@@ -178,7 +204,9 @@ export class YieldRanker {
     if (this.#order !== undefined) return this.#order;
     const cpis = this.#cpi;
     const order = Int32Array.from({ length: this.#slotCount }, (_, slot) => slot);
-    order.sort((left, right) => (cpis[right] ?? 0) - (cpis[left] ?? 0) || (surveyIds[left] ?? 0) - (surveyIds[right] ?? 0));
+    order.sort(
+      (left, right) => (cpis[right] ?? 0) - (cpis[left] ?? 0) || (surveyIds[left] ?? 0) - (surveyIds[right] ?? 0),
+    );
     this.#order = order;
     return order;
   }

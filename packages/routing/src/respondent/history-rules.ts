@@ -1,5 +1,12 @@
 import type { PastEntry, Respondent } from "./respondent-types.ts";
-import { blocksGroup, blocksReentry, CapCounter, checkPastEntry, type ReachedCap, type ResolvedRoutingPolicy } from "./routing-policy.ts";
+import {
+  blocksGroup,
+  blocksReentry,
+  CapCounter,
+  checkPastEntry,
+  type ReachedCap,
+  type ResolvedRoutingPolicy,
+} from "./routing-policy.ts";
 import type { SurveyGroups } from "./survey-groups.ts";
 
 /** Marks a group entered through two or more distinct surveys (then every member is out). */
@@ -11,7 +18,8 @@ const SEVERAL = -0.5;
  * @throws TypeError when the uid is empty or not a string, or the history is not an array.
  */
 export function checkRespondent(respondent: Respondent): void {
-  if (typeof respondent.uid !== "string" || respondent.uid.length === 0) throw new TypeError("respondent.uid must be a non-empty string");
+  if (typeof respondent.uid !== "string" || respondent.uid.length === 0)
+    throw new TypeError("respondent.uid must be a non-empty string");
   if (!Array.isArray(respondent.history)) throw new TypeError("respondent.history must be an array of past entries");
 }
 
@@ -74,7 +82,13 @@ function later(current: PastEntry | undefined, entry: PastEntry): PastEntry {
  *
  * @throws TypeError when an entry is malformed.
  */
-export function historyVerdict(surveyId: number, history: readonly PastEntry[], policy: ResolvedRoutingPolicy, groups: SurveyGroups, now: number): HistoryVerdict {
+export function historyVerdict(
+  surveyId: number,
+  history: readonly PastEntry[],
+  policy: ResolvedRoutingPolicy,
+  groups: SurveyGroups,
+  now: number,
+): HistoryVerdict {
   const caps = new CapCounter(now);
   const surveyGroups = groups.groupsOf(surveyId);
   let reentry: PastEntry | undefined;

@@ -18,7 +18,8 @@ export interface ResolvedRoutingPolicy {
 
 function capLimit(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`routing policy: ${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`routing policy: ${name} must be a positive integer, got ${value}`);
   return value;
 }
 
@@ -30,14 +31,17 @@ function capLimit(name: string, value: number | undefined): number | undefined {
 export function resolveRoutingPolicy(policy: RoutingPolicy = {}): ResolvedRoutingPolicy {
   // Read as strings: a policy may come from configuration that no type checked.
   for (const outcome of (policy.reentryAfter ?? []) as readonly string[]) {
-    if (outcome !== "terminate" && outcome !== "overquota") throw new RangeError(`routing policy: reentryAfter accepts "terminate" and "overquota", got ${outcome}`);
+    if (outcome !== "terminate" && outcome !== "overquota")
+      throw new RangeError(`routing policy: reentryAfter accepts "terminate" and "overquota", got ${outcome}`);
   }
   const lookback = policy.groupLookbackMs ?? Number.POSITIVE_INFINITY;
-  if (Number.isNaN(lookback) || lookback < 0) throw new RangeError(`routing policy: groupLookbackMs must be a non-negative number, got ${lookback}`);
+  if (Number.isNaN(lookback) || lookback < 0)
+    throw new RangeError(`routing policy: groupLookbackMs must be a non-negative number, got ${lookback}`);
   const blocking = policy.groupBlockingOutcomes ?? "all";
   if (blocking !== "all") {
     for (const outcome of blocking) {
-      if (outcome !== "pending" && !outcomes.has(outcome)) throw new RangeError(`routing policy: groupBlockingOutcomes holds an unknown outcome ${outcome}`);
+      if (outcome !== "pending" && !outcomes.has(outcome))
+        throw new RangeError(`routing policy: groupBlockingOutcomes holds an unknown outcome ${outcome}`);
     }
   }
   return {
@@ -56,8 +60,14 @@ export function resolveRoutingPolicy(policy: RoutingPolicy = {}): ResolvedRoutin
  * @throws TypeError naming the entry.
  */
 export function checkPastEntry(entry: PastEntry, index: number): void {
-  if (!Number.isInteger(entry.surveyId) || !Number.isFinite(entry.enteredAt) || (entry.outcome !== null && !outcomes.has(entry.outcome))) {
-    throw new TypeError(`respondent.history[${index}] must be { surveyId: integer, enteredAt: epoch ms, outcome: complete|terminate|overquota|security|null }`);
+  if (
+    !Number.isInteger(entry.surveyId) ||
+    !Number.isFinite(entry.enteredAt) ||
+    (entry.outcome !== null && !outcomes.has(entry.outcome))
+  ) {
+    throw new TypeError(
+      `respondent.history[${index}] must be { surveyId: integer, enteredAt: epoch ms, outcome: complete|terminate|overquota|security|null }`,
+    );
   }
 }
 
@@ -101,7 +111,8 @@ export class CapCounter {
   /** The caps reached (entries first, then completes): a respondent at a cap could only exceed it with one more entry. */
   reached(policy: ResolvedRoutingPolicy): ReachedCap[] {
     const reached: ReachedCap[] = [];
-    if (policy.entriesPer24h !== undefined && this.entries >= policy.entriesPer24h) reached.push({ cap: "entries", count: this.entries, limit: policy.entriesPer24h });
+    if (policy.entriesPer24h !== undefined && this.entries >= policy.entriesPer24h)
+      reached.push({ cap: "entries", count: this.entries, limit: policy.entriesPer24h });
     if (policy.completesPer24h !== undefined && this.completes >= policy.completesPer24h) {
       reached.push({ cap: "completes", count: this.completes, limit: policy.completesPer24h });
     }

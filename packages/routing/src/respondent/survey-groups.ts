@@ -31,7 +31,9 @@ export class SurveyGroups {
    * @throws TypeError when a group id is not an integer.
    */
   set(surveyId: number, groupIds: readonly number[]): void {
-    for (const groupId of groupIds) if (!Number.isInteger(groupId)) throw new TypeError(`survey ${surveyId}: group ids must be integers, got ${groupId}`);
+    for (const groupId of groupIds)
+      if (!Number.isInteger(groupId))
+        throw new TypeError(`survey ${surveyId}: group ids must be integers, got ${groupId}`);
     for (const groupId of this.groupsOf(surveyId)) {
       const members = this.#membersByGroup.get(groupId);
       members?.delete(surveyId);

@@ -21,7 +21,9 @@ function betaMoments(alpha: number, beta: number): { mean: number; variance: num
   return {
     mean: alpha / total,
     variance: (alpha * beta) / (total * total * (total + 1)),
-    excessKurtosis: (6 * (difference * difference * (total + 1) - alpha * beta * (total + 2))) / (alpha * beta * (total + 2) * (total + 3)),
+    excessKurtosis:
+      (6 * (difference * difference * (total + 1) - alpha * beta * (total + 2))) /
+      (alpha * beta * (total + 2) * (total + 3)),
   };
 }
 
@@ -35,16 +37,19 @@ describe("sampleBeta", () => {
     [0.01, 9.99],
     [3.5, 0.4],
     [30, 970],
-  ])("draws Beta(%s, %s) with the right mean and variance (100,000 draws, fixed seed, within 4 standard errors)", (alpha, beta) => {
-    const count = 100_000;
-    const random = createSeededRandom(20261123);
-    const sample = moments(() => sampleBeta(alpha, beta, random), count);
-    const expected = betaMoments(alpha, beta);
-    expect(Math.abs(sample.mean - expected.mean)).toBeLessThan(4 * Math.sqrt(expected.variance / count));
-    // Var(s²) ≈ σ⁴ (excess kurtosis + 2) / n.
-    const varianceError = expected.variance * Math.sqrt((expected.excessKurtosis + 2) / count);
-    expect(Math.abs(sample.variance - expected.variance)).toBeLessThan(4 * varianceError);
-  });
+  ])(
+    "draws Beta(%s, %s) with the right mean and variance (100,000 draws, fixed seed, within 4 standard errors)",
+    (alpha, beta) => {
+      const count = 100_000;
+      const random = createSeededRandom(20261123);
+      const sample = moments(() => sampleBeta(alpha, beta, random), count);
+      const expected = betaMoments(alpha, beta);
+      expect(Math.abs(sample.mean - expected.mean)).toBeLessThan(4 * Math.sqrt(expected.variance / count));
+      // Var(s²) ≈ σ⁴ (excess kurtosis + 2) / n.
+      const varianceError = expected.variance * Math.sqrt((expected.excessKurtosis + 2) / count);
+      expect(Math.abs(sample.variance - expected.variance)).toBeLessThan(4 * varianceError);
+    },
+  );
 
   it("stays inside [0, 1] and finite for tiny shapes, where the gamma draws underflow", () => {
     const random = createSeededRandom(7);
@@ -70,12 +75,15 @@ describe("sampleBeta", () => {
 });
 
 describe("sampleGamma", () => {
-  it.each([0.3, 1, 4.5, 50])("draws Gamma(%s) with mean and variance equal to the shape (100,000 draws, fixed seed)", (shape) => {
-    const count = 100_000;
-    const random = createSeededRandom(5);
-    const sample = moments(() => sampleGamma(shape, random), count);
-    expect(Math.abs(sample.mean - shape)).toBeLessThan(4 * Math.sqrt(shape / count));
-    // Gamma's excess kurtosis is 6 / shape.
-    expect(Math.abs(sample.variance - shape)).toBeLessThan(4 * shape * Math.sqrt((6 / shape + 2) / count));
-  });
+  it.each([0.3, 1, 4.5, 50])(
+    "draws Gamma(%s) with mean and variance equal to the shape (100,000 draws, fixed seed)",
+    (shape) => {
+      const count = 100_000;
+      const random = createSeededRandom(5);
+      const sample = moments(() => sampleGamma(shape, random), count);
+      expect(Math.abs(sample.mean - shape)).toBeLessThan(4 * Math.sqrt(shape / count));
+      // Gamma's excess kurtosis is 6 / shape.
+      expect(Math.abs(sample.variance - shape)).toBeLessThan(4 * shape * Math.sqrt((6 / shape + 2) / count));
+    },
+  );
 });

@@ -24,12 +24,14 @@ function logGammaAtLeastOne(shape: number, random: () => number): number {
     const u = 1 - random();
     const squared = x * x;
     // The squeeze accepts about 98 % of draws without a logarithm.
-    if (u < 1 - 0.0331 * squared * squared || Math.log(u) < 0.5 * squared + d * (1 - v + Math.log(v))) return Math.log(d) + Math.log(v);
+    if (u < 1 - 0.0331 * squared * squared || Math.log(u) < 0.5 * squared + d * (1 - v + Math.log(v)))
+      return Math.log(d) + Math.log(v);
   }
 }
 
 function checkShape(name: string, value: number): void {
-  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive finite number, got ${value}`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new RangeError(`${name} must be a positive finite number, got ${value}`);
 }
 
 /** The logarithm of a Gamma(shape, 1) variate, any shape > 0. */

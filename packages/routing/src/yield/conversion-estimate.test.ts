@@ -3,7 +3,13 @@ import { conversionPosterior, conversionPrior, posteriorMean } from "./conversio
 
 describe("conversionPrior", () => {
   it("centres on the marketplace's conversion when known, else on Ir / 100, weighing `strength` entries", () => {
-    expect(conversionPrior({ ir: 40, marketplaceConversion: 0.12 })).toEqual({ alpha: 1.2, beta: 8.8, mean: 0.12, strength: 10, source: "marketplace" });
+    expect(conversionPrior({ ir: 40, marketplaceConversion: 0.12 })).toEqual({
+      alpha: 1.2,
+      beta: 8.8,
+      mean: 0.12,
+      strength: 10,
+      source: "marketplace",
+    });
     expect(conversionPrior({ ir: 25 }, 20)).toEqual({ alpha: 5, beta: 15, mean: 0.25, strength: 20, source: "ir" });
   });
 

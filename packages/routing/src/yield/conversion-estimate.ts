@@ -42,7 +42,8 @@ export function conversionPrior(
   input: { readonly ir: number; readonly marketplaceConversion?: number | undefined },
   strength: number = DEFAULT_PRIOR_STRENGTH,
 ): ConversionPrior {
-  if (!(strength > 0) || !Number.isFinite(strength)) throw new RangeError(`prior strength must be a positive finite number, got ${strength}`);
+  if (!(strength > 0) || !Number.isFinite(strength))
+    throw new RangeError(`prior strength must be a positive finite number, got ${strength}`);
   const known = input.marketplaceConversion;
   const source = known === undefined || Number.isNaN(known) ? "ir" : "marketplace";
   const mean = clampMean(source === "marketplace" ? (known ?? 0) : Number.isFinite(input.ir) ? input.ir / 100 : 0);
@@ -53,7 +54,10 @@ export function conversionPrior(
  * The posterior after the survey's own outcomes: `Beta(alpha + completes, beta + decided − completes)`.
  * Pending entries are not in `decided`, so they count neither way.
  */
-export function conversionPosterior(prior: BetaParameters, evidence: Pick<YieldEvidence, "decided" | "completes"> | undefined): BetaParameters {
+export function conversionPosterior(
+  prior: BetaParameters,
+  evidence: Pick<YieldEvidence, "decided" | "completes"> | undefined,
+): BetaParameters {
   const completes = evidence?.completes ?? 0;
   const failures = (evidence?.decided ?? 0) - completes;
   return { alpha: prior.alpha + completes, beta: prior.beta + failures };

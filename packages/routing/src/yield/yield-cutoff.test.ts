@@ -4,7 +4,10 @@ import type { YieldEvidence } from "./yield-evidence.ts";
 
 const HOUR = 3_600_000;
 
-function replay(outcomes: readonly YieldOutcome[], cutoff = { entries: 5, cooldownMs: 6 * HOUR }): YieldEvidence | undefined {
+function replay(
+  outcomes: readonly YieldOutcome[],
+  cutoff = { entries: 5, cooldownMs: 6 * HOUR },
+): YieldEvidence | undefined {
   let evidence: YieldEvidence | undefined;
   outcomes.forEach((outcome, index) => {
     evidence = recordOutcome(evidence, outcome, index * HOUR, cutoff);
@@ -52,6 +55,8 @@ describe("recordOutcome and the cut-off", () => {
   });
 
   it("refuses a cut-off of no entries", () => {
-    expect(() => recordOutcome(undefined, "failure", 0, { entries: 0 })).toThrow(/entries must be a positive integer, got 0/);
+    expect(() => recordOutcome(undefined, "failure", 0, { entries: 0 })).toThrow(
+      /entries must be a positive integer, got 0/,
+    );
   });
 });

@@ -22,8 +22,10 @@ export const DEFAULT_YIELD_CUTOFF: Required<YieldCutoff> = { entries: 20, cooldo
 export function resolveYieldCutoff(cutoff: YieldCutoff = {}): Required<YieldCutoff> {
   const entries = cutoff.entries ?? DEFAULT_YIELD_CUTOFF.entries;
   const cooldownMs = cutoff.cooldownMs ?? DEFAULT_YIELD_CUTOFF.cooldownMs;
-  if (!Number.isInteger(entries) || entries < 1) throw new RangeError(`yield cutoff: entries must be a positive integer, got ${entries}`);
-  if (!(cooldownMs >= 0)) throw new RangeError(`yield cutoff: cooldownMs must be a non-negative number, got ${cooldownMs}`);
+  if (!Number.isInteger(entries) || entries < 1)
+    throw new RangeError(`yield cutoff: entries must be a positive integer, got ${entries}`);
+  if (!(cooldownMs >= 0))
+    throw new RangeError(`yield cutoff: cooldownMs must be a non-negative number, got ${cooldownMs}`);
   return { entries, cooldownMs };
 }
 
@@ -51,7 +53,12 @@ export type YieldOutcome = "complete" | "failure" | "reversal";
  * matcher.setYieldEvidence(surveyId, evidence);
  * ```
  */
-export function recordOutcome(evidence: YieldEvidence | undefined, outcome: YieldOutcome, at: number, cutoff?: YieldCutoff): YieldEvidence {
+export function recordOutcome(
+  evidence: YieldEvidence | undefined,
+  outcome: YieldOutcome,
+  at: number,
+  cutoff?: YieldCutoff,
+): YieldEvidence {
   const { entries } = resolveYieldCutoff(cutoff);
   const current: YieldEvidence = evidence ?? { decided: 0, completes: 0 };
   let { decided, completes } = current;

@@ -25,14 +25,21 @@ export interface YieldEvidence {
  */
 export function checkYieldEvidence(surveyId: number, evidence: YieldEvidence): void {
   const { decided, completes, marketplaceConversion, cutoffReachedAt } = evidence;
-  if (!Number.isInteger(decided) || decided < 0) throw new RangeError(`survey ${surveyId}: evidence.decided must be a non-negative integer, got ${decided}`);
+  if (!Number.isInteger(decided) || decided < 0)
+    throw new RangeError(`survey ${surveyId}: evidence.decided must be a non-negative integer, got ${decided}`);
   if (!Number.isInteger(completes) || completes < 0 || completes > decided) {
-    throw new RangeError(`survey ${surveyId}: evidence.completes must be an integer from 0 to decided (${decided}), got ${completes}`);
+    throw new RangeError(
+      `survey ${surveyId}: evidence.completes must be an integer from 0 to decided (${decided}), got ${completes}`,
+    );
   }
   if (marketplaceConversion !== undefined && !(marketplaceConversion >= 0 && marketplaceConversion <= 1)) {
-    throw new RangeError(`survey ${surveyId}: evidence.marketplaceConversion must be in [0, 1], got ${marketplaceConversion}`);
+    throw new RangeError(
+      `survey ${surveyId}: evidence.marketplaceConversion must be in [0, 1], got ${marketplaceConversion}`,
+    );
   }
   if (cutoffReachedAt !== undefined && !Number.isFinite(cutoffReachedAt)) {
-    throw new RangeError(`survey ${surveyId}: evidence.cutoffReachedAt must be epoch milliseconds, got ${cutoffReachedAt}`);
+    throw new RangeError(
+      `survey ${surveyId}: evidence.cutoffReachedAt must be epoch milliseconds, got ${cutoffReachedAt}`,
+    );
   }
 }

@@ -13,14 +13,18 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  if (typeof value === "string")
+    return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
   if (typeof value === "number") return `the number ${String(value)}`;
   if (typeof value === "boolean") return `the boolean ${String(value)}`;
   return `an ${typeof value}`;
 }
 
 /** The first of `keys` that `record` has (own property, not `undefined`), with its value. */
-export function firstField(record: Record<string, unknown>, keys: readonly string[]): { readonly key: string; readonly value: unknown } | undefined {
+export function firstField(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+): { readonly key: string; readonly value: unknown } | undefined {
   for (const key of keys) {
     if (Object.hasOwn(record, key) && record[key] !== undefined) return { key, value: record[key] };
   }

@@ -22,7 +22,10 @@ const millisecondPrecision = new RegExp(`^${date}T${time}\\.\\d{3}${offset}$`);
  * because .NET services often drop the `Z`.
  */
 export const isoDateTime = () =>
-  z.string().regex(anyPrecision, "expected an ISO 8601 date-time").meta({ description: "ISO 8601 date-time, UTC (Z or no offset)" });
+  z
+    .string()
+    .regex(anyPrecision, "expected an ISO 8601 date-time")
+    .meta({ description: "ISO 8601 date-time, UTC (Z or no offset)" });
 
 /** ISO 8601 date-time with exactly three fractional digits, as the spec gives `LastUpdatedOnUTC`. */
 export const isoDateTimeMillis = () =>

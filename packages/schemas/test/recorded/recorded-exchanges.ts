@@ -43,7 +43,12 @@ export const recordedExchanges: readonly RecordedExchange[] = [
         Id: "12",
         Name: "Acme Panel",
         Active: true,
-        IncomingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "<ENCRYPTION_KEY>" },
+        IncomingEncryption: {
+          Enabled: true,
+          Algorithm: "SHA256",
+          QueryParameter: "hash",
+          EncryptionKey: "<ENCRYPTION_KEY>",
+        },
         OutgoingEncryption: { Enabled: false, Algorithm: "SHA1", QueryParameter: null, EncryptionKey: null },
         RedirectUrls: urlSettings,
         S2SUrls: { ...urlSettings, Enabled: false },
@@ -115,10 +120,18 @@ export const recordedExchanges: readonly RecordedExchange[] = [
       ...envelope,
       SurveyId: 1001,
       Qualifications: [
-        { SurveyId: 1001, LastUpdatedOnUTC: "2026-11-19T10:00:00Z", QualificationId: 9, QualificationTypeId: 1, OptionIds: [901, 902], OptionCodes: ["1", "2"] },
+        {
+          SurveyId: 1001,
+          LastUpdatedOnUTC: "2026-11-19T10:00:00Z",
+          QualificationId: 9,
+          QualificationTypeId: 1,
+          OptionIds: [901, 902],
+          OptionCodes: ["1", "2"],
+        },
       ],
     },
-    source: "supplier-data-service.md, Endpoints (path), Qualification and Survey qualifications response (fields; values illustrative)",
+    source:
+      "supplier-data-service.md, Endpoints (path), Qualification and Survey qualifications response (fields; values illustrative)",
   },
   {
     operation: "getSurveyQuotas",
@@ -181,7 +194,11 @@ export const recordedVariants: readonly RecordedExchange[] = [
     operation: "listLanguages",
     request: "GET /collection/languages",
     pathParams: {},
-    body: { status: "ok", hasError: false, Languages: [{ Id: "3", Name: "English - United States", CountryCode: "US" }] },
+    body: {
+      status: "ok",
+      hasError: false,
+      Languages: [{ Id: "3", Name: "English - United States", CountryCode: "US" }],
+    },
     source: "observed-endpoints.md, Paths and bodies seen: Languages (one integration saw Id as a string)",
   },
 ];

@@ -12,7 +12,18 @@ export interface SupplierAccountOptions extends SeedOptions {
   >;
 }
 
-const namePrefixes = ["Blue", "North", "Bright", "Civic", "Open", "True", "Prime", "Summit", "Harbor", "Meridian"] as const;
+const namePrefixes = [
+  "Blue",
+  "North",
+  "Bright",
+  "Civic",
+  "Open",
+  "True",
+  "Prime",
+  "Summit",
+  "Harbor",
+  "Meridian",
+] as const;
 const nameSuffixes = ["Panel", "Insights", "Voices", "Research", "Opinions", "Rewards", "Community"] as const;
 const hosts = ["panel.example.com", "rewards.example.net", "surveys.example.org", "community.example.com"] as const;
 const algorithms = ["SHA256", "SHA1", "MD5"] as const;
@@ -32,9 +43,13 @@ function hex(random: SeededRandom, length: number): string {
  * const body = buildUrlSettings({ Enabled: false }, { seed: 3 });
  * ```
  */
-export function buildUrlSettings(overrides: Partial<UrlSettings> = {}, options: SeedOptions & { readonly kind?: "redirect" | "s2s" } = {}): UrlSettingsBody {
+export function buildUrlSettings(
+  overrides: Partial<UrlSettings> = {},
+  options: SeedOptions & { readonly kind?: "redirect" | "s2s" } = {},
+): UrlSettingsBody {
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, options.kind === "s2s" ? 2 : 1, 7));
-  const base = options.kind === "s2s" ? `https://api.${random.pick(hosts)}/s2s` : `https://${random.pick(hosts)}/return`;
+  const base =
+    options.kind === "s2s" ? `https://api.${random.pick(hosts)}/s2s` : `https://${random.pick(hosts)}/return`;
   return {
     Enabled: true,
     CompleteUrl: `${base}/complete?rid=[%RID%]`,
@@ -63,7 +78,12 @@ export function buildSupplierAccount(options: SupplierAccountOptions = {}): Supp
     Id: String(supplierId),
     Name: `${random.pick(namePrefixes)} ${random.pick(nameSuffixes)}`,
     Active: true,
-    IncomingEncryption: { Enabled: true, Algorithm: random.pick(algorithms), QueryParameter: "hash", EncryptionKey: hex(random, 32) },
+    IncomingEncryption: {
+      Enabled: true,
+      Algorithm: random.pick(algorithms),
+      QueryParameter: "hash",
+      EncryptionKey: hex(random, 32),
+    },
     OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null },
     RedirectUrls: buildUrlSettings({}, { seed: deriveSeed(seed, supplierId), kind: "redirect" }),
     S2SUrls: buildUrlSettings({}, { seed: deriveSeed(seed, supplierId), kind: "s2s" }),

@@ -185,7 +185,9 @@ describe("quota factory", () => {
             expect(quota.Completes).toBeLessThanOrEqual(quota.TargetCompletes);
             expect(quota.Remaining).toBe(quota.TargetCompletes - quota.Completes);
             for (const condition of quota.Conditions) {
-              const record = qualifications.find((qualification) => qualification.QualificationId === condition.QualificationId);
+              const record = qualifications.find(
+                (qualification) => qualification.QualificationId === condition.QualificationId,
+              );
               for (const optionId of condition.OptionIds) expect(record?.OptionIds).toContain(optionId);
             }
           }
@@ -207,7 +209,9 @@ describe("stats, groups and re-contact factories", () => {
           expect(stats.Global.Completes).toBe(survey.Completes);
           for (const scope of [stats.Global, stats.Supplier ?? stats.Global]) {
             expect(scope.Completes).toBeLessThanOrEqual(scope.Starts);
-            expect(scope.SystemConversion).toBe(scope.Starts === 0 ? 0 : Math.round((scope.Completes / scope.Starts) * 10_000) / 100);
+            expect(scope.SystemConversion).toBe(
+              scope.Starts === 0 ? 0 : Math.round((scope.Completes / scope.Starts) * 10_000) / 100,
+            );
             expect(scope.EffectiveEPC).toBeCloseTo((survey.Revenue * scope.SystemConversion) / 100, 2);
           }
           const parsed = parseSurveyStats({ Stats: stats });
@@ -225,19 +229,28 @@ describe("stats, groups and re-contact factories", () => {
         const groups = buildSurveyGroups(surveys, { seed });
         expect(parseSurveyGroups({ SurveyGroups: groups }).ok).toBe(true);
         const grouped = new Set(groups.flatMap((group) => group.SurveyGroupSurveys));
-        expect([...grouped].sort()).toEqual(surveys.filter((survey) => survey.Has_Survey_Groups).map((survey) => survey.SurveyId).sort());
+        expect([...grouped].sort()).toEqual(
+          surveys
+            .filter((survey) => survey.Has_Survey_Groups)
+            .map((survey) => survey.SurveyId)
+            .sort(),
+        );
         expect(new Set(groups.map((group) => group.SurveyGroupID)).size).toBe(groups.length);
         expect(buildSurveyGroups(surveys, { seed })).toEqual(groups);
       }),
       { numRuns: 20 },
     );
     expect(buildSurveyGroups([buildSurvey({ Has_Survey_Groups: false })])).toEqual([]);
-    expect(buildSurveyGroups([buildSurvey({ SurveyId: 5, Has_Survey_Groups: true })], { firstGroupId: 90 })).toEqual([{ SurveyGroupID: 90, SurveyGroupSurveys: [5] }]);
+    expect(buildSurveyGroups([buildSurvey({ SurveyId: 5, Has_Survey_Groups: true })], { firstGroupId: 90 })).toEqual([
+      { SurveyGroupID: 90, SurveyGroupSurveys: [5] },
+    ]);
   });
 
   it("list re-contact respondents, some inactive, only for re-contact studies", () => {
     expect(buildRecontactRespondents(buildSurvey({ StudyTypeId: 1 }))).toEqual([]);
-    const all = buildSurveys(60).flatMap((survey) => buildRecontactRespondents({ ...survey, StudyTypeId: RECONTACT_STUDY_TYPE_ID }));
+    const all = buildSurveys(60).flatMap((survey) =>
+      buildRecontactRespondents({ ...survey, StudyTypeId: RECONTACT_STUDY_TYPE_ID }),
+    );
     expect(RecontactRespondentsResponse.safeParse({ Respondents: all }).success).toBe(true);
     expect(new Set(all.map((respondent) => respondent.PID)).size).toBe(all.length);
     const active = all.filter((respondent) => respondent.IsActive).length;
@@ -256,7 +269,9 @@ describe("account factory", () => {
         expect(strict(SupplierAccount).safeParse(account).error).toBeUndefined();
         expect(account.Id).toBe(String(supplierId));
         expect(account.IncomingEncryption.EncryptionKey).toMatch(/^[0-9a-f]{32}$/);
-        expect(account.OutgoingEncryption).toEqual(EncryptionSettings.parse({ Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null }));
+        expect(account.OutgoingEncryption).toEqual(
+          EncryptionSettings.parse({ Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null }),
+        );
         expect(UrlSettingsBody.safeParse(account.RedirectUrls).success).toBe(true);
         expect(UrlSettingsBody.safeParse(account.S2SUrls).success).toBe(true);
       }),

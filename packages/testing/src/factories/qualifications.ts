@@ -27,11 +27,19 @@ function record(
   };
 }
 
-function ageRecord(survey: Pick<Survey, "SurveyId" | "Qual_LastUpdatedOnUTC">, random: SeededRandom): SurveyQualification {
+function ageRecord(
+  survey: Pick<Survey, "SurveyId" | "Qual_LastUpdatedOnUTC">,
+  random: SeededRandom,
+): SurveyQualification {
   const lower = random.pick(ageLowerBounds);
   const upper = Math.max(lower + 10, random.pick(ageUpperBounds));
   const options = AGE.Options.filter((option) => option.OptionCode >= lower && option.OptionCode <= upper);
-  return record(survey, AGE, options.map((option) => option.OptionId), options.map((option) => String(option.OptionCode)));
+  return record(
+    survey,
+    AGE,
+    options.map((option) => option.OptionId),
+    options.map((option) => String(option.OptionCode)),
+  );
 }
 
 function optionRecord(
@@ -47,7 +55,12 @@ function optionRecord(
   const chosen = random
     .sample(qualification.Options, random.int(1, qualification.Options.length))
     .sort((left, right) => left.OptionCode - right.OptionCode);
-  return record(survey, qualification, chosen.map((option) => option.OptionId), chosen.map((option) => String(option.OptionCode)));
+  return record(
+    survey,
+    qualification,
+    chosen.map((option) => option.OptionId),
+    chosen.map((option) => String(option.OptionCode)),
+  );
 }
 
 /**

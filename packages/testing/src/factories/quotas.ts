@@ -79,7 +79,9 @@ export function buildQuotas(
         Completes: done,
         Remaining: share - done,
         IsActive: random.chance(0.9),
-        Conditions: [{ QualificationId: 43, OptionIds: [optionId], OptionCodes: gender.OptionCodes.slice(index, index + 1) }],
+        Conditions: [
+          { QualificationId: 43, OptionIds: [optionId], OptionCodes: gender.OptionCodes.slice(index, index + 1) },
+        ],
       });
     });
   }

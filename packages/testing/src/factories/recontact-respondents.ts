@@ -20,7 +20,10 @@ export type GeneratedRecontactRespondent = {
  * // [{ PID: "pid-100001-0c1f3a", IsActive: true }, …]
  * ```
  */
-export function buildRecontactRespondents(survey: Pick<Survey, "SurveyId" | "StudyTypeId">, options: SeedOptions = {}): GeneratedRecontactRespondent[] {
+export function buildRecontactRespondents(
+  survey: Pick<Survey, "SurveyId" | "StudyTypeId">,
+  options: SeedOptions = {},
+): GeneratedRecontactRespondent[] {
   if (survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID) return [];
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, survey.SurveyId, 6));
   const count = random.int(3, 40);

@@ -31,19 +31,26 @@ export interface SurveyGroupOptions extends SeedOptions {
  * const groupsOf = (surveyId: number) => groups.filter((group) => group.SurveyGroupSurveys.includes(surveyId));
  * ```
  */
-export function buildSurveyGroups(surveys: readonly Pick<Survey, "SurveyId" | "Has_Survey_Groups">[], options: SurveyGroupOptions = {}): GeneratedSurveyGroup[] {
+export function buildSurveyGroups(
+  surveys: readonly Pick<Survey, "SurveyId" | "Has_Survey_Groups">[],
+  options: SurveyGroupOptions = {},
+): GeneratedSurveyGroup[] {
   const firstGroupId = options.firstGroupId ?? 7001;
-  if (!Number.isSafeInteger(firstGroupId) || firstGroupId <= 0) throw new RangeError(`firstGroupId must be a positive integer, got ${String(firstGroupId)}`);
+  if (!Number.isSafeInteger(firstGroupId) || firstGroupId <= 0)
+    throw new RangeError(`firstGroupId must be a positive integer, got ${String(firstGroupId)}`);
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, firstGroupId, 5));
   const flagged = surveys.filter((survey) => survey.Has_Survey_Groups).map((survey) => survey.SurveyId);
   const groups: GeneratedSurveyGroup[] = [];
-  for (let start = 0; start < flagged.length; ) {
+  for (let start = 0; start < flagged.length;) {
     const members = flagged.slice(start, start + random.int(2, 5));
     start += members.length;
     const previous = groups.at(-1)?.SurveyGroupSurveys;
     const shared = previous && random.chance(0.25) ? previous.at(-1) : undefined;
     if (shared !== undefined && !members.includes(shared)) members.push(shared);
-    groups.push({ SurveyGroupID: firstGroupId + groups.length, SurveyGroupSurveys: members.sort((left, right) => left - right) });
+    groups.push({
+      SurveyGroupID: firstGroupId + groups.length,
+      SurveyGroupSurveys: members.sort((left, right) => left - right),
+    });
   }
   return groups;
 }

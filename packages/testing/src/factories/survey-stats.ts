@@ -57,7 +57,8 @@ export function buildSurveyStats(
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, survey.SurveyId, 4));
   const completes = Math.max(0, Math.trunc(survey.Completes));
   const incidence = Math.min(1, Math.max(0.01, survey.IncidentRate / 100));
-  const starts = completes === 0 ? random.int(0, 40) : Math.round((completes / incidence) * (1.1 + random.next() * 0.5));
+  const starts =
+    completes === 0 ? random.int(0, 40) : Math.round((completes / incidence) * (1.1 + random.next() * 0.5));
   const loi = Math.max(1, Math.round(survey.LengthOfInterview * (0.8 + random.next() * 0.4)));
   const global = scopeStats(starts, completes, survey.Revenue, loi);
 

@@ -57,7 +57,16 @@ const topics = [
   "Small Business Banking",
 ] as const;
 
-const audiences = ["Gen Pop", "Adults 18-34", "Parents", "Women 25-54", "Men 18+", "Seniors 65+", "Students", "IT Decision Makers"] as const;
+const audiences = [
+  "Gen Pop",
+  "Adults 18-34",
+  "Parents",
+  "Women 25-54",
+  "Men 18+",
+  "Seniors 65+",
+  "Students",
+  "IT Decision Makers",
+] as const;
 const businessAudiences = new Set<string>(["IT Decision Makers"]);
 
 /** Most traffic is English - United States; the rest spreads over every language. */
@@ -142,7 +151,8 @@ function generateSurvey(seed: number, surveyId: number, referenceTime: number): 
 }
 
 function checkCount(count: number): void {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${String(count)}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError(`count must be a non-negative integer, got ${String(count)}`);
 }
 
 /**
@@ -162,7 +172,8 @@ export function createSurveyFactory(options: SurveyFactoryOptions = {}): SurveyF
   const referenceTime = options.referenceTime === undefined ? FACTORY_REFERENCE_TIME : Number(options.referenceTime);
   if (!Number.isFinite(referenceTime)) throw new RangeError("referenceTime must be a valid date");
   let nextSurveyId = options.firstSurveyId ?? DEFAULT_FIRST_SURVEY_ID;
-  if (!Number.isSafeInteger(nextSurveyId)) throw new RangeError(`firstSurveyId must be an integer, got ${String(nextSurveyId)}`);
+  if (!Number.isSafeInteger(nextSurveyId))
+    throw new RangeError(`firstSurveyId must be an integer, got ${String(nextSurveyId)}`);
 
   const build = (overrides: Partial<Survey> = {}): Survey => {
     const surveyId = overrides.SurveyId ?? nextSurveyId++;

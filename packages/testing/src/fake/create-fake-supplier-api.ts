@@ -51,7 +51,8 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
     return value;
   };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
   const suppliers = options.suppliers ?? [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY }];
 
   let store = new Store(seed, now, suppliers);
@@ -110,18 +111,21 @@ export function createFakeSupplierApi(options: FakeSupplierApiOptions = {}): Fak
       const surveys: Survey[] = [];
       for (const id of store.surveyIdsOf(supplierId)) {
         const entry = store.entry(id);
-        if (entry && (status === "all" || entry.live === (status === "live"))) surveys.push(structuredClone(entry.survey));
+        if (entry && (status === "all" || entry.live === (status === "live")))
+          surveys.push(structuredClone(entry.survey));
       }
       return surveys;
     },
     addSurvey: (supplierId, init) => structuredClone(store.addSurvey(supplierId, init).survey),
-    updateSurvey: (surveyId, patch, updateOptions) => structuredClone(store.updateSurvey(surveyId, patch, updateOptions?.allowInvalid ?? false).survey),
+    updateSurvey: (surveyId, patch, updateOptions) =>
+      structuredClone(store.updateSurvey(surveyId, patch, updateOptions?.allowInvalid ?? false).survey),
     closeSurvey: (surveyId) => structuredClone(store.setLive(surveyId, false).survey),
     reopenSurvey: (surveyId) => structuredClone(store.setLive(surveyId, true).survey),
     removeSurvey: (surveyId) => {
       store.removeSurvey(surveyId);
     },
-    replaceQualifications: (surveyId, qualifications) => structuredClone(store.replaceQualifications(surveyId, qualifications).qualifications ?? []),
+    replaceQualifications: (surveyId, qualifications) =>
+      structuredClone(store.replaceQualifications(surveyId, qualifications).qualifications ?? []),
     replaceQuotas: (surveyId, quotas) => structuredClone(store.replaceQuotas(surveyId, quotas).quotas ?? []),
     listSurveyGroups: (supplierId) => store.surveyGroupsOfSupplier(supplierId),
     setSurveyGroup: (groupId, surveyIds) => store.setSurveyGroup(groupId, surveyIds),

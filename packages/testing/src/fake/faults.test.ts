@@ -32,7 +32,10 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
   });
 
   it("counts latency from the request's arrival: the fake's own work is absorbed, and it never answers early", async () => {
-    const large = createFakeSupplierApi({ seed: 3, suppliers: [{ supplierId: 1001, apiKey: DEFAULT_API_KEY, surveys: 8000 }] });
+    const large = createFakeSupplierApi({
+      seed: 3,
+      suppliers: [{ supplierId: 1001, apiKey: DEFAULT_API_KEY, surveys: 8000 }],
+    });
     const largeCall = await connect(large);
     try {
       // The fake's own time for an 8,000-survey list, without latency (the fastest of three).
@@ -78,7 +81,11 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
     const date = "Wed, 21 Oct 2026 07:28:00 GMT";
     api.faults.add({ kind: "status", status: 503, retryAfter: date, count: 1 });
     const first = await call("/surveys");
-    expect([first.status, first.headers.get("retry-after"), (first.json.error as { errorCode: string }).errorCode]).toEqual([429, "2", "TOO_MANY_REQUESTS"]);
+    expect([
+      first.status,
+      first.headers.get("retry-after"),
+      (first.json.error as { errorCode: string }).errorCode,
+    ]).toEqual([429, "2", "TOO_MANY_REQUESTS"]);
     const second = await call("/surveys");
     expect([second.status, second.headers.get("retry-after")]).toEqual([503, date]);
     expect((await call("/surveys")).status).toBe(200);
@@ -99,7 +106,12 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
     api.faults.add({ kind: "envelope-error", errorCode: "QUOTA_SERVICE_DOWN", message: "try later" });
     const result = await call("/surveys");
     expect(result.status).toBe(200);
-    expect(result.json).toEqual({ status: "error", hasError: true, messages: ["try later"], error: { errorCode: "QUOTA_SERVICE_DOWN" } });
+    expect(result.json).toEqual({
+      status: "error",
+      hasError: true,
+      messages: ["try later"],
+      error: { errorCode: "QUOTA_SERVICE_DOWN" },
+    });
   });
 
   it("sends malformed JSON, though the update itself went through", async () => {
@@ -122,7 +134,9 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
   it("resets the connection: fetch rejects with a TypeError caused by ECONNRESET, and nothing changes", async () => {
     const before = api.getAccount(1001);
     api.faults.add({ kind: "connection-reset", count: 1 });
-    const error = await call("/supplier-account/1001/redirect-url", { method: "PUT", body: validUrlSettings }).catch((caught: unknown) => caught);
+    const error = await call("/supplier-account/1001/redirect-url", { method: "PUT", body: validUrlSettings }).catch(
+      (caught: unknown) => caught,
+    );
     expect(isConnectionReset(error)).toBe(true);
     expect(api.getAccount(1001)).toEqual(before);
     expect(api.requestLog().at(-1)).toMatchObject({ status: 0, faults: ["connection-reset"] });
@@ -148,7 +162,9 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
     expect((await call("/collection/industries")).status).toBe(500);
     expect((await call("/collection/languages")).status).toBe(200);
     expect((await call("/survey-groups/1")).status).toBe(501);
-    expect((await call("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: validUrlSettings })).status).toBe(502);
+    expect(
+      (await call("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: validUrlSettings })).status,
+    ).toBe(502);
     expect((await call("/surveys")).status).toBe(200);
   });
 
@@ -207,20 +223,27 @@ describe.each(transports)("fault injection %s", (_name, connect) => {
     expect(() => api.faults.add({ kind: "status", status: 200 })).toThrow(/status/);
     expect(() => api.faults.add({ kind: "latency", ms: 1, rate: 2 })).toThrow(/rate/);
     expect(() => api.faults.add({ kind: "latency", ms: 1, count: 0 })).toThrow(/count/);
-    expect(() => api.faults.add({ kind: "status", status: 500, operation: "listSurvey" as "listSurveys" })).toThrow(/operation/);
+    expect(() => api.faults.add({ kind: "status", status: 500, operation: "listSurvey" as "listSurveys" })).toThrow(
+      /operation/,
+    );
     expect(() => api.faults.add({ kind: "explode" } as unknown as { kind: "connection-reset" })).toThrow(RangeError);
-    expect(() => api.faults.add({ kind: "connection-reset", ms: 5 } as unknown as { kind: "connection-reset" })).toThrow(RangeError);
+    expect(() =>
+      api.faults.add({ kind: "connection-reset", ms: 5 } as unknown as { kind: "connection-reset" }),
+    ).toThrow(RangeError);
     expect(api.faults.list()).toEqual([]);
   });
 
   it("is driven over /__sandbox/faults: add, list, remove, clear, and refuse a bad spec", async () => {
-    const added = await call("//__sandbox/faults", { method: "POST", body: { kind: "status", status: 503, retryAfter: 1, operation: "listSurveys", count: 1 } });
+    const added = await call("//__sandbox/faults", {
+      method: "POST",
+      body: { kind: "status", status: 503, retryAfter: 1, operation: "listSurveys", count: 1 },
+    });
     expect(added.status).toBe(201);
     const id = (added.json.fault as { id: string }).id;
     expect(((await call("//__sandbox/faults")).json.faults as { id: string }[]).map((fault) => fault.id)).toEqual([id]);
     expect((await call("/surveys")).status).toBe(503);
     await call("//__sandbox/faults", { method: "POST", body: { kind: "status", status: 500 } });
-    const second = (api.faults.list()[0]?.id ?? "");
+    const second = api.faults.list()[0]?.id ?? "";
     expect((await call(`//__sandbox/faults/${second}`, { method: "DELETE" })).status).toBe(200);
     expect((await call(`//__sandbox/faults/${second}`, { method: "DELETE" })).status).toBe(404);
     await call("//__sandbox/faults", { method: "POST", body: { kind: "latency", ms: 1 } });
@@ -238,7 +261,10 @@ describe("in-process fetch", () => {
     api.faults.add({ kind: "latency", ms: 10_000 });
     const started = performance.now();
     const error = await api
-      .fetch("http://fake.test/api/v1/surveys", { headers: { [API_KEY_HEADER]: DEFAULT_API_KEY }, signal: AbortSignal.timeout(30) })
+      .fetch("http://fake.test/api/v1/surveys", {
+        headers: { [API_KEY_HEADER]: DEFAULT_API_KEY },
+        signal: AbortSignal.timeout(30),
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe("TimeoutError");
@@ -249,7 +275,9 @@ describe("in-process fetch", () => {
     const api = createFakeSupplierApi();
     const controller = new AbortController();
     controller.abort();
-    await expect(api.fetch("http://fake.test/api/v1/surveys", { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(api.fetch("http://fake.test/api/v1/surveys", { signal: controller.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 
   it("accepts a Request, a URL or a string, and can stand in for globalThis.fetch", async () => {

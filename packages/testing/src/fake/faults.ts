@@ -99,12 +99,7 @@ export interface ConnectionResetFault extends FaultTarget {
 
 /** Every kind of fault the fake can inject. */
 export type FaultSpec =
-  | LatencyFault
-  | StatusFault
-  | EnvelopeErrorFault
-  | MalformedJsonFault
-  | TruncatedJsonFault
-  | ConnectionResetFault;
+  LatencyFault | StatusFault | EnvelopeErrorFault | MalformedJsonFault | TruncatedJsonFault | ConnectionResetFault;
 
 /** The `kind` of a {@link FaultSpec}. */
 export type FaultKind = FaultSpec["kind"];

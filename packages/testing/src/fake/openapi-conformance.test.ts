@@ -62,7 +62,9 @@ function errorsAgainst(pointer: string, value: unknown): string[] {
 function responsePointer(id: OperationId, key: string): string {
   const { path, method } = operations[id];
   const response = documentOperation(id).responses[key] as { $ref?: string };
-  const base = response.$ref ? response.$ref.slice(1) : `/paths/${pointerEscape(path)}/${method.toLowerCase()}/responses/${pointerEscape(key)}`;
+  const base = response.$ref
+    ? response.$ref.slice(1)
+    : `/paths/${pointerEscape(path)}/${method.toLowerCase()}/responses/${pointerEscape(key)}`;
   return `${base}/content/application~1json/schema`;
 }
 
@@ -77,7 +79,9 @@ function expectDescribed(id: OperationId, exchange: Exchange): void {
   const key = documentedResponseKey(id, exchange.status);
   expect(key, `${id}: HTTP ${exchange.status} is not in the document`).toBeDefined();
   expect(exchange.contentType, `${id}: HTTP ${exchange.status}`).toMatch(/^application\/json/);
-  expect(errorsAgainst(responsePointer(id, key ?? ""), exchange.body), `${id}: HTTP ${exchange.status} body`).toEqual([]);
+  expect(errorsAgainst(responsePointer(id, key ?? ""), exchange.body), `${id}: HTTP ${exchange.status} body`).toEqual(
+    [],
+  );
 }
 
 describe("the fake's real traffic, validated against the published OpenAPI document", () => {
@@ -106,7 +110,10 @@ describe("the fake's real traffic, validated against the published OpenAPI docum
     return expandPath(operations[id].path, { SupplierId: ALICE.supplierId, surveyId, languageId, qualificationId: 43 });
   }
 
-  async function send(path: string, init: { method?: string; key?: string | null; body?: unknown } = {}): Promise<Exchange> {
+  async function send(
+    path: string,
+    init: { method?: string; key?: string | null; body?: unknown } = {},
+  ): Promise<Exchange> {
     const headers: Record<string, string> = {};
     if (init.key !== null) headers["EQ-PARTNER-ACCESS-KEY"] = init.key ?? ALICE.apiKey;
     if (init.body !== undefined) headers["content-type"] = "application/json";
@@ -116,7 +123,11 @@ describe("the fake's real traffic, validated against the published OpenAPI docum
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
     const text = await response.text();
-    return { status: response.status, contentType: response.headers.get("content-type"), body: text === "" ? undefined : (JSON.parse(text) as unknown) };
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      body: text === "" ? undefined : (JSON.parse(text) as unknown),
+    };
   }
 
   const hasBody = (id: OperationId) => (operations[id] as OperationDefinition).body !== undefined;
@@ -147,7 +158,9 @@ describe("the fake's real traffic, validated against the published OpenAPI docum
   });
 
   it("describes 400 for an invalid path parameter or body, and 403 for another supplier's id", async () => {
-    const withPathParameter = operationIds.filter((id) => operations[id].pathParams.some((name) => name !== "SupplierId"));
+    const withPathParameter = operationIds.filter((id) =>
+      operations[id].pathParams.some((name) => name !== "SupplierId"),
+    );
     for (const id of withPathParameter) {
       const path = expandPath(operations[id].path, { surveyId: "abc", languageId: "x", qualificationId: 43 });
       const exchange = await send(path);

@@ -17,7 +17,9 @@ function requestFor(recorded: RecordedExchange): { method: string; path: string 
   const fakeIds: Readonly<Record<string, string | number>> = { qualificationId: 43 };
   const [method = "", path = ""] = recorded.request.split(" ");
   const segments = path.split("/").map((segment) => {
-    const param = Object.entries(recorded.pathParams).find(([name, value]) => String(value) === segment && fakeIds[name] !== undefined);
+    const param = Object.entries(recorded.pathParams).find(
+      ([name, value]) => String(value) === segment && fakeIds[name] !== undefined,
+    );
     return param ? String(fakeIds[param[0]]) : segment;
   });
   return { method, path: segments.join("/") };
@@ -27,8 +29,12 @@ function requestFor(recorded: RecordedExchange): { method: string; path: string 
 function shapeOf(body: Readonly<Record<string, unknown>>): string[] {
   return Object.entries(body).flatMap(([key, value]) => {
     const [first] = Array.isArray(value) ? (value as unknown[]) : [];
-    const items = typeof first === "object" && first !== null ? Object.keys(first).map((item) => `${key}[].${item}`) : [];
-    const fields = !Array.isArray(value) && typeof value === "object" && value !== null ? Object.keys(value).map((field) => `${key}.${field}`) : [];
+    const items =
+      typeof first === "object" && first !== null ? Object.keys(first).map((item) => `${key}[].${item}`) : [];
+    const fields =
+      !Array.isArray(value) && typeof value === "object" && value !== null
+        ? Object.keys(value).map((field) => `${key}.${field}`)
+        : [];
     return [key, ...items, ...fields];
   });
 }
@@ -45,7 +51,9 @@ describe.each(transports)("the fake %s against recorded exchanges", (_name, conn
   beforeEach(async () => {
     api = createFakeSupplierApi({
       seed: 5,
-      suppliers: [{ ...SUPPLIER, surveys: [{ survey: { SurveyId: 1001, Has_Qualifications: true, Has_Quotas: true } }] }],
+      suppliers: [
+        { ...SUPPLIER, surveys: [{ survey: { SurveyId: 1001, Has_Qualifications: true, Has_Quotas: true } }] },
+      ],
     });
     call = await connect(api, SUPPLIER.apiKey);
   });
@@ -53,11 +61,17 @@ describe.each(transports)("the fake %s against recorded exchanges", (_name, conn
     await api.close();
   });
 
-  it.each(recordedExchanges.map((recorded) => [recorded.request, recorded] as const))("answers %s with a body of the recorded shape", async (_request, recorded) => {
-    const { method, path } = requestFor(recorded);
-    const result = await call(path, { method, ...(recorded.requestBody === undefined ? {} : { body: recorded.requestBody }) });
-    expect(result.status, result.text).toBe(200);
-    expect(operations[recorded.operation].response.safeParse(result.json).error).toBeUndefined();
-    if (recorded.body) expect(shapeOf(result.json)).toEqual(expect.arrayContaining(shapeOf(recorded.body)));
-  });
+  it.each(recordedExchanges.map((recorded) => [recorded.request, recorded] as const))(
+    "answers %s with a body of the recorded shape",
+    async (_request, recorded) => {
+      const { method, path } = requestFor(recorded);
+      const result = await call(path, {
+        method,
+        ...(recorded.requestBody === undefined ? {} : { body: recorded.requestBody }),
+      });
+      expect(result.status, result.text).toBe(200);
+      expect(operations[recorded.operation].response.safeParse(result.json).error).toBeUndefined();
+      if (recorded.body) expect(shapeOf(result.json)).toEqual(expect.arrayContaining(shapeOf(recorded.body)));
+    },
+  );
 });

@@ -21,7 +21,12 @@ const BOB = { supplierId: 2002, apiKey: "bob-key" };
 /** Path params that name something the caller (Alice) owns. */
 function pathFor(id: OperationId, api: FakeSupplierApi): string {
   const surveyId = api.listSurveys(ALICE.supplierId)[0]?.SurveyId ?? 0;
-  return expandPath(operations[id].path, { SupplierId: ALICE.supplierId, surveyId, languageId: 3, qualificationId: 43 });
+  return expandPath(operations[id].path, {
+    SupplierId: ALICE.supplierId,
+    surveyId,
+    languageId: 3,
+    qualificationId: 43,
+  });
 }
 
 const transports = [
@@ -51,7 +56,10 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   it("answers every operation of the operations table with a body its response schema accepts", async () => {
     for (const id of operationIds) {
       const operation: OperationDefinition = operations[id];
-      const result = await call(pathFor(id, api), { method: operation.method, ...(operation.body ? { body: validUrlSettings } : {}) });
+      const result = await call(pathFor(id, api), {
+        method: operation.method,
+        ...(operation.body ? { body: validUrlSettings } : {}),
+      });
       expect(result.status, id).toBe(200);
       expect(operation.response.safeParse(result.json).error, id).toBeUndefined();
       expect(result.json, id).toMatchObject({ status: "ok", hasError: false, error: { errorCode: "" } });
@@ -68,7 +76,9 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
     expect(strict(SupplierAccountResponse).safeParse((await call("/supplier-account")).json).error).toBeUndefined();
     expect(strict(SurveyListResponse).safeParse((await call("/surveys")).json).error).toBeUndefined();
     const surveyId = api.listSurveys(ALICE.supplierId)[0]?.SurveyId ?? 0;
-    expect(strict(SurveyQualificationsResponse).safeParse((await call(`/survey-qualifications/${surveyId}`)).json).error).toBeUndefined();
+    expect(
+      strict(SurveyQualificationsResponse).safeParse((await call(`/survey-qualifications/${surveyId}`)).json).error,
+    ).toBeUndefined();
     const update = await call("/supplier-account/1001/redirect-url", { method: "PUT", body: validUrlSettings });
     expect(strict(UpdateResponse).safeParse(update.json).error).toBeUndefined();
   });
@@ -119,7 +129,10 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   });
 
   it("stores only the five documented fields of an update body", async () => {
-    await call("/supplier-account/1001/redirect-url", { method: "PUT", body: { ...validUrlSettings, Extra: "ignored" } });
+    await call("/supplier-account/1001/redirect-url", {
+      method: "PUT",
+      body: { ...validUrlSettings, Extra: "ignored" },
+    });
     expect(api.getAccount(ALICE.supplierId).RedirectUrls).toEqual(validUrlSettings);
   });
 
@@ -127,7 +140,11 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
     for (const id of operationIds) {
       const operation: OperationDefinition = operations[id];
       for (const key of [null, "wrong-key", ""]) {
-        const result = await call(pathFor(id, api), { method: operation.method, key, ...(operation.body ? { body: validUrlSettings } : {}) });
+        const result = await call(pathFor(id, api), {
+          method: operation.method,
+          key,
+          ...(operation.body ? { body: validUrlSettings } : {}),
+        });
         expect(result.status, `${id} with key ${String(key)}`).toBe(401);
         expect(result.json).toMatchObject({ hasError: true, status: "error" });
         expect((result.json.error as { errorCode: string }).errorCode).toMatch(/^(MISSING|INVALID)_API_KEY$/);
@@ -158,7 +175,13 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
 
   it("answers 404 for an unknown survey and for another supplier's survey, on every survey operation", async () => {
     const bobsSurvey = api.listSurveys(BOB.supplierId)[0]?.SurveyId ?? 0;
-    for (const id of ["getSurveyQualifications", "getSurveyQuotas", "getSurveyStats", "getSurveyGroups", "listRecontactRespondents"] as const) {
+    for (const id of [
+      "getSurveyQualifications",
+      "getSurveyQuotas",
+      "getSurveyStats",
+      "getSurveyGroups",
+      "listRecontactRespondents",
+    ] as const) {
       for (const surveyId of [999_999, bobsSurvey]) {
         const result = await call(expandPath(operations[id].path, { surveyId }));
         expect(result.status, id).toBe(404);
@@ -173,7 +196,13 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   });
 
   it("answers 400 for a path parameter that is not an integer", async () => {
-    for (const path of ["/survey-qualifications/abc", "/survey-quotas/-1", "/survey-stats/1.5", "/collection/languages/x/qualifications/43", "/survey-groups/%E0%A4%A"]) {
+    for (const path of [
+      "/survey-qualifications/abc",
+      "/survey-quotas/-1",
+      "/survey-stats/1.5",
+      "/collection/languages/x/qualifications/43",
+      "/survey-groups/%E0%A4%A",
+    ]) {
       const result = await call(path);
       expect(result.status, path).toBe(400);
       expect((result.json.error as { errorCode: string }).errorCode).toBe(fakeErrorCodes.invalidPathParameter);
@@ -181,7 +210,15 @@ describe.each(transports)("the fake service %s", (_name, connect) => {
   });
 
   it("answers 404 with the envelope for an unknown route, a trailing slash or a path outside /api/v1", async () => {
-    for (const path of ["/nope", "/surveys/", "/Surveys", "/survey-qualifications", "//api/v2/surveys", "//surveys", "//"]) {
+    for (const path of [
+      "/nope",
+      "/surveys/",
+      "/Surveys",
+      "/survey-qualifications",
+      "//api/v2/surveys",
+      "//surveys",
+      "//",
+    ]) {
       const result = await call(path);
       expect(result.status, path).toBe(404);
       expect(result.json).toMatchObject({ hasError: true, error: { errorCode: fakeErrorCodes.routeNotFound } });
@@ -212,7 +249,9 @@ describe("the HTTP server", () => {
     const api = createFakeSupplierApi();
     const server = await api.listen();
     try {
-      const response = await fetch(`${server.origin}//evil.example/api/v1/surveys`, { headers: { "EQ-PARTNER-ACCESS-KEY": api.keys[0]?.apiKey ?? "" } });
+      const response = await fetch(`${server.origin}//evil.example/api/v1/surveys`, {
+        headers: { "EQ-PARTNER-ACCESS-KEY": api.keys[0]?.apiKey ?? "" },
+      });
       expect(response.status).toBe(404);
       expect(api.requestLog()[0]?.path).toBe("//evil.example/api/v1/surveys");
     } finally {

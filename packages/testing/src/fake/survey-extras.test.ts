@@ -12,7 +12,15 @@ const ALICE = { supplierId: 1001, apiKey: "alice-key" };
 const BOB = { supplierId: 2002, apiKey: "bob-key" };
 
 function createApi(seed = 3): FakeSupplierApi {
-  return createFakeSupplierApi({ seed, control: true, now: manualClock().now, suppliers: [{ ...ALICE, surveys: 150, closedSurveys: 10 }, { ...BOB, surveys: 20 }] });
+  return createFakeSupplierApi({
+    seed,
+    control: true,
+    now: manualClock().now,
+    suppliers: [
+      { ...ALICE, surveys: 150, closedSurveys: 10 },
+      { ...BOB, surveys: 20 },
+    ],
+  });
 }
 
 async function groupsOf(call: Caller, surveyId: number): Promise<readonly ParsedSurveyGroup[]> {
@@ -40,7 +48,9 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
     for (const survey of surveys) {
       const body = (await call(`/survey-groups/${survey.SurveyId}`)).json;
       expect(body).toMatchObject({ hasError: false, SurveyId: survey.SurveyId });
-      expect(Object.keys((body.SurveyGroups as object[])[0] ?? { SurveyGroupID: 0, SurveyGroupSurveys: [] }).sort()).toEqual(["SurveyGroupID", "SurveyGroupSurveys"]);
+      expect(
+        Object.keys((body.SurveyGroups as object[])[0] ?? { SurveyGroupID: 0, SurveyGroupSurveys: [] }).sort(),
+      ).toEqual(["SurveyGroupID", "SurveyGroupSurveys"]);
       const groups = await groupsOf(call, survey.SurveyId);
       expect(groups.length > 0, String(survey.SurveyId)).toBe(survey.Has_Survey_Groups);
       if (groups.length > 0) grouped++;
@@ -65,7 +75,10 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
     let inactive = 0;
     for (const survey of recontactSurveys) {
       const body = (await call(`/recontact-respondents/${survey.SurveyId}`)).json;
-      expect((body.Respondents as object[])[0]).toEqual({ PID: expect.any(String) as string, IsActive: expect.any(Boolean) as boolean });
+      expect((body.Respondents as object[])[0]).toEqual({
+        PID: expect.any(String) as string,
+        IsActive: expect.any(Boolean) as boolean,
+      });
       const result = parseRecontactRespondents(body);
       if (!result.ok) throw new Error(result.problem);
       expect(result.respondents.length).toBeGreaterThanOrEqual(3);
@@ -81,7 +94,9 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
   it("serves stats by Global and Supplier scope, read as the supplier's where it has traffic", async () => {
     const scopes = new Set<string>();
     for (const survey of api.listSurveys(ALICE.supplierId).slice(0, 60)) {
-      const body = (await call(`/survey-stats/${survey.SurveyId}`)).json as { Stats: { Global: { SystemConversion: number }; Supplier?: object } };
+      const body = (await call(`/survey-stats/${survey.SurveyId}`)).json as {
+        Stats: { Global: { SystemConversion: number }; Supplier?: object };
+      };
       expect(body.Stats.Global.SystemConversion).toBeGreaterThanOrEqual(0);
       expect(body.Stats.Global.SystemConversion).toBeLessThanOrEqual(100);
       const result = parseSurveyStats(body);
@@ -98,7 +113,8 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
       const caller = await httpCaller(fake, ALICE.apiKey);
       const texts: string[] = [];
       for (const survey of fake.listSurveys(ALICE.supplierId)) {
-        for (const path of ["survey-groups", "recontact-respondents", "survey-stats"]) texts.push((await caller(`/${path}/${survey.SurveyId}`)).text);
+        for (const path of ["survey-groups", "recontact-respondents", "survey-stats"])
+          texts.push((await caller(`/${path}/${survey.SurveyId}`)).text);
       }
       return texts;
     };
@@ -121,7 +137,11 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
 
     const moved = api.addToSurveyGroup(group.groupId, first.SurveyId);
     expect(moved.SurveyGroupSurveys).toEqual([...group.surveyIds, first.SurveyId].sort((left, right) => left - right));
-    for (const surveyId of moved.SurveyGroupSurveys) expect(await groupsOf(call, surveyId)).toContainEqual({ groupId: group.groupId, surveyIds: moved.SurveyGroupSurveys });
+    for (const surveyId of moved.SurveyGroupSurveys)
+      expect(await groupsOf(call, surveyId)).toContainEqual({
+        groupId: group.groupId,
+        surveyIds: moved.SurveyGroupSurveys,
+      });
     const flagged = api.getSurvey(first.SurveyId)?.survey;
     expect(flagged?.Has_Survey_Groups).toBe(true);
     expect(Date.parse(flagged?.LastUpdatedOnUTC ?? "")).toBeGreaterThan(Date.parse(first.LastUpdatedOnUTC));
@@ -131,8 +151,13 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
     expect(await groupsOf(call, member.SurveyId)).toContainEqual(group);
     expect(api.getSurvey(first.SurveyId)?.survey.Has_Survey_Groups).toBe(false);
 
-    expect(api.setSurveyGroup(99, [second.SurveyId, first.SurveyId])).toEqual({ SurveyGroupID: 99, SurveyGroupSurveys: [first.SurveyId, second.SurveyId].sort((left, right) => left - right) });
-    expect(api.getSurvey(second.SurveyId)?.surveyGroups).toEqual([api.listSurveyGroups(ALICE.supplierId).find((found) => found.SurveyGroupID === 99)]);
+    expect(api.setSurveyGroup(99, [second.SurveyId, first.SurveyId])).toEqual({
+      SurveyGroupID: 99,
+      SurveyGroupSurveys: [first.SurveyId, second.SurveyId].sort((left, right) => left - right),
+    });
+    expect(api.getSurvey(second.SurveyId)?.surveyGroups).toEqual([
+      api.listSurveyGroups(ALICE.supplierId).find((found) => found.SurveyGroupID === 99),
+    ]);
     expect(api.setSurveyGroup(99, [])).toBeUndefined();
     expect(await groupsOf(call, second.SurveyId)).toEqual([]);
   });
@@ -160,10 +185,14 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
   });
 
   it("replaces a re-contact list, refusing it for another study type and for a repeated or empty PID", async () => {
-    const recontact = api.listSurveys(ALICE.supplierId, "all").find((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID);
+    const recontact = api
+      .listSurveys(ALICE.supplierId, "all")
+      .find((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID);
     const other = api.listSurveys(ALICE.supplierId).find((survey) => survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID);
     if (!recontact || !other) throw new Error("the seeded fake needs both kinds of survey");
-    expect(api.replaceRecontactRespondents(recontact.SurveyId, [{ PID: "p-1" }, { PID: "p-2", IsActive: false }])).toEqual([
+    expect(
+      api.replaceRecontactRespondents(recontact.SurveyId, [{ PID: "p-1" }, { PID: "p-2", IsActive: false }]),
+    ).toEqual([
       { PID: "p-1", IsActive: true },
       { PID: "p-2", IsActive: false },
     ]);
@@ -175,7 +204,9 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
       ],
     });
     expect(() => api.replaceRecontactRespondents(other.SurveyId, [{ PID: "p-1" }])).toThrow(/no re-contact survey/);
-    expect(() => api.replaceRecontactRespondents(recontact.SurveyId, [{ PID: "a" }, { PID: "a" }])).toThrow(/repeats PID "a"/);
+    expect(() => api.replaceRecontactRespondents(recontact.SurveyId, [{ PID: "a" }, { PID: "a" }])).toThrow(
+      /repeats PID "a"/,
+    );
     expect(() => api.replaceRecontactRespondents(recontact.SurveyId, [{ PID: " " }])).toThrow(RangeError);
     api.updateSurvey(recontact.SurveyId, { StudyTypeId: 1 });
     expect((await call(`/recontact-respondents/${recontact.SurveyId}`)).json.Respondents).toEqual([]);
@@ -184,11 +215,21 @@ describe("survey groups, re-contact lists and stats of the fake", () => {
   it("sets stats as given, refuses impossible ones, and goes back to the generated ones with null", async () => {
     const surveyId = api.listSurveys(ALICE.supplierId)[0]?.SurveyId ?? 0;
     const generated = (await call(`/survey-stats/${surveyId}`)).json.Stats;
-    expect(api.setSurveyStats(surveyId, { Global: { SystemConversion: 12.5, EffectiveEPC: 0.4 } })).toEqual({ Global: { SystemConversion: 12.5, EffectiveEPC: 0.4 } });
-    expect(parseSurveyStats((await call(`/survey-stats/${surveyId}`)).json)).toEqual({ ok: true, stats: { conversion: 0.125, effectiveEpc: 0.4, scope: "global" } });
+    expect(api.setSurveyStats(surveyId, { Global: { SystemConversion: 12.5, EffectiveEPC: 0.4 } })).toEqual({
+      Global: { SystemConversion: 12.5, EffectiveEPC: 0.4 },
+    });
+    expect(parseSurveyStats((await call(`/survey-stats/${surveyId}`)).json)).toEqual({
+      ok: true,
+      stats: { conversion: 0.125, effectiveEpc: 0.4, scope: "global" },
+    });
     api.setSurveyStats(surveyId, {});
-    expect(parseSurveyStats((await call(`/survey-stats/${surveyId}`)).json)).toEqual({ ok: true, stats: { scope: "unknown" } });
-    expect(() => api.setSurveyStats(surveyId, { Supplier: { SystemConversion: 140 } })).toThrow(/Supplier.SystemConversion/);
+    expect(parseSurveyStats((await call(`/survey-stats/${surveyId}`)).json)).toEqual({
+      ok: true,
+      stats: { scope: "unknown" },
+    });
+    expect(() => api.setSurveyStats(surveyId, { Supplier: { SystemConversion: 140 } })).toThrow(
+      /Supplier.SystemConversion/,
+    );
     expect(() => api.setSurveyStats(surveyId, { Supplier: { EffectiveEPC: -1 } })).toThrow(RangeError);
     api.setSurveyStats(surveyId, null);
     expect((await call(`/survey-stats/${surveyId}`)).json.Stats).toEqual(generated);
@@ -229,26 +270,60 @@ describe("control routes for groups, re-contact lists and stats", () => {
     expect(emptied.json.surveyGroup).toBeNull();
     expect((await call(`//__sandbox/survey-groups/900/surveys/${ids[0] ?? 0}`, { method: "DELETE" })).status).toBe(404);
     const bobs = api.listSurveys(BOB.supplierId)[0]?.SurveyId ?? 0;
-    expect((await call("//__sandbox/survey-groups/901", { method: "PUT", body: { surveyIds: [ids[0], bobs] } })).status).toBe(409);
-    expect((await call("//__sandbox/survey-groups/901", { method: "PUT", body: { surveyIds: "1,2" } })).status).toBe(400);
+    expect(
+      (await call("//__sandbox/survey-groups/901", { method: "PUT", body: { surveyIds: [ids[0], bobs] } })).status,
+    ).toBe(409);
+    expect((await call("//__sandbox/survey-groups/901", { method: "PUT", body: { surveyIds: "1,2" } })).status).toBe(
+      400,
+    );
     expect((await call("//__sandbox/survey-groups/abc", { method: "PUT", body: { surveyIds: [] } })).status).toBe(400);
   });
 
   it("replaces a re-contact list and sets stats", async () => {
-    const recontact = api.listSurveys(ALICE.supplierId, "all").find((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID)?.SurveyId ?? 0;
-    const replaced = await call(`//__sandbox/surveys/${recontact}/recontact-respondents`, { method: "PUT", body: { respondents: [{ PID: "x", IsActive: false }] } });
+    const recontact =
+      api.listSurveys(ALICE.supplierId, "all").find((survey) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID)
+        ?.SurveyId ?? 0;
+    const replaced = await call(`//__sandbox/surveys/${recontact}/recontact-respondents`, {
+      method: "PUT",
+      body: { respondents: [{ PID: "x", IsActive: false }] },
+    });
     expect(replaced.json.respondents).toEqual([{ PID: "x", IsActive: false }]);
-    expect((await call(`/recontact-respondents/${recontact}`)).json.Respondents).toEqual([{ PID: "x", IsActive: false }]);
-    const other = api.listSurveys(ALICE.supplierId).find((survey) => survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID)?.SurveyId ?? 0;
-    expect((await call(`//__sandbox/surveys/${other}/recontact-respondents`, { method: "PUT", body: { respondents: [] } })).status).toBe(409);
-    expect((await call(`//__sandbox/surveys/${recontact}/recontact-respondents`, { method: "PUT", body: { respondents: [{ PID: 7 }] } })).status).toBe(400);
+    expect((await call(`/recontact-respondents/${recontact}`)).json.Respondents).toEqual([
+      { PID: "x", IsActive: false },
+    ]);
+    const other =
+      api.listSurveys(ALICE.supplierId).find((survey) => survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID)?.SurveyId ?? 0;
+    expect(
+      (await call(`//__sandbox/surveys/${other}/recontact-respondents`, { method: "PUT", body: { respondents: [] } }))
+        .status,
+    ).toBe(409);
+    expect(
+      (
+        await call(`//__sandbox/surveys/${recontact}/recontact-respondents`, {
+          method: "PUT",
+          body: { respondents: [{ PID: 7 }] },
+        })
+      ).status,
+    ).toBe(400);
 
     const stats = { Supplier: { SystemConversion: 30, EffectiveEPC: 0.9, LengthOfInterview: 11 } };
-    expect((await call(`//__sandbox/surveys/${recontact}/stats`, { method: "PUT", body: { stats } })).json.stats).toEqual(stats);
+    expect(
+      (await call(`//__sandbox/surveys/${recontact}/stats`, { method: "PUT", body: { stats } })).json.stats,
+    ).toEqual(stats);
     expect((await call(`/survey-stats/${recontact}`)).json.Stats).toEqual(stats);
-    expect((await call(`//__sandbox/surveys/${recontact}/stats`, { method: "PUT", body: { stats: { Supplier: { SystemConversion: "30" } } } })).status).toBe(400);
+    expect(
+      (
+        await call(`//__sandbox/surveys/${recontact}/stats`, {
+          method: "PUT",
+          body: { stats: { Supplier: { SystemConversion: "30" } } },
+        })
+      ).status,
+    ).toBe(400);
     const restored = await call(`//__sandbox/surveys/${recontact}/stats`, { method: "PUT", body: { stats: null } });
     expect(restored.json.stats).toEqual(api.getSurvey(recontact)?.stats);
-    expect((await call(`//__sandbox/surveys/${recontact}`)).json).toMatchObject({ stats: restored.json.stats, recontactRespondents: [{ PID: "x", IsActive: false }] });
+    expect((await call(`//__sandbox/surveys/${recontact}`)).json).toMatchObject({
+      stats: restored.json.stats,
+      recontactRespondents: [{ PID: "x", IsActive: false }],
+    });
   });
 });

@@ -1,10 +1,4 @@
-import type {
-  OperationId,
-  SupplierAccount,
-  Survey,
-  SurveyQualification,
-  SurveyQuota,
-} from "@sds/schemas";
+import type { OperationId, SupplierAccount, Survey, SurveyQualification, SurveyQuota } from "@sds/schemas";
 import type { GeneratedRecontactRespondent } from "../factories/recontact-respondents.ts";
 import type { GeneratedSurveyGroup } from "../factories/survey-groups.ts";
 import type { GeneratedScopeStats } from "../factories/survey-stats.ts";
@@ -46,7 +40,10 @@ export interface SurveyInit {
  */
 
 /** A qualification record as given to the fake; it fills in `SurveyId` and `LastUpdatedOnUTC`. */
-export type QualificationInit = Pick<SurveyQualification, "QualificationId" | "QualificationTypeId" | "OptionIds" | "OptionCodes"> &
+export type QualificationInit = Pick<
+  SurveyQualification,
+  "QualificationId" | "QualificationTypeId" | "OptionIds" | "OptionCodes"
+> &
   Partial<Pick<SurveyQualification, "LastUpdatedOnUTC">>;
 
 /**
@@ -252,7 +249,10 @@ export interface FakeSupplierApi {
    * Replaces the re-contact list of a survey whose study type is Recontact; returns it as served.
    * @throws RangeError for another study type, an empty or repeated `PID`.
    */
-  replaceRecontactRespondents(surveyId: number, respondents: readonly RecontactRespondentInit[]): GeneratedRecontactRespondent[];
+  replaceRecontactRespondents(
+    surveyId: number,
+    respondents: readonly RecontactRespondentInit[],
+  ): GeneratedRecontactRespondent[];
   /** Sets what Get Survey Stats serves for a survey; `null` goes back to the generated figures. Returns the stats as served. */
   setSurveyStats(surveyId: number, stats: SurveyStatsInit | null): SurveyStatsInit;
   /** Every logged request, oldest first. */

@@ -22,7 +22,11 @@ describe("update bodies over HTTP", () => {
   });
 
   const refusals: readonly (readonly [string, Parameters<Caller>[1], string])[] = [
-    ["a body that is not JSON", { body: "{Enabled: true", headers: { "content-type": "application/json" } }, fakeErrorCodes.invalidJson],
+    [
+      "a body that is not JSON",
+      { body: "{Enabled: true", headers: { "content-type": "application/json" } },
+      fakeErrorCodes.invalidJson,
+    ],
     ["a JSON array", { body: [validUrlSettings] }, fakeErrorCodes.validationFailed],
     ["a JSON string", { body: '"https://x.example"' }, fakeErrorCodes.validationFailed],
     ["JSON null", { body: "null" }, fakeErrorCodes.validationFailed],
@@ -30,13 +34,33 @@ describe("update bodies over HTTP", () => {
     ["Enabled as a string", { body: { ...validUrlSettings, Enabled: "true" } }, fakeErrorCodes.validationFailed],
     ["a URL as a number", { body: { ...validUrlSettings, CompleteUrl: 42 } }, fakeErrorCodes.validationFailed],
     ["a relative URL", { body: { ...validUrlSettings, CompleteUrl: "/complete" } }, fakeErrorCodes.validationFailed],
-    ["an ftp URL", { body: { ...validUrlSettings, TerminateUrl: "ftp://x.example/t" } }, fakeErrorCodes.validationFailed],
-    ["a URL with spaces", { body: { ...validUrlSettings, TerminateUrl: "https://x.example/a b" } }, fakeErrorCodes.validationFailed],
-    ["a URL over 2048 characters", { body: { ...validUrlSettings, CompleteUrl: `https://x.example/${"a".repeat(2100)}` } }, fakeErrorCodes.validationFailed],
+    [
+      "an ftp URL",
+      { body: { ...validUrlSettings, TerminateUrl: "ftp://x.example/t" } },
+      fakeErrorCodes.validationFailed,
+    ],
+    [
+      "a URL with spaces",
+      { body: { ...validUrlSettings, TerminateUrl: "https://x.example/a b" } },
+      fakeErrorCodes.validationFailed,
+    ],
+    [
+      "a URL over 2048 characters",
+      { body: { ...validUrlSettings, CompleteUrl: `https://x.example/${"a".repeat(2100)}` } },
+      fakeErrorCodes.validationFailed,
+    ],
     ["an empty body", { body: "" }, fakeErrorCodes.missingBody],
     ["no body at all", { headers: { "content-type": "application/json" } }, fakeErrorCodes.missingBody],
-    ["Content-Type text/plain", { body: JSON.stringify(validUrlSettings), headers: { "content-type": "text/plain" } }, fakeErrorCodes.unsupportedContentType],
-    ["a body over 64 KiB", { body: { ...validUrlSettings, Padding: "x".repeat(DEFAULT_MAX_BODY_BYTES) } }, fakeErrorCodes.bodyTooLarge],
+    [
+      "Content-Type text/plain",
+      { body: JSON.stringify(validUrlSettings), headers: { "content-type": "text/plain" } },
+      fakeErrorCodes.unsupportedContentType,
+    ],
+    [
+      "a body over 64 KiB",
+      { body: { ...validUrlSettings, Padding: "x".repeat(DEFAULT_MAX_BODY_BYTES) } },
+      fakeErrorCodes.bodyTooLarge,
+    ],
   ];
 
   it.each(refusals)("refuses %s with 400, the error envelope, and no change", async (_name, options, code) => {
@@ -66,7 +90,15 @@ describe("update bodies over HTTP", () => {
   });
 
   it("names each invalid field in messages", async () => {
-    const result = await call(updatePaths[0], { method: "PUT", body: { Enabled: 1, CompleteUrl: "nope", TerminateUrl: validUrlSettings.TerminateUrl, OverQuotaUrl: validUrlSettings.OverQuotaUrl } });
+    const result = await call(updatePaths[0], {
+      method: "PUT",
+      body: {
+        Enabled: 1,
+        CompleteUrl: "nope",
+        TerminateUrl: validUrlSettings.TerminateUrl,
+        OverQuotaUrl: validUrlSettings.OverQuotaUrl,
+      },
+    });
     const messages = (result.json.messages as string[]).join("\n");
     expect(messages).toMatch(/^Enabled: /m);
     expect(messages).toMatch(/^CompleteUrl: /m);
@@ -74,8 +106,16 @@ describe("update bodies over HTTP", () => {
   });
 
   it("accepts JSON content types in any case and with parameters", async () => {
-    for (const contentType of ["application/json; charset=utf-8", "APPLICATION/JSON", "application/json;charset=UTF-8"]) {
-      const result = await call(updatePaths[0], { method: "PUT", body: validUrlSettings, headers: { "content-type": contentType } });
+    for (const contentType of [
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON",
+      "application/json;charset=UTF-8",
+    ]) {
+      const result = await call(updatePaths[0], {
+        method: "PUT",
+        body: validUrlSettings,
+        headers: { "content-type": contentType },
+      });
       expect(result.status, contentType).toBe(200);
     }
   });
@@ -110,7 +150,12 @@ describe("update bodies over HTTP", () => {
 });
 
 const urlArbitrary = fc
-  .tuple(fc.constantFrom("http", "https"), fc.domain(), fc.webPath(), fc.constantFrom("", "?rid=[%RID%]", "?rid={rid}&x=1"))
+  .tuple(
+    fc.constantFrom("http", "https"),
+    fc.domain(),
+    fc.webPath(),
+    fc.constantFrom("", "?rid=[%RID%]", "?rid={rid}&x=1"),
+  )
   .map(([scheme, domain, path, query]) => `${scheme}://${domain}${path}${query}`)
   .filter((url) => UrlSettingsBody.shape.CompleteUrl.safeParse(url).success);
 
@@ -122,15 +167,28 @@ const validBody = fc.record({
   SecurityTerminateUrl: urlArbitrary,
 });
 
-const wrongValue = fc.oneof(fc.integer(), fc.constant(null), fc.boolean(), fc.string({ maxLength: 20 }), fc.array(fc.string(), { maxLength: 2 }), fc.constant({}));
+const wrongValue = fc.oneof(
+  fc.integer(),
+  fc.constant(null),
+  fc.boolean(),
+  fc.string({ maxLength: 20 }),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.constant({}),
+);
 const fields = ["Enabled", ...urlSettingsUrlFields] as const;
 
 /** A valid body broken in one of the ways a client can break it. */
-const invalidBody = fc.oneof(
-  fc.tuple(validBody, fc.constantFrom(...fields)).map(([body, missing]) => Object.fromEntries(Object.entries(body).filter(([field]) => field !== missing))),
-  fc.tuple(validBody, fc.constantFrom(...fields), wrongValue).map(([body, field, value]) => ({ ...body, [field]: value })),
-  fc.jsonValue(),
-).filter((body) => !UrlSettingsBody.safeParse(body).success);
+const invalidBody = fc
+  .oneof(
+    fc
+      .tuple(validBody, fc.constantFrom(...fields))
+      .map(([body, missing]) => Object.fromEntries(Object.entries(body).filter(([field]) => field !== missing))),
+    fc
+      .tuple(validBody, fc.constantFrom(...fields), wrongValue)
+      .map(([body, field, value]) => ({ ...body, [field]: value })),
+    fc.jsonValue(),
+  )
+  .filter((body) => !UrlSettingsBody.safeParse(body).success);
 
 describe("update bodies, property-based (in-process)", () => {
   let api: FakeSupplierApi;
@@ -158,7 +216,11 @@ describe("update bodies, property-based (in-process)", () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
         fc.pre(!UrlSettingsBody.safeParse(safeJson(text)).success);
-        const result = await call(updatePaths[0], { method: "PUT", body: text, headers: { "content-type": "application/json" } });
+        const result = await call(updatePaths[0], {
+          method: "PUT",
+          body: text,
+          headers: { "content-type": "application/json" },
+        });
         expect(result.status).toBe(400);
         expect(api.getAccount(1001)).toEqual(before);
       }),

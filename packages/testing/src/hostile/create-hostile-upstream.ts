@@ -1,7 +1,15 @@
 import { API_BASE_PATH } from "../fake/constants.ts";
 import type { FakeServer, FakeSupplierApi, FetchFunction, ListenOptions } from "../fake/types.ts";
 import { reshapeDetailResponse } from "../internal/hostile-detail-bodies.ts";
-import { HTML_PAGE, duplicateIds, emptyList, errorAtEnd, outOfRangeIds, oversizeField, wrongTypes } from "../internal/hostile-bodies.ts";
+import {
+  HTML_PAGE,
+  duplicateIds,
+  emptyList,
+  errorAtEnd,
+  outOfRangeIds,
+  oversizeField,
+  wrongTypes,
+} from "../internal/hostile-bodies.ts";
 import { markStreamed, startNodeServer } from "../internal/node-server.ts";
 import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
@@ -79,14 +87,22 @@ export function createHostileUpstream(api: FakeSupplierApi): HostileUpstream {
       return scenario;
     },
     async listen(options = {}) {
-      return servers.track(await startNodeServer(async (request) => ({ kind: "response", response: await hostileFetch(request) }), MAX_REQUEST_BODY, options));
+      return servers.track(
+        await startNodeServer(
+          async (request) => ({ kind: "response", response: await hostileFetch(request) }),
+          MAX_REQUEST_BODY,
+          options,
+        ),
+      );
     },
     use(next) {
       removeFaults();
       scenario = next;
       requestsSeen = 0;
-      if (next.kind === "truncated-body") faultIds.push(api.faults.add({ kind: "truncated-json", operation: "listSurveys", keep: next.keep ?? 0.6 }).id);
-      if (next.kind === "rate-limit-storm") faultIds.push(api.faults.add({ kind: "status", status: 429, retryAfter: next.retryAfterSeconds ?? 86_400 }).id);
+      if (next.kind === "truncated-body")
+        faultIds.push(api.faults.add({ kind: "truncated-json", operation: "listSurveys", keep: next.keep ?? 0.6 }).id);
+      if (next.kind === "rate-limit-storm")
+        faultIds.push(api.faults.add({ kind: "status", status: 429, retryAfter: next.retryAfterSeconds ?? 86_400 }).id);
     },
     clear() {
       removeFaults();
@@ -118,16 +134,38 @@ async function reshapeList(response: Response, scenario: HostileScenario, signal
       headers.set("content-type", "text/html; charset=utf-8");
       return rewritten(HTML_PAGE);
     case "drip":
-      return markStreamed(new Response(dripBody(new TextEncoder().encode(text), scenario.bytesPerChunk ?? 1, scenario.intervalMs, signal), { status: 200, headers }));
+      return markStreamed(
+        new Response(
+          dripBody(new TextEncoder().encode(text), scenario.bytesPerChunk ?? 1, scenario.intervalMs, signal),
+          { status: 200, headers },
+        ),
+      );
     case "hang":
-      return markStreamed(new Response(dripBody(new TextEncoder().encode(text).subarray(0, scenario.afterBytes ?? 0), Number.MAX_SAFE_INTEGER, 0, signal, true), { status: 200, headers }));
+      return markStreamed(
+        new Response(
+          dripBody(
+            new TextEncoder().encode(text).subarray(0, scenario.afterBytes ?? 0),
+            Number.MAX_SAFE_INTEGER,
+            0,
+            signal,
+            true,
+          ),
+          { status: 200, headers },
+        ),
+      );
     default:
       return rewritten(text);
   }
 }
 
 /** A body that sends `chunkBytes` every `intervalMs` (the first at once), then ends, or hangs when `hang`. */
-function dripBody(bytes: Uint8Array, chunkBytes: number, intervalMs: number, signal: AbortSignal, hang = false): ReadableStream<Uint8Array> {
+function dripBody(
+  bytes: Uint8Array,
+  chunkBytes: number,
+  intervalMs: number,
+  signal: AbortSignal,
+  hang = false,
+): ReadableStream<Uint8Array> {
   let sent = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -151,8 +189,12 @@ function dripBody(bytes: Uint8Array, chunkBytes: number, intervalMs: number, sig
 function hangForever(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     if (signal.aborted) reject(signal.reason as Error);
-    signal.addEventListener("abort", () => {
-      reject(signal.reason as Error);
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
   });
 }

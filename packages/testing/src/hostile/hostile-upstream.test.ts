@@ -19,7 +19,10 @@ function start(surveys = 3): HostileUpstream {
 
 const headers = { [API_KEY_HEADER]: DEFAULT_API_KEY };
 const list = async (base = "http://fake.test/api/v1", signal?: AbortSignal) => {
-  const response = await (base.startsWith("http://fake.test") ? hostile.fetch : fetch)(`${base}/surveys`, { headers, ...(signal ? { signal } : {}) });
+  const response = await (base.startsWith("http://fake.test") ? hostile.fetch : fetch)(`${base}/surveys`, {
+    headers,
+    ...(signal ? { signal } : {}),
+  });
   return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
 };
 
@@ -39,7 +42,9 @@ describe("the hostile upstream", () => {
     start().use({ kind: "duplicate-ids", count: 2 });
     const surveys = (JSON.parse((await list()).text) as { Surveys: { SurveyId: number; Name: string }[] }).Surveys;
     expect(surveys).toHaveLength(5);
-    expect(surveys.slice(3).map((survey) => survey.SurveyId)).toEqual(surveys.slice(0, 2).map((survey) => survey.SurveyId));
+    expect(surveys.slice(3).map((survey) => survey.SurveyId)).toEqual(
+      surveys.slice(0, 2).map((survey) => survey.SurveyId),
+    );
     expect(surveys[3]?.Name).toBe(`${surveys[0]?.Name ?? ""} (copy)`);
   });
 
@@ -61,7 +66,11 @@ describe("the hostile upstream", () => {
     expect((JSON.parse((await list()).text) as { Surveys: { Name: string }[] }).Surveys[0]?.Name).toHaveLength(100_000);
 
     hostile.use({ kind: "html-body" });
-    expect(await list()).toMatchObject({ status: 200, type: "text/html; charset=utf-8", text: expect.stringMatching(/^<!DOCTYPE html>/) as unknown });
+    expect(await list()).toMatchObject({
+      status: 200,
+      type: "text/html; charset=utf-8",
+      text: expect.stringMatching(/^<!DOCTYPE html>/) as unknown,
+    });
 
     hostile.use({ kind: "error-at-end" });
     expect((await list()).text).toMatch(/"Surveys":\[.*\],"hasError":true,"messages":\[[^\]]+\]\}$/);

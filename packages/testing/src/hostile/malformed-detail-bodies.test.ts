@@ -58,17 +58,21 @@ describe("malformed survey groups and re-contact lists", () => {
     expect(broken.status).toBe(200);
     expect(parseSurveyGroups(broken.json)).toMatchObject({ ok: false });
     if (body === "html") expect(broken.type).toMatch(/^text\/html/);
-    if (body === "truncated-json") expect(honest.text.startsWith(broken.text) && broken.text.length < honest.text.length).toBe(true);
+    if (body === "truncated-json")
+      expect(honest.text.startsWith(broken.text) && broken.text.length < honest.text.length).toBe(true);
     if (body === "wrong-types") expect(broken.text).toContain(`"SurveyGroupID":"`);
   });
 
-  it.each(kinds)("break Get ReContact Respondents with %s, so that parseRecontactRespondents reports a problem", async (body) => {
-    expect(parseRecontactRespondents((await get(`/recontact-respondents/${recontact}`)).json).ok).toBe(true);
-    hostile.use({ kind: "malformed-recontact-respondents", body });
-    const broken = await get(`/recontact-respondents/${recontact}`);
-    expect(broken.status).toBe(body === "not-found" ? 404 : 200);
-    if (body !== "not-found") expect(parseRecontactRespondents(broken.json)).toMatchObject({ ok: false });
-  });
+  it.each(kinds)(
+    "break Get ReContact Respondents with %s, so that parseRecontactRespondents reports a problem",
+    async (body) => {
+      expect(parseRecontactRespondents((await get(`/recontact-respondents/${recontact}`)).json).ok).toBe(true);
+      hostile.use({ kind: "malformed-recontact-respondents", body });
+      const broken = await get(`/recontact-respondents/${recontact}`);
+      expect(broken.status).toBe(body === "not-found" ? 404 : 200);
+      if (body !== "not-found") expect(parseRecontactRespondents(broken.json)).toMatchObject({ ok: false });
+    },
+  );
 
   it("break only the surveys named, and only their operation", async () => {
     const other = api.listSurveys(1001).find((survey) => survey.SurveyId !== grouped)?.SurveyId ?? 0;

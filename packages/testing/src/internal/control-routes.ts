@@ -73,11 +73,19 @@ interface ControlRequest {
 
 function integerParam(params: Readonly<Record<string, string>>, name: string): number {
   const value = params[name] ?? "";
-  if (!/^\d{1,15}$/.test(value)) throw new ControlError(400, fakeErrorCodes.invalidPathParameter, `${name} must be a non-negative integer, got "${value}"`);
+  if (!/^\d{1,15}$/.test(value))
+    throw new ControlError(
+      400,
+      fakeErrorCodes.invalidPathParameter,
+      `${name} must be a non-negative integer, got "${value}"`,
+    );
   return Number(value);
 }
 
-type ControlHandler = (api: FakeSupplierApi, request: ControlRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
+type ControlHandler = (
+  api: FakeSupplierApi,
+  request: ControlRequest,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
   listSuppliers: (api) => ({
@@ -90,7 +98,12 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
   }),
   listSurveys: (api, { params, url }) => {
     const status = url.searchParams.get("status") ?? "live";
-    if (!statusFilters.has(status)) throw new ControlError(400, fakeErrorCodes.validationFailed, `status must be live, closed or all, got "${status}"`);
+    if (!statusFilters.has(status))
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `status must be live, closed or all, got "${status}"`,
+      );
     return { surveys: api.listSurveys(integerParam(params, "supplierId"), status as SurveyStatusFilter) };
   },
   addSurvey: async (api, request) => {
@@ -117,7 +130,10 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
   replaceQualifications: async (api, request) => {
     const { qualifications } = await request.body(QualificationsBody);
     const surveyId = integerParam(request.params, "surveyId");
-    return { qualifications: api.replaceQualifications(surveyId, qualifications as unknown as QualificationInit[]), survey: api.getSurvey(surveyId)?.survey };
+    return {
+      qualifications: api.replaceQualifications(surveyId, qualifications as unknown as QualificationInit[]),
+      survey: api.getSurvey(surveyId)?.survey,
+    };
   },
   replaceQuotas: async (api, request) => {
     const { quotas } = await request.body(QuotasBody);
@@ -126,7 +142,12 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
   },
   replaceRecontactRespondents: async (api, request) => {
     const { respondents } = await request.body(RespondentsBody);
-    return { respondents: api.replaceRecontactRespondents(integerParam(request.params, "surveyId"), respondents as unknown as RecontactRespondentInit[]) };
+    return {
+      respondents: api.replaceRecontactRespondents(
+        integerParam(request.params, "surveyId"),
+        respondents as unknown as RecontactRespondentInit[],
+      ),
+    };
   },
   setSurveyStats: async (api, request) => {
     const { stats } = await request.body(StatsBody);
@@ -137,7 +158,9 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
     const { surveyIds } = await request.body(SurveyGroupBody);
     return { surveyGroup: api.setSurveyGroup(integerParam(request.params, "groupId"), surveyIds) ?? null };
   },
-  addToSurveyGroup: (api, { params }) => ({ surveyGroup: api.addToSurveyGroup(integerParam(params, "groupId"), integerParam(params, "surveyId")) }),
+  addToSurveyGroup: (api, { params }) => ({
+    surveyGroup: api.addToSurveyGroup(integerParam(params, "groupId"), integerParam(params, "surveyId")),
+  }),
   removeFromSurveyGroup: (api, { params }) => ({
     surveyGroup: api.removeFromSurveyGroup(integerParam(params, "groupId"), integerParam(params, "surveyId")) ?? null,
   }),
@@ -164,13 +187,22 @@ const handlers: Readonly<Record<ControlRouteId, ControlHandler>> = {
 };
 
 /** Creates the handler of `/__sandbox/…` requests for one fake. */
-export function createControlHandler(api: FakeSupplierApi, maxBodyBytes: number): (request: Request, path: string) => Promise<Response> {
+export function createControlHandler(
+  api: FakeSupplierApi,
+  maxBodyBytes: number,
+): (request: Request, path: string) => Promise<Response> {
   return async (request, path) => {
     const route = routes.match(request.method, path);
     if (route.kind === "method-not-allowed") {
-      return errorResponse(405, fakeErrorCodes.methodNotAllowed, [`${request.method} is not allowed here; use ${route.allow.join(", ")}.`], { allow: route.allow.join(", ") });
+      return errorResponse(
+        405,
+        fakeErrorCodes.methodNotAllowed,
+        [`${request.method} is not allowed here; use ${route.allow.join(", ")}.`],
+        { allow: route.allow.join(", ") },
+      );
     }
-    if (route.kind !== "matched") return errorResponse(404, fakeErrorCodes.routeNotFound, [`No control route at ${request.method} ${path}.`]);
+    if (route.kind !== "matched")
+      return errorResponse(404, fakeErrorCodes.routeNotFound, [`No control route at ${request.method} ${path}.`]);
     const controlRequest: ControlRequest = {
       params: route.params,
       url: new URL(request.url),

@@ -25,7 +25,13 @@ const RespondentInit = z.strictObject({ PID: z.string().trim().min(1), IsActive:
 /** The stats, checked; a copy, so later changes to the argument do not leak in. */
 export function statsRecord(stats: SurveyStatsInit): SurveyStatsInit {
   const result = StatsInit.safeParse(stats);
-  if (!result.success) throw new ControlError(400, fakeErrorCodes.validationFailed, "the stats are invalid", result.error.issues.map(describeIssue));
+  if (!result.success)
+    throw new ControlError(
+      400,
+      fakeErrorCodes.validationFailed,
+      "the stats are invalid",
+      result.error.issues.map(describeIssue),
+    );
   return structuredClone(stats);
 }
 
@@ -35,9 +41,19 @@ export function recontactRecords(respondents: readonly RecontactRespondentInit[]
   return respondents.map((respondent, index) => {
     const result = RespondentInit.safeParse(respondent);
     if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `respondent ${index} is invalid`, result.error.issues.map(describeIssue));
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `respondent ${index} is invalid`,
+        result.error.issues.map(describeIssue),
+      );
     }
-    if (seen.has(respondent.PID)) throw new ControlError(400, fakeErrorCodes.validationFailed, `respondent ${index} repeats PID ${JSON.stringify(respondent.PID)}`);
+    if (seen.has(respondent.PID))
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `respondent ${index} repeats PID ${JSON.stringify(respondent.PID)}`,
+      );
     seen.add(respondent.PID);
     return { PID: respondent.PID, IsActive: respondent.IsActive ?? true };
   });
@@ -46,6 +62,10 @@ export function recontactRecords(respondents: readonly RecontactRespondentInit[]
 /** A group id: a positive safe integer. */
 export function checkGroupId(groupId: number): void {
   if (!Number.isSafeInteger(groupId) || groupId <= 0) {
-    throw new ControlError(400, fakeErrorCodes.validationFailed, `a survey group id must be a positive integer, got ${JSON.stringify(groupId)}`);
+    throw new ControlError(
+      400,
+      fakeErrorCodes.validationFailed,
+      `a survey group id must be a positive integer, got ${JSON.stringify(groupId)}`,
+    );
   }
 }

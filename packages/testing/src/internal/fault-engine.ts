@@ -58,9 +58,19 @@ export class FaultEngine implements FaultController {
   add(fault: FaultSpec): ActiveFault {
     const result = FaultSpecSchema.safeParse(fault);
     if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, "invalid fault", result.error.issues.map(describeIssue));
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        "invalid fault",
+        result.error.issues.map(describeIssue),
+      );
     }
-    const stored: StoredFault = { id: `fault-${this.#nextId++}`, spec: result.data as FaultSpec, fired: 0, remaining: result.data.count ?? null };
+    const stored: StoredFault = {
+      id: `fault-${this.#nextId++}`,
+      spec: result.data as FaultSpec,
+      fired: 0,
+      remaining: result.data.count ?? null,
+    };
     this.#faults.push(stored);
     return snapshot(stored);
   }

@@ -26,19 +26,32 @@ export function statusFaultResponse(fault: StatusFault): Response {
     case "empty":
       return new Response(null, { status: fault.status, headers });
     case "text":
-      return new Response(`${fault.status} ${reason}\n`, { status: fault.status, headers: { ...headers, "content-type": "text/plain; charset=utf-8" } });
+      return new Response(`${fault.status} ${reason}\n`, {
+        status: fault.status,
+        headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
+      });
     default:
-      return jsonResponse(fault.status, errorBody(fault.errorCode ?? defaultCodes[fault.status] ?? `HTTP_${fault.status}`, [reason]), headers);
+      return jsonResponse(
+        fault.status,
+        errorBody(fault.errorCode ?? defaultCodes[fault.status] ?? `HTTP_${fault.status}`, [reason]),
+        headers,
+      );
   }
 }
 
 /** HTTP 200 whose envelope says `hasError: true`. */
 export function envelopeErrorResponse(fault: EnvelopeErrorFault): Response {
-  return jsonResponse(200, errorBody(fault.errorCode ?? "INTERNAL_ERROR", [fault.message ?? "The request could not be processed."]));
+  return jsonResponse(
+    200,
+    errorBody(fault.errorCode ?? "INTERNAL_ERROR", [fault.message ?? "The request could not be processed."]),
+  );
 }
 
 /** The real response with its body made invalid (malformed) or cut short (truncated). */
-export async function corruptResponse(response: Response, fault: MalformedJsonFault | TruncatedJsonFault): Promise<Response> {
+export async function corruptResponse(
+  response: Response,
+  fault: MalformedJsonFault | TruncatedJsonFault,
+): Promise<Response> {
   const text = await response.text();
   let body: string;
   if (fault.kind === "malformed-json") {

@@ -17,7 +17,12 @@ const target = {
 
 /** Every fault kind with its own fields; unknown fields are refused. */
 export const FaultSpecSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("latency"), ms: z.number().min(0).max(600_000), jitterMs: z.number().min(0).max(600_000).optional(), ...target }),
+  z.strictObject({
+    kind: z.literal("latency"),
+    ms: z.number().min(0).max(600_000),
+    jitterMs: z.number().min(0).max(600_000).optional(),
+    ...target,
+  }),
   z.strictObject({
     kind: z.literal("status"),
     status: z.int().min(400).max(599),
@@ -26,7 +31,12 @@ export const FaultSpecSchema = z.discriminatedUnion("kind", [
     errorCode: z.string().min(1).optional(),
     ...target,
   }),
-  z.strictObject({ kind: z.literal("envelope-error"), errorCode: z.string().min(1).optional(), message: z.string().optional(), ...target }),
+  z.strictObject({
+    kind: z.literal("envelope-error"),
+    errorCode: z.string().min(1).optional(),
+    message: z.string().optional(),
+    ...target,
+  }),
   z.strictObject({ kind: z.literal("malformed-json"), ...target }),
   z.strictObject({ kind: z.literal("truncated-json"), keep: z.number().min(0).max(1).optional(), ...target }),
   z.strictObject({ kind: z.literal("connection-reset"), ...target }),

@@ -11,7 +11,8 @@ type ListBody = Record<string, unknown> & { Surveys: unknown[] };
 
 function parseList(text: string): ListBody {
   const body = JSON.parse(text) as unknown;
-  if (typeof body !== "object" || body === null || !Array.isArray((body as { Surveys?: unknown }).Surveys)) throw new Error("not a Get Surveys body");
+  if (typeof body !== "object" || body === null || !Array.isArray((body as { Surveys?: unknown }).Surveys))
+    throw new Error("not a Get Surveys body");
   return body as ListBody;
 }
 
@@ -36,7 +37,11 @@ export function duplicateIds(text: string, scenario: DuplicateIdsScenario): stri
   const body = parseList(text);
   const copies = surveyObjects(body)
     .slice(0, scenario.count ?? 1)
-    .map((survey) => ({ ...survey, Name: `${String(survey.Name)} (copy)`, LastUpdatedOnUTC: new Date(Date.parse(String(survey.LastUpdatedOnUTC)) + 1000).toISOString() }));
+    .map((survey) => ({
+      ...survey,
+      Name: `${String(survey.Name)} (copy)`,
+      LastUpdatedOnUTC: new Date(Date.parse(String(survey.LastUpdatedOnUTC)) + 1000).toISOString(),
+    }));
   body.Surveys.push(...copies);
   return JSON.stringify(body);
 }
@@ -70,8 +75,14 @@ export function wrongTypes(text: string, scenario: WrongTypesScenario): string {
 /** The list complete, then `hasError: true` at the very end. */
 export function errorAtEnd(text: string): string {
   const { hasError: _hasError, messages: _messages, Surveys, ...rest } = parseList(text);
-  return JSON.stringify({ ...rest, Surveys, hasError: true, messages: ["The list is incomplete: a backend shard failed."] });
+  return JSON.stringify({
+    ...rest,
+    Surveys,
+    hasError: true,
+    messages: ["The list is incomplete: a backend shard failed."],
+  });
 }
 
 /** A page that is not JSON at all. */
-export const HTML_PAGE = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><form action=\"/login\"><input name=\"user\"></form></body></html>\n";
+export const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><form action="/login"><input name="user"></form></body></html>\n';

@@ -20,20 +20,30 @@ const targets = {
  * or `undefined` when the scenario does not apply to it (another operation or survey, or no such
  * scenario). Body rewrites apply to 200 answers only; `not-found` to every answer.
  */
-export async function reshapeDetailResponse(request: Request, response: Response, scenario: HostileScenario | undefined): Promise<Response | undefined> {
-  if (scenario?.kind !== "malformed-survey-groups" && scenario?.kind !== "malformed-recontact-respondents") return undefined;
+export async function reshapeDetailResponse(
+  request: Request,
+  response: Response,
+  scenario: HostileScenario | undefined,
+): Promise<Response | undefined> {
+  if (scenario?.kind !== "malformed-survey-groups" && scenario?.kind !== "malformed-recontact-respondents")
+    return undefined;
   const target = targets[scenario.kind];
   const path = new URL(request.url).pathname;
   if (!path.startsWith(`${API_BASE_PATH}/`)) return undefined;
   const route = operationRouter.match(request.method, path.slice(API_BASE_PATH.length));
   if (route.kind !== "matched" || route.id !== target.operation) return undefined;
   if (scenario.surveyIds && !scenario.surveyIds.includes(Number(route.params.surveyId))) return undefined;
-  if (scenario.body === "not-found") return errorResponse(404, fakeErrorCodes.routeNotFound, [`No operation at ${request.method} ${path}.`]);
+  if (scenario.body === "not-found")
+    return errorResponse(404, fakeErrorCodes.routeNotFound, [`No operation at ${request.method} ${path}.`]);
   if (response.status !== 200) return undefined;
   return malformed(response, scenario.body, target.listKey);
 }
 
-async function malformed(response: Response, body: Exclude<MalformedBodyKind, "not-found">, listKey: "SurveyGroups" | "Respondents"): Promise<Response> {
+async function malformed(
+  response: Response,
+  body: Exclude<MalformedBodyKind, "not-found">,
+  listKey: "SurveyGroups" | "Respondents",
+): Promise<Response> {
   switch (body) {
     case "html":
       return new Response(HTML_PAGE, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
@@ -53,7 +63,10 @@ async function malformed(response: Response, body: Exclude<MalformedBodyKind, "n
 /** Each group with its id as a string and its surveys as one comma-separated string; then a negative, fractional and null group. */
 function wrongGroups(groups: readonly Record<string, unknown>[]): unknown[] {
   return [
-    ...groups.map((group) => ({ SurveyGroupID: String(group.SurveyGroupID), SurveyGroupSurveys: (group.SurveyGroupSurveys as number[]).join(",") })),
+    ...groups.map((group) => ({
+      SurveyGroupID: String(group.SurveyGroupID),
+      SurveyGroupSurveys: (group.SurveyGroupSurveys as number[]).join(","),
+    })),
     { SurveyGroupID: -3, SurveyGroupSurveys: [1.5] },
     null,
     42,
@@ -62,5 +75,12 @@ function wrongGroups(groups: readonly Record<string, unknown>[]): unknown[] {
 
 /** Each respondent with a number for `PID` and a string for `IsActive`; then null and a number as items. */
 function wrongRespondents(respondents: readonly Record<string, unknown>[]): unknown[] {
-  return [...respondents.map((respondent, index) => ({ PID: index + 1, IsActive: respondent.IsActive === true ? "yes" : "no" })), null, 42];
+  return [
+    ...respondents.map((respondent, index) => ({
+      PID: index + 1,
+      IsActive: respondent.IsActive === true ? "yes" : "no",
+    })),
+    null,
+    42,
+  ];
 }

@@ -85,7 +85,12 @@ async function respond(outcome: Outcome, request: IncomingMessage, response: Ser
 }
 
 /** Sends the headers at once, then each chunk as the body yields it; stops reading when the client goes away. */
-async function streamBody(status: number, headers: Record<string, string>, body: ReadableStream<Uint8Array>, response: ServerResponse): Promise<void> {
+async function streamBody(
+  status: number,
+  headers: Record<string, string>,
+  body: ReadableStream<Uint8Array>,
+  response: ServerResponse,
+): Promise<void> {
   delete headers["content-length"];
   response.writeHead(status, headers);
   response.flushHeaders();
@@ -122,7 +127,8 @@ export async function startNodeServer(
 ): Promise<FakeServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
 
   const server = createServer((message, response) => {
     // Arrival: injected latency counts from here, so reading the body and building the Request count toward it.

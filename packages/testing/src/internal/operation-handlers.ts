@@ -1,6 +1,13 @@
 import { UrlSettingsBody, type OperationId } from "@sds/schemas";
 import { fakeErrorCodes } from "../fake/constants.ts";
-import { industries, qualificationCategories, qualificationCategoryTypes, qualificationTypes, studyTypes, surveyStatuses } from "../fixtures/collections.ts";
+import {
+  industries,
+  qualificationCategories,
+  qualificationCategoryTypes,
+  qualificationTypes,
+  studyTypes,
+  surveyStatuses,
+} from "../fixtures/collections.ts";
 import { languages } from "../fixtures/languages.ts";
 import { qualificationCatalogue } from "../fixtures/qualification-catalogue.ts";
 import { qualificationDetail } from "../fixtures/qualification-detail.ts";
@@ -69,16 +76,25 @@ export const operationHandlers: Readonly<Record<OperationId, Handler>> = {
   getSupplierAccount: ({ store, supplierId }) => ok(okBody({ data: store.account(supplierId) })),
   updateRedirectUrls: updateUrls("RedirectUrls", confirmations.updateRedirectUrls),
   updateS2SRedirectUrls: updateUrls("S2SUrls", confirmations.updateS2SRedirectUrls),
-  listSurveys: ({ store, supplierId }) => ok(okBodyFromJson({ Surveys: store.liveSurveysJson(supplierId), SupplierId: String(supplierId) })),
+  listSurveys: ({ store, supplierId }) =>
+    ok(okBodyFromJson({ Surveys: store.liveSurveysJson(supplierId), SupplierId: String(supplierId) })),
   getSurveyQualifications: withSurvey((entry, { store }) =>
     ok(okBody({ Qualifications: store.details(entry).qualifications, SurveyId: entry.survey.SurveyId })),
   ),
-  getSurveyQuotas: withSurvey((entry, { store }) => ok(okBody({ Quotas: store.details(entry).quotas, SurveyId: entry.survey.SurveyId }))),
+  getSurveyQuotas: withSurvey((entry, { store }) =>
+    ok(okBody({ Quotas: store.details(entry).quotas, SurveyId: entry.survey.SurveyId })),
+  ),
   // The three undocumented per-survey bodies (README, Assumptions 16): Lucid's fields, the SDS's envelope and list names.
-  getSurveyStats: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, Stats: store.statsOf(entry) }))),
-  getSurveyGroups: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, SurveyGroups: store.surveyGroupsOf(entry.survey.SurveyId) }))),
+  getSurveyStats: withSurvey((entry, { store }) =>
+    ok(okBody({ SurveyId: entry.survey.SurveyId, Stats: store.statsOf(entry) })),
+  ),
+  getSurveyGroups: withSurvey((entry, { store }) =>
+    ok(okBody({ SurveyId: entry.survey.SurveyId, SurveyGroups: store.surveyGroupsOf(entry.survey.SurveyId) })),
+  ),
   // A survey of another study type answers an empty list, not 404: it exists, it merely admits anyone.
-  listRecontactRespondents: withSurvey((entry, { store }) => ok(okBody({ SurveyId: entry.survey.SurveyId, Respondents: store.recontactsOf(entry) }))),
+  listRecontactRespondents: withSurvey((entry, { store }) =>
+    ok(okBody({ SurveyId: entry.survey.SurveyId, Respondents: store.recontactsOf(entry) })),
+  ),
   listLanguages: () => ok(collectionBodies.listLanguages),
   listIndustries: () => ok(collectionBodies.listIndustries),
   listStudyTypes: () => ok(collectionBodies.listStudyTypes),
@@ -92,7 +108,9 @@ export const operationHandlers: Readonly<Record<OperationId, Handler>> = {
     const qualificationId = ids.qualificationId as number;
     const detail = qualificationDetail(languageId, qualificationId);
     if (!detail) {
-      return errorResponse(404, fakeErrorCodes.resourceNotFound, [`No qualification ${qualificationId} in language ${languageId}.`]);
+      return errorResponse(404, fakeErrorCodes.resourceNotFound, [
+        `No qualification ${qualificationId} in language ${languageId}.`,
+      ]);
     }
     return ok(okBody({ Qualification: detail }));
   },

@@ -13,16 +13,30 @@ import { describeIssue } from "./request-body.ts";
 export function checkSurvey(survey: Survey): void {
   const result = Survey.safeParse(survey);
   if (!result.success) {
-    throw new ControlError(400, fakeErrorCodes.validationFailed, `survey ${String(survey.SurveyId)} is invalid`, result.error.issues.map(describeIssue));
+    throw new ControlError(
+      400,
+      fakeErrorCodes.validationFailed,
+      `survey ${String(survey.SurveyId)} is invalid`,
+      result.error.issues.map(describeIssue),
+    );
   }
 }
 
 /** The records with `SurveyId` and a default `LastUpdatedOnUTC` filled in, each checked. */
-export function qualificationRecords(surveyId: number, updatedAt: string, inits: readonly QualificationInit[]): SurveyQualification[] {
+export function qualificationRecords(
+  surveyId: number,
+  updatedAt: string,
+  inits: readonly QualificationInit[],
+): SurveyQualification[] {
   return inits.map((init, index) => {
     const result = SurveyQualification.safeParse({ LastUpdatedOnUTC: updatedAt, ...init, SurveyId: surveyId });
     if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `qualification ${index} is invalid`, result.error.issues.map(describeIssue));
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `qualification ${index} is invalid`,
+        result.error.issues.map(describeIssue),
+      );
     }
     return result.data;
   });
@@ -33,7 +47,12 @@ export function quotaRecords(quotas: readonly SurveyQuota[]): SurveyQuota[] {
   return quotas.map((quota, index) => {
     const result = SurveyQuota.safeParse(quota);
     if (!result.success) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `quota ${index} is invalid`, result.error.issues.map(describeIssue));
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `quota ${index} is invalid`,
+        result.error.issues.map(describeIssue),
+      );
     }
     return result.data;
   });

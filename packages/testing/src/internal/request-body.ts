@@ -10,7 +10,10 @@ export type BodyResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly errorCode: FakeErrorCode; readonly messages: readonly string[] };
 
-function refuse(errorCode: FakeErrorCode, ...messages: string[]): { ok: false; errorCode: FakeErrorCode; messages: string[] } {
+function refuse(
+  errorCode: FakeErrorCode,
+  ...messages: string[]
+): { ok: false; errorCode: FakeErrorCode; messages: string[] } {
   return { ok: false, errorCode, messages };
 }
 
@@ -68,14 +71,18 @@ export async function readJsonBody<Schema extends z.ZodType>(
   }
   if (request.body === null) return refuse(fakeErrorCodes.missingBody, "A JSON request body is required.");
   const bytes = await readLimited(request.body, maxBytes);
-  if (bytes === "too-large") return refuse(fakeErrorCodes.bodyTooLarge, `The request body is larger than ${maxBytes} bytes.`);
+  if (bytes === "too-large")
+    return refuse(fakeErrorCodes.bodyTooLarge, `The request body is larger than ${maxBytes} bytes.`);
   if (bytes.byteLength === 0) return refuse(fakeErrorCodes.missingBody, "A JSON request body is required.");
 
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8.decode(bytes));
   } catch (error) {
-    return refuse(fakeErrorCodes.invalidJson, `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    return refuse(
+      fakeErrorCodes.invalidJson,
+      `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return refuse(fakeErrorCodes.validationFailed, "The request body must be a JSON object.");

@@ -6,7 +6,8 @@ export class RequestLog {
   #entries: RequestLogEntry[] = [];
 
   constructor(limit: number) {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`requestLogLimit must be a non-negative integer, got ${String(limit)}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`requestLogLimit must be a non-negative integer, got ${String(limit)}`);
     this.#limit = limit;
   }
 

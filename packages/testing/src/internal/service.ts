@@ -27,16 +27,27 @@ export interface ServiceDependencies {
 const INTEGER = /^\d{1,15}$/;
 
 /** Answers a request routed to the service: authentication, path parameters, then the operation. */
-async function serve(route: RouteMatch<OperationId>, request: Request, path: string, supplierId: number | null, dependencies: ServiceDependencies): Promise<Response> {
+async function serve(
+  route: RouteMatch<OperationId>,
+  request: Request,
+  path: string,
+  supplierId: number | null,
+  dependencies: ServiceDependencies,
+): Promise<Response> {
   switch (route.kind) {
     case "not-found":
       return errorResponse(404, fakeErrorCodes.routeNotFound, [`No operation at ${request.method} ${path}.`]);
     case "bad-encoding":
       return errorResponse(400, fakeErrorCodes.invalidPathParameter, ["A path segment is not valid percent-encoding."]);
     case "method-not-allowed":
-      return errorResponse(405, fakeErrorCodes.methodNotAllowed, [`${request.method} is not allowed on ${path}; use ${route.allow.join(", ")}.`], {
-        allow: route.allow.join(", "),
-      });
+      return errorResponse(
+        405,
+        fakeErrorCodes.methodNotAllowed,
+        [`${request.method} is not allowed on ${path}; use ${route.allow.join(", ")}.`],
+        {
+          allow: route.allow.join(", "),
+        },
+      );
     case "matched":
       break;
   }
@@ -49,19 +60,31 @@ async function serve(route: RouteMatch<OperationId>, request: Request, path: str
   for (const [name, value] of Object.entries(route.params)) {
     if (name === "SupplierId") {
       if (value !== String(supplierId)) {
-        return errorResponse(403, fakeErrorCodes.supplierMismatch, [`SupplierId ${value} is not the supplier of this API key.`]);
+        return errorResponse(403, fakeErrorCodes.supplierMismatch, [
+          `SupplierId ${value} is not the supplier of this API key.`,
+        ]);
       }
     } else if (INTEGER.test(value)) {
       ids[name] = Number(value);
     } else {
-      return errorResponse(400, fakeErrorCodes.invalidPathParameter, [`${name} must be a non-negative integer, got "${value}".`]);
+      return errorResponse(400, fakeErrorCodes.invalidPathParameter, [
+        `${name} must be a non-negative integer, got "${value}".`,
+      ]);
     }
   }
   try {
-    return await operationHandlers[route.id]({ request, store: dependencies.store(), supplierId, ids, maxBodyBytes: dependencies.maxBodyBytes });
+    return await operationHandlers[route.id]({
+      request,
+      store: dependencies.store(),
+      supplierId,
+      ids,
+      maxBodyBytes: dependencies.maxBodyBytes,
+    });
   } catch (error) {
     // A bug in the fake must still look like the service failing, never like a hung request.
-    return errorResponse(500, fakeErrorCodes.internalError, [`The fake failed: ${error instanceof Error ? error.message : String(error)}`]);
+    return errorResponse(500, fakeErrorCodes.internalError, [
+      `The fake failed: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
   }
 }
 
@@ -91,9 +114,15 @@ export function createService(dependencies: ServiceDependencies): ServiceHandler
     const apiKey = request.headers.get(API_KEY_HEADER);
     const supplierId = dependencies.store().supplierIdForKey(apiKey) ?? null;
     const relativePath = path.startsWith(`${API_BASE_PATH}/`) ? path.slice(API_BASE_PATH.length) : null;
-    const route: RouteMatch<OperationId> = relativePath === null ? { kind: "not-found" } : operationRouter.match(request.method, relativePath);
+    const route: RouteMatch<OperationId> =
+      relativePath === null ? { kind: "not-found" } : operationRouter.match(request.method, relativePath);
     const operationId = route.kind === "matched" ? route.id : null;
-    const decision = dependencies.faults.decide({ operationId, path: relativePath ?? path, method: request.method, supplierId });
+    const decision = dependencies.faults.decide({
+      operationId,
+      path: relativePath ?? path,
+      method: request.method,
+      supplierId,
+    });
 
     let status = 0;
     try {

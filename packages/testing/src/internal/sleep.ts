@@ -28,5 +28,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export async function sleepUntil(due: number, signal?: AbortSignal): Promise<void> {
   const first = due - performance.now();
   if (first > 0) await sleep(Math.ceil(first), signal);
-  for (let remaining = due - performance.now(); remaining > 0; remaining = due - performance.now()) await sleep(remaining, signal);
+  for (let remaining = due - performance.now(); remaining > 0; remaining = due - performance.now())
+    await sleep(remaining, signal);
 }

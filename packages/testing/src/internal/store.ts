@@ -5,7 +5,15 @@ import type { GeneratedSurveyGroup } from "../factories/survey-groups.ts";
 import { buildSurveyStats } from "../factories/survey-stats.ts";
 import { createSurveyFactory } from "../factories/survey.ts";
 import { fakeErrorCodes } from "../fake/constants.ts";
-import type { FakeSupplierInit, QualificationInit, RecontactRespondentInit, SupplierKey, SurveyInit, SurveyPatch, SurveyStatsInit } from "../fake/types.ts";
+import type {
+  FakeSupplierInit,
+  QualificationInit,
+  RecontactRespondentInit,
+  SupplierKey,
+  SurveyInit,
+  SurveyPatch,
+  SurveyStatsInit,
+} from "../fake/types.ts";
 import { RECONTACT_STUDY_TYPE_ID } from "../fixtures/collections.ts";
 import { ControlError } from "./control-error.ts";
 import { checkGroupId, recontactRecords, statsRecord } from "./extras-checks.ts";
@@ -55,10 +63,21 @@ export class Store {
         throw new RangeError(`supplierId must be a positive integer, got ${String(init.supplierId)}`);
       }
       if (this.#suppliers.has(init.supplierId)) throw new RangeError(`supplier ${init.supplierId} is defined twice`);
-      if (init.apiKey.trim() === "" || /[\r\n]/.test(init.apiKey)) throw new RangeError(`supplier ${init.supplierId} needs a non-empty single-line apiKey`);
+      if (init.apiKey.trim() === "" || /[\r\n]/.test(init.apiKey))
+        throw new RangeError(`supplier ${init.supplierId} needs a non-empty single-line apiKey`);
       if (this.#supplierByKey.has(init.apiKey)) throw new RangeError(`two suppliers share one apiKey`);
-      const account = buildSupplierAccount({ supplierId: init.supplierId, seed, overrides: { ...(init.name === undefined ? {} : { Name: init.name }), ...init.account } });
-      const supplier: SupplierEntry = { supplierId: init.supplierId, apiKey: init.apiKey, account, surveyIds: [], liveListJson: undefined };
+      const account = buildSupplierAccount({
+        supplierId: init.supplierId,
+        seed,
+        overrides: { ...(init.name === undefined ? {} : { Name: init.name }), ...init.account },
+      });
+      const supplier: SupplierEntry = {
+        supplierId: init.supplierId,
+        apiKey: init.apiKey,
+        account,
+        surveyIds: [],
+        liveListJson: undefined,
+      };
       this.#suppliers.set(init.supplierId, supplier);
       this.#supplierByKey.set(init.apiKey, supplier);
 
@@ -69,15 +88,34 @@ export class Store {
         for (const surveyInit of surveys) this.#add(supplier, surveyInit);
       }
       this.#generate(supplier, factory, init.closedSurveys ?? 0, false);
-      this.#groups.seed(supplier.supplierId, supplier.surveyIds.flatMap((id) => this.#surveys.get(id)?.survey ?? []), seed);
+      this.#groups.seed(
+        supplier.supplierId,
+        supplier.surveyIds.flatMap((id) => this.#surveys.get(id)?.survey ?? []),
+        seed,
+      );
     }
   }
 
-  #generate(supplier: SupplierEntry, factory: ReturnType<typeof createSurveyFactory>, count: number, live: boolean): void {
-    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`survey counts must be non-negative integers, got ${String(count)}`);
+  #generate(
+    supplier: SupplierEntry,
+    factory: ReturnType<typeof createSurveyFactory>,
+    count: number,
+    live: boolean,
+  ): void {
+    if (!Number.isSafeInteger(count) || count < 0)
+      throw new RangeError(`survey counts must be non-negative integers, got ${String(count)}`);
     for (let index = 0; index < count; index++) {
       const survey = factory.build({ SurveyId: this.#takeSurveyId() });
-      this.#surveys.set(survey.SurveyId, { supplierId: supplier.supplierId, live, survey, qualifications: undefined, quotas: undefined, recontacts: undefined, stats: undefined, json: undefined });
+      this.#surveys.set(survey.SurveyId, {
+        supplierId: supplier.supplierId,
+        live,
+        survey,
+        qualifications: undefined,
+        quotas: undefined,
+        recontacts: undefined,
+        stats: undefined,
+        json: undefined,
+      });
       // Generated ids only grow, so appending keeps the list sorted.
       supplier.surveyIds.push(survey.SurveyId);
     }
@@ -116,7 +154,10 @@ export class Store {
     const supplier = this.#supplier(supplierId);
     // Only the five documented fields are stored: unknown fields of the body are ignored.
     const { Enabled, CompleteUrl, TerminateUrl, OverQuotaUrl, SecurityTerminateUrl } = body;
-    supplier.account = { ...supplier.account, [field]: { Enabled, CompleteUrl, TerminateUrl, OverQuotaUrl, SecurityTerminateUrl } };
+    supplier.account = {
+      ...supplier.account,
+      [field]: { Enabled, CompleteUrl, TerminateUrl, OverQuotaUrl, SecurityTerminateUrl },
+    };
   }
 
   /** The JSON array of a supplier's live surveys, cached until one of its surveys changes. */
@@ -168,7 +209,8 @@ export class Store {
   /** Adds a survey; a survey with `Has_Survey_Groups` gets a group of its own, so the flag is true to the groups served. */
   addSurvey(supplierId: number, init: SurveyInit = {}): SurveyEntry {
     const entry = this.#add(this.#supplier(supplierId), init);
-    if (entry.survey.Has_Survey_Groups) this.#groups.set(this.#groups.freeGroupId(), supplierId, [entry.survey.SurveyId]);
+    if (entry.survey.Has_Survey_Groups)
+      this.#groups.set(this.#groups.freeGroupId(), supplierId, [entry.survey.SurveyId]);
     return entry;
   }
 
@@ -176,7 +218,11 @@ export class Store {
     const supplierId = supplier.supplierId;
     const requestedId = init.survey?.SurveyId;
     if (requestedId !== undefined && (!Number.isSafeInteger(requestedId) || requestedId <= 0)) {
-      throw new ControlError(400, fakeErrorCodes.validationFailed, `SurveyId must be a positive integer, got ${JSON.stringify(requestedId)}`);
+      throw new ControlError(
+        400,
+        fakeErrorCodes.validationFailed,
+        `SurveyId must be a positive integer, got ${JSON.stringify(requestedId)}`,
+      );
     }
     if (requestedId !== undefined && this.#surveys.has(requestedId)) {
       throw new ControlError(409, fakeErrorCodes.validationFailed, `survey ${requestedId} already exists`);
@@ -186,14 +232,17 @@ export class Store {
     const surveyId = requestedId ?? this.#takeSurveyId();
     const generated = factory.build({ SurveyId: surveyId, LastUpdatedOnUTC: nextTimestamp(now) });
     const survey: Survey = { ...generated, ...init.survey, SurveyId: surveyId };
-    if (init.qualifications && init.survey?.Has_Qualifications === undefined) survey.Has_Qualifications = init.qualifications.length > 0;
+    if (init.qualifications && init.survey?.Has_Qualifications === undefined)
+      survey.Has_Qualifications = init.qualifications.length > 0;
     if (init.quotas && init.survey?.Has_Quotas === undefined) survey.Has_Quotas = init.quotas.length > 0;
     if (!init.allowInvalid) checkSurvey(survey);
     const entry: SurveyEntry = {
       supplierId,
       live: init.live ?? true,
       survey,
-      qualifications: init.qualifications ? qualificationRecords(surveyId, survey.Qual_LastUpdatedOnUTC, init.qualifications) : undefined,
+      qualifications: init.qualifications
+        ? qualificationRecords(surveyId, survey.Qual_LastUpdatedOnUTC, init.qualifications)
+        : undefined,
       quotas: init.quotas ? quotaRecords(init.quotas) : undefined,
       recontacts: undefined,
       stats: undefined,
@@ -212,7 +261,8 @@ export class Store {
     }
     this.details(entry);
     const survey: Survey = { ...entry.survey, ...patch, SurveyId: surveyId };
-    if (patch.LastUpdatedOnUTC === undefined) survey.LastUpdatedOnUTC = nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC);
+    if (patch.LastUpdatedOnUTC === undefined)
+      survey.LastUpdatedOnUTC = nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC);
     if (!allowInvalid) checkSurvey(survey);
     entry.survey = survey;
     this.#changed(entry);
@@ -247,7 +297,12 @@ export class Store {
     const moved = nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC, entry.survey.Qual_LastUpdatedOnUTC);
     const records = qualificationRecords(surveyId, moved, qualifications);
     entry.qualifications = records;
-    entry.survey = { ...entry.survey, Has_Qualifications: records.length > 0, Qual_LastUpdatedOnUTC: moved, LastUpdatedOnUTC: moved };
+    entry.survey = {
+      ...entry.survey,
+      Has_Qualifications: records.length > 0,
+      Qual_LastUpdatedOnUTC: moved,
+      LastUpdatedOnUTC: moved,
+    };
     this.#changed(entry);
     return entry;
   }
@@ -258,7 +313,12 @@ export class Store {
     const records = quotaRecords(quotas);
     const moved = nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC, entry.survey.Quota_LastUpdatedOnUTC);
     entry.quotas = records;
-    entry.survey = { ...entry.survey, Has_Quotas: records.length > 0, Quota_LastUpdatedOnUTC: moved, LastUpdatedOnUTC: moved };
+    entry.survey = {
+      ...entry.survey,
+      Has_Quotas: records.length > 0,
+      Quota_LastUpdatedOnUTC: moved,
+      LastUpdatedOnUTC: moved,
+    };
     this.#changed(entry);
     return entry;
   }
@@ -282,13 +342,21 @@ export class Store {
     if (owner === undefined) throw new ControlError(404, fakeErrorCodes.resourceNotFound, `no survey group ${groupId}`);
     const stranger = entries.find((entry) => entry.supplierId !== owner);
     if (stranger) {
-      throw new ControlError(409, fakeErrorCodes.validationFailed, `survey ${stranger.survey.SurveyId} belongs to supplier ${stranger.supplierId}, survey group ${groupId} to supplier ${owner}`);
+      throw new ControlError(
+        409,
+        fakeErrorCodes.validationFailed,
+        `survey ${stranger.survey.SurveyId} belongs to supplier ${stranger.supplierId}, survey group ${groupId} to supplier ${owner}`,
+      );
     }
     for (const surveyId of this.#groups.set(groupId, owner, surveyIds)) {
       const entry = this.#surveys.get(surveyId);
       const grouped = this.#groups.isGrouped(surveyId);
       if (entry && entry.survey.Has_Survey_Groups !== grouped) {
-        entry.survey = { ...entry.survey, Has_Survey_Groups: grouped, LastUpdatedOnUTC: nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC) };
+        entry.survey = {
+          ...entry.survey,
+          Has_Survey_Groups: grouped,
+          LastUpdatedOnUTC: nextTimestamp(this.#now(), entry.survey.LastUpdatedOnUTC),
+        };
         this.#changed(entry);
       }
     }
@@ -308,7 +376,10 @@ export class Store {
     const group = this.#groups.group(groupId);
     if (!group) throw new ControlError(404, fakeErrorCodes.resourceNotFound, `no survey group ${groupId}`);
     this.#existing(surveyId);
-    return this.setSurveyGroup(groupId, group.SurveyGroupSurveys.filter((id) => id !== surveyId));
+    return this.setSurveyGroup(
+      groupId,
+      group.SurveyGroupSurveys.filter((id) => id !== surveyId),
+    );
   }
 
   /** The re-contact list as served: empty unless the study type is Recontact, generated on first use. */
@@ -321,7 +392,11 @@ export class Store {
   replaceRecontactRespondents(surveyId: number, respondents: readonly RecontactRespondentInit[]): SurveyEntry {
     const entry = this.#existing(surveyId);
     if (entry.survey.StudyTypeId !== RECONTACT_STUDY_TYPE_ID) {
-      throw new ControlError(409, fakeErrorCodes.validationFailed, `survey ${surveyId} is no re-contact survey (StudyTypeId ${String(entry.survey.StudyTypeId)}, not ${RECONTACT_STUDY_TYPE_ID})`);
+      throw new ControlError(
+        409,
+        fakeErrorCodes.validationFailed,
+        `survey ${surveyId} is no re-contact survey (StudyTypeId ${String(entry.survey.StudyTypeId)}, not ${RECONTACT_STUDY_TYPE_ID})`,
+      );
     }
     entry.recontacts = recontactRecords(respondents);
     return entry;

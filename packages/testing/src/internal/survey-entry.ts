@@ -22,7 +22,10 @@ export interface SurveyEntry {
 }
 
 /** Builds the lazily generated parts of an entry, so later changes to the survey do not alter them. */
-export function materialize(entry: SurveyEntry, seed: number): { qualifications: SurveyQualification[]; quotas: SurveyQuota[] } {
+export function materialize(
+  entry: SurveyEntry,
+  seed: number,
+): { qualifications: SurveyQualification[]; quotas: SurveyQuota[] } {
   entry.qualifications ??= buildQualifications(entry.survey, { seed });
   entry.quotas ??= buildQuotas(entry.survey, { seed, qualifications: entry.qualifications });
   return { qualifications: entry.qualifications, quotas: entry.quotas };

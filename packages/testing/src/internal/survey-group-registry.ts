@@ -78,14 +78,22 @@ export class SurveyGroupRegistry {
     else this.#groups.set(groupId, { supplierId, surveyIds: after });
     if (groupId >= this.#nextGroupId) this.#nextGroupId = groupId + 1;
     const kept = new Set(after);
-    return [...before.filter((surveyId) => !kept.has(surveyId)), ...after.filter((surveyId) => !before.includes(surveyId))];
+    return [
+      ...before.filter((surveyId) => !kept.has(surveyId)),
+      ...after.filter((surveyId) => !before.includes(surveyId)),
+    ];
   }
 
   /** Takes a deleted survey out of every group (a group left empty is deleted). */
   drop(surveyId: number): void {
     for (const groupId of this.#bySurvey.get(surveyId) ?? []) {
       const entry = this.#groups.get(groupId);
-      if (entry) this.set(groupId, entry.supplierId, entry.surveyIds.filter((id) => id !== surveyId));
+      if (entry)
+        this.set(
+          groupId,
+          entry.supplierId,
+          entry.surveyIds.filter((id) => id !== surveyId),
+        );
     }
     this.#bySurvey.delete(surveyId);
   }

@@ -34,7 +34,14 @@ afterEach(async () => {
 
 async function setUp(receiverFailures = 0, s2s: FakeMarketplaceOptions["s2s"] = {}) {
   const receiver = await startReceiver(receiverFailures);
-  opened.push({ close: () => new Promise<void>((resolve) => receiver.server.close(() => { resolve(); })) });
+  opened.push({
+    close: () =>
+      new Promise<void>((resolve) =>
+        receiver.server.close(() => {
+          resolve();
+        }),
+      ),
+  });
   const routes = (base: string) => ({
     Enabled: true,
     CompleteUrl: `${base}/complete?vq_token=[#vq_tid#]`,
@@ -44,7 +51,14 @@ async function setUp(receiverFailures = 0, s2s: FakeMarketplaceOptions["s2s"] = 
   });
   const api: FakeSupplierApi = createFakeSupplierApi({
     seed: 3,
-    suppliers: [{ supplierId: SUPPLIER, apiKey: "k", surveys: 12, account: { OutgoingEncryption: OUTGOING, S2SUrls: routes(`${receiver.origin}/v1/outcomes`) } }],
+    suppliers: [
+      {
+        supplierId: SUPPLIER,
+        apiKey: "k",
+        surveys: 12,
+        account: { OutgoingEncryption: OUTGOING, S2SUrls: routes(`${receiver.origin}/v1/outcomes`) },
+      },
+    ],
   });
   const marketplace: FakeMarketplace = createFakeMarketplace({ api, s2s: { retryDelayMs: 1, ...s2s } });
   opened.push(marketplace);
@@ -52,7 +66,8 @@ async function setUp(receiverFailures = 0, s2s: FakeMarketplaceOptions["s2s"] = 
   const survey = api.listSurveys(SUPPLIER).find((candidate) => candidate.SurveyUrl.includes("[#vq_tid#]"));
   if (survey === undefined) throw new Error("the seeded fake has no survey with a [#vq_tid#] placeholder");
   const account = api.getAccount(SUPPLIER);
-  const link = (token: string) => buildEntryLink(survey, { token, uid: "resp-1" }, { encryption: account.IncomingEncryption });
+  const link = (token: string) =>
+    buildEntryLink(survey, { token, uid: "resp-1" }, { encryption: account.IncomingEncryption });
   return { api, marketplace, receiver, survey, account, link };
 }
 
@@ -74,15 +89,23 @@ describe("createFakeMarketplace", () => {
     expect(receiver.urls).toHaveLength(1);
     const url = `${receiver.origin}${receiver.urls[0] ?? ""}`;
     expect(url).toMatch(/\/v1\/outcomes\/complete\?vq_token=tok-1&sig=/);
-    expect(verifySignedUrl(url, "outgoing-secret-key", { algorithm: "SHA256", parameter: "sig" })).toEqual({ valid: true });
+    expect(verifySignedUrl(url, "outgoing-secret-key", { algorithm: "SHA256", parameter: "sig" })).toEqual({
+      valid: true,
+    });
   });
 
   it("refuses an unsigned or tampered entry link with 403 and the reason, and sends nothing", async () => {
     const { marketplace, receiver, link } = await setUp();
     const signed = link("tok-2");
     const unsigned = signed.slice(0, signed.lastIndexOf("&hash="));
-    expect(await marketplace.respond(unsigned)).toMatchObject({ status: 403, reason: expect.stringMatching(/^missing/) as unknown });
-    expect(await marketplace.respond(signed.replace("tok-2", "tok-3"))).toMatchObject({ status: 403, reason: expect.stringMatching(/^mismatch/) as unknown });
+    expect(await marketplace.respond(unsigned)).toMatchObject({
+      status: 403,
+      reason: expect.stringMatching(/^missing/) as unknown,
+    });
+    expect(await marketplace.respond(signed.replace("tok-2", "tok-3"))).toMatchObject({
+      status: 403,
+      reason: expect.stringMatching(/^mismatch/) as unknown,
+    });
     await marketplace.settle();
     expect(receiver.urls).toEqual([]);
   });
@@ -98,7 +121,13 @@ describe("createFakeMarketplace", () => {
     await marketplace.enter(link("tok-5"), { outcome: "terminate" });
     await marketplace.settle();
     expect(receiver.urls).toHaveLength(3);
-    expect(marketplace.deliveries()).toEqual([expect.objectContaining({ outcome: "terminate", delivered: true, attempts: [{ status: 503 }, { status: 503 }, { status: 200 }] })]);
+    expect(marketplace.deliveries()).toEqual([
+      expect.objectContaining({
+        outcome: "terminate",
+        delivered: true,
+        attempts: [{ status: 503 }, { status: 503 }, { status: 200 }],
+      }),
+    ]);
   });
 
   it("repeats a delivered callback as real senders do, also concurrently", async () => {

@@ -7,7 +7,15 @@ import { sleep } from "../internal/sleep.ts";
 import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
-import type { EntryResult, FakeMarketplace, FakeMarketplaceOptions, MarketplaceServer, RespondentOutcome, S2sAttempt, S2sDelivery } from "./types.ts";
+import type {
+  EntryResult,
+  FakeMarketplace,
+  FakeMarketplaceOptions,
+  MarketplaceServer,
+  RespondentOutcome,
+  S2sAttempt,
+  S2sDelivery,
+} from "./types.ts";
 
 const outcomes: readonly RespondentOutcome[] = ["complete", "terminate", "overquota", "security"];
 const entryPath = /^\/s\/(\d+)(?:[/?#]|$)/;
@@ -116,7 +124,9 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
       fireS2s(outgoing === undefined ? url : signUrl(url, outgoing.key, outgoing.scheme), token, outcome);
     }
     const base = { surveyId, token, uid, outcome };
-    return account.RedirectUrls.Enabled ? { status: 302, location: outcomeUrl(account.RedirectUrls, outcome, token, uid), ...base } : { status: 200, ...base };
+    return account.RedirectUrls.Enabled
+      ? { status: 302, location: outcomeUrl(account.RedirectUrls, outcome, token, uid), ...base }
+      : { status: 200, ...base };
   }
 
   return {
@@ -134,7 +144,10 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
           const result = handleEntry(rawTarget, undefined);
           const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
           if (result.location !== undefined) headers.set("location", result.location);
-          return Promise.resolve({ kind: "response", response: new Response(JSON.stringify(result), { status: result.status, headers }) });
+          return Promise.resolve({
+            kind: "response",
+            response: new Response(JSON.stringify(result), { status: result.status, headers }),
+          });
         },
         MAX_ENTRY_BODY_BYTES,
         listenOptions,

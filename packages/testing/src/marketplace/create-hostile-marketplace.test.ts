@@ -34,7 +34,13 @@ async function startReceiver(pinned = false) {
     request.on("end", () => {
       const target = request.url ?? "";
       const host = request.headers.host ?? "";
-      received.push({ method: request.method ?? "", target, host, headers: request.headers, body: Buffer.concat(chunks).toString() });
+      received.push({
+        method: request.method ?? "",
+        target,
+        host,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
       const verdict = verifySignedUrl(`${pinned ? origin : `http://${host}`}${target}`, KEY, SCHEME);
       if (!verdict.valid) return void response.writeHead(403).end(verdict.reason);
       const outcome = /^\/v1\/outcomes\/([^/?]*)/.exec(target)?.[1] ?? "";
@@ -50,7 +56,14 @@ async function startReceiver(pinned = false) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  opened.push(() => new Promise<void>((resolve) => server.close(() => { resolve(); })));
+  opened.push(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  );
   return { origin, received, server };
 }
 
@@ -59,8 +72,10 @@ afterEach(async () => {
   for (const close of opened.splice(0)) await close();
 });
 
-const byVariant = (attempts: readonly HostileCallback[]) => new Map(attempts.map((attempt) => [attempt.variant, attempt]));
-const json = (attempt: HostileCallback | undefined) => JSON.parse(attempt?.response?.body ?? "null") as { outcome: string; token: string } | null;
+const byVariant = (attempts: readonly HostileCallback[]) =>
+  new Map(attempts.map((attempt) => [attempt.variant, attempt]));
+const json = (attempt: HostileCallback | undefined) =>
+  JSON.parse(attempt?.response?.body ?? "null") as { outcome: string; token: string } | null;
 
 describe("createHostileMarketplace", () => {
   it("sends the genuine callback signed as the real marketplace does, so a receiver accepts it", async () => {
@@ -76,7 +91,9 @@ describe("createHostileMarketplace", () => {
 
   it("forges signatures eight ways, each reaching the receiver as planned and refused by it", async () => {
     const receiver = await startReceiver();
-    const attempts = await createHostileMarketplace({ receiverUrl: receiver.origin, signing }).forgedCallbacks({ token: "t-2" });
+    const attempts = await createHostileMarketplace({ receiverUrl: receiver.origin, signing }).forgedCallbacks({
+      token: "t-2",
+    });
     expect(attempts.map((attempt) => attempt.variant)).toEqual([
       "unsigned",
       "wrong-key",
@@ -87,8 +104,15 @@ describe("createHostileMarketplace", () => {
       "signature-of-another-url",
       "signature-parameter-case",
     ]);
-    for (const attempt of attempts) expect({ variant: attempt.variant, status: attempt.response?.status, refused: attempt.refused }).toEqual({ variant: attempt.variant, status: 403, refused: true });
-    expect(receiver.received.map((request) => request.target)).toEqual(attempts.map((attempt) => attempt.request.target));
+    for (const attempt of attempts)
+      expect({ variant: attempt.variant, status: attempt.response?.status, refused: attempt.refused }).toEqual({
+        variant: attempt.variant,
+        status: 403,
+        refused: true,
+      });
+    expect(receiver.received.map((request) => request.target)).toEqual(
+      attempts.map((attempt) => attempt.request.target),
+    );
     expect(receiver.received[0]?.target).toBe("/v1/outcomes/complete?vq_token=t-2");
     expect(receiver.received[7]?.target).toMatch(/&SIG=/);
   });
@@ -99,7 +123,12 @@ describe("createHostileMarketplace", () => {
     const attempts = byVariant(await hostile.replayedCallbacks({ token: "t-3", otherToken: "t-4" }));
     const genuine = hostile.sign(hostile.callbackUrl("complete", "t-3"));
     const status = (variant: string) => attempts.get(variant)?.response?.status;
-    const seen = (variant: string) => receiver.received.find((request) => request.target === attempts.get(variant)?.request.target && request.host === attempts.get(variant)?.request.host);
+    const seen = (variant: string) =>
+      receiver.received.find(
+        (request) =>
+          request.target === attempts.get(variant)?.request.target &&
+          request.host === attempts.get(variant)?.request.host,
+      );
 
     expect(status("exact")).toBe(200);
     expect(status("other-token")).toBe(403);
@@ -126,10 +155,22 @@ describe("createHostileMarketplace", () => {
 
   it("is refused, but for the exact replay, by a receiver that verifies against its own public URL", async () => {
     const pinned = await startReceiver(true);
-    const attempts = await createHostileMarketplace({ receiverUrl: pinned.origin, signing }).replayedCallbacks({ token: "t-5", otherToken: "t-6", outcome: "terminate" });
-    expect(attempts.find((attempt) => attempt.variant === "other-outcome")?.request.target).toMatch(/^\/v1\/outcomes\/complete\?vq_token=t-5&/);
-    expect(attempts.filter((attempt) => !attempt.refused).map((attempt) => attempt.variant)).toEqual(["exact", "post-with-other-token"]);
-    expect(json(attempts.find((attempt) => attempt.variant === "post-with-other-token"))).toEqual({ outcome: "terminate", token: "t-5" });
+    const attempts = await createHostileMarketplace({ receiverUrl: pinned.origin, signing }).replayedCallbacks({
+      token: "t-5",
+      otherToken: "t-6",
+      outcome: "terminate",
+    });
+    expect(attempts.find((attempt) => attempt.variant === "other-outcome")?.request.target).toMatch(
+      /^\/v1\/outcomes\/complete\?vq_token=t-5&/,
+    );
+    expect(attempts.filter((attempt) => !attempt.refused).map((attempt) => attempt.variant)).toEqual([
+      "exact",
+      "post-with-other-token",
+    ]);
+    expect(json(attempts.find((attempt) => attempt.variant === "post-with-other-token"))).toEqual({
+      outcome: "terminate",
+      token: "t-5",
+    });
   });
 
   it("sends an outcome before any entry, outcome flips for one token, and callbacks as browsers send them", async () => {
@@ -150,15 +191,29 @@ describe("createHostileMarketplace", () => {
 
     receiver.received.splice(0);
     const browser = await hostile.browserCallbacks({ token: "t-8" });
-    expect(browser.map((attempt) => attempt.variant)).toEqual(["img", "no-cors-post", "form-post", "navigation", "opaque-origin"]);
-    expect(receiver.received.map((request) => [request.method, request.headers["sec-fetch-site"], request.headers["sec-fetch-dest"], request.headers.origin])).toEqual([
+    expect(browser.map((attempt) => attempt.variant)).toEqual([
+      "img",
+      "no-cors-post",
+      "form-post",
+      "navigation",
+      "opaque-origin",
+    ]);
+    expect(
+      receiver.received.map((request) => [
+        request.method,
+        request.headers["sec-fetch-site"],
+        request.headers["sec-fetch-dest"],
+        request.headers.origin,
+      ]),
+    ).toEqual([
       ["GET", "cross-site", "image", undefined],
       ["POST", "cross-site", "empty", "https://attacker.example"],
       ["POST", "cross-site", "document", "https://attacker.example"],
       ["GET", "cross-site", "document", undefined],
       ["POST", "cross-site", "empty", "null"],
     ]);
-    for (const request of receiver.received) expect(request.headers.referer).toBe("https://attacker.example/leaked.html");
+    for (const request of receiver.received)
+      expect(request.headers.referer).toBe("https://attacker.example/leaked.html");
     // Validly signed: only a receiver that looks at the browser headers refuses them.
     for (const attempt of browser) expect(attempt.response?.status).toBe(200);
   });
@@ -176,8 +231,11 @@ describe("createHostileMarketplace", () => {
 
   it("sends NUL bytes, lone surrogates and other malformed tokens as raw escapes, validly signed", async () => {
     const receiver = await startReceiver();
-    const attempts = byVariant(await createHostileMarketplace({ receiverUrl: receiver.origin, signing }).malformedTokens("terminate"));
-    const target = (variant: string) => receiver.received.find((request) => request.target === attempts.get(variant)?.request.target)?.target ?? "";
+    const attempts = byVariant(
+      await createHostileMarketplace({ receiverUrl: receiver.origin, signing }).malformedTokens("terminate"),
+    );
+    const target = (variant: string) =>
+      receiver.received.find((request) => request.target === attempts.get(variant)?.request.target)?.target ?? "";
     expect(target("nul-byte")).toMatch(/^\/v1\/outcomes\/terminate\?vq_token=tok%00en&sig=/);
     expect(target("lone-high-surrogate")).toContain("vq_token=tok%ED%A0%80en&");
     expect(target("lone-low-surrogate")).toContain("vq_token=tok%ED%B0%80en&");
@@ -195,15 +253,25 @@ describe("createHostileMarketplace", () => {
     expect(hostile.callbackUrl("complete", "a&b")).toBe(`${receiver.origin}/v1/outcomes/complete?tid=a%26b`);
     expect((await hostile.genuineCallback({ token: "t-9" })).request.target).toBe("/v1/outcomes/complete?tid=t-9");
     const forged = byVariant(await hostile.forgedCallbacks({ token: "t-9" }));
-    expect(forged.get("wrong-key")?.request.target).toBe(`/v1/outcomes/complete?tid=t-9&hash=${signUrl(hostile.callbackUrl("complete", "t-9"), "attacker-key-not-the-accounts").split("hash=")[1] ?? ""}`);
+    expect(forged.get("wrong-key")?.request.target).toBe(
+      `/v1/outcomes/complete?tid=t-9&hash=${signUrl(hostile.callbackUrl("complete", "t-9"), "attacker-key-not-the-accounts").split("hash=")[1] ?? ""}`,
+    );
   });
 
   it("reports a receiver that does not answer as an error, not a refusal, and refuses a receiver URL that is not http(s)", async () => {
     const receiver = await startReceiver();
     const closed = receiver.origin;
-    await new Promise<void>((resolve) => receiver.server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      receiver.server.close(() => {
+        resolve();
+      }),
+    );
     const attempt = await createHostileMarketplace({ receiverUrl: closed, signing }).genuineCallback({ token: "t" });
-    expect(attempt).toMatchObject({ response: undefined, refused: false, error: expect.stringMatching(/ECONNREFUSED/) as unknown });
+    expect(attempt).toMatchObject({
+      response: undefined,
+      refused: false,
+      error: expect.stringMatching(/ECONNREFUSED/) as unknown,
+    });
     expect(() => createHostileMarketplace({ receiverUrl: "ftp://x.example" })).toThrow(RangeError);
     expect(() => createHostileMarketplace({ receiverUrl: "/v1/outcomes" })).toThrow(RangeError);
   });
@@ -214,7 +282,9 @@ describe("hostileSurveyInits", () => {
     const inits = hostileSurveyInits({ firstSurveyId: 500 });
     const api = createFakeSupplierApi({ suppliers: [{ supplierId: 1001, apiKey: "k", surveys: inits }] });
     const surveys = api.listSurveys(1001);
-    expect(surveys.map((survey) => survey.Name)).toEqual(Object.keys(hostileSurveyUrls).map((kind) => `hostile: ${kind}`));
+    expect(surveys.map((survey) => survey.Name)).toEqual(
+      Object.keys(hostileSurveyUrls).map((kind) => `hostile: ${kind}`),
+    );
     for (const survey of surveys) expect(Survey.safeParse(survey).success).toBe(true);
     const url = (kind: string) => surveys.find((survey) => survey.Name === `hostile: ${kind}`)?.SurveyUrl ?? "";
     expect(url("rid-placeholder")).toBe("https://survey.example.com/s/500?rid=[%RID%]");
@@ -223,7 +293,9 @@ describe("hostileSurveyInits", () => {
     expect(url("data")).toMatch(/^data:text\/html,<script>/);
     expect(new URL(url("userinfo")).username).toBe("user");
     expect(new URL(url("userinfo-host-spoof")).hostname).toBe("attacker.example");
-    expect(() => buildEntryLink({ SurveyUrl: url("unknown-vq-placeholder") }, { token: "t" })).toThrow(UnfilledPlaceholderError);
+    expect(() => buildEntryLink({ SurveyUrl: url("unknown-vq-placeholder") }, { token: "t" })).toThrow(
+      UnfilledPlaceholderError,
+    );
     expect(() => buildEntryLink({ SurveyUrl: url("javascript") }, { token: "t" })).toThrow(UnsafeSurveyUrlError);
     expect(hostileSurveyInits({ kinds: ["data"] })).toHaveLength(1);
   });

@@ -24,7 +24,7 @@ export function entryParameterNames(surveyUrl: string): EntryParameterNames {
 
 /** The decoded value of the first query parameter `name` of a raw URL. */
 export function rawQueryValue(url: string, name: string): string | undefined {
-  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1).split("#", 1)[0] ?? "" : "";
+  const query = url.includes("?") ? (url.slice(url.indexOf("?") + 1).split("#", 1)[0] ?? "") : "";
   for (const pair of query.split("&")) {
     const equals = pair.indexOf("=");
     if ((equals < 0 ? pair : pair.slice(0, equals)) !== name) continue;

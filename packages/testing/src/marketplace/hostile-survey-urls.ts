@@ -57,10 +57,17 @@ export interface HostileSurveyOptions {
  */
 export function hostileSurveyInits(options: HostileSurveyOptions = {}): SurveyInit[] {
   const first = options.firstSurveyId ?? 900_001;
-  if (!Number.isSafeInteger(first) || first < 1) throw new RangeError(`firstSurveyId must be a positive integer, got ${String(first)}`);
+  if (!Number.isSafeInteger(first) || first < 1)
+    throw new RangeError(`firstSurveyId must be a positive integer, got ${String(first)}`);
   const kinds = options.kinds ?? (Object.keys(hostileSurveyUrls) as HostileSurveyUrlKind[]);
   return kinds.map((kind, index) => {
     const surveyId = first + index;
-    return { survey: { SurveyId: surveyId, Name: `hostile: ${kind}`, SurveyUrl: hostileSurveyUrls[kind].replace("{id}", String(surveyId)) } };
+    return {
+      survey: {
+        SurveyId: surveyId,
+        Name: `hostile: ${kind}`,
+        SurveyUrl: hostileSurveyUrls[kind].replace("{id}", String(surveyId)),
+      },
+    };
   });
 }

@@ -120,7 +120,10 @@ export interface HostileMarketplace {
    */
   browserCallbacks(target: CallbackTarget): Promise<readonly HostileCallback[]>;
   /** A validly signed callback whose token is `length` characters long. @default length 8000 */
-  oversizedToken(options?: { readonly length?: number; readonly outcome?: RespondentOutcome }): Promise<HostileCallback>;
+  oversizedToken(options?: {
+    readonly length?: number;
+    readonly outcome?: RespondentOutcome;
+  }): Promise<HostileCallback>;
   /**
    * Validly signed callbacks whose token holds what no token should: a NUL byte (`%00`), lone
    * surrogates (`%ED%A0%80`, `%ED%B0%80`: UTF-8 of U+D800 and U+DC00, which no decoder

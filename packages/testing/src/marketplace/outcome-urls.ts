@@ -16,5 +16,11 @@ export const outcomeFields: Readonly<Record<RespondentOutcome, UrlSettingsUrlFie
  */
 export function outcomeUrl(settings: UrlSettings, outcome: RespondentOutcome, token: string, uid: string): string {
   const template = settings[outcomeFields[outcome]].replaceAll("[%RID%]", encodeURIComponent(token));
-  return fillPlaceholders(template, new Map([["vq_tid", token], ["vq_tuid", uid]]));
+  return fillPlaceholders(
+    template,
+    new Map([
+      ["vq_tid", token],
+      ["vq_tuid", uid],
+    ]),
+  );
 }

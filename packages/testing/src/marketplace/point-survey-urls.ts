@@ -12,7 +12,10 @@ export function pointSurveyUrlsAt(api: FakeSupplierApi, supplierIds: readonly nu
     for (const survey of api.listSurveys(supplierId, "all")) {
       const current = templateOrigin(survey.SurveyUrl);
       if (current === "" || current === origin) continue;
-      api.updateSurvey(survey.SurveyId, { SurveyUrl: `${origin}${survey.SurveyUrl.slice(current.length)}`, LastUpdatedOnUTC: survey.LastUpdatedOnUTC });
+      api.updateSurvey(survey.SurveyId, {
+        SurveyUrl: `${origin}${survey.SurveyUrl.slice(current.length)}`,
+        LastUpdatedOnUTC: survey.LastUpdatedOnUTC,
+      });
     }
   }
 }

@@ -6,13 +6,19 @@ import type { HostileRequest, HostileResponse } from "./hostile-types.ts";
 const MAX_KEPT_BODY_BYTES = 64 * 1024;
 
 /** An answer, or why none came. */
-export type RawOutcome = { readonly response: HostileResponse; readonly error?: undefined } | { readonly response?: undefined; readonly error: string };
+export type RawOutcome =
+  | { readonly response: HostileResponse; readonly error?: undefined }
+  | { readonly response?: undefined; readonly error: string };
 
 /**
  * Sends one request over node:http(s) with the request target and `Host` header exactly as
  * given: `fetch` would normalise the target and refuses to set `Host`, which the attacks need.
  */
-export function sendRawRequest(origin: URL, request: HostileRequest & { readonly host: string }, timeoutMs: number): Promise<RawOutcome> {
+export function sendRawRequest(
+  origin: URL,
+  request: HostileRequest & { readonly host: string },
+  timeoutMs: number,
+): Promise<RawOutcome> {
   const send = origin.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const body = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
@@ -36,11 +42,14 @@ export function sendRawRequest(origin: URL, request: HostileRequest & { readonly
       resolve({ error: error.message });
     });
     outgoing.on("response", (message) => {
-      void readResponse(message).then((response) => {
-        resolve({ response });
-      }, (error: unknown) => {
-        resolve({ error: error instanceof Error ? error.message : String(error) });
-      });
+      void readResponse(message).then(
+        (response) => {
+          resolve({ response });
+        },
+        (error: unknown) => {
+          resolve({ error: error instanceof Error ? error.message : String(error) });
+        },
+      );
     });
     outgoing.end(body);
   });
@@ -57,7 +66,9 @@ async function readResponse(message: IncomingMessage): Promise<HostileResponse> 
   }
   // fromEntries defines own properties: a header named __proto__ stays a header.
   const headers = Object.fromEntries(
-    Object.entries(message.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]])),
+    Object.entries(message.headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]],
+    ),
   );
   return { status: message.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString("utf8") };
 }

@@ -26,9 +26,13 @@ export interface HiddenConversionOptions {
  * hiddenConversion({ SurveyId: 100001, Ir: "40" }, { seed: 7 }); // such as 0.23 or 0.71
  * ```
  */
-export function hiddenConversion(survey: Pick<Survey, "SurveyId" | "Ir">, options: HiddenConversionOptions = {}): number {
+export function hiddenConversion(
+  survey: Pick<Survey, "SurveyId" | "Ir">,
+  options: HiddenConversionOptions = {},
+): number {
   const spread = options.spread ?? DEFAULT_CONVERSION_SPREAD;
-  if (!Number.isFinite(spread) || spread < 0) throw new RangeError(`spread must be a finite number ≥ 0, got ${String(spread)}`);
+  if (!Number.isFinite(spread) || spread < 0)
+    throw new RangeError(`spread must be a finite number ≥ 0, got ${String(spread)}`);
   const incidence = Number(survey.Ir) / 100;
   if (!Number.isFinite(incidence)) return 0;
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, survey.SurveyId, 0xc0_4e));

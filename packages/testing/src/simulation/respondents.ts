@@ -18,7 +18,13 @@ export function buildRespondent(seed: number, index: number, zipCodes: readonly 
   const random = createSeededRandom(deriveSeed(seed, index, 0x2e5));
   const answers: Record<string, readonly string[]> = {};
   for (const qualification of qualificationCatalogue) {
-    answers[String(qualification.Id)] = answer(qualification.Id, qualification.TypeName, qualification.Options, zipCodes, random);
+    answers[String(qualification.Id)] = answer(
+      qualification.Id,
+      qualification.TypeName,
+      qualification.Options,
+      zipCodes,
+      random,
+    );
   }
   const language = random.chance(0.45) ? languages[0] : random.pick(languages);
   return {
@@ -39,7 +45,11 @@ function answer(
 ): readonly string[] {
   if (id === AGE_QUALIFICATION || type === "Range") return [String(random.int(18, 75))];
   if (options.length === 0) {
-    return [zipCodes.length > 0 && random.chance(0.5) ? random.pick(zipCodes) : String(random.int(10_000, 99_950)).padStart(5, "0")];
+    return [
+      zipCodes.length > 0 && random.chance(0.5)
+        ? random.pick(zipCodes)
+        : String(random.int(10_000, 99_950)).padStart(5, "0"),
+    ];
   }
   const codes = options.map((option) => String(option.OptionCode));
   return type === "Multi" ? random.sample(codes, random.int(1, Math.min(3, codes.length))) : [random.pick(codes)];

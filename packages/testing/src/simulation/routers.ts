@@ -6,7 +6,10 @@ export type SurveyScore = (survey: SimulatedSurvey) => number;
 
 /** An in-memory router's entry: a token per respondent, and the survey's URL as the link. */
 function inMemoryEntry(surveyId: number, respondentId: string, simulation: MarketplaceSimulation) {
-  return Promise.resolve({ token: `sim-${respondentId}-${surveyId}`, link: simulation.survey(surveyId)?.survey.SurveyUrl ?? "" });
+  return Promise.resolve({
+    token: `sim-${respondentId}-${surveyId}`,
+    link: simulation.survey(surveyId)?.survey.SurveyUrl ?? "",
+  });
 }
 
 /**
@@ -24,7 +27,11 @@ export function policyRouter(simulation: MarketplaceSimulation, score: SurveySco
   const scores = new Map(simulation.surveys.map((entry) => [entry.survey.SurveyId, score(entry)]));
   return {
     match: (respondent) =>
-      Promise.resolve([...simulation.eligibleSurveyIds(respondent)].sort((left, right) => (scores.get(right) ?? 0) - (scores.get(left) ?? 0) || left - right)),
+      Promise.resolve(
+        [...simulation.eligibleSurveyIds(respondent)].sort(
+          (left, right) => (scores.get(right) ?? 0) - (scores.get(left) ?? 0) || left - right,
+        ),
+      ),
     enter: (surveyId, respondent) => inMemoryEntry(surveyId, respondent.id, simulation),
     report: () => Promise.resolve(),
   };

@@ -13,14 +13,24 @@ import type {
 /** What one respondent's visit came to. */
 type Visit =
   | { readonly kind: "unrouted" }
-  | { readonly kind: "entered"; readonly surveyId: number; readonly outcome: SimulatedOutcome; readonly eligible: boolean; readonly cpi: number };
+  | {
+      readonly kind: "entered";
+      readonly surveyId: number;
+      readonly outcome: SimulatedOutcome;
+      readonly eligible: boolean;
+      readonly cpi: number;
+    };
 
 function firstChoice(answer: readonly number[] | number | undefined): number | undefined {
   return typeof answer === "number" ? answer : answer?.[0];
 }
 
 /** One respondent: ask the router, enter its first choice, draw the outcome, report it. */
-async function visit(simulation: MarketplaceSimulation, router: SimulationRouter, respondent: SimulatedRespondent): Promise<Visit> {
+async function visit(
+  simulation: MarketplaceSimulation,
+  router: SimulationRouter,
+  respondent: SimulatedRespondent,
+): Promise<Visit> {
   const surveyId = firstChoice(await router.match(respondent));
   if (surveyId === undefined) return { kind: "unrouted" };
   const { token } = await router.enter(surveyId, respondent);
@@ -53,7 +63,12 @@ function summarise(respondents: number, visits: readonly Visit[]): SimulationRes
   }
   const surveys: SimulatedSurveyResult[] = [...bySurvey]
     .sort(([left], [right]) => left - right)
-    .map(([surveyId, survey]) => ({ surveyId, entries: survey.entries, completes: survey.completes, revenue: roundCents(survey.revenue) }));
+    .map(([surveyId, survey]) => ({
+      surveyId,
+      entries: survey.entries,
+      completes: survey.completes,
+      revenue: roundCents(survey.revenue),
+    }));
   const revenue = roundCents(surveys.reduce((sum, survey) => sum + survey.revenue, 0));
   return {
     respondents,
@@ -91,9 +106,14 @@ function roundCents(value: number): number {
  * oracle.revenuePerRespondent > random.revenuePerRespondent; // true
  * ```
  */
-export async function runSimulation(simulation: MarketplaceSimulation, router: SimulationRouter, options: RunSimulationOptions = {}): Promise<SimulationResult> {
+export async function runSimulation(
+  simulation: MarketplaceSimulation,
+  router: SimulationRouter,
+  options: RunSimulationOptions = {},
+): Promise<SimulationResult> {
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
   const { respondents } = simulation;
   const visits = new Array<Visit>(respondents.length);
   let next = 0;

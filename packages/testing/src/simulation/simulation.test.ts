@@ -7,7 +7,8 @@ import { runSimulation } from "./run-simulation.ts";
 import type { SimulatedOutcome, SimulationRouter } from "./types.ts";
 
 const small = { surveys: 120, respondents: 1500 } as const;
-const byPublishedIr = ({ survey }: { survey: { Cpi: string; Ir: string } }) => (Number(survey.Cpi) * Number(survey.Ir)) / 100;
+const byPublishedIr = ({ survey }: { survey: { Cpi: string; Ir: string } }) =>
+  (Number(survey.Cpi) * Number(survey.Ir)) / 100;
 
 describe("createMarketplaceSimulation", () => {
   it("gives the same surveys, conversions and respondents for the same seed, and others for another", () => {
@@ -16,13 +17,17 @@ describe("createMarketplaceSimulation", () => {
     const other = createMarketplaceSimulation({ seed: 5, ...small });
     expect(again.surveys).toEqual(one.surveys);
     expect(again.respondents).toEqual(one.respondents);
-    expect(other.surveys.map((entry) => entry.trueConversion)).not.toEqual(one.surveys.map((entry) => entry.trueConversion));
+    expect(other.surveys.map((entry) => entry.trueConversion)).not.toEqual(
+      one.surveys.map((entry) => entry.trueConversion),
+    );
     expect(other.respondents[0]?.answers).not.toEqual(one.respondents[0]?.answers);
   });
 
   it("hides a true conversion that differs from Ir / 100 by a log-normal factor, within [0, 1]", () => {
     const { surveys } = createMarketplaceSimulation({ seed: 2, surveys: 2000, respondents: 1 });
-    const factors = surveys.map(({ survey, trueConversion }) => trueConversion / (Number(survey.Ir) / 100)).filter((factor) => factor > 0);
+    const factors = surveys
+      .map(({ survey, trueConversion }) => trueConversion / (Number(survey.Ir) / 100))
+      .filter((factor) => factor > 0);
     for (const { trueConversion } of surveys) expect(trueConversion).toBeGreaterThanOrEqual(0);
     for (const { trueConversion } of surveys) expect(trueConversion).toBeLessThanOrEqual(1);
     const sorted = [...factors].sort((left, right) => left - right);
@@ -46,11 +51,15 @@ describe("createMarketplaceSimulation", () => {
   it("publishes exactly its surveys, qualifications and quotas through a fake supplier", () => {
     const simulation = createMarketplaceSimulation({ seed: 3, surveys: 30, respondents: 1 });
     const api = createFakeSupplierApi({ suppliers: [simulation.supplier({ supplierId: 1001, apiKey: "k" })] });
-    expect(api.listSurveys(1001).map((survey) => survey.SurveyId)).toEqual(simulation.surveys.map((entry) => entry.survey.SurveyId));
+    expect(api.listSurveys(1001).map((survey) => survey.SurveyId)).toEqual(
+      simulation.surveys.map((entry) => entry.survey.SurveyId),
+    );
     const [first] = simulation.surveys;
     const record = api.getSurvey(first?.survey.SurveyId ?? 0);
     expect(record?.survey.Cpi).toBe(first?.survey.Cpi);
-    expect(record?.qualifications.map((item) => item.OptionCodes)).toEqual(first?.qualifications.map((item) => item.OptionCodes));
+    expect(record?.qualifications.map((item) => item.OptionCodes)).toEqual(
+      first?.qualifications.map((item) => item.OptionCodes),
+    );
     expect(record?.quotas ?? []).toHaveLength(first?.quotas.length ?? -1);
   });
 
@@ -67,7 +76,9 @@ describe("runSimulation", () => {
   it("gives the same result for the same seed and policy, whatever the concurrency", async () => {
     const simulation = createMarketplaceSimulation({ seed: 8, ...small });
     const first = await runSimulation(simulation, randomRouter(simulation));
-    const again = await runSimulation(createMarketplaceSimulation({ seed: 8, ...small }), randomRouter(simulation), { concurrency: 7 });
+    const again = await runSimulation(createMarketplaceSimulation({ seed: 8, ...small }), randomRouter(simulation), {
+      concurrency: 7,
+    });
     expect(again).toEqual(first);
     const other = await runSimulation(createMarketplaceSimulation({ seed: 9, ...small }), randomRouter(simulation));
     expect(other.revenue).not.toBe(first.revenue);
@@ -86,7 +97,9 @@ describe("runSimulation", () => {
 
   it("with no spread, ranking by Cpi × Ir / 100 is the oracle", async () => {
     const simulation = createMarketplaceSimulation({ seed: 11, ...small, conversionSpread: 0 });
-    expect(await runSimulation(simulation, policyRouter(simulation, byPublishedIr))).toEqual(await runSimulation(simulation, oracleRouter(simulation)));
+    expect(await runSimulation(simulation, policyRouter(simulation, byPublishedIr))).toEqual(
+      await runSimulation(simulation, oracleRouter(simulation)),
+    );
   });
 
   it("enters the first survey offered, reports the drawn outcome for its token, and counts what it reported", async () => {

@@ -55,11 +55,13 @@ export function extractApiSurface(dtsPath: string): ApiSurface {
     }
     const declared = declaredName(statement);
     const name = declared === undefined ? undefined : withoutBundlerSuffixes(declared);
-    const printed = withoutBundlerSuffixes(printer
-      .printNode(ts.EmitHint.Unspecified, statement, source)
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .join("\n"));
+    const printed = withoutBundlerSuffixes(
+      printer
+        .printNode(ts.EmitHint.Unspecified, statement, source)
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .join("\n"),
+    );
     if (name === undefined) {
       declarations.set(`(statement ${declarations.size + 1})`, printed);
       continue;
@@ -69,18 +71,34 @@ export function extractApiSurface(dtsPath: string): ApiSurface {
     declarations.set(name, previous === undefined ? printed : `${previous}\n${printed}`);
   }
 
-  const sortKey = (entry: string) => entry.replace(/^type /, "").split(" as ").at(-1) ?? entry;
+  const sortKey = (entry: string) =>
+    entry
+      .replace(/^type /, "")
+      .split(" as ")
+      .at(-1) ?? entry;
   exports.sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
-  return { imports: [...new Set(imports.map(dedupeImportNames))].sort(), exports, declarations: new Map([...declarations].sort(([a], [b]) => a.localeCompare(b))) };
+  return {
+    imports: [...new Set(imports.map(dedupeImportNames))].sort(),
+    exports,
+    declarations: new Map([...declarations].sort(([a], [b]) => a.localeCompare(b))),
+  };
 }
 
 /** `import { A, A as A } from "x"` (after dropping suffixes) becomes `import { A } from "x"`. */
 function dedupeImportNames(line: string): string {
   return line.replace(/\{([^}]*)\}/, (_match, names: string) => {
-    const unique = [...new Set(names.split(",").map((name) => name.trim()).filter((name) => name !== "").map((name) => {
-      const [local, alias] = name.split(/\s+as\s+/);
-      return alias === local ? (local ?? name) : name;
-    }))];
+    const unique = [
+      ...new Set(
+        names
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "")
+          .map((name) => {
+            const [local, alias] = name.split(/\s+as\s+/);
+            return alias === local ? (local ?? name) : name;
+          }),
+      ),
+    ];
     return `{ ${unique.join(", ")} }`;
   });
 }

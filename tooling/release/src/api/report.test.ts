@@ -51,7 +51,12 @@ describe("API reports", () => {
       .replace("export {", "declare const version: string;\nexport { version,");
     const diff = diffSurfaces(surfaceOf(released), surfaceOf(next));
     expect(diff.breaking).toEqual([]);
-    expect(diff.additions).toEqual(["export `version` added", "`Options` gained members", "`Survey` gained members", "`version` added"]);
+    expect(diff.additions).toEqual([
+      "export `version` added",
+      "`Options` gained members",
+      "`Survey` gained members",
+      "`version` added",
+    ]);
   });
 
   it("count a removed export, a removed member or a changed signature as breaking", () => {

@@ -90,12 +90,16 @@ export function diffSurfaces(before: ApiSurface, after: ApiSurface): SurfaceDiff
   const additions: string[] = [];
   const afterExports = new Set(after.exports);
   const beforeExports = new Set(before.exports);
-  for (const name of before.exports) if (!afterExports.has(name)) breaking.push(`export \`${name}\` removed or changed`);
+  for (const name of before.exports)
+    if (!afterExports.has(name)) breaking.push(`export \`${name}\` removed or changed`);
   for (const name of after.exports) if (!beforeExports.has(name)) additions.push(`export \`${name}\` added`);
   for (const [name, text] of before.declarations) {
     const next = after.declarations.get(name);
     if (next === undefined) breaking.push(`\`${name}\` removed`);
-    else if (next !== text) (onlyAddedLines(text, next) ? additions : breaking).push(`\`${name}\` ${onlyAddedLines(text, next) ? "gained members" : "changed"}`);
+    else if (next !== text)
+      (onlyAddedLines(text, next) ? additions : breaking).push(
+        `\`${name}\` ${onlyAddedLines(text, next) ? "gained members" : "changed"}`,
+      );
   }
   for (const name of after.declarations.keys()) if (!before.declarations.has(name)) additions.push(`\`${name}\` added`);
   return { breaking, additions };

@@ -66,10 +66,12 @@ it("lists the fake's surveys over real HTTP", async () => {
 `;
 
 /** package.json of an empty consumer project. */
-export const consumerManifest = (name: string) => `${JSON.stringify({ name, private: true, type: "module" }, null, 2)}\n`;
+export const consumerManifest = (name: string) =>
+  `${JSON.stringify({ name, private: true, type: "module" }, null, 2)}\n`;
 
 /** .npmrc sending `@sds/*` to the test's registry and everything else to the usual one. */
-export const scopedNpmrc = (registryUrl: string) => `@sds:registry=${registryUrl}\n${registryUrl.replace(/^https?:/, "")}:_authToken=release-test\n`;
+export const scopedNpmrc = (registryUrl: string) =>
+  `@sds:registry=${registryUrl}\n${registryUrl.replace(/^https?:/, "")}:_authToken=release-test\n`;
 
 /** Verdaccio's configuration: local storage, anyone may publish `@sds/*`, no uplink. */
 export const verdaccioConfig = (storage: string) => `storage: ${JSON.stringify(storage)}

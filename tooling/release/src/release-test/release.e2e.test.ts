@@ -14,7 +14,14 @@ import { join } from "node:path";
 import { createFakeSupplierApi, DEFAULT_API_KEY, type FakeServer, type FakeSupplierApi } from "@sds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listPublicPackages, repoRoot, type PublicPackage } from "../workspace.ts";
-import { clientConsumer, consumerManifest, scopedNpmrc, strictTsconfig, testingConsumer, verdaccioConfig } from "./consumers.ts";
+import {
+  clientConsumer,
+  consumerManifest,
+  scopedNpmrc,
+  strictTsconfig,
+  testingConsumer,
+  verdaccioConfig,
+} from "./consumers.ts";
 import { copyFiles, freePort, run, start, step, stop, waitForOk, writeFiles } from "./steps.ts";
 
 const require = createRequire(import.meta.url);
@@ -39,7 +46,8 @@ describe("a release, published to a private registry and used from outside the w
   let publicPackages: PublicPackage[] = [];
 
   /** pnpm in a consumer project: @sds/* from the test's registry, the rest as usual (store first). */
-  const pnpm = (cwd: string, args: readonly string[]) => run("pnpm", [...args], { cwd, timeoutMs: 180_000, env: { npm_config_prefer_offline: "true" } });
+  const pnpm = (cwd: string, args: readonly string[]) =>
+    run("pnpm", [...args], { cwd, timeoutMs: 180_000, env: { npm_config_prefer_offline: "true" } });
 
   function consumer(name: string, files: Readonly<Record<string, string>> = {}): string {
     const dir = join(work, name);
@@ -49,12 +57,19 @@ describe("a release, published to a private registry and used from outside the w
 
   beforeAll(async () => {
     await step("copy the repository (tracked and new files) to a temporary directory", async () => {
-      const files = (await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot }))
+      const files = (
+        await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot })
+      )
         .split("\0")
         .filter((file) => file !== "" && existsSync(join(repoRoot, file)));
       copyFiles(repoRoot, repo, files);
     });
-    await step("install the copy's dependencies from the store", () => run("pnpm", ["install", "--frozen-lockfile", "--offline", "--reporter=silent"], { cwd: repo, timeoutMs: 180_000 }));
+    await step("install the copy's dependencies from the store", () =>
+      run("pnpm", ["install", "--frozen-lockfile", "--offline", "--reporter=silent"], {
+        cwd: repo,
+        timeoutMs: 180_000,
+      }),
+    );
     publicPackages = listPublicPackages(repo);
 
     // A release needs pending changesets; right after a release there are none, so the copy
@@ -64,7 +79,18 @@ describe("a release, published to a private registry and used from outside the w
     });
     await step("changeset version", () => run("pnpm", ["exec", "changeset", "version"], { cwd: repo }));
     await step("build the versioned packages", () =>
-      run("pnpm", ["exec", "turbo", "run", "build", ...publicPackages.map((pkg) => `--filter=${pkg.name}`), "--output-logs=errors-only"], { cwd: repo, timeoutMs: 300_000 }),
+      run(
+        "pnpm",
+        [
+          "exec",
+          "turbo",
+          "run",
+          "build",
+          ...publicPackages.map((pkg) => `--filter=${pkg.name}`),
+          "--output-logs=errors-only",
+        ],
+        { cwd: repo, timeoutMs: 300_000 },
+      ),
     );
 
     const port = await freePort();
@@ -72,7 +98,11 @@ describe("a release, published to a private registry and used from outside the w
     await step(`start Verdaccio at ${registryUrl}`, async () => {
       const storage = join(work, "registry");
       writeFiles(storage, { "config.yaml": verdaccioConfig(storage) });
-      const started = start(process.execPath, [verdaccioBin, "--config", join(storage, "config.yaml"), "--listen", `127.0.0.1:${port}`], { cwd: storage });
+      const started = start(
+        process.execPath,
+        [verdaccioBin, "--config", join(storage, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+        { cwd: storage },
+      );
       registry = started.child;
       try {
         await waitForOk(`${registryUrl}-/ping`, 60_000, started.child);
@@ -82,7 +112,9 @@ describe("a release, published to a private registry and used from outside the w
     });
 
     await step("changeset publish into it", async () => {
-      writeFiles(repo, { ".npmrc": `${readFileSync(join(repo, ".npmrc"), "utf8")}\nregistry=${registryUrl}\n${scopedNpmrc(registryUrl)}` });
+      writeFiles(repo, {
+        ".npmrc": `${readFileSync(join(repo, ".npmrc"), "utf8")}\nregistry=${registryUrl}\n${scopedNpmrc(registryUrl)}`,
+      });
       await run("pnpm", ["exec", "changeset", "publish", "--no-git-tag"], { cwd: repo, timeoutMs: 180_000 });
       for (const pkg of listPublicPackages(repo)) {
         const packument = (await (await fetch(`${registryUrl}${pkg.name.replace("/", "%2f")}`)).json()) as {
@@ -113,9 +145,19 @@ describe("a release, published to a private registry and used from outside the w
     expect([...published.keys()].sort()).toEqual(publicPackages.map((pkg) => pkg.name).sort());
     for (const pkg of published.values()) {
       expect(pkg.version, pkg.name).not.toBe("0.0.0");
-      expect(pkg.files, pkg.name).toEqual(expect.arrayContaining(["package/LICENSE", "package/CHANGELOG.md", "package/package.json"]));
-      expect(pkg.files.some((file) => file.startsWith("package/src/")), pkg.name).toBe(false);
-      const manifest = JSON.stringify({ exports: pkg.manifest["exports"], main: pkg.manifest["main"], types: pkg.manifest["types"], bin: pkg.manifest["bin"] });
+      expect(pkg.files, pkg.name).toEqual(
+        expect.arrayContaining(["package/LICENSE", "package/CHANGELOG.md", "package/package.json"]),
+      );
+      expect(
+        pkg.files.some((file) => file.startsWith("package/src/")),
+        pkg.name,
+      ).toBe(false);
+      const manifest = JSON.stringify({
+        exports: pkg.manifest["exports"],
+        main: pkg.manifest["main"],
+        types: pkg.manifest["types"],
+        bin: pkg.manifest["bin"],
+      });
       expect(manifest, pkg.name).not.toContain("@sds/source");
       expect(manifest, pkg.name).not.toMatch(/\.\/src\//);
       expect(JSON.stringify(pkg.manifest["dependencies"] ?? {}), pkg.name).not.toContain("workspace:");
@@ -126,11 +168,18 @@ describe("a release, published to a private registry and used from outside the w
     const version = published.get("@sds/client")?.version ?? "";
     const dir = consumer("client-consumer", { "tsconfig.json": strictTsconfig, "index.ts": clientConsumer });
     await step(`pnpm add @sds/client@^${version}`, () => pnpm(dir, ["add", `@sds/client@^${version}`]));
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.dependencies)).toEqual(["@sds/client"]);
-    await step("tsc --noEmit on the strict consumer", () => run(process.execPath, [tscBin, "-p", "tsconfig.json"], { cwd: dir }));
+    await step("tsc --noEmit on the strict consumer", () =>
+      run(process.execPath, [tscBin, "-p", "tsconfig.json"], { cwd: dir }),
+    );
     const output = await step("run the consumer against the fake", () =>
-      run(process.execPath, ["index.ts"], { cwd: dir, env: { SDS_BASE_URL: fake?.baseUrl ?? "", SDS_API_KEY: DEFAULT_API_KEY } }),
+      run(process.execPath, ["index.ts"], {
+        cwd: dir,
+        env: { SDS_BASE_URL: fake?.baseUrl ?? "", SDS_API_KEY: DEFAULT_API_KEY },
+      }),
     );
     const result = JSON.parse(output.trim()) as { surveys: number; missing: string };
     expect(result.surveys).toBeGreaterThan(0);
@@ -139,9 +188,13 @@ describe("a release, published to a private registry and used from outside the w
 
   it("installs @sds/testing and runs a Vitest test with it", async () => {
     const version = published.get("@sds/testing")?.version ?? "";
-    const vitestVersion = (JSON.parse(readFileSync(require.resolve("vitest/package.json"), "utf8")) as { version: string }).version;
+    const vitestVersion = (
+      JSON.parse(readFileSync(require.resolve("vitest/package.json"), "utf8")) as { version: string }
+    ).version;
     const dir = consumer("testing-consumer", { "fake.test.ts": testingConsumer });
-    await step(`pnpm add -D @sds/testing@^${version} vitest@${vitestVersion}`, () => pnpm(dir, ["add", "-D", `@sds/testing@^${version}`, `vitest@${vitestVersion}`]));
+    await step(`pnpm add -D @sds/testing@^${version} vitest@${vitestVersion}`, () =>
+      pnpm(dir, ["add", "-D", `@sds/testing@^${version}`, `vitest@${vitestVersion}`]),
+    );
     const output = await step("vitest run", () => pnpm(dir, ["exec", "vitest", "run"]));
     expect(output).toMatch(/1 passed/);
   });
@@ -150,7 +203,10 @@ describe("a release, published to a private registry and used from outside the w
     const version = published.get("@sds/cli")?.version ?? "";
     const dir = consumer("cli-consumer");
     const output = await step("npx @sds/cli --version", () =>
-      run("npx", ["--yes", `@sds/cli@^${version}`, "--version"], { cwd: dir, env: { npm_config_cache: join(work, "npm-cache") } }),
+      run("npx", ["--yes", `@sds/cli@^${version}`, "--version"], {
+        cwd: dir,
+        env: { npm_config_cache: join(work, "npm-cache") },
+      }),
     );
     expect(output).toContain(version);
   });
@@ -162,7 +218,13 @@ describe("a release, published to a private registry and used from outside the w
     const port = await freePort();
     const sync = start(join(dir, "node_modules", ".bin", "sds-sync"), [], {
       cwd: dir,
-      env: { SDS_BASE_URL: fake?.baseUrl ?? "", SDS_API_KEY: DEFAULT_API_KEY, DATABASE_URL: `sqlite:${join(dir, "sync.db")}`, PORT: String(port), SYNC_INTERVAL: "1" },
+      env: {
+        SDS_BASE_URL: fake?.baseUrl ?? "",
+        SDS_API_KEY: DEFAULT_API_KEY,
+        DATABASE_URL: `sqlite:${join(dir, "sync.db")}`,
+        PORT: String(port),
+        SYNC_INTERVAL: "1",
+      },
     });
     try {
       await step("sds-sync: wait for /readyz", () => waitForOk(`http://127.0.0.1:${port}/readyz`, 60_000, sync.child));

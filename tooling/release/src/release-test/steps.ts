@@ -79,7 +79,8 @@ export async function waitForOk(url: string, timeoutMs: number, child?: ChildPro
   const deadline = Date.now() + timeoutMs;
   let last = "no answer";
   while (Date.now() < deadline) {
-    if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Error(`the process exited with ${child.exitCode} before ${url} was ready`);
+    if (child?.exitCode !== null && child?.exitCode !== undefined)
+      throw new Error(`the process exited with ${child.exitCode} before ${url} was ready`);
     try {
       const response = await fetch(url);
       if (response.status === 200) return;
@@ -93,8 +94,16 @@ export async function waitForOk(url: string, timeoutMs: number, child?: ChildPro
 }
 
 /** Starts a long-running process, keeping its output for the error message. */
-export function start(command: string, args: readonly string[], options: RunOptions): { child: ChildProcess; output: () => string } {
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+export function start(
+  command: string,
+  args: readonly string[],
+  options: RunOptions,
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-20_000);

@@ -60,7 +60,10 @@ const COUNT_COLUMNS = (t: (typeof types)[Dialect]) => `
 
 function transitionsSchema(dialect: Dialect): string {
   const t = types[dialect];
-  const hourOf = (column: string) => (dialect === "sqlite" ? `CAST(strftime('%s', ${column}) AS INTEGER) / 3600` : `floor(extract(epoch from ${column}) / 3600)::bigint`);
+  const hourOf = (column: string) =>
+    dialect === "sqlite"
+      ? `CAST(strftime('%s', ${column}) AS INTEGER) / 3600`
+      : `floor(extract(epoch from ${column}) / 3600)::bigint`;
   const outcomeTable =
     dialect === "sqlite"
       ? `
@@ -177,7 +180,10 @@ ALTER TABLE loop_survey_counts ADD COLUMN cutoff_reached_at ${t.bigint};
  */
 function windowTotalsSchema(dialect: Dialect): string {
   const t = types[dialect];
-  const currentHour = dialect === "sqlite" ? "(CAST(strftime('%s', 'now') AS INTEGER) / 3600)" : "(floor(extract(epoch from now()) / 3600)::bigint)";
+  const currentHour =
+    dialect === "sqlite"
+      ? "(CAST(strftime('%s', 'now') AS INTEGER) / 3600)"
+      : "(floor(extract(epoch from now()) / 3600)::bigint)";
   const backfill = (window: string, hours: number) => `
 INSERT INTO loop_counters (name, value) VALUES ('window-edge:${window}', ${currentHour} - ${hours});
 INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
@@ -201,10 +207,29 @@ export const outcomeMigrations: readonly Migration[] = [
   { version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") },
   // Retention (SYNC_OUTCOME_RETENTION_SECONDS) looks for the oldest entries; outcomes go by sequence.
   { version: 2, name: "entries by issue time", sqlite: ENTRIES_BY_ISSUE_TIME, postgres: ENTRIES_BY_ISSUE_TIME },
-  { version: 3, name: "transitions, orphans, respondents and conversion counts", sqlite: transitionsSchema("sqlite"), postgres: transitionsSchema("postgres") },
-  { version: 4, name: "survey groups, re-contact lists, survey stats and yield cut-off times", sqlite: routingDataSchema("sqlite"), postgres: routingDataSchema("postgres") },
-  { version: 5, name: "window totals per survey", sqlite: windowTotalsSchema("sqlite"), postgres: windowTotalsSchema("postgres") },
+  {
+    version: 3,
+    name: "transitions, orphans, respondents and conversion counts",
+    sqlite: transitionsSchema("sqlite"),
+    postgres: transitionsSchema("postgres"),
+  },
+  {
+    version: 4,
+    name: "survey groups, re-contact lists, survey stats and yield cut-off times",
+    sqlite: routingDataSchema("sqlite"),
+    postgres: routingDataSchema("postgres"),
+  },
+  {
+    version: 5,
+    name: "window totals per survey",
+    sqlite: windowTotalsSchema("sqlite"),
+    postgres: windowTotalsSchema("postgres"),
+  },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */
-export const outcomeLedger: MigrationLedger = { table: "loop_schema_migrations", lockName: "loop-migrations", migrations: outcomeMigrations };
+export const outcomeLedger: MigrationLedger = {
+  table: "loop_schema_migrations",
+  lockName: "loop-migrations",
+  migrations: outcomeMigrations,
+};

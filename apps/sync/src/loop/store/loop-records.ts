@@ -40,7 +40,14 @@ const asOutcome = (value: unknown): OutcomeKind | null => outcomeKinds.find((kin
 
 /** One row of `loop_entries`. */
 export function toEntry(row: SqlRow): EntryRecord {
-  return { token: String(row.token), surveyId: Number(row.survey_id), uid: String(row.uid), cpi: Number(row.cpi), issuedAt: toIso(row.issued_at), outcome: asOutcome(row.outcome) };
+  return {
+    token: String(row.token),
+    surveyId: Number(row.survey_id),
+    uid: String(row.uid),
+    cpi: Number(row.cpi),
+    issuedAt: toIso(row.issued_at),
+    outcome: asOutcome(row.outcome),
+  };
 }
 
 /** One row of `loop_outcomes`. */
@@ -72,7 +79,11 @@ export function toCounts(row: SqlRow | undefined): ConversionCounts {
 }
 
 function toPastEntry(row: SqlRow): PastEntry {
-  return { surveyId: Number(row.survey_id), enteredAt: Date.parse(toIso(row.issued_at)), outcome: asOutcome(row.outcome) };
+  return {
+    surveyId: Number(row.survey_id),
+    enteredAt: Date.parse(toIso(row.issued_at)),
+    outcome: asOutcome(row.outcome),
+  };
 }
 
 /** Changes to a survey's counts. */
@@ -96,12 +107,15 @@ const COUNT_VALUES = (delta: CountDelta): SqlValue[] => [
   delta.earnings ?? 0,
 ];
 const ADD_COUNTS = (table: string) =>
-  ["entries", "completes", "terminates", "overquotas", "security", "reversals", "earnings"].map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
+  ["entries", "completes", "terminates", "overquotas", "security", "reversals", "earnings"]
+    .map((column) => `${column} = ${table}.${column} + excluded.${column}`)
+    .join(", ");
 const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`;
 const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`;
-const ADD_TO_COUNTER = "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
+const ADD_TO_COUNTER =
+  "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
 
 const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`;
@@ -120,7 +134,12 @@ function* windowEdge(dialect: ProgramDialect, window: string, lock: "share" | "u
   return Number(row?.value ?? Number.NEGATIVE_INFINITY);
 }
 
-function* addCounts(surveyId: number, hour: number | null, delta: CountDelta, dialect: ProgramDialect = "sqlite"): Program<void> {
+function* addCounts(
+  surveyId: number,
+  hour: number | null,
+  delta: CountDelta,
+  dialect: ProgramDialect = "sqlite",
+): Program<void> {
   if (hour === null) {
     yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
     return;
@@ -128,7 +147,8 @@ function* addCounts(surveyId: number, hour: number | null, delta: CountDelta, di
   yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
   // The hour counts in each window it has not left yet.
   for (const window of windowNames) {
-    if (hour > (yield* windowEdge(dialect, window, "share"))) yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
+    if (hour > (yield* windowEdge(dialect, window, "share")))
+      yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
   }
 }
 
@@ -232,10 +252,15 @@ function* applyTransition(
   const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
   if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
   yield* addCounts(entry.surveyId, null, lifetime);
-  const after = yield* queryOne("SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?", entry.surveyId);
-  const decided = Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
+  const after = yield* queryOne(
+    "SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?",
+    entry.surveyId,
+  );
+  const decided =
+    Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
   // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
-  const cutoff = previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
+  const cutoff =
+    previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
   yield* query(
     "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
     at.getTime(),
@@ -245,42 +270,92 @@ function* applyTransition(
   );
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
-    yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 }, dialect);
+    yield* addCounts(
+      entry.surveyId,
+      hourOf(Date.parse(entry.outcomeAt)),
+      { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 },
+      dialect,
+    );
   }
-  yield* addCounts(entry.surveyId, hourOf(at), { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 }, dialect);
+  yield* addCounts(
+    entry.surveyId,
+    hourOf(at),
+    { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 },
+    dialect,
+  );
   yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
   return toOutcome(row ?? {});
 }
 
 function currentEntry(row: SqlRow): CurrentEntry {
-  return { token: String(row.token), surveyId: Number(row.survey_id), cpi: Number(row.cpi), outcome: asOutcome(row.outcome), outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at) };
+  return {
+    token: String(row.token),
+    surveyId: Number(row.survey_id),
+    cpi: Number(row.cpi),
+    outcome: asOutcome(row.outcome),
+    outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at),
+  };
 }
 
 /** The feed row that set a token's current outcome (a repeat answers with it); synthesised when it was pruned. */
 function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number | null): Program<OutcomeRecord> {
   const row = yield* queryOne("SELECT * FROM loop_outcomes WHERE token = ? ORDER BY sequence DESC LIMIT 1", token);
   if (row) return toOutcome(row);
-  return { sequence: 0, token, outcome, surveyId, previousOutcome: null, receivedAt: new Date(0).toISOString(), source: "s2s", reason: null };
+  return {
+    sequence: 0,
+    token,
+    outcome,
+    surveyId,
+    previousOutcome: null,
+    receivedAt: new Date(0).toISOString(),
+    source: "s2s",
+    reason: null,
+  };
 }
 
 /** {@link LoopStore.recordOutcome}. */
-export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, settings: RecordingSettings = defaultRecordingSettings): Program<RecordOutcomeResult> {
+export function* recordOutcome(
+  dialect: ProgramDialect,
+  input: OutcomeInput,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
   yield* lockToken(dialect, input.token);
-  const entryRow = yield* queryOne("SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'", input.token);
+  const entryRow = yield* queryOne(
+    "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+    input.token,
+  );
   if (entryRow) {
     const entry = currentEntry(entryRow);
-    if (entry.outcome === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
-    return { recorded: true, record: yield* applyTransition(dialect, entry, input.outcome, input.at, source, reason, settings) };
+    if (entry.outcome === input.outcome)
+      return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
+    return {
+      recorded: true,
+      record: yield* applyTransition(dialect, entry, input.outcome, input.at, source, reason, settings),
+    };
   }
   if (source === "reconcile") {
-    return { recorded: false, unknownToken: true, record: { sequence: 0, token: input.token, outcome: input.outcome, surveyId: null, previousOutcome: null, receivedAt: input.at.toISOString(), source, reason } };
+    return {
+      recorded: false,
+      unknownToken: true,
+      record: {
+        sequence: 0,
+        token: input.token,
+        outcome: input.outcome,
+        surveyId: null,
+        previousOutcome: null,
+        receivedAt: input.at.toISOString(),
+        source,
+        reason,
+      },
+    };
   }
   // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
   const previous = asOutcome(orphan?.outcome);
-  if (previous === input.outcome) return { recorded: false, record: yield* lastTransition(input.token, input.outcome, null) };
+  if (previous === input.outcome)
+    return { recorded: false, record: yield* lastTransition(input.token, input.outcome, null) };
   const sequence = yield* nextSequence();
   const iso = input.at.toISOString();
   const row = yield* queryOne(
@@ -293,7 +368,12 @@ export function* recordOutcome(dialect: ProgramDialect, input: OutcomeInput, set
     source,
     reason,
   );
-  yield* query("INSERT INTO loop_orphans (token, outcome, received_at) VALUES (?, ?, ?) ON CONFLICT (token) DO UPDATE SET outcome = excluded.outcome, received_at = excluded.received_at", input.token, input.outcome, iso);
+  yield* query(
+    "INSERT INTO loop_orphans (token, outcome, received_at) VALUES (?, ?, ?) ON CONFLICT (token) DO UPDATE SET outcome = excluded.outcome, received_at = excluded.received_at",
+    input.token,
+    input.outcome,
+    iso,
+  );
   if (!orphan) yield* query(ADD_TO_COUNTER, "orphans", 1);
   yield* query(ADD_TO_COUNTER, `outcome:${input.outcome}`, 1);
   return { recorded: true, record: toOutcome(row ?? {}) };
@@ -308,14 +388,24 @@ export function* recordEntry<Refusal>(
 ): Program<RecordEntryResult<Refusal>> {
   const repeatOrConflict = (row: SqlRow): RecordEntryResult<Refusal> => {
     const existing = toEntry(row);
-    return { kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict", entry: existing };
+    return {
+      kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
+      entry: existing,
+    };
   };
   const known = yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token);
   if (known) return repeatOrConflict(known);
   if (admit !== undefined && entry.uid !== "") {
     // The respondent's row is taken first: every entry of this respondent, on every replica, waits here for the one before.
-    yield* query("INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid", entry.uid);
-    const history = (yield* query("SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?", entry.uid, HISTORY_LIMIT)).map(toPastEntry);
+    yield* query(
+      "INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid",
+      entry.uid,
+    );
+    const history = (yield* query(
+      "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
+      entry.uid,
+      HISTORY_LIMIT,
+    )).map(toPastEntry);
     const refusal = admit(history);
     if (refusal !== undefined) return { kind: "refused", refusal };
   }
@@ -329,13 +419,22 @@ export function* recordEntry<Refusal>(
     entry.cpi,
     iso,
   );
-  if (!inserted) return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
+  if (!inserted)
+    return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
   yield* addCounts(entry.surveyId, null, { entries: 1 });
   yield* addCounts(entry.surveyId, hourOf(entry.at), { entries: 1 }, dialect);
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", entry.token);
   const orphanOutcome = asOutcome(orphan?.outcome);
   if (orphanOutcome === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
-  const attached = yield* applyTransition(dialect, { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null }, orphanOutcome, entry.at, "attach", "the outcome arrived before its entry was issued", settings);
+  const attached = yield* applyTransition(
+    dialect,
+    { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
+    orphanOutcome,
+    entry.at,
+    "attach",
+    "the outcome arrived before its entry was issued",
+    settings,
+  );
   yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
   yield* query(ADD_TO_COUNTER, "orphans", -1);
   return { kind: "recorded", entry: { ...toEntry(inserted), outcome: orphanOutcome }, attached: [attached] };
@@ -373,7 +472,10 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
   const unique = [...new Set(tokens)];
   for (let start = 0; start < unique.length; start += TOKENS_PER_READ) {
     const chunk = unique.slice(start, start + TOKENS_PER_READ);
-    const rows = yield* query(`SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`, ...chunk);
+    const rows = yield* query(
+      `SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`,
+      ...chunk,
+    );
     for (const row of rows) outcomes.set(String(row.token), asOutcome(row.outcome));
   }
   return outcomes;
@@ -381,12 +483,19 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
 
 /** {@link LoopStore.respondentHistory}. */
 export function* respondentHistory(uid: string, limit: number): Program<PastEntry[]> {
-  return (yield* query("SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?", uid, limit)).map(toPastEntry);
+  return (yield* query(
+    "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
+    uid,
+    limit,
+  )).map(toPastEntry);
 }
 
 /** {@link LoopStore.conversion}. */
 export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
-  return (yield* query("SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id")).map((row) => ({ surveyId: Number(row.survey_id), ...toCounts(row) }));
+  return (yield* query("SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id")).map((row) => ({
+    surveyId: Number(row.survey_id),
+    ...toCounts(row),
+  }));
 }
 
 /** {@link LoopStore.conversionByWindow}: one row per survey and window, O(surveys); call {@link advanceWindows} first. */
@@ -398,7 +507,12 @@ export function* conversionByWindow(): Program<SurveyConversion[]> {
     windows[name].set(Number(row.survey_id), toCounts(row));
   }
   const none = toCounts(undefined);
-  return lifetime.map(({ surveyId, ...counts }) => ({ surveyId, lifetime: counts, last24h: windows.last24h.get(surveyId) ?? none, last7d: windows.last7d.get(surveyId) ?? none }));
+  return lifetime.map(({ surveyId, ...counts }) => ({
+    surveyId,
+    lifetime: counts,
+    last24h: windows.last24h.get(surveyId) ?? none,
+    last7d: windows.last7d.get(surveyId) ?? none,
+  }));
 }
 
 /** {@link LoopStore.outcomeCounts}, from the counter rows kept as transitions are recorded. */
@@ -418,7 +532,9 @@ export function* orphanCount(): Program<number> {
 
 /** {@link LoopStore.listOutcomes}. */
 export function* listOutcomes(after: number, limit: number): Program<OutcomeRecord[]> {
-  return (yield* query("SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)).map(toOutcome);
+  return (yield* query("SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)).map(
+    toOutcome,
+  );
 }
 
 /** {@link LoopStore.latestSequence}. */

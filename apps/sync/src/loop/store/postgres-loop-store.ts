@@ -10,7 +10,15 @@ import { runProgram, type Program, type SqlRow, type SqlStep } from "./loop-prog
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
-import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
+import type {
+  EntryAdmission,
+  EntryInput,
+  HistoryInput,
+  LoopStore,
+  OutcomeInput,
+  OutcomePruneTarget,
+  RecordEntryResult,
+} from "./loop-store.ts";
 
 /**
  * Opens the PostgreSQL loop store in the sync store's schema, applying its migrations under an
@@ -24,12 +32,14 @@ export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): 
 }
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
-const POSTGRES_OUTCOME_HORIZON = "SELECT COALESCE((SELECT min(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes'))::text AS horizon";
+const POSTGRES_OUTCOME_HORIZON =
+  "SELECT COALESCE((SELECT min(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes'))::text AS horizon";
 /** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
 const POSTGRES_PRUNE_ENTRIES =
   "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < $1 AND (outcome_at IS NULL OR outcome_at < $1) ORDER BY issued_at LIMIT $2)";
 
-const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) => (await client.query<SqlRow>(postgresPlaceholders(step.sql), [...step.params])).rows;
+const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) =>
+  (await client.query<SqlRow>(postgresPlaceholders(step.sql), [...step.params])).rows;
 
 /** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
 class PostgresLoopStore implements LoopStore {
@@ -49,7 +59,10 @@ class PostgresLoopStore implements LoopStore {
     return inPostgresTransaction(this.#pool, what, (client) => runProgram(program, execute(client)));
   }
 
-  recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>> {
+  recordEntry<Refusal = never>(
+    entry: EntryInput,
+    admit?: EntryAdmission<Refusal>,
+  ): Promise<RecordEntryResult<Refusal>> {
     return this.#write("recording an entry", records.recordEntry("postgres", entry, admit));
   }
 
@@ -79,7 +92,8 @@ class PostgresLoopStore implements LoopStore {
 
   async conversionByWindow(now: Date) {
     // A write transaction only once an hour, when an hour leaves a window.
-    if (await this.#read(records.windowsDue(now))) await this.#write("advancing the windows", records.advanceWindows("postgres", now));
+    if (await this.#read(records.windowsDue(now)))
+      await this.#write("advancing the windows", records.advanceWindows("postgres", now));
     return this.#read(records.conversionByWindow());
   }
 
@@ -100,11 +114,11 @@ class PostgresLoopStore implements LoopStore {
   }
 
   writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
-    return this.#write("routing data",  routing.writeRoutingData(writes, at));
+    return this.#write("routing data", routing.writeRoutingData(writes, at));
   }
 
   forgetRoutingData(surveyIds: readonly number[]) {
-    return this.#write("routing data",  routing.forgetRoutingData(surveyIds));
+    return this.#write("routing data", routing.forgetRoutingData(surveyIds));
   }
 
   routingDataVersion() {

@@ -27,9 +27,19 @@ export interface StoredSurveyStats {
 /** One fetch's result to store. */
 export type RoutingDataWrite =
   | { readonly kind: "groups"; readonly surveyId: number; readonly groupIds: readonly number[] }
-  | { readonly kind: "recontact"; readonly surveyId: number; readonly respondents: readonly { readonly uid: string; readonly active: boolean }[] }
+  | {
+      readonly kind: "recontact";
+      readonly surveyId: number;
+      readonly respondents: readonly { readonly uid: string; readonly active: boolean }[];
+    }
   | { readonly kind: "stats"; readonly surveyId: number; readonly stats: StoredSurveyStats | undefined }
-  | { readonly kind: "failed"; readonly surveyId: number; readonly of: RoutingDataKind; readonly status: "missing" | "unreadable"; readonly problem: string };
+  | {
+      readonly kind: "failed";
+      readonly surveyId: number;
+      readonly of: RoutingDataKind;
+      readonly status: "missing" | "unreadable";
+      readonly problem: string;
+    };
 
 /** Everything the matcher needs of the routing data, read in one go. */
 export interface RoutingData {
@@ -40,10 +50,17 @@ export interface RoutingData {
   readonly recontact: ReadonlyMap<number, ReadonlySet<string>>;
   readonly stats: ReadonlyMap<number, StoredSurveyStats>;
   /** The last fetch of each kind per survey. */
-  readonly fetches: readonly { readonly surveyId: number; readonly kind: RoutingDataKind; readonly status: FetchStatus; readonly problem: string | null; readonly fetchedAt: string }[];
+  readonly fetches: readonly {
+    readonly surveyId: number;
+    readonly kind: RoutingDataKind;
+    readonly status: FetchStatus;
+    readonly problem: string | null;
+    readonly fetchedAt: string;
+  }[];
 }
 
-const BUMP_VERSION = "INSERT INTO loop_counters (name, value) VALUES ('routing-data', 1) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + 1";
+const BUMP_VERSION =
+  "INSERT INTO loop_counters (name, value) VALUES ('routing-data', 1) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + 1";
 const RECORD_FETCH = `INSERT INTO loop_routing_fetches (survey_id, kind, status, problem, fetched_at) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (survey_id, kind) DO UPDATE SET status = excluded.status, problem = excluded.problem, fetched_at = excluded.fetched_at`;
 
@@ -54,7 +71,8 @@ export function* writeRoutingData(writes: readonly RoutingDataWrite[], at: Date)
     switch (write.kind) {
       case "groups":
         yield* query("DELETE FROM loop_survey_groups WHERE survey_id = ?", write.surveyId);
-        for (const groupId of new Set(write.groupIds)) yield* query("INSERT INTO loop_survey_groups (survey_id, group_id) VALUES (?, ?)", write.surveyId, groupId);
+        for (const groupId of new Set(write.groupIds))
+          yield* query("INSERT INTO loop_survey_groups (survey_id, group_id) VALUES (?, ?)", write.surveyId, groupId);
         yield* query(RECORD_FETCH, write.surveyId, "groups", "ok", null, iso);
         break;
       case "recontact":
@@ -70,7 +88,8 @@ export function* writeRoutingData(writes: readonly RoutingDataWrite[], at: Date)
         yield* query(RECORD_FETCH, write.surveyId, "recontact", "ok", null, iso);
         break;
       case "stats":
-        if (write.stats === undefined) yield* query("DELETE FROM loop_survey_stats WHERE survey_id = ?", write.surveyId);
+        if (write.stats === undefined)
+          yield* query("DELETE FROM loop_survey_stats WHERE survey_id = ?", write.surveyId);
         else {
           const { conversion, effectiveEpc, lengthOfInterview, scope } = write.stats;
           yield* query(
@@ -88,7 +107,8 @@ export function* writeRoutingData(writes: readonly RoutingDataWrite[], at: Date)
       case "failed":
         // A group list that cannot be read routes as if there were no groups (unless configured otherwise, decided by the reader); a re-contact list that cannot be read keeps its study out.
         if (write.of === "groups") yield* query("DELETE FROM loop_survey_groups WHERE survey_id = ?", write.surveyId);
-        if (write.of === "recontact") yield* query("DELETE FROM loop_recontact_respondents WHERE survey_id = ?", write.surveyId);
+        if (write.of === "recontact")
+          yield* query("DELETE FROM loop_recontact_respondents WHERE survey_id = ?", write.surveyId);
         yield* query(RECORD_FETCH, write.surveyId, write.of, write.status, write.problem, iso);
         break;
     }
@@ -99,7 +119,13 @@ export function* writeRoutingData(writes: readonly RoutingDataWrite[], at: Date)
 /** Forgets the routing data of surveys that are no longer live. */
 export function* forgetRoutingData(surveyIds: readonly number[]): Program<void> {
   for (const surveyId of surveyIds) {
-    for (const table of ["loop_survey_groups", "loop_recontact_respondents", "loop_routing_fetches", "loop_survey_stats"]) yield* query(`DELETE FROM ${table} WHERE survey_id = ?`, surveyId);
+    for (const table of [
+      "loop_survey_groups",
+      "loop_recontact_respondents",
+      "loop_routing_fetches",
+      "loop_survey_stats",
+    ])
+      yield* query(`DELETE FROM ${table} WHERE survey_id = ?`, surveyId);
   }
   if (surveyIds.length > 0) yield* query(BUMP_VERSION);
 }
@@ -110,7 +136,8 @@ export function* routingDataVersion(): Program<number> {
   return Number(row?.value ?? 0);
 }
 
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const nullableNumber = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 /** All the routing data. */
 export function* readRoutingData(): Program<RoutingData> {
@@ -129,18 +156,27 @@ export function* readRoutingData(): Program<RoutingData> {
     set.add(String(row.uid));
     recontact.set(surveyId, set);
   }
-  const fetches = (yield* query("SELECT survey_id, kind, status, problem, fetched_at FROM loop_routing_fetches")).map((row) => ({
-    surveyId: Number(row.survey_id),
-    kind: row.kind as RoutingDataKind,
-    status: row.status as FetchStatus,
-    problem: typeof row.problem === "string" ? row.problem : null,
-    fetchedAt: row.fetched_at instanceof Date ? row.fetched_at.toISOString() : String(row.fetched_at),
-  }));
+  const fetches = (yield* query("SELECT survey_id, kind, status, problem, fetched_at FROM loop_routing_fetches")).map(
+    (row) => ({
+      surveyId: Number(row.survey_id),
+      kind: row.kind as RoutingDataKind,
+      status: row.status as FetchStatus,
+      problem: typeof row.problem === "string" ? row.problem : null,
+      fetchedAt: row.fetched_at instanceof Date ? row.fetched_at.toISOString() : String(row.fetched_at),
+    }),
+  );
   // A re-contact study whose list was read but holds no active uid is still a list (empty): nobody may enter.
-  for (const fetch of fetches) if (fetch.kind === "recontact" && fetch.status === "ok" && !recontact.has(fetch.surveyId)) recontact.set(fetch.surveyId, new Set());
+  for (const fetch of fetches)
+    if (fetch.kind === "recontact" && fetch.status === "ok" && !recontact.has(fetch.surveyId))
+      recontact.set(fetch.surveyId, new Set());
   const stats = new Map<number, StoredSurveyStats>();
   for (const row of yield* query("SELECT * FROM loop_survey_stats")) {
-    stats.set(Number(row.survey_id), { conversion: nullableNumber(row.conversion), effectiveEpc: nullableNumber(row.effective_epc), lengthOfInterview: nullableNumber(row.length_of_interview), scope: String(row.scope) });
+    stats.set(Number(row.survey_id), {
+      conversion: nullableNumber(row.conversion),
+      effectiveEpc: nullableNumber(row.effective_epc),
+      lengthOfInterview: nullableNumber(row.length_of_interview),
+      scope: String(row.scope),
+    });
   }
   return { version, groups, recontact, stats, fetches };
 }
@@ -155,7 +191,9 @@ export interface SurveyYieldCounts {
 
 /** {@link SurveyYieldCounts} of every survey with an entry: O(surveys). */
 export function* yieldCounts(): Program<SurveyYieldCounts[]> {
-  return (yield* query("SELECT survey_id, completes, terminates, overquotas, security, cutoff_reached_at FROM loop_survey_counts")).map((row) => ({
+  return (yield* query(
+    "SELECT survey_id, completes, terminates, overquotas, security, cutoff_reached_at FROM loop_survey_counts",
+  )).map((row) => ({
     surveyId: Number(row.survey_id),
     decided: Number(row.completes) + Number(row.terminates) + Number(row.overquotas) + Number(row.security),
     completes: Number(row.completes),

@@ -11,10 +11,19 @@ import { runProgramSync, type Program, type SqlRow, type SqlStep } from "./loop-
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
-import type { EntryAdmission, EntryInput, HistoryInput, LoopStore, OutcomeInput, OutcomePruneTarget, RecordEntryResult } from "./loop-store.ts";
+import type {
+  EntryAdmission,
+  EntryInput,
+  HistoryInput,
+  LoopStore,
+  OutcomeInput,
+  OutcomePruneTarget,
+  RecordEntryResult,
+} from "./loop-store.ts";
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
-const SQLITE_OUTCOME_HORIZON = "SELECT COALESCE((SELECT MIN(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes')) AS horizon";
+const SQLITE_OUTCOME_HORIZON =
+  "SELECT COALESCE((SELECT MIN(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes')) AS horizon";
 /** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
 const SQLITE_PRUNE_ENTRIES =
   "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < ? AND (outcome_at IS NULL OR outcome_at < ?) ORDER BY issued_at LIMIT ?)";
@@ -45,7 +54,9 @@ export function openSqliteOutcomeStore(syncStorePath: string): Promise<LoopStore
     migrateSqlite(db, outcomeLedger);
     return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db)));
   } catch (error) {
-    return Promise.reject(new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }));
+    return Promise.reject(
+      new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }),
+    );
   }
 }
 
@@ -83,7 +94,10 @@ class SqliteLoopStore implements LoopStore {
   }
 
   #run<T>(program: Program<T>): T {
-    return runProgramSync(program, (step: SqlStep) => this.#prepare(step.sql).all(...(step.params as SQLInputValue[])) as SqlRow[]);
+    return runProgramSync(
+      program,
+      (step: SqlStep) => this.#prepare(step.sql).all(...(step.params as SQLInputValue[])) as SqlRow[],
+    );
   }
 
   #read<T>(program: Program<T>): Promise<T> {
@@ -94,7 +108,10 @@ class SqliteLoopStore implements LoopStore {
     return promised(() => inSqliteTransaction(this.#db, () => this.#run(program)));
   }
 
-  recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>> {
+  recordEntry<Refusal = never>(
+    entry: EntryInput,
+    admit?: EntryAdmission<Refusal>,
+  ): Promise<RecordEntryResult<Refusal>> {
     return this.#write(records.recordEntry("sqlite", entry, admit));
   }
 
@@ -125,7 +142,10 @@ class SqliteLoopStore implements LoopStore {
   conversionByWindow(now: Date) {
     return promised(() => {
       // A write (and its fsync) only once an hour, when an hour leaves a window.
-      if (this.#run(records.windowsDue(now))) inSqliteTransaction(this.#db, () => { this.#run(records.advanceWindows("sqlite", now)); });
+      if (this.#run(records.windowsDue(now)))
+        inSqliteTransaction(this.#db, () => {
+          this.#run(records.advanceWindows("sqlite", now));
+        });
       return this.#run(records.conversionByWindow());
     });
   }
@@ -147,11 +167,11 @@ class SqliteLoopStore implements LoopStore {
   }
 
   writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
-    return this.#write( routing.writeRoutingData(writes, at));
+    return this.#write(routing.writeRoutingData(writes, at));
   }
 
   forgetRoutingData(surveyIds: readonly number[]) {
-    return this.#write( routing.forgetRoutingData(surveyIds));
+    return this.#write(routing.forgetRoutingData(surveyIds));
   }
 
   routingDataVersion() {
@@ -178,7 +198,12 @@ class SqliteLoopStore implements LoopStore {
   #pruneTarget(target: OutcomePruneTarget, before: Date, limit: number): PruneBatchOutcome {
     switch (target) {
       case "outcomes":
-        return pruneSqliteFeedPrefix((sql) => this.#prepare(sql), { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
+        return pruneSqliteFeedPrefix(
+          (sql) => this.#prepare(sql),
+          { table: "loop_outcomes", timeColumn: "received_at" },
+          before,
+          limit,
+        );
       case "entries": {
         const at = before.toISOString();
         const deleted = Number(this.#prepare(SQLITE_PRUNE_ENTRIES).run(at, at, limit).changes);

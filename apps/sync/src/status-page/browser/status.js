@@ -111,9 +111,11 @@ const isNumber = (value) => typeof value === "number" && Number.isFinite(value);
 /** @param {unknown} value */
 const count = (value) => (isNumber(value) ? value.toLocaleString("en") : DASH);
 /** @param {unknown} value Money in the surveys' `Cpi` currency. */
-const money = (value) => (isNumber(value) ? value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : DASH);
+const money = (value) =>
+  isNumber(value) ? value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : DASH;
 /** @param {unknown} value A share (0..1). */
-const percent = (value) => (isNumber(value) ? `${(value * 100).toLocaleString("en", { maximumFractionDigits: 1 })} %` : DASH);
+const percent = (value) =>
+  isNumber(value) ? `${(value * 100).toLocaleString("en", { maximumFractionDigits: 1 })} %` : DASH;
 
 /**
  * A time with its date and zone, in UTC like the service's logs: `2026-11-24 20:58:05 UTC`.
@@ -188,7 +190,8 @@ function fillRows(tableId, rows) {
  */
 function tokenProblem(token) {
   if (token === "") return "Enter the API token.";
-  if (!/^[\x21-\x7E]+$/.test(token)) return "That token holds a character an HTTP header cannot carry (only printable ASCII, no spaces or accents). Check what was pasted.";
+  if (!/^[\x21-\x7E]+$/.test(token))
+    return "That token holds a character an HTTP header cannot carry (only printable ASCII, no spaces or accents). Check what was pasted.";
   return undefined;
 }
 
@@ -205,12 +208,16 @@ function storedToken() {
 async function api(path, options = {}) {
   const token = options.token === false ? null : storedToken();
   if (token !== null && tokenProblem(token) !== undefined) throw new UnusableToken(tokenProblem(token));
-  const response = await fetch(path, { headers: token === null ? {} : { authorization: `Bearer ${token}` }, cache: "no-store" });
+  const response = await fetch(path, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    cache: "no-store",
+  });
   if (response.status === 401) throw new Unauthorized();
   /** @type {unknown} */
   const raw = await response.json();
   const body = /** @type {{ error?: { message?: string } }} */ (raw);
-  if (!response.ok && response.status !== 410 && response.status !== 503) throw new Error(`${path} answered ${response.status}: ${body.error?.message ?? ""}`);
+  if (!response.ok && response.status !== 410 && response.status !== 503)
+    throw new Error(`${path} answered ${response.status}: ${body.error?.message ?? ""}`);
   return { status: response.status, body };
 }
 
@@ -270,13 +277,22 @@ function renderHealth() {
     headline = `Not ready: ${readiness.body.reason ?? "no reason given"}`;
   } else {
     state = warnings.length > 0 || failingNow || (readiness.body.closuresHeld ?? 0) > 0 ? "warn" : "ok";
-    headline = failingNow ? `Ready, but the last ${count(failures)} cycle${failures === 1 ? "" : "s"} failed` : warnings.length > 0 ? "Ready, with warnings" : "Ready";
+    headline = failingNow
+      ? `Ready, but the last ${count(failures)} cycle${failures === 1 ? "" : "s"} failed`
+      : warnings.length > 0
+        ? "Ready, with warnings"
+        : "Ready";
   }
   if (readiness?.body.lastSuccessAt) {
-    const limit = isNumber(readiness.body.staleAfterSeconds) ? `; not ready once older than ${duration(readiness.body.staleAfterSeconds)}` : "";
-    detail.push(`Last successful sync ${dateTime(readiness.body.lastSuccessAt)} (${sinceNow(readiness.body.lastSuccessAt)}${limit}).`);
+    const limit = isNumber(readiness.body.staleAfterSeconds)
+      ? `; not ready once older than ${duration(readiness.body.staleAfterSeconds)}`
+      : "";
+    detail.push(
+      `Last successful sync ${dateTime(readiness.body.lastSuccessAt)} (${sinceNow(readiness.body.lastSuccessAt)}${limit}).`,
+    );
   }
-  if (lastFailure && (state === "down" || failingNow)) detail.push(`Last failure ${dateTime(lastFailure.startedAt)}: ${lastFailure.error ?? "no message"}`);
+  if (lastFailure && (state === "down" || failingNow))
+    detail.push(`Last failure ${dateTime(lastFailure.startedAt)}: ${lastFailure.error ?? "no message"}`);
   if (statusProblem !== "") detail.push(statusProblem);
 
   html("health").className = `state-${state}`;
@@ -288,9 +304,17 @@ function renderHealth() {
   list.hidden = warnings.length === 0;
 
   const success = readiness?.body.lastSuccessAt;
-  fact("fact-last-success", success ? sinceNow(success) : "never", state === "down" ? "bad" : "", success ? dateTime(success) : "");
+  fact(
+    "fact-last-success",
+    success ? sinceNow(success) : "never",
+    state === "down" ? "bad" : "",
+    success ? dateTime(success) : "",
+  );
   fact("fact-failures", count(failures), failingNow ? "bad" : "");
-  fact("fact-role", status ? `${status.replica.leader ? "Leader" : "Follower"}${status.replica.running ? ", syncing now" : ""}` : DASH);
+  fact(
+    "fact-role",
+    status ? `${status.replica.leader ? "Leader" : "Follower"}${status.replica.running ? ", syncing now" : ""}` : DASH,
+  );
   const next = status?.replica.nextRunAt;
   fact("fact-next-run", next ? sinceNow(next) : DASH, "", next ? dateTime(next) : "");
   const held = status ? (status.closures?.count ?? 0) : readiness?.body.closuresHeld;
@@ -318,7 +342,9 @@ function collectWarnings(readiness, loop) {
   const warnings = new Set([...(readiness?.warnings ?? []), ...(loop?.warnings ?? [])]);
   if (loop?.account?.problem) warnings.add(loop.account.problem);
   if (readiness?.warnings === undefined && loop?.warnings === undefined && loop?.account?.outcomesVerified === false) {
-    warnings.add("Outcomes are accepted unsigned (the account's OutgoingEncryption is off): anyone who knows a token can record an outcome.");
+    warnings.add(
+      "Outcomes are accepted unsigned (the account's OutgoingEncryption is off): anyone who knows a token can record an outcome.",
+    );
   }
   return [...warnings];
 }
@@ -336,7 +362,12 @@ function loopSurveys(loop) {
   if (Array.isArray(loop.surveys)) return loop.surveys;
   return (loop.conversion ?? []).map((row) => ({
     surveyId: row.surveyId,
-    lifetime: { ...row, ...(isNumber(row.earningsPerEntry) && isNumber(row.entries) ? { earnings: row.earningsPerEntry * row.entries } : {}) },
+    lifetime: {
+      ...row,
+      ...(isNumber(row.earningsPerEntry) && isNumber(row.entries)
+        ? { earnings: row.earningsPerEntry * row.entries }
+        : {}),
+    },
   }));
 }
 
@@ -350,15 +381,26 @@ function sumWindows(windows) {
   if (windows.length === 0) return { entries: 0, completes: 0, earnings: 0, conversion: 0, earningsPerEntry: 0 };
   if (windows.some((window) => window === undefined)) return undefined;
   /** @type {(keyof Window)[]} */
-  const fields = ["entries", "pending", "completes", "terminates", "overquotas", "securityTerminates", "reversals", "earnings"];
+  const fields = [
+    "entries",
+    "pending",
+    "completes",
+    "terminates",
+    "overquotas",
+    "securityTerminates",
+    "reversals",
+    "earnings",
+  ];
   /** @type {Window} */
   const sum = {};
   for (const field of fields) {
     const values = windows.map((window) => window?.[field]);
     if (values.every(isNumber)) sum[field] = values.reduce((total, value) => total + value, 0);
   }
-  if (isNumber(sum.entries) && isNumber(sum.completes)) sum.conversion = sum.entries === 0 ? 0 : sum.completes / sum.entries;
-  if (isNumber(sum.entries) && isNumber(sum.earnings)) sum.earningsPerEntry = sum.entries === 0 ? 0 : sum.earnings / sum.entries;
+  if (isNumber(sum.entries) && isNumber(sum.completes))
+    sum.conversion = sum.entries === 0 ? 0 : sum.completes / sum.entries;
+  if (isNumber(sum.entries) && isNumber(sum.earnings))
+    sum.earningsPerEntry = sum.entries === 0 ? 0 : sum.earnings / sum.entries;
   return sum;
 }
 
@@ -369,7 +411,9 @@ function renderMoney(loop) {
   const totals = {
     last24h: loop?.totals?.last24h,
     last7d: loop?.totals?.last7d,
-    lifetime: loop?.totals?.lifetime ?? (loop?.totals === undefined ? sumWindows(surveys.map((survey) => survey.lifetime)) : undefined),
+    lifetime:
+      loop?.totals?.lifetime ??
+      (loop?.totals === undefined ? sumWindows(surveys.map((survey) => survey.lifetime)) : undefined),
   };
   html("money-note").textContent = loop
     ? `Entries issued through sds-sync (POST /v1/entry-links) and the outcomes their respondents reached; money in the surveys' CPI currency.${loop.totals ? "" : " Windows of 24 h and 7 days appear once the service reports them."}`
@@ -386,24 +430,45 @@ function renderMoney(loop) {
   ];
   fillRows(
     "money-windows",
-    measures.map(([name, show]) => [{ text: name }, ...WINDOWS.map((window) => ({ text: totals[window] ? show(totals[window]) : DASH, className: "number" }))]),
+    measures.map(([name, show]) => [
+      { text: name },
+      ...WINDOWS.map((window) => ({ text: totals[window] ? show(totals[window]) : DASH, className: "number" })),
+    ]),
   );
 
   const week = totals.last7d;
   const reversals = week?.reversals;
   const completes = week?.completes;
-  fact("fact-reversal-rate", isNumber(reversals) && isNumber(completes) ? `${percent(reversals + completes === 0 ? 0 : reversals / (reversals + completes))} of completes` : DASH);
+  fact(
+    "fact-reversal-rate",
+    isNumber(reversals) && isNumber(completes)
+      ? `${percent(reversals + completes === 0 ? 0 : reversals / (reversals + completes))} of completes`
+      : DASH,
+  );
   const recorded = Object.values(loop?.outcomes ?? {}).filter(isNumber);
   const recordedTotal = recorded.reduce((total, value) => total + value, 0);
   const refused = loop?.refused?.total;
   if (isNumber(refused)) {
-    const reasons = Object.entries(loop?.refused?.byReason ?? {}).map(([reason, times]) => `${reason.replaceAll("_", " ")} ${count(times)}`);
+    const reasons = Object.entries(loop?.refused?.byReason ?? {}).map(
+      ([reason, times]) => `${reason.replaceAll("_", " ")} ${count(times)}`,
+    );
     const share = refused + recordedTotal === 0 ? 0 : refused / (refused + recordedTotal);
-    fact("fact-refused", `${count(refused)} (${percent(share)} of callbacks)${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}`, refused > 0 ? "warning" : "");
+    fact(
+      "fact-refused",
+      `${count(refused)} (${percent(share)} of callbacks)${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}`,
+      refused > 0 ? "warning" : "",
+    );
   } else fact("fact-refused", DASH);
   const orphans = loop?.orphans?.tokens;
   fact("fact-orphans", count(orphans), isNumber(orphans) && orphans > 0 ? "warning" : "");
-  fact("fact-outcomes", loop?.outcomes ? Object.entries(loop.outcomes).map(([kind, times]) => `${kind} ${count(times)}`).join(", ") : DASH);
+  fact(
+    "fact-outcomes",
+    loop?.outcomes
+      ? Object.entries(loop.outcomes)
+          .map(([kind, times]) => `${kind} ${count(times)}`)
+          .join(", ")
+      : DASH,
+  );
 
   renderTopSurveys(surveys);
 }
@@ -414,7 +479,12 @@ function renderTopSurveys(surveys) {
   const window = /** @type {WindowName} */ (WINDOWS.find((name) => name === select.value) ?? "last7d");
   const ranked = surveys
     .filter((survey) => survey[window] !== undefined)
-    .sort((a, b) => (b[window]?.earnings ?? -1) - (a[window]?.earnings ?? -1) || (b[window]?.entries ?? 0) - (a[window]?.entries ?? 0) || a.surveyId - b.surveyId);
+    .sort(
+      (a, b) =>
+        (b[window]?.earnings ?? -1) - (a[window]?.earnings ?? -1) ||
+        (b[window]?.entries ?? 0) - (a[window]?.entries ?? 0) ||
+        a.surveyId - b.surveyId,
+    );
   const shown = ranked.slice(0, 10);
   fillRows(
     "top-surveys",
@@ -457,7 +527,11 @@ function renderInventory(status) {
     "languages",
     (status.languages ?? []).map((entry) => {
       const name = languageNames.get(String(entry.languageId));
-      return [{ text: name ? `${name} (${entry.languageId})` : `Language ${entry.languageId}` }, { text: count(entry.live), className: "number" }, { text: count(entry.closed), className: "number" }];
+      return [
+        { text: name ? `${name} (${entry.languageId})` : `Language ${entry.languageId}` },
+        { text: count(entry.live), className: "number" },
+        { text: count(entry.closed), className: "number" },
+      ];
     }),
   );
   const closures = status.closures;
@@ -468,7 +542,9 @@ function renderInventory(status) {
       `${closures.confirmed ? `, ${count(closures.confirmed)} confirmed` : ""}). Surveys: ${closures.sample.join(", ")}${closures.count > closures.sample.length ? ", …" : ""}`
     : "None held.";
   const quarantine = status.quarantine ?? [];
-  html("quarantine-summary").textContent = store.quarantined ? `${count(store.quarantined)} items in quarantine.` : "Nothing in quarantine.";
+  html("quarantine-summary").textContent = store.quarantined
+    ? `${count(store.quarantined)} items in quarantine.`
+    : "Nothing in quarantine.";
   byId("quarantine", HTMLTableElement).hidden = quarantine.length === 0;
   fillRows(
     "quarantine",
@@ -481,7 +557,10 @@ function renderInventory(status) {
   );
   fillRows(
     "collections",
-    (status.collections ?? []).map((collection) => [{ text: collection.name }, { text: `${dateTime(collection.fetchedAt)} (${sinceNow(collection.fetchedAt)})` }]),
+    (status.collections ?? []).map((collection) => [
+      { text: collection.name },
+      { text: `${dateTime(collection.fetchedAt)} (${sinceNow(collection.fetchedAt)})` },
+    ]),
   );
 }
 
@@ -519,7 +598,11 @@ function barChart(title, runs, value, unit, width) {
   label.textContent = `${title}, last ${runs.length} cycles, oldest first; highest ${count(highest)}${unit}`;
   const heading = svg("text", { x: 0, y: 12 });
   heading.textContent = `${title} (axis to ${count(max)}${unit}${outliers > 0 ? `; ${outliers} above, cut and labelled` : ""})`;
-  chart.append(label, heading, svg("line", { x1: left, y1: height - bottom, x2: width, y2: height - bottom, stroke: "#595959" }));
+  chart.append(
+    label,
+    heading,
+    svg("line", { x1: left, y1: height - bottom, x2: width, y2: height - bottom, stroke: "#595959" }),
+  );
   const slot = (width - left) / Math.max(runs.length, 20);
   const plot = height - top - bottom;
   runs.forEach((run, index) => {
@@ -527,14 +610,25 @@ function barChart(title, runs, value, unit, width) {
     const cut = amount > max;
     const barHeight = Math.max((plot * Math.min(amount, max)) / max, 1);
     const x = left + index * slot + 1;
-    const bar = svg("rect", { x, y: height - bottom - barHeight, width: Math.max(slot - 2, 1), height: barHeight, fill: run.status === "failed" ? "#a40000" : "#0b5cad" });
+    const bar = svg("rect", {
+      x,
+      y: height - bottom - barHeight,
+      width: Math.max(slot - 2, 1),
+      height: barHeight,
+      fill: run.status === "failed" ? "#a40000" : "#0b5cad",
+    });
     const tip = svg("title");
     tip.textContent = `${dateTime(run.startedAt)}: ${count(amount)}${unit}${run.status === "failed" ? " (failed)" : ""}`;
     bar.append(tip);
     chart.append(bar);
     if (cut) {
       chart.append(svg("rect", { x: x - 1, y: top + plot * 0.25, width: slot, height: 4, fill: "#ffffff" }));
-      const mark = svg("text", { x: Math.min(Math.max(x + slot / 2, 24), width - 24), y: top - 4, "text-anchor": "middle", class: "outlier" });
+      const mark = svg("text", {
+        x: Math.min(Math.max(x + slot / 2, 24), width - 24),
+        y: top - 4,
+        "text-anchor": "middle",
+        class: "outlier",
+      });
       mark.textContent = count(amount);
       chart.append(mark);
     }
@@ -566,13 +660,18 @@ function renderCycles(runs) {
   );
   fillRows(
     "cycles",
-    runs.slice(0, 10).map((run) => [
-      { text: dateTime(run.startedAt) },
-      { text: run.status + (run.error ? `: ${run.error}` : ""), className: run.status === "failed" ? "failed" : "succeeded" },
-      { text: count(run.durationMs), className: "number" },
-      { text: count(run.counts?.["upstreamRequests"]), className: "number" },
-      { text: count(run.counts?.["changes"]), className: "number" },
-    ]),
+    runs
+      .slice(0, 10)
+      .map((run) => [
+        { text: dateTime(run.startedAt) },
+        {
+          text: run.status + (run.error ? `: ${run.error}` : ""),
+          className: run.status === "failed" ? "failed" : "succeeded",
+        },
+        { text: count(run.durationMs), className: "number" },
+        { text: count(run.counts?.["upstreamRequests"]), className: "number" },
+        { text: count(run.counts?.["changes"]), className: "number" },
+      ]),
   );
 }
 
@@ -628,9 +727,14 @@ async function readStatus() {
   try {
     if (languageNames.size === 0) {
       const reply = await api("/v1/collections");
-      const body = /** @type {{ collections?: { name: string, body?: { Languages?: { Id: number, Name: string }[] } }[] }} */ (reply.body);
+      const body =
+        /** @type {{ collections?: { name: string, body?: { Languages?: { Id: number, Name: string }[] } }[] }} */ (
+          reply.body
+        );
       for (const collection of body.collections ?? []) {
-        if (collection.name === "languages") for (const language of collection.body?.Languages ?? []) languageNames.set(String(language.Id), language.Name);
+        if (collection.name === "languages")
+          for (const language of collection.body?.Languages ?? [])
+            languageNames.set(String(language.Id), language.Name);
       }
     }
     const reply = await api("/v1/sync/status");
