@@ -8,6 +8,8 @@ bash scripts/install-system-tools.sh || echo "setup: could not install the syste
 find packages apps tooling -maxdepth 2 -name '*test-results.json' -delete
 status=0
 pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
+# The layout of code and data is Prettier's (applied with `pnpm format`); a file it would change fails the check.
+pnpm -s format:check || status=$?
 node tooling/release/src/package-metadata.ts --check || status=$?
 node tooling/release/src/api-report.ts --check || status=$?
 # The API reference (TypeDoc, warnings as errors) into docs/api/.
