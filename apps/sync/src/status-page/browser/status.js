@@ -660,18 +660,16 @@ function renderCycles(runs) {
   );
   fillRows(
     "cycles",
-    runs
-      .slice(0, 10)
-      .map((run) => [
-        { text: dateTime(run.startedAt) },
-        {
-          text: run.status + (run.error ? `: ${run.error}` : ""),
-          className: run.status === "failed" ? "failed" : "succeeded",
-        },
-        { text: count(run.durationMs), className: "number" },
-        { text: count(run.counts?.["upstreamRequests"]), className: "number" },
-        { text: count(run.counts?.["changes"]), className: "number" },
-      ]),
+    runs.slice(0, 10).map((run) => [
+      { text: dateTime(run.startedAt) },
+      {
+        text: run.status + (run.error ? `: ${run.error}` : ""),
+        className: run.status === "failed" ? "failed" : "succeeded",
+      },
+      { text: count(run.durationMs), className: "number" },
+      { text: count(run.counts?.["upstreamRequests"]), className: "number" },
+      { text: count(run.counts?.["changes"]), className: "number" },
+    ]),
   );
 }
 
