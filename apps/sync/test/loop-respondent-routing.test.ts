@@ -161,6 +161,15 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 1, skipped: 0 });
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 0, skipped: 1 });
     expect(ids(await match(service, { uid: "imported-1" }))).toEqual([D]);
+    // A full batch (1,000 entries, long ids: about 150 KB of JSON) fits the batch routes' body limit.
+    const full = {
+      entries: Array.from({ length: 1000 }, (_, index) => ({
+        uid: `respondent-${String(index).padStart(80, "0")}`,
+        surveyId: D,
+        enteredAt: "2026-01-05T10:00:00Z",
+      })),
+    };
+    expect(await (await post(service, "/v1/respondents/history", full)).json()).toEqual({ imported: 1000, skipped: 0 });
     for (const bad of [
       { entries: [] },
       { entries: [{ uid: "", surveyId: B, enteredAt: "2026-01-05T10:00:00Z" }] },

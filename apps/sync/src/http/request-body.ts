@@ -5,28 +5,33 @@ import { errorReply, type Reply } from "./respond.ts";
 /** Largest JSON body the loop's routes accept: a respondent's answers fit many times over. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Largest JSON body of a batch route (a history import, a reconciliation): 1,000 lines with long ids. */
+export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
+
 /** A parsed body, or the reply that refuses it. */
 export type BodyResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reply: Reply };
 
 /**
- * Reads a JSON request body of at most {@link MAX_BODY_BYTES} and checks it against `schema`:
+ * Reads a JSON request body of at most `maxBytes` ({@link MAX_BODY_BYTES} unless a batch route says more) and checks it against `schema`:
  * 413 when larger (reading stops there), 415 when not JSON, 400 naming every problem when
  * malformed or invalid.
  */
-export async function readJsonBody<T>(incoming: IncomingMessage, schema: z.ZodType<T>): Promise<BodyResult<T>> {
+export async function readJsonBody<T>(
+  incoming: IncomingMessage,
+  schema: z.ZodType<T>,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<BodyResult<T>> {
   const type = incoming.headers["content-type"] ?? "application/json";
   if (!/^application\/(.+\+)?json\b/i.test(type))
     return refuse(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
   const declared = Number(incoming.headers["content-length"] ?? 0);
-  if (declared > MAX_BODY_BYTES)
-    return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+  if (declared > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > MAX_BODY_BYTES)
-      return refuse(413, "payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
     chunks.push(buffer);
   }
   let json: unknown;

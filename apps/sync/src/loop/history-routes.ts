@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readJsonBody } from "../http/request-body.ts";
+import { MAX_BATCH_BODY_BYTES, readJsonBody } from "../http/request-body.ts";
 import { json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
@@ -41,7 +41,7 @@ export type HistoryImported = z.output<typeof HistoryImported>;
  * not conversions: they never count in conversion or earnings.
  */
 export async function importHistory(loop: LoopContext, request: RouteRequest): Promise<Reply> {
-  const body = await readJsonBody(request.incoming, HistoryBody);
+  const body = await readJsonBody(request.incoming, HistoryBody, MAX_BATCH_BODY_BYTES);
   if (!body.ok) return body.reply;
   const result = await loop.outcomes.importHistory(
     body.value.entries.map((entry) => ({

@@ -1,5 +1,5 @@
 import type { LoopContext } from "./loop-context.ts";
-import type { ConversionCounts } from "./store/loop-store.ts";
+import type { ConversionCounts, LoopStore, OutcomeKind, SurveyConversion } from "./store/loop-store.ts";
 
 /** One window's counts as `/v1/sync/status` and the status page read them. */
 export interface ConversionWindowReport extends ConversionCounts {
@@ -45,6 +45,34 @@ function sum(rows: readonly ConversionCounts[]): ConversionCounts {
   return total;
 }
 
+/** The store's part of the status, as last read, by store: read again only when its version moved. */
+const lastReports = new WeakMap<object, { readonly version: string; readonly report: Promise<ConversionReport> }>();
+
+interface ConversionReport {
+  readonly surveys: SurveyConversion[];
+  readonly outcomes: Readonly<Record<OutcomeKind, number>>;
+  readonly orphans: number;
+}
+
+/**
+ * The conversion report, read again only when the store's version moved (an entry, an outcome,
+ * a new hour): a page open in many tabs polls every 5 s, and each read of the report holds the
+ * event loop on SQLite. Exact: nothing stale is served, only the same figures again.
+ */
+async function conversionReport(store: LoopStore, now: Date): Promise<ConversionReport> {
+  const version = await store.conversionVersion(now);
+  const last = lastReports.get(store);
+  if (last?.version === version) return last.report;
+  const report = Promise.all([store.conversionByWindow(now), store.outcomeCounts(), store.orphanCount()]).then(
+    ([surveys, outcomes, orphans]) => ({ surveys, outcomes, orphans }),
+  );
+  lastReports.set(store, { version, report });
+  report.catch(() => {
+    if (lastReports.get(store)?.report === report) lastReports.delete(store);
+  });
+  return report;
+}
+
 /**
  * The respondent loop in `/v1/sync/status`: the matcher's size and feed position, the account's
  * encryption (whether links are signed and outcomes verified, or why they cannot be), warnings,
@@ -54,11 +82,7 @@ function sum(rows: readonly ConversionCounts[]): ConversionCounts {
  * The shape is the contract of the status page (docs/status-contract in the notes).
  */
 export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
-  const [surveys, outcomes, orphans] = await Promise.all([
-    loop.outcomes.conversionByWindow(now),
-    loop.outcomes.outcomeCounts(),
-    loop.outcomes.orphanCount(),
-  ]);
+  const { surveys, outcomes, orphans } = await conversionReport(loop.outcomes, now);
   const verdicts = loop.account.verdicts;
   const problems = verdicts
     ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) =>

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readJsonBody } from "../http/request-body.ts";
+import { MAX_BATCH_BODY_BYTES, readJsonBody } from "../http/request-body.ts";
 import { json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
@@ -67,7 +67,7 @@ type ReconcileRequest = z.output<typeof ReconcileBody>["outcomes"];
  * `dryRun`, nothing is recorded and each line says what it would do.
  */
 export async function reconcileOutcomes(loop: LoopContext, request: RouteRequest): Promise<Reply> {
-  const body = await readJsonBody(request.incoming, ReconcileBody);
+  const body = await readJsonBody(request.incoming, ReconcileBody, MAX_BATCH_BODY_BYTES);
   if (!body.ok) return body.reply;
   const dryRun = body.value.dryRun === true;
   const results = dryRun ? await previewLines(loop, body.value.outcomes) : await recordLines(loop, body.value.outcomes);

@@ -515,6 +515,16 @@ export function* conversionByWindow(): Program<SurveyConversion[]> {
   }));
 }
 
+/**
+ * {@link LoopStore.conversionVersion}: the outcome feed's sequence, the newest entry's time and
+ * the hour — what every figure of the conversion report moves with. Two indexed reads.
+ */
+export function* conversionVersion(now: Date): Program<string> {
+  const sequence = (yield* queryOne("SELECT value FROM loop_counters WHERE name = 'outcomes'"))?.value;
+  const newest = (yield* queryOne("SELECT MAX(issued_at) AS at FROM loop_entries"))?.at;
+  return `${String(sequence)}:${newest === null || newest === undefined ? "" : toIso(newest)}:${hourOf(now)}`;
+}
+
 /** {@link LoopStore.outcomeCounts}, from the counter rows kept as transitions are recorded. */
 export function* outcomeCounts(): Program<Record<OutcomeKind, number>> {
   const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };

@@ -196,6 +196,8 @@ export interface LoopStore extends OutcomeRetentionStore {
   conversion(): Promise<SurveyConversionCounts[]>;
   /** Lifetime and windowed counts per survey with at least one entry, by survey id, as of `now`. */
   conversionByWindow(now: Date): Promise<SurveyConversion[]>;
+  /** A version of the conversion report: equal versions hold equal figures (a status page polled by many tabs reads it instead of the report). */
+  conversionVersion(now: Date): Promise<string>;
   /** Transitions recorded in all, by the outcome they set (all replicas). */
   outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>>;
   /** Tokens whose outcomes arrived with no entry to attach to (not conversions). */

@@ -97,6 +97,10 @@ class PostgresLoopStore implements LoopStore {
     return this.#read(records.conversionByWindow());
   }
 
+  conversionVersion(now: Date) {
+    return this.#read(records.conversionVersion(now));
+  }
+
   outcomeCounts() {
     return this.#read(records.outcomeCounts());
   }

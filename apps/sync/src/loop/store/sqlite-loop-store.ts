@@ -150,6 +150,10 @@ class SqliteLoopStore implements LoopStore {
     });
   }
 
+  conversionVersion(now: Date) {
+    return this.#read(records.conversionVersion(now));
+  }
+
   outcomeCounts() {
     return this.#read(records.outcomeCounts());
   }
