@@ -35,7 +35,11 @@ export const errorResponses = {
     description:
       "`feed_expired` (changes) or `outcomes_expired` (outcomes): the entries after `after` were pruned; go on as the message says.",
   },
-  "413": { name: "PayloadTooLarge", description: "The body is larger than the route takes: 64 KiB, or 1 MiB for the batch routes (history import, reconciliation)." },
+  "413": {
+    name: "PayloadTooLarge",
+    description:
+      "The body is larger than the route takes: 64 KiB, or 1 MiB for the batch routes (history import, reconciliation).",
+  },
   "415": { name: "UnsupportedMediaType", description: "The body is not JSON." },
   "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
   "429": {
