@@ -94,7 +94,7 @@ const entries: readonly CommandEntry[] = [
   },
   {
     path: ["collections"],
-    summary: "List a reference collection (languages, industries, …)",
+    summary: "List a reference collection (languages, industries, …), or without NAME their names",
     load: async () => (await import("./collections.ts")).command,
   },
   {
