@@ -42,6 +42,25 @@ function numberPlaceholders(sql: string): string {
   return converted;
 }
 
+/** Names given to statements so far (see {@link preparedStatementName}). */
+const statementNames = new Map<string, string>();
+/** Past this many distinct statements (texts built per call, say), the rest run unnamed. */
+const MAX_NAMED_STATEMENTS = 1000;
+
+/**
+ * The name under which a connection keeps `text` prepared: the server parses and plans a named
+ * statement once per connection instead of on every call, which on the loop's short, hot
+ * transactions is a large part of the work. One name per text, for the process's lifetime
+ * (node-postgres refuses one name for two texts); undefined once the table is full.
+ */
+export function preparedStatementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= MAX_NAMED_STATEMENTS) return known;
+  const name = `sds_${statementNames.size + 1}`;
+  statementNames.set(text, name);
+  return name;
+}
+
 type TypeId = Parameters<typeof pg.types.getTypeParser>[0];
 /** The type OID of `json`. */
 const JSON_OID = 114;

@@ -21,7 +21,8 @@ import {
 /*
  * The loop store's logic, once for both drivers (see loop-program.ts). Locks are taken in one
  * order everywhere, so PostgreSQL replicas never deadlock: the respondent, the token, the
- * outcome feed's counter, then the survey's counts (lifetime row, then hour rows).
+ * windows' shared lock, the outcome feed's counter, then the survey's counts (lifetime row
+ * first: it serialises the writers of one survey; then hour rows, then window rows).
  */
 
 const HOUR_MS = 3_600_000;
@@ -124,22 +125,21 @@ const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_na
 const windowNames = ["last24h", "last7d"] as const;
 
 /**
- * The last hour already taken out of a window. PostgreSQL shares the counter row's lock with
- * every writer (FOR SHARE) and the expiry takes it exclusively, so no count lands in a window
- * on one side of an expiry while its hour is subtracted on the other.
+ * The lock that keeps window totals whole on PostgreSQL: every writer of counts holds it shared
+ * (an advisory lock: no row is written to take it, unlike FOR SHARE on the edge rows, which made
+ * every entry write a multixact into one hot row), and {@link advanceWindows} holds it
+ * exclusively, so no count lands in a window on one side of an expiry while its hour is
+ * subtracted on the other. One key per schema ("SDS", then a hash of the schema's name).
  */
-function* windowEdge(dialect: ProgramDialect, window: string, lock: "share" | "update"): Program<number> {
-  const suffix = dialect === "postgres" ? (lock === "share" ? " FOR SHARE" : " FOR UPDATE") : "";
-  const row = yield* queryOne(`SELECT value FROM loop_counters WHERE name = ?${suffix}`, `window-edge:${window}`);
+const WINDOWS_LOCK_KEY = "5456979, hashtext(current_schema() || ':loop-windows')";
+
+/** The last hour already taken out of a window (read under the windows lock on PostgreSQL). */
+function* windowEdge(window: string): Program<number> {
+  const row = yield* queryOne("SELECT value FROM loop_counters WHERE name = ?", `window-edge:${window}`);
   return Number(row?.value ?? Number.NEGATIVE_INFINITY);
 }
 
-function* addCounts(
-  surveyId: number,
-  hour: number | null,
-  delta: CountDelta,
-  dialect: ProgramDialect = "sqlite",
-): Program<void> {
+function* addCounts(surveyId: number, hour: number | null, delta: CountDelta): Program<void> {
   if (hour === null) {
     yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
     return;
@@ -147,8 +147,7 @@ function* addCounts(
   yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
   // The hour counts in each window it has not left yet.
   for (const window of windowNames) {
-    if (hour > (yield* windowEdge(dialect, window, "share")))
-      yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
+    if (hour > (yield* windowEdge(window))) yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
   }
 }
 
@@ -177,9 +176,10 @@ export function* windowsDue(now: Date): Program<boolean> {
  */
 export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<void> {
   const current = hourOf(now);
+  if (dialect === "postgres") yield* query(`SELECT pg_advisory_xact_lock(${WINDOWS_LOCK_KEY})`);
   for (const window of windowNames) {
     const target = current - conversionWindows[window];
-    const edge = yield* windowEdge(dialect, window, "update");
+    const edge = yield* windowEdge(window);
     if (target <= edge) continue;
     yield* query(EXPIRE_WINDOW, edge, target, window);
     yield* query("UPDATE loop_counters SET value = ? WHERE name = ?", target, `window-edge:${window}`);
@@ -188,12 +188,26 @@ export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<voi
 
 /**
  * Serialises the recorders of one token across PostgreSQL replicas (a transaction-scoped
- * advisory lock); SQLite's one writer already does. Without it an outcome and its entry
- * arriving together could each miss the other (the outcome kept as an orphan of an entry that
- * exists).
+ * advisory lock), then takes the windows lock shared; SQLite's one writer already does both.
+ * Without the token lock an outcome and its entry arriving together could each miss the other
+ * (the outcome kept as an orphan of an entry that exists). With a respondent, the respondent's
+ * row is locked first (`ON CONFLICT … WHERE false` locks the row without writing a new version
+ * of it): every entry of this respondent, on every replica, waits there for the one before.
+ * One statement: the target list runs left to right, so the order of locks is the documented one.
  */
-function* lockToken(dialect: ProgramDialect, token: string): Program<void> {
-  if (dialect === "postgres") yield* query("SELECT pg_advisory_xact_lock(hashtextextended(?, 7))", token);
+function* lockForRecording(dialect: ProgramDialect, token: string, respondent?: string): Program<void> {
+  if (dialect !== "postgres") return;
+  const locks = `pg_advisory_xact_lock(hashtextextended(?, 7)), pg_advisory_xact_lock_shared(${WINDOWS_LOCK_KEY})`;
+  if (respondent === undefined) {
+    yield* query(`SELECT ${locks}`, token);
+    return;
+  }
+  yield* query(
+    `WITH respondent AS (INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid WHERE false RETURNING uid)
+SELECT (SELECT count(*) FROM respondent) AS inserted, ${locks}`,
+    respondent,
+    token,
+  );
 }
 
 /** The next sequence of the outcome feed; on PostgreSQL the counter row stays locked until commit, so sequences follow commit order. */
@@ -224,7 +238,6 @@ export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 }
 
 /** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
 function* applyTransition(
-  dialect: ProgramDialect,
   entry: CurrentEntry,
   next: OutcomeKind,
   at: Date,
@@ -270,19 +283,16 @@ function* applyTransition(
   );
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
-    yield* addCounts(
-      entry.surveyId,
-      hourOf(Date.parse(entry.outcomeAt)),
-      { [previous]: -1, earnings: previous === "complete" ? -entry.cpi : 0 },
-      dialect,
-    );
+    yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), {
+      [previous]: -1,
+      earnings: previous === "complete" ? -entry.cpi : 0,
+    });
   }
-  yield* addCounts(
-    entry.surveyId,
-    hourOf(at),
-    { [next]: 1, reversals: reversal, earnings: next === "complete" ? entry.cpi : 0 },
-    dialect,
-  );
+  yield* addCounts(entry.surveyId, hourOf(at), {
+    [next]: 1,
+    reversals: reversal,
+    earnings: next === "complete" ? entry.cpi : 0,
+  });
   yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
   return toOutcome(row ?? {});
 }
@@ -321,7 +331,7 @@ export function* recordOutcome(
 ): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
-  yield* lockToken(dialect, input.token);
+  yield* lockForRecording(dialect, input.token);
   const entryRow = yield* queryOne(
     "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
     input.token,
@@ -332,7 +342,7 @@ export function* recordOutcome(
       return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
     return {
       recorded: true,
-      record: yield* applyTransition(dialect, entry, input.outcome, input.at, source, reason, settings),
+      record: yield* applyTransition(entry, input.outcome, input.at, source, reason, settings),
     };
   }
   if (source === "reconcile") {
@@ -379,7 +389,77 @@ export function* recordOutcome(
   return { recorded: true, record: toOutcome(row ?? {}) };
 }
 
-/** {@link LoopStore.recordEntry}. */
+/**
+ * What {@link recordEntry} reads once its locks are held, in one statement: the entry that
+ * already carries the token, the outcome that arrived for it first (an orphan), and the
+ * respondent's latest entries (none when `historyLimit` is 0).
+ */
+const READ_FOR_ENTRY = `SELECT 'known' AS kind, token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE token = ?
+UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome FROM loop_orphans WHERE token = ?
+UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`;
+
+interface EntryFacts {
+  readonly known: SqlRow | undefined;
+  readonly orphan: OutcomeKind | null;
+  readonly history: PastEntry[];
+}
+
+function* readForEntry(token: string, uid: string, historyLimit: number): Program<EntryFacts> {
+  let known: SqlRow | undefined;
+  let orphan: OutcomeKind | null = null;
+  const history: PastEntry[] = [];
+  for (const row of yield* query(READ_FOR_ENTRY, token, token, uid, historyLimit)) {
+    if (row.kind === "known") known = row;
+    else if (row.kind === "orphan") orphan = asOutcome(row.outcome);
+    else history.push(toPastEntry(row));
+  }
+  return { known, orphan, history };
+}
+
+/**
+ * A new entry and its counts (lifetime, its hour, the windows the hour is in) in one statement on
+ * PostgreSQL: one round trip instead of six. Each step reads the one before (RETURNING), which
+ * fixes the order its rows are locked in to the documented one; the windows are decided against
+ * their edges under the windows lock, as {@link addCounts} does. No row when the token is taken.
+ */
+const POSTGRES_INSERT_ENTRY = `WITH entry AS (
+  INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES ($1, $2, $3, $4, $5, 'link')
+  ON CONFLICT (token) DO NOTHING RETURNING *
+), lifetime AS (
+  INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
+  ON CONFLICT (survey_id) DO UPDATE SET entries = loop_survey_counts.entries + 1 RETURNING survey_id
+), hour AS (
+  INSERT INTO loop_survey_hours (survey_id, hour, entries) SELECT survey_id, $6, 1 FROM lifetime
+  ON CONFLICT (survey_id, hour) DO UPDATE SET entries = loop_survey_hours.entries + 1 RETURNING survey_id
+), windows AS (
+  INSERT INTO loop_survey_windows (survey_id, window_name, entries)
+  SELECT hour.survey_id, w.name, 1 FROM hour CROSS JOIN (VALUES ('last24h'), ('last7d')) AS w (name)
+    LEFT JOIN loop_counters AS edge ON edge.name = 'window-edge:' || w.name
+  WHERE edge.value IS NULL OR $6 > edge.value
+  ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
+)
+SELECT entry.*, (SELECT count(*) FROM windows) AS windows FROM entry`;
+
+function* insertEntry(dialect: ProgramDialect, entry: EntryInput): Program<SqlRow | undefined> {
+  const values = [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at.toISOString()] as const;
+  const hour = hourOf(entry.at);
+  if (dialect === "postgres") return yield* queryOne(POSTGRES_INSERT_ENTRY, ...values, hour);
+  const inserted = yield* queryOne(
+    "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
+    ...values,
+  );
+  if (inserted) {
+    yield* addCounts(entry.surveyId, null, { entries: 1 });
+    yield* addCounts(entry.surveyId, hour, { entries: 1 });
+  }
+  return inserted;
+}
+
+/**
+ * {@link LoopStore.recordEntry}. On PostgreSQL five round trips (BEGIN, the locks, one read, one
+ * write, COMMIT); the rare entry whose outcome came first takes the slow path of
+ * {@link applyTransition}.
+ */
 export function* recordEntry<Refusal>(
   dialect: ProgramDialect,
   entry: EntryInput,
@@ -393,43 +473,25 @@ export function* recordEntry<Refusal>(
       entry: existing,
     };
   };
-  const known = yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token);
-  if (known) return repeatOrConflict(known);
-  if (admit !== undefined && entry.uid !== "") {
-    // The respondent's row is taken first: every entry of this respondent, on every replica, waits here for the one before.
-    yield* query(
-      "INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid",
-      entry.uid,
-    );
-    const history = (yield* query(
-      "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
-      entry.uid,
-      HISTORY_LIMIT,
-    )).map(toPastEntry);
-    const refusal = admit(history);
+  const admitting = admit !== undefined && entry.uid !== "";
+  yield* lockForRecording(dialect, entry.token, admitting ? entry.uid : undefined);
+  // Read under the locks: a retry of this token, or an entry of this respondent committed a moment ago, is seen.
+  const facts = yield* readForEntry(entry.token, entry.uid, admitting ? HISTORY_LIMIT : 0);
+  if (facts.known) return repeatOrConflict(facts.known);
+  if (admitting) {
+    const refusal = admit(facts.history);
     if (refusal !== undefined) return { kind: "refused", refusal };
   }
-  yield* lockToken(dialect, entry.token);
-  const iso = entry.at.toISOString();
-  const inserted = yield* queryOne(
-    "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
-    entry.token,
-    entry.surveyId,
-    entry.uid,
-    entry.cpi,
-    iso,
-  );
+  // The attachment below takes the feed's counter; taken before the counts, as everywhere else.
+  if (facts.orphan !== null && dialect === "postgres")
+    yield* query("SELECT value FROM loop_counters WHERE name = 'outcomes' FOR UPDATE");
+  const inserted = yield* insertEntry(dialect, entry);
   if (!inserted)
     return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
-  yield* addCounts(entry.surveyId, null, { entries: 1 });
-  yield* addCounts(entry.surveyId, hourOf(entry.at), { entries: 1 }, dialect);
-  const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", entry.token);
-  const orphanOutcome = asOutcome(orphan?.outcome);
-  if (orphanOutcome === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
+  if (facts.orphan === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
   const attached = yield* applyTransition(
-    dialect,
     { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
-    orphanOutcome,
+    facts.orphan,
     entry.at,
     "attach",
     "the outcome arrived before its entry was issued",
@@ -437,7 +499,7 @@ export function* recordEntry<Refusal>(
   );
   yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
   yield* query(ADD_TO_COUNTER, "orphans", -1);
-  return { kind: "recorded", entry: { ...toEntry(inserted), outcome: orphanOutcome }, attached: [attached] };
+  return { kind: "recorded", entry: { ...toEntry(inserted), outcome: facts.orphan }, attached: [attached] };
 }
 
 /** {@link LoopStore.importHistory}: deterministic tokens, so importing the same file twice adds nothing. */

@@ -5,7 +5,7 @@ import { withStoreErrors } from "../../database/store-errors.ts";
 import { prunePostgresFeedPrefix } from "../../store/postgres-retention.ts";
 import type { PruneBatchOutcome } from "../../store/retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
-import { postgresPlaceholders } from "../../database/postgres-query.ts";
+import { postgresPlaceholders, preparedStatementName } from "../../database/postgres-query.ts";
 import { runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
@@ -38,8 +38,11 @@ const POSTGRES_OUTCOME_HORIZON =
 const POSTGRES_PRUNE_ENTRIES =
   "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < $1 AND (outcome_at IS NULL OR outcome_at < $1) ORDER BY issued_at LIMIT $2)";
 
-const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) =>
-  (await client.query<SqlRow>(postgresPlaceholders(step.sql), [...step.params])).rows;
+/** Runs one step of a program, as a prepared statement of the connection (parsed and planned once per connection). */
+const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) => {
+  const text = postgresPlaceholders(step.sql);
+  return (await client.query<SqlRow>({ name: preparedStatementName(text), text, values: [...step.params] })).rows;
+};
 
 /** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
 class PostgresLoopStore implements LoopStore {
