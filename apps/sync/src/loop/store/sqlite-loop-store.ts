@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, extname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { StoreError } from "../../common/errors.ts";
+import { SqliteGroupCommit } from "../../database/sqlite-group-commit.ts";
 import { inSqliteTransaction, migrateSqlite } from "../../database/sqlite-migrate.ts";
 import { withStoreErrors } from "../../database/store-errors.ts";
 import type { PruneBatchOutcome } from "../../store/retention.ts";
@@ -70,18 +71,22 @@ function promised<T>(work: () => T): Promise<T> {
 }
 
 /**
- * The loop store on `node:sqlite`. Each method runs its program synchronously (in BEGIN
- * IMMEDIATE when it writes): nothing else runs while the write lock is held. Every failure is a
- * rejection, never a synchronous throw.
+ * The loop store on `node:sqlite`. Reads run their program at once; writes asked for in one turn
+ * of the event loop run together, synchronously, in one BEGIN IMMEDIATE transaction (a savepoint
+ * each) and one fsync (group commit: SqliteGroupCommit), so nothing else runs while the write
+ * lock is held and every write is durable when it resolves. Every failure is a rejection, never
+ * a synchronous throw.
  */
 class SqliteLoopStore implements LoopStore {
   readonly kind = "sqlite" as const;
   readonly #db: DatabaseSync;
+  readonly #writes: SqliteGroupCommit;
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#writes = new SqliteGroupCommit(db);
   }
 
   #prepare(sql: string): StatementSync {
@@ -105,7 +110,8 @@ class SqliteLoopStore implements LoopStore {
   }
 
   #write<T>(program: Program<T>): Promise<T> {
-    return promised(() => inSqliteTransaction(this.#db, () => this.#run(program)));
+    if (this.#closed) return promised(() => this.#run(program));
+    return this.#writes.write(() => this.#run(program));
   }
 
   recordEntry<Refusal = never>(
@@ -223,6 +229,7 @@ class SqliteLoopStore implements LoopStore {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#writes.flush();
       this.#db.close();
     }
     return Promise.resolve();
