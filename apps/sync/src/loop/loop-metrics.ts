@@ -10,9 +10,24 @@ export interface LoopMetrics {
   recordVerdicts(verdicts: EncryptionVerdicts): void;
 }
 
-/** Registers the loop's metrics in `registry`, every series present from the start (at 0). */
-export function createLoopMetrics(registry: Registry): LoopMetrics {
+/** How many surveys' routing data (groups, re-contact list, stats) could not be read at their last fetch, by kind. */
+export type RoutingDataUnavailable = () => Readonly<Record<"groups" | "recontact" | "stats", number>>;
+
+/**
+ * Registers the loop's metrics in `registry`, every series present from the start (at 0).
+ * `routingDataUnavailable` is read at each scrape.
+ */
+export function createLoopMetrics(registry: Registry, routingDataUnavailable: RoutingDataUnavailable): LoopMetrics {
   const registers = [registry];
+  new Gauge({
+    name: "sds_sync_routing_data_unavailable",
+    help: "Surveys whose survey groups, re-contact list or stats could not be read at their last fetch (a 404 or an unreadable body), by kind: groups are then ignored (or the survey excluded, SYNC_MISSING_GROUPS=exclude), re-contact studies kept out, Ir used as the yield prior.",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      for (const [kind, surveys] of Object.entries(routingDataUnavailable())) this.set({ kind }, surveys);
+    },
+  });
   const unsigned = new Gauge({
     name: "sds_sync_outcomes_unsigned",
     help: "1 while outcomes are accepted unsigned (the account's OutgoingEncryption is off).",

@@ -123,12 +123,19 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
   };
 }
 
+/** The routing data as `/v1/sync/status` reports it (`loop.inventoryData`). */
+export interface RoutingDataReport {
+  readonly groups: { surveys: number; unavailable: number };
+  readonly recontact: { studies: number; unavailable: number };
+  readonly stats: { surveys: number; unavailable: number };
+}
+
 /**
  * How the routing data stands on this replica: surveys whose groups were read (and those whose
  * group list could not be: routed as if they had none, unless SYNC_MISSING_GROUPS=exclude),
  * re-contact studies whose list was read (and those out because it could not be), stats read.
  */
-export function routingDataReport(loop: Pick<LoopContext, "facts">): Record<string, Record<string, number>> {
+export function routingDataReport(loop: Pick<LoopContext, "facts">): RoutingDataReport {
   const counts = {
     groups: { surveys: 0, unavailable: 0 },
     recontact: { studies: 0, unavailable: 0 },

@@ -6,6 +6,7 @@ import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
+import { routingDataReport } from "./loop-status.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
 import {
   entryPlaceholders,
@@ -76,19 +77,26 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     validation: "loose",
     retry: 1,
   });
-  const loopMetrics = createLoopMetrics(metrics.registry);
+  const placeholders = entryPlaceholders(config);
+  const facts = new RoutingFacts({
+    recontactStudyTypes: config.recontactStudyTypes ?? [],
+    missingGroups: config.missingGroups ?? "route",
+    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+  });
+  const loopMetrics = createLoopMetrics(metrics.registry, () => {
+    const report = routingDataReport({ facts });
+    return {
+      groups: report.groups.unavailable,
+      recontact: report.recontact.unavailable,
+      stats: report.stats.unavailable,
+    };
+  });
   const account = new AccountSettings({
     fetchAccount: async (signal) => (await sds.account.get({ signal })).data,
     logger,
     onRead: (verdicts) => {
       loopMetrics.recordVerdicts(verdicts);
     },
-  });
-  const placeholders = entryPlaceholders(config);
-  const facts = new RoutingFacts({
-    recontactStudyTypes: config.recontactStudyTypes ?? [],
-    missingGroups: config.missingGroups ?? "route",
-    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
   });
   const liveMatcher = new LiveMatcher({
     store: inventory,
