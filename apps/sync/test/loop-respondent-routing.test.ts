@@ -202,17 +202,38 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     // A second replica on the same PostgreSQL schema (SQLite has one process per file: one replica).
     const second = database?.kind === "postgres" ? await start(database) : first;
     if (second !== first) await routingDataRead(second);
-    const attempts = await Promise.all(
-      Array.from({ length: 12 }, (_, index) =>
-        post(index % 2 === 0 ? first : second, "/v1/entry-links", {
-          surveyId: index % 4 < 2 ? A : B,
-          token: `race-${index}`,
-          uid: "racer",
-        }),
-      ),
+    const race = async (uid: string) => {
+      const attempts = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          post(index % 2 === 0 ? first : second, "/v1/entry-links", {
+            surveyId: index % 4 < 2 ? A : B,
+            token: `race-${uid}-${index}`,
+            uid,
+          }),
+        ),
+      );
+      return attempts.map((response) => response.status);
+    };
+    // A respondent never seen before: the first insert of their row is what the others wait on.
+    const newcomer = await race("racer");
+    expect(newcomer.filter((status) => status === 201)).toHaveLength(1);
+    expect(newcomer.filter((status) => status === 409)).toHaveLength(11);
+    // A respondent already known (an entry elsewhere): only the lock on their existing row keeps the race to one link.
+    expect((await post(first, "/v1/entry-links", { surveyId: D, token: "known-d", uid: "known-racer" })).status).toBe(
+      201,
     );
-    const statuses = attempts.map((response) => response.status);
-    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 409)).toHaveLength(11);
+    for (let round = 0; round < 5; round += 1) {
+      const uid = `known-racer${round === 0 ? "" : `-${round}`}`;
+      if (round > 0)
+        expect((await post(second, "/v1/entry-links", { surveyId: D, token: `known-d-${round}`, uid })).status).toBe(
+          201,
+        );
+      const known = await race(uid);
+      expect(
+        known.filter((status) => status === 201),
+        `round ${round}: ${known.join(" ")}`,
+      ).toHaveLength(1);
+      expect(known.filter((status) => status === 409)).toHaveLength(11);
+    }
   });
 });
