@@ -124,11 +124,21 @@ export async function walkRespondents(
   if (!marketplace) throw new Error("the respondent loop needs the sandbox's marketplace");
   // The matcher follows the store (not the cycle), and entry links need the account's encryption settings.
   const loop = service.loop;
+  // Surveys whose groups or study type are not known yet stay out of routing until the refresh after the cycle.
+  const routable = () => {
+    const pending = loop.facts.pending;
+    return pending.groups === 0 && pending.studyTypes === 0;
+  };
   if (
-    !(await waitFor(() => loop.liveMatcher.sequence >= firstSequence && loop.account.verdicts !== undefined, signal))
+    !(await waitFor(
+      () => loop.liveMatcher.sequence >= firstSequence && loop.account.verdicts !== undefined && routable(),
+      signal,
+    ))
   ) {
     if (signal.aborted) return undefined;
-    throw new Error("the matcher did not follow the first cycle, or the account was not read, within 15 s");
+    throw new Error(
+      "the matcher did not follow the first cycle, the account was not read, or the survey groups and study types were not read, within 15 s",
+    );
   }
   const supplierId = sandbox.keys[0]?.supplierId ?? 1001;
   const live = sandbox.api.listSurveys(supplierId, "live");

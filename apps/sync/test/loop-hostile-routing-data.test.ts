@@ -180,9 +180,17 @@ describe("respondent-aware routing against a hostile upstream", () => {
     const service = await start({ missingGroups: "exclude" });
     expect(await matched(service)).toEqual([A, B, D]);
     service.hostile.use({ kind: "malformed-survey-groups", body: "html" });
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(201);
     await waitUntil(service, (status) => status.loop.inventoryData.groups.unavailable >= 2);
     expect(await matched(service)).toEqual([D]);
     expect(await matched(service, "anyone")).toEqual([D]);
+    // No link into a survey held out for everyone; a retry of a link issued before still gets its link back.
+    const held = await post(service, "/v1/entry-links", { surveyId: B, token: "held", uid: "r3" });
+    expect([held.status, ((await held.json()) as { error: { code: string } }).error.code]).toEqual([
+      409,
+      "survey_unroutable",
+    ]);
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(200);
     service.hostile.clear();
     await waitUntil(service, (status) => status.loop.inventoryData.groups.unavailable === 0);
     expect(await matched(service)).toEqual([A, B, D]);

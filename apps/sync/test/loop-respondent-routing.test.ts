@@ -195,6 +195,49 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     }, 20_000);
   });
 
+  it("keeps a new grouped survey out until its groups are read, and says why", async () => {
+    const service = await start();
+    await routingDataRead(service);
+    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before-e", uid: "r5" })).status).toBe(201);
+    // A new survey of A's group; its groups come slowly, so the cycle that brings it ends long before they are read.
+    const E = 9105;
+    service.api.addSurvey(DEFAULT_SUPPLIER_ID, open(E, "8.00", { Has_Survey_Groups: true }));
+    service.api.addToSurveyGroup(GROUP, E);
+    service.api.faults.add({ kind: "latency", ms: 1500, operation: "getSurveyGroups" });
+    expect((await post(service, "/v1/sync/run", {})).status).toBe(200);
+    // The matcher follows the store: wait until it holds E (live), not yet its groups.
+    await waitFor(
+      async () =>
+        !(await match(service, { uid: "someone", explain: E })).explanation?.reasons.some(
+          (reason) => reason.kind === "not-live",
+        ),
+      5000,
+    );
+    const waiting = await match(service, { uid: "r5", explain: E });
+    expect(waiting.explanation?.reasons).toEqual([
+      expect.objectContaining({
+        kind: "unusable-survey-url",
+        message: expect.stringMatching(/survey groups have not been read yet/),
+      }),
+    ]);
+    expect(ids(await match(service, { uid: "r5" }))).not.toContain(E);
+    const tooSoon = await post(service, "/v1/entry-links", { surveyId: E, token: "too-soon", uid: "r5" });
+    expect(tooSoon.status).toBe(409);
+    expect(tooSoon.headers.get("retry-after")).toBe("10");
+    expect(((await tooSoon.json()) as { error: { code: string } }).error.code).toBe("survey_unroutable");
+    const anonymous = await post(service, "/v1/entry-links", { surveyId: E, token: "too-soon-anonymous" });
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe("survey_unroutable");
+    const status = (await (await service.request("/v1/sync/status")).json()) as {
+      loop: { inventoryData: { groups: { pending: number } } };
+    };
+    expect(status.loop.inventoryData.groups.pending).toBe(1);
+    // Once read: E is open to others, and out for r5 because of the group.
+    await waitFor(async () => ids(await match(service, { uid: "someone-else" })).includes(E), 20_000);
+    expect((await match(service, { uid: "r5", explain: E })).explanation?.reasons.map((reason) => reason.kind)).toEqual(
+      ["survey-group"],
+    );
+  });
+
   it("gives at most one link of concurrent requests of one respondent into two surveys of a group, on every replica of the store", async () => {
     const database = databaseFor();
     const first = await start(database);

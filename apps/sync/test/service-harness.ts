@@ -86,6 +86,14 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
       (!service.engine.status().leader && Date.now() - started > 500),
     30_000,
   );
+  // After a successful start-up cycle the leader fetches the routing data; surveys whose groups or
+  // study type are not known yet stay out of routing until then, so tests start once it is in.
+  const cycle = service.engine.status().lastCycle;
+  if (service.engine.status().leader && cycle !== undefined && cycle.failure === null)
+    await waitFor(() => {
+      const pending = service.loop.facts.pending;
+      return pending.groups === 0 && pending.studyTypes === 0;
+    }, 15_000);
   return {
     api,
     hostile,

@@ -125,9 +125,12 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
 
 /** The routing data as `/v1/sync/status` reports it (`loop.inventoryData`). */
 export interface RoutingDataReport {
-  readonly groups: { surveys: number; unavailable: number };
+  /** `pending`: grouped surveys held out until their groups are first read. */
+  readonly groups: { surveys: number; unavailable: number; pending: number };
   readonly recontact: { studies: number; unavailable: number };
   readonly stats: { surveys: number; unavailable: number };
+  /** Surveys held out until the StudyTypes collection says whether their study type is a re-contact one (0 once it did). */
+  readonly studyTypesPending: number;
 }
 
 /**
@@ -136,10 +139,12 @@ export interface RoutingDataReport {
  * re-contact studies whose list was read (and those out because it could not be), stats read.
  */
 export function routingDataReport(loop: Pick<LoopContext, "facts">): RoutingDataReport {
+  const pending = loop.facts.pending;
   const counts = {
-    groups: { surveys: 0, unavailable: 0 },
+    groups: { surveys: 0, unavailable: 0, pending: pending.groups },
     recontact: { studies: 0, unavailable: 0 },
     stats: { surveys: 0, unavailable: 0 },
+    studyTypesPending: pending.studyTypes,
   };
   for (const fetch of loop.facts.data.fetches) {
     const ok = fetch.status === "ok";

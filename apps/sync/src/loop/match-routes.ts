@@ -100,7 +100,8 @@ export const EntryLinkBody = z.strictObject({
  * `POST /v1/entry-links`: the entry link of a live survey for one respondent (placeholders
  * filled, signed with `IncomingEncryption` when enabled), recorded so conversion has a
  * denominator. 201 for a new entry, 200 for a repeat of the same token (same link), 409 when the
- * token belongs to another entry, 404 when the survey is not live, 503 before the account's
+ * rules refuse it (`respondent_excluded`, or `survey_unroutable` for a survey held out for
+ * everyone) or the token belongs to another entry, 404 when the survey is not live, 503 before the account's
  * encryption settings were read.
  */
 export async function issueEntryLink(loop: LoopContext, request: RouteRequest): Promise<Reply> {
@@ -132,14 +133,13 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
     throw error;
   }
   const now = new Date();
-  // The respondent rules of /v1/match, decided again here under a lock on the respondent (every replica): two
+  // The rules of /v1/match, decided again here inside the recording transaction, after a retry of the token is
+  // recognised (a retry gets its link back) and, with a uid, under a lock on the respondent (every replica): two
   // concurrent links of one respondent into one survey, or into two surveys of a group, yield one.
-  const excluded = (history: readonly PastEntry[]) => respondentExclusions(loop, surveyId, uid, history, now.getTime());
-  const anonymous = uid === "" ? excluded([]) : undefined;
-  if (anonymous !== undefined) return errorReply(409, "respondent_excluded", anonymous);
+  const refusal = (history: readonly PastEntry[]) => linkRefusal(loop, surveyId, uid, history, now.getTime());
   const result = await loop.outcomes.recordEntry(
     { token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: now },
-    uid === "" ? undefined : excluded,
+    refusal,
   );
   if (result.kind === "conflict")
     return errorReply(
@@ -147,7 +147,13 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
       "token_in_use",
       `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`,
     );
-  if (result.kind === "refused") return errorReply(409, "respondent_excluded", result.refusal);
+  if (result.kind === "refused")
+    return errorReply(
+      409,
+      result.refusal.code,
+      result.refusal.message,
+      result.refusal.code === "survey_unroutable" ? { "retry-after": "10" } : {},
+    );
   if (result.kind === "recorded")
     for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
   return json(result.kind === "recorded" ? 201 : 200, {
@@ -159,19 +165,34 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   } satisfies EntryLink);
 }
 
-/** Why the respondent may not enter the survey (every respondent rule that excludes it, as sentences), or undefined. */
-function respondentExclusions(
+/** Why no link is issued: the survey is held out for everyone, or the respondent rules exclude this respondent. */
+interface LinkRefusal {
+  readonly code: "survey_unroutable" | "respondent_excluded";
+  readonly message: string;
+}
+
+/**
+ * Why the respondent may not enter the survey, or undefined: a survey the service holds out for
+ * everyone (its groups or study type not known yet, SYNC_MISSING_GROUPS=exclude) first, else every
+ * respondent rule that excludes it, as sentences.
+ */
+function linkRefusal(
   loop: LoopContext,
   surveyId: number,
   uid: string,
   history: readonly PastEntry[],
   now: number,
-): string | undefined {
+): LinkRefusal | undefined {
   const request: MatchRequest = { answers: {}, now, ...(uid === "" ? {} : { respondent: { uid, history } }) };
-  const reasons = loop.liveMatcher.matcher
-    .explain(surveyId, request)
-    .reasons.filter((reason) => respondentReasonKinds.has(reason.kind));
-  return reasons.length === 0
+  const reasons = loop.liveMatcher.matcher.explain(surveyId, request).reasons;
+  const held = reasons.find((reason) => reason.kind === "unusable-survey-url");
+  if (held !== undefined)
+    return { code: "survey_unroutable", message: `survey ${surveyId} is held out of routing: ${held.reason}` };
+  const excluded = reasons.filter((reason) => respondentReasonKinds.has(reason.kind));
+  return excluded.length === 0
     ? undefined
-    : `the respondent may not enter survey ${surveyId}: ${reasons.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`;
+    : {
+        code: "respondent_excluded",
+        message: `the respondent may not enter survey ${surveyId}: ${excluded.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`,
+      };
 }

@@ -31,7 +31,11 @@ export class RoutingFacts {
   readonly #traits = new Map<number, SurveyTraits>();
   readonly #unusable = new Map<number, string>();
   #recontactTypes = new Set<number>();
+  /** Whether the StudyTypes collection was read (or is known to be unavailable): until then no study type is known not to be re-contact. */
+  #studyTypesKnown = false;
   #missingGroups = new Set<number>();
+  /** Surveys whose groups were fetched at least once (read or not): a grouped survey not among them is held out. */
+  #groupsFetched = new Set<number>();
   /** Surveys that entered or whose traits changed since the refresher last asked: their data is fetched at once. */
   #changed = new Set<number>();
 
@@ -63,6 +67,23 @@ export class RoutingFacts {
   /** Re-contact study types named by the StudyTypes collection (`re-?contact` in the name), besides the configured ones. */
   setRecontactStudyTypes(fromCollection: Iterable<number>): void {
     this.#recontactTypes = new Set([...this.#settings.recontactStudyTypes, ...fromCollection]);
+    this.#studyTypesKnown = true;
+  }
+
+  /** Whether the re-contact study types are known (the StudyTypes collection read, or known to be unavailable). */
+  get studyTypesKnown(): boolean {
+    return this.#studyTypesKnown;
+  }
+
+  /** Live surveys held out until their routing data arrives: grouped surveys whose groups were never fetched, and, until the study types are known, every survey with a study type not configured as re-contact. */
+  get pending(): { readonly groups: number; readonly studyTypes: number } {
+    let groups = 0;
+    let studyTypes = 0;
+    for (const [id, traits] of this.#traits) {
+      if (this.#groupsPending(id, traits)) groups += 1;
+      if (this.#studyTypePending(traits)) studyTypes += 1;
+    }
+    return { groups, studyTypes };
   }
 
   /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
@@ -105,6 +126,9 @@ export class RoutingFacts {
       this.#missingGroups = new Set(
         data.fetches.filter((fetch) => fetch.kind === "groups" && fetch.status !== "ok").map((fetch) => fetch.surveyId),
       );
+      this.#groupsFetched = new Set(
+        data.fetches.filter((fetch) => fetch.kind === "groups").map((fetch) => fetch.surveyId),
+      );
     }
     if (counts !== undefined) this.#evidence = new Map(counts.map((row) => [row.surveyId, row]));
     for (const id of this.#traits.keys()) this.#applyOne(matcher, id);
@@ -121,9 +145,28 @@ export class RoutingFacts {
     matcher.setYieldEvidence(surveyId, this.#yieldEvidence(surveyId));
   }
 
+  /*
+   * Not knowing is not the same as knowing there is nothing. A survey whose groups were never
+   * fetched (new, or just flagged `Has_Survey_Groups`) or whose study type may be a re-contact
+   * one waits, out of routing, for the refresh that follows the cycle that brought it: a few
+   * seconds of a new survey against an entry the buyer rejects. A fetch that failed is another
+   * matter (SYNC_MISSING_GROUPS; a re-contact list that cannot be read keeps its study out).
+   */
+  #groupsPending(surveyId: number, traits: SurveyTraits): boolean {
+    return traits.hasGroups && !this.#groupsFetched.has(surveyId);
+  }
+
+  #studyTypePending(traits: SurveyTraits): boolean {
+    return !this.#studyTypesKnown && traits.studyTypeId !== null && !this.#recontactTypes.has(traits.studyTypeId);
+  }
+
   #unroutableReason(surveyId: number, traits: SurveyTraits): string | undefined {
     const unusable = this.#unusable.get(surveyId);
     if (unusable !== undefined) return unusable;
+    if (this.#studyTypePending(traits))
+      return "whether its study type is a re-contact one is not known yet (the StudyTypes collection has not been read): held out until it is";
+    if (this.#groupsPending(surveyId, traits))
+      return "its survey groups have not been read yet: held out until the refresh after the cycle that brought it";
     if (
       this.#settings.missingGroups === "exclude" &&
       traits.hasGroups &&

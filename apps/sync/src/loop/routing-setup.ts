@@ -54,11 +54,28 @@ export function recontactStudyTypeIds(body: unknown): number[] {
   return ids;
 }
 
-/** Which study types are re-contact studies, from the stored StudyTypes collection; false while it is not stored yet. */
-export async function readRecontactStudyTypes(inventory: InventoryReader, facts: RoutingFacts): Promise<boolean> {
+/**
+ * Which study types are re-contact studies, from the stored StudyTypes collection; false while
+ * it is not stored yet and no cycle has succeeded (surveys with a study type stay out meanwhile,
+ * see RoutingFacts). A successful cycle that stored no StudyTypes means the upstream does not
+ * serve it: then only SYNC_RECONTACT_STUDY_TYPES marks re-contact studies, and `logger` says so.
+ */
+export async function readRecontactStudyTypes(
+  inventory: InventoryReader,
+  facts: RoutingFacts,
+  logger?: Logger,
+): Promise<boolean> {
   const studyTypes = (await inventory.listCollections()).find((collection) => collection.name === "studyTypes");
-  if (studyTypes === undefined) return false;
-  facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
+  if (studyTypes !== undefined) {
+    facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
+    return true;
+  }
+  if ((await inventory.lastSuccessfulRun()) === undefined) return false;
+  if (!facts.studyTypesKnown)
+    logger?.warn(
+      "the StudyTypes collection could not be read: only the study types of SYNC_RECONTACT_STUDY_TYPES are taken for re-contact studies",
+    );
+  facts.setRecontactStudyTypes([]);
   return true;
 }
 
@@ -71,7 +88,7 @@ export async function refreshRoutingData(
   logger: Logger,
 ): Promise<void> {
   try {
-    await readRecontactStudyTypes(inventory, facts);
+    await readRecontactStudyTypes(inventory, facts, logger);
     await refresher.refresh(signal);
   } catch (error) {
     if (!signal.aborted)

@@ -179,7 +179,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       const version = await outcomes.routingDataVersion();
       // Followers run no refresh: they learn which study types are re-contact studies here, once the leader stored the collection.
       if (version !== routingVersion || !studyTypesRead)
-        studyTypesRead = await readRecontactStudyTypes(inventory, facts);
+        studyTypesRead = await readRecontactStudyTypes(inventory, facts, logger);
       const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
       const counts = await outcomes.yieldCounts();
       facts.update(liveMatcher.matcher, data, counts);

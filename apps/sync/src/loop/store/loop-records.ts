@@ -478,7 +478,7 @@ export function* recordEntry<Refusal>(
   // Read under the locks: a retry of this token, or an entry of this respondent committed a moment ago, is seen.
   const facts = yield* readForEntry(entry.token, entry.uid, admitting ? HISTORY_LIMIT : 0);
   if (facts.known) return repeatOrConflict(facts.known);
-  if (admitting) {
+  if (admit !== undefined) {
     const refusal = admit(facts.history);
     if (refusal !== undefined) return { kind: "refused", refusal };
   }

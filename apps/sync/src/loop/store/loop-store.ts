@@ -56,8 +56,9 @@ export interface PastEntry {
 }
 
 /**
- * Decides, inside the transaction that records an entry and with the respondent's history read
- * under a lock on that respondent, whether the entry may be issued: undefined admits it, a
+ * Decides, inside the transaction that records an entry (after a retry of its token is
+ * recognised) and, for an entry with a uid, with the respondent's history read under a lock on
+ * that respondent (empty without a uid), whether the entry may be issued: undefined admits it, a
  * value refuses it (and is returned). Must be synchronous and pure: it runs under the lock.
  */
 export type EntryAdmission<Refusal> = (history: readonly PastEntry[]) => Refusal | undefined;
@@ -174,9 +175,10 @@ export interface HistoryInput {
 export interface LoopStore extends OutcomeRetentionStore {
   readonly kind: "sqlite" | "postgres";
   /**
-   * Records an entry, idempotently by token. With a non-empty uid and an `admit` check, the
-   * respondent is locked (across replicas), their history read and the check run before
-   * anything is written: two concurrent entries of one respondent are decided one after the other.
+   * Records an entry, idempotently by token. An `admit` check runs before anything is written
+   * (a retry of a known token is answered before it); with a non-empty uid the respondent is
+   * locked first (across replicas) and their history read for it: two concurrent entries of one
+   * respondent are decided one after the other.
    * Outcomes that arrived for the token before the entry (orphans) are attached to it.
    */
   recordEntry<Refusal = never>(entry: EntryInput, admit?: EntryAdmission<Refusal>): Promise<RecordEntryResult<Refusal>>;

@@ -28,7 +28,8 @@
  *   refused?: { total?: number, byReason?: Record<string, number> },
  *   totals?: { last24h?: Window, last7d?: Window, lifetime?: Window },
  *   surveys?: SurveyWindows[], conversion?: LegacyConversion[],
- *   inventoryData?: { groups?: { surveys?: number, unavailable?: number }, recontact?: { studies?: number, unavailable?: number } } }} LoopStatus
+ *   inventoryData?: { groups?: { surveys?: number, unavailable?: number, pending?: number }, recontact?: { studies?: number, unavailable?: number },
+ *     studyTypesPending?: number } }} LoopStatus
  * @typedef {{ id?: number, status: string, startedAt: string, durationMs?: number, error?: string | null,
  *   counts?: Record<string, number> }} Run
  * @typedef {{ replica: { leader: boolean, running: boolean, consecutiveFailures?: number, nextRunAt?: string | null },
@@ -521,7 +522,13 @@ function renderInventory(status) {
   const routing = loop?.inventoryData;
   html("routing-data").textContent = routing
     ? `Respondent-aware routing data: survey groups for ${count(routing.groups?.surveys)} surveys (${count(routing.groups?.unavailable)} unavailable), ` +
-      `recontact lists for ${count(routing.recontact?.studies)} studies (${count(routing.recontact?.unavailable)} unavailable).`
+      `recontact lists for ${count(routing.recontact?.studies)} studies (${count(routing.recontact?.unavailable)} unavailable).` +
+      (routing.groups?.pending
+        ? ` ${count(routing.groups.pending)} grouped surveys wait for their groups, out of routing.`
+        : "") +
+      (routing.studyTypesPending
+        ? ` ${count(routing.studyTypesPending)} surveys wait for the StudyTypes collection, out of routing.`
+        : "")
     : "";
   fillRows(
     "languages",
