@@ -92,13 +92,15 @@ try {
   await best("store.listQuarantine(20)", () => store.listQuarantine(20));
   await best("store.countByLanguage()", () => store.countByLanguage());
   await best("loop outcomes.conversion() (lifetime)", () => outcomes.conversion());
-  const windows = await best("loop outcomes.conversionByWindow(now)", () => outcomes.conversionByWindow(new Date()));
+  const summary = await best("loop outcomes.conversionSummary(now, 500)", () =>
+    outcomes.conversionSummary(new Date(), 500),
+  );
   const counts = await best("loop outcomes.outcomeCounts()", () => outcomes.outcomeCounts());
   await best("loop outcomes.orphanCount()", () => outcomes.orphanCount());
   const body = await best("loopStatus() with its reads", () => loopStatus(service.loop));
   const answered = {
     ...outcomes,
-    conversionByWindow: () => Promise.resolve(windows),
+    conversionSummary: () => Promise.resolve(summary),
     outcomeCounts: () => Promise.resolve(counts),
     orphanCount: () => Promise.resolve(0),
   };

@@ -183,7 +183,8 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       await store.recordEntry({ token: "pending", surveyId: 6, uid: "c", cpi: 3, at: hoursAgo(1) });
       // The old complete is taken back today: it leaves the hour it arrived in, the reversal counts now.
       await store.recordOutcome({ token: "old", outcome: "terminate", at: hoursAgo(0.5) });
-      const [five, six] = await store.conversionByWindow(now);
+      const summary = await store.conversionSummary(now, 10);
+      const [five, six] = summary.surveys;
       expect(five).toEqual({
         surveyId: 5,
         lifetime: {
@@ -215,9 +216,20 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
         },
       });
       expect(six).toMatchObject({ surveyId: 6, lifetime: { entries: 1, completes: 0 }, last24h: { entries: 1 } });
+      // The totals are the sums over every survey; the list is cut at the limit, the survey earning most first.
+      expect(summary.surveyCount).toBe(2);
+      expect(summary.totals.lifetime).toMatchObject({
+        entries: 3,
+        completes: 1,
+        terminates: 1,
+        reversals: 1,
+        earnings: 10,
+      });
+      expect(summary.totals.last24h).toMatchObject({ entries: 2, completes: 1, earnings: 10 });
+      expect((await store.conversionSummary(now, 1)).surveys.map((survey) => survey.surveyId)).toEqual([5]);
       // A day and a bit later the last 24 hours hold none of it, the last 7 days all of it.
       const later30h = new Date(now.getTime() + 30 * 3_600_000);
-      const [fiveLater] = await store.conversionByWindow(later30h);
+      const [fiveLater] = (await store.conversionSummary(later30h, 10)).surveys;
       expect(fiveLater?.last24h).toEqual({
         entries: 0,
         completes: 0,
@@ -230,7 +242,7 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect(fiveLater?.last7d).toEqual(five?.last7d);
       // Old hourly rows go (the windows need 7 days of them); the totals kept do not move.
       expect(await store.pruneHourlyCounts(hoursAgo(-1))).toBeGreaterThan(0);
-      expect((await store.conversionByWindow(later30h))[0]?.last7d).toEqual(five?.last7d);
+      expect((await store.conversionSummary(later30h, 10)).surveys[0]?.last7d).toEqual(five?.last7d);
     });
 
     it("locks a respondent while deciding an entry: of concurrent entries one admission check at a time sees the others", async () => {
@@ -274,7 +286,7 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
         () => store.latestSequence(),
         () => store.feedHorizon(),
         () => store.conversion(),
-        () => store.conversionByWindow(t0),
+        () => store.conversionSummary(t0, 10),
         () => store.outcomeCounts(),
         () => store.orphanCount(),
         () => store.respondentHistory("x", 1),

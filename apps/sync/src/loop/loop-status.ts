@@ -1,5 +1,5 @@
 import type { LoopContext } from "./loop-context.ts";
-import type { ConversionCounts, LoopStore, OutcomeKind, SurveyConversion } from "./store/loop-store.ts";
+import type { ConversionCounts, ConversionSummary, LoopStore, OutcomeKind } from "./store/loop-store.ts";
 
 /** One window's counts as `/v1/sync/status` and the status page read them. */
 export interface ConversionWindowReport extends ConversionCounts {
@@ -31,25 +31,11 @@ const windowNames = ["lifetime", "last24h", "last7d"] as const;
  */
 export const MAX_STATUS_SURVEYS = 500;
 
-function sum(rows: readonly ConversionCounts[]): ConversionCounts {
-  const total = {
-    entries: 0,
-    completes: 0,
-    terminates: 0,
-    overquotas: 0,
-    securityTerminates: 0,
-    reversals: 0,
-    earnings: 0,
-  };
-  for (const row of rows) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += row[key];
-  return total;
-}
-
 /** The store's part of the status, as last read, by store: read again only when its version moved. */
 const lastReports = new WeakMap<object, { readonly version: string; readonly report: Promise<ConversionReport> }>();
 
 interface ConversionReport {
-  readonly surveys: SurveyConversion[];
+  readonly summary: ConversionSummary;
   readonly outcomes: Readonly<Record<OutcomeKind, number>>;
   readonly orphans: number;
 }
@@ -63,9 +49,11 @@ async function conversionReport(store: LoopStore, now: Date): Promise<Conversion
   const version = await store.conversionVersion(now);
   const last = lastReports.get(store);
   if (last?.version === version) return last.report;
-  const report = Promise.all([store.conversionByWindow(now), store.outcomeCounts(), store.orphanCount()]).then(
-    ([surveys, outcomes, orphans]) => ({ surveys, outcomes, orphans }),
-  );
+  const report = Promise.all([
+    store.conversionSummary(now, MAX_STATUS_SURVEYS),
+    store.outcomeCounts(),
+    store.orphanCount(),
+  ]).then(([summary, outcomes, orphans]) => ({ summary, outcomes, orphans }));
   lastReports.set(store, { version, report });
   report.catch(() => {
     if (lastReports.get(store)?.report === report) lastReports.delete(store);
@@ -82,23 +70,15 @@ async function conversionReport(store: LoopStore, now: Date): Promise<Conversion
  * The shape is the contract of the status page (docs/status-contract in the notes).
  */
 export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
-  const { surveys, outcomes, orphans } = await conversionReport(loop.outcomes, now);
+  const { summary, outcomes, orphans } = await conversionReport(loop.outcomes, now);
   const verdicts = loop.account.verdicts;
   const problems = verdicts
     ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) =>
         verdict.kind === "misconfigured" ? [verdict.problem] : [],
       )
     : [];
-  const totals = Object.fromEntries(
-    windowNames.map((name) => [name, windowReport(sum(surveys.map((survey) => survey[name])))]),
-  );
-  const listed = [...surveys]
-    .sort(
-      (a, b) =>
-        b.last7d.earnings - a.last7d.earnings || b.lifetime.earnings - a.lifetime.earnings || a.surveyId - b.surveyId,
-    )
-    .slice(0, MAX_STATUS_SURVEYS)
-    .sort((a, b) => a.surveyId - b.surveyId);
+  const totals = Object.fromEntries(windowNames.map((name) => [name, windowReport(summary.totals[name])]));
+  const listed = [...summary.surveys].sort((a, b) => a.surveyId - b.surveyId);
   return {
     matcher: { surveys: loop.liveMatcher.matcher.size, sequence: loop.liveMatcher.sequence },
     account: {
@@ -112,7 +92,7 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
     orphans: { tokens: orphans },
     refused: loop.refusals.totals(),
     totals,
-    surveyCount: surveys.length,
+    surveyCount: summary.surveyCount,
     surveys: listed.map((survey) => ({
       surveyId: survey.surveyId,
       ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])),

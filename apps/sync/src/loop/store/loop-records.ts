@@ -14,7 +14,7 @@ import {
   type PastEntry,
   type RecordEntryResult,
   type RecordOutcomeResult,
-  type SurveyConversion,
+  type ConversionSummary,
   type SurveyConversionCounts,
 } from "./loop-store.ts";
 
@@ -560,21 +560,57 @@ export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
   }));
 }
 
-/** {@link LoopStore.conversionByWindow}: one row per survey and window, O(surveys); call {@link advanceWindows} first. */
-export function* conversionByWindow(): Program<SurveyConversion[]> {
-  const lifetime = yield* lifetimeConversion();
-  const windows = { last24h: new Map<number, ConversionCounts>(), last7d: new Map<number, ConversionCounts>() };
-  for (const row of yield* query("SELECT * FROM loop_survey_windows")) {
-    const name = row.window_name === "last24h" ? "last24h" : "last7d";
-    windows[name].set(Number(row.survey_id), toCounts(row));
-  }
-  const none = toCounts(undefined);
-  return lifetime.map(({ surveyId, ...counts }) => ({
-    surveyId,
-    lifetime: counts,
-    last24h: windows.last24h.get(surveyId) ?? none,
-    last7d: windows.last7d.get(surveyId) ?? none,
+const COUNT_COLUMNS = [
+  "entries",
+  "completes",
+  "terminates",
+  "overquotas",
+  "security",
+  "reversals",
+  "earnings",
+] as const;
+const prefixed = (table: string, prefix: string) =>
+  COUNT_COLUMNS.map((column) => `${table}.${column} AS ${prefix}${column}`).join(", ");
+const summed = (table: string) =>
+  COUNT_COLUMNS.map((column) => `COALESCE(SUM(${table}.${column}), 0) AS ${column}`).join(", ");
+
+/** The counts of one window of a {@link TOP_SURVEYS} row (`d_`: last 24 hours, `w_`: last 7 days, none: lifetime). */
+function prefixedCounts(row: SqlRow, prefix: string): ConversionCounts {
+  return toCounts(Object.fromEntries(COUNT_COLUMNS.map((column) => [column, row[`${prefix}${column}`]])));
+}
+
+const SURVEYS_WITH_ENTRIES = "loop_survey_counts AS c WHERE c.entries > 0";
+const LIFETIME_TOTALS = `SELECT COUNT(*) AS surveys, ${summed("c")} FROM ${SURVEYS_WITH_ENTRIES}`;
+const WINDOW_TOTALS = `SELECT w.window_name, ${summed("w")} FROM loop_survey_windows AS w
+  JOIN loop_survey_counts AS c ON c.survey_id = w.survey_id AND c.entries > 0 GROUP BY w.window_name`;
+const TOP_SURVEYS = `SELECT c.survey_id, ${prefixed("c", "")}, ${prefixed("d", "d_")}, ${prefixed("w", "w_")}
+  FROM loop_survey_counts AS c
+  LEFT JOIN loop_survey_windows AS d ON d.survey_id = c.survey_id AND d.window_name = 'last24h'
+  LEFT JOIN loop_survey_windows AS w ON w.survey_id = c.survey_id AND w.window_name = 'last7d'
+  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings, 0) DESC, c.earnings DESC, c.survey_id LIMIT ?`;
+
+/**
+ * {@link LoopStore.conversionSummary}: three statements, the sums and the ordering done by the
+ * database; only `limit` surveys reach JavaScript. Call {@link advanceWindows} first.
+ */
+export function* conversionSummary(limit: number): Program<ConversionSummary> {
+  const lifetime = yield* queryOne(LIFETIME_TOTALS);
+  const windows = new Map((yield* query(WINDOW_TOTALS)).map((row) => [String(row.window_name), toCounts(row)]));
+  const surveys = (yield* query(TOP_SURVEYS, limit)).map((row) => ({
+    surveyId: Number(row.survey_id),
+    lifetime: prefixedCounts(row, ""),
+    last24h: prefixedCounts(row, "d_"),
+    last7d: prefixedCounts(row, "w_"),
   }));
+  return {
+    totals: {
+      lifetime: toCounts(lifetime),
+      last24h: windows.get("last24h") ?? toCounts(undefined),
+      last7d: windows.get("last7d") ?? toCounts(undefined),
+    },
+    surveyCount: Number(lifetime?.surveys ?? 0),
+    surveys,
+  };
 }
 
 /**

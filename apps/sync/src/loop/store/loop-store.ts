@@ -146,6 +146,20 @@ export const conversionWindows = { last24h: 24, last7d: 7 * 24 } as const;
 /** One of {@link conversionWindows}. */
 export type ConversionWindow = keyof typeof conversionWindows;
 
+/** {@link LoopStore.conversionSummary}: totals over every survey, and the surveys earning most. */
+export interface ConversionSummary {
+  /** Sums over every survey with at least one entry. */
+  readonly totals: {
+    readonly lifetime: ConversionCounts;
+    readonly last24h: ConversionCounts;
+    readonly last7d: ConversionCounts;
+  };
+  /** Surveys with at least one entry. */
+  readonly surveyCount: number;
+  /** At most `limit` surveys: those earning most over the last 7 days, then over their lifetime, then by id. */
+  readonly surveys: SurveyConversion[];
+}
+
 /** Per survey: the lifetime counts and those of each window (entries by issue hour, outcomes by arrival hour). */
 export interface SurveyConversion {
   readonly surveyId: number;
@@ -196,8 +210,11 @@ export interface LoopStore extends OutcomeRetentionStore {
   latestSequence(): Promise<number>;
   /** Lifetime counts per survey with at least one entry, by survey id. */
   conversion(): Promise<SurveyConversionCounts[]>;
-  /** Lifetime and windowed counts per survey with at least one entry, by survey id, as of `now`. */
-  conversionByWindow(now: Date): Promise<SurveyConversion[]>;
+  /**
+   * Lifetime and windowed counts as of `now`: totals over every survey (summed by the database)
+   * and the `limit` surveys earning most, so a large loop costs the caller O(limit), not O(surveys).
+   */
+  conversionSummary(now: Date, limit: number): Promise<ConversionSummary>;
   /** A version of the conversion report: equal versions hold equal figures (a status page polled by many tabs reads it instead of the report). */
   conversionVersion(now: Date): Promise<string>;
   /** Transitions recorded in all, by the outcome they set (all replicas). */
@@ -218,7 +235,7 @@ export interface LoopStore extends OutcomeRetentionStore {
   readRoutingData(): Promise<RoutingData>;
   /** Per survey: decided entries, standing completes, the yield cut-off's time. */
   yieldCounts(): Promise<SurveyYieldCounts[]>;
-  /** Takes the hours that left each window (as of `now`) out of its totals; done by {@link conversionByWindow} too. */
+  /** Takes the hours that left each window (as of `now`) out of its totals; done by {@link conversionSummary} too. */
   advanceWindows(now: Date): Promise<void>;
   /** Deletes hourly counts older than `before` (the windows need the last 7 days); advance the windows first. */
   pruneHourlyCounts(before: Date): Promise<number>;

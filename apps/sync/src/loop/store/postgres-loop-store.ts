@@ -93,11 +93,11 @@ class PostgresLoopStore implements LoopStore {
     return this.#write("advancing the windows", records.advanceWindows("postgres", now));
   }
 
-  async conversionByWindow(now: Date) {
+  async conversionSummary(now: Date, limit: number) {
     // A write transaction only once an hour, when an hour leaves a window.
     if (await this.#read(records.windowsDue(now)))
       await this.#write("advancing the windows", records.advanceWindows("postgres", now));
-    return this.#read(records.conversionByWindow());
+    return this.#read(records.conversionSummary(limit));
   }
 
   conversionVersion(now: Date) {

@@ -145,14 +145,14 @@ class SqliteLoopStore implements LoopStore {
     return this.#write(records.advanceWindows("sqlite", now));
   }
 
-  conversionByWindow(now: Date) {
+  conversionSummary(now: Date, limit: number) {
     return promised(() => {
       // A write (and its fsync) only once an hour, when an hour leaves a window.
       if (this.#run(records.windowsDue(now)))
         inSqliteTransaction(this.#db, () => {
           this.#run(records.advanceWindows("sqlite", now));
         });
-      return this.#run(records.conversionByWindow());
+      return this.#run(records.conversionSummary(limit));
     });
   }
 
