@@ -94,7 +94,7 @@ export async function startSimulationService(
     const recontact = simulation.surveys.filter(({ survey }) => survey.StudyTypeId === RECONTACT_STUDY_TYPE_ID).length;
     await waitUntil(`the re-contact lists of ${recontact} studies`, () => {
       const read = routingDataReport(service.loop).recontact;
-      return (read?.studies ?? 0) + (read?.unavailable ?? 0) >= recontact;
+      return read.studies + read.unavailable >= recontact;
     });
     const statsOff = env.SYNC_STATS_REFRESH_SECONDS === "0";
     // The leader fetches the stats after its cycle; every replica reads them from the store every 2 s.
@@ -108,5 +108,5 @@ export async function startSimulationService(
 
 /** Surveys whose stats this replica's matcher holds. */
 function statsRead(service: SyncService): number {
-  return routingDataReport(service.loop).stats?.surveys ?? 0;
+  return routingDataReport(service.loop).stats.surveys;
 }

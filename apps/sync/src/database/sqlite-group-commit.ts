@@ -28,7 +28,10 @@ export class SqliteGroupCommit {
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.#pending.length === 1) setImmediate(() => this.flush());
+      if (this.#pending.length === 1)
+        setImmediate(() => {
+          this.flush();
+        });
     });
   }
 
