@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import { createClientUpstream } from "../src/upstream/client-upstream.ts";
 import { TaskPool } from "../src/cycle/task-pool.ts";
-import { countingFetch } from "../src/upstream/counting-fetch.ts";
+import { countingFetch, operationMatcher } from "../src/upstream/counting-fetch.ts";
 import type { CycleResult } from "../src/cycle/cycle-result.ts";
 import { runCycle } from "../src/cycle/run-cycle.ts";
 import { SurveyIndex } from "../src/survey-index/survey-index.ts";
@@ -35,9 +35,13 @@ export async function createSyncRunner(baseUrl: string, concurrency: number): Pr
   const upstream = createClientUpstream({
     baseUrl,
     apiKey: DEFAULT_API_KEY,
-    fetch: countingFetch(globalThis.fetch, () => {
-      requests += 1;
-    }),
+    fetch: countingFetch(
+      globalThis.fetch,
+      () => {
+        requests += 1;
+      },
+      operationMatcher(),
+    ),
     maxConcurrency: concurrency + 1,
     retry: 0,
   });

@@ -21,7 +21,7 @@ import { openStore } from "./store/open-store.ts";
 import type { SyncStore } from "./store/store.ts";
 import { feedNotifier } from "./feed/change-notifier.ts";
 import { createClientUpstream } from "./upstream/client-upstream.ts";
-import { countingFetch, type FetchFunction } from "./upstream/counting-fetch.ts";
+import { countingFetch, operationMatcher, type FetchFunction } from "./upstream/counting-fetch.ts";
 import { SyncEngine } from "./engine/sync-engine.ts";
 import type { Upstream } from "./upstream/upstream.ts";
 
@@ -115,15 +115,21 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   const store = await openStore(config.database);
   const metrics = createSyncMetrics(store);
   let requests = 0;
-  const fetch = countingFetch(options.fetch ?? globalThis.fetch, ({ operation, status }) => {
-    requests += 1;
-    metrics.upstreamRequests.inc({ operation, status: String(status) });
-  });
+  // Every client below gets `config.operationPaths`; requests to those paths count under their operation.
+  const fetch = countingFetch(
+    options.fetch ?? globalThis.fetch,
+    ({ operation, status }) => {
+      requests += 1;
+      metrics.upstreamRequests.inc({ operation, status: String(status) });
+    },
+    operationMatcher(config.operationPaths),
+  );
   const upstream =
     options.upstream ??
     createClientUpstream({
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
+      paths: config.operationPaths,
       fetch,
       // The engine bounds per-survey fetches itself; the client's own limit must not be the tighter one.
       maxConcurrency: config.concurrency + 1,

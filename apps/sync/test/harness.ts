@@ -12,7 +12,7 @@ import { pino } from "pino";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
 import type { SyncStore } from "../src/store/store.ts";
 import { createClientUpstream } from "../src/upstream/client-upstream.ts";
-import { countingFetch, type FetchFunction } from "../src/upstream/counting-fetch.ts";
+import { countingFetch, operationMatcher, type FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { ClosureGuard, type ClosureGuardSettings } from "../src/cycle/closure-guard.ts";
 import type { CycleResult } from "../src/cycle/cycle-result.ts";
 import { runCycle, type CycleSettings } from "../src/cycle/run-cycle.ts";
@@ -100,9 +100,13 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
   const upstream = createClientUpstream({
     baseUrl: server.baseUrl,
     apiKey: DEFAULT_API_KEY,
-    fetch: countingFetch(options.wrapFetch ? options.wrapFetch(globalThis.fetch) : globalThis.fetch, () => {
-      requests += 1;
-    }),
+    fetch: countingFetch(
+      options.wrapFetch ? options.wrapFetch(globalThis.fetch) : globalThis.fetch,
+      () => {
+        requests += 1;
+      },
+      operationMatcher(),
+    ),
     maxConcurrency: (options.concurrency ?? 4) + 1,
     retry: options.retry ?? 0,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),

@@ -178,6 +178,30 @@ describe("the sds-sync process", () => {
     },
   );
 
+  it.each([
+    [
+      "getGroups=/groups/{surveyId}",
+      /SDS_OPERATION_PATHS: there is no operation "getGroups"; known: .*getSurveyGroups/,
+    ],
+    ["getSurveyGroups=/groups/{id}", /SDS_OPERATION_PATHS: the path of getSurveyGroups must contain \{surveyId\}/],
+    ["getSurveyGroups/groups/{surveyId}", /SDS_OPERATION_PATHS: must be a comma list of operationId=\/path/],
+  ])(
+    "the built entry refuses SDS_OPERATION_PATHS=%s: one line naming the variable and the item, exit status 78",
+    async (value, message) => {
+      const service = spawnBuilt({
+        SDS_BASE_URL: "http://127.0.0.1:9/api/v1",
+        SDS_API_KEY: "key-123",
+        SDS_OPERATION_PATHS: value,
+      });
+      const { code } = await service.exited;
+      const output = service.output.join("\n");
+      expect(code).toBe(78);
+      expect(output).toMatch(message);
+      expect(output).toContain(JSON.stringify(value));
+      expect(output).not.toMatch(/\n\s+at /);
+    },
+  );
+
   it("never writes the API key or the token to its logs, even when a request with the key fails", async () => {
     const apiKey = "canary-key-3b9f1c";
     const token = "canary-token-8d2e4a0f";

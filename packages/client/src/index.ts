@@ -49,6 +49,7 @@ export type {
   UrlSettingsBody,
 } from "@sds/schemas";
 export { parseBaseUrl } from "./base-url.ts";
+export { operationPathProblem, type OperationPathProblem } from "./operation-path.ts";
 export type {
   ClientOptions,
   FetchFunction,

@@ -82,6 +82,8 @@ describe("createClient", () => {
     ["a path with a foreign placeholder", { paths: { listLanguages: "/languages/{id}" } }, "paths.listLanguages"],
     ["a relative path", { paths: { getSurveyGroups: "survey-groups/{surveyId}" } }, "paths.getSurveyGroups"],
     ["an unknown operation", { paths: { getEverything: "/everything" } as never }, "paths.getEverything"],
+    ["a path with a query", { paths: { getSurveyGroups: "/groups?id={surveyId}" } }, "paths.getSurveyGroups"],
+    ["a path with dot segments", { paths: { getSurveyGroups: "/../groups/{surveyId}" } }, "paths.getSurveyGroups"],
     ["a header value fetch refuses", { headers: { "X-Team": "line\nbreak" } }, "headers"],
   ])("refuses %s", (_label, options, option) => {
     expect(configurationErrorOf({ baseUrl, apiKey: "k-123456", ...options }).option).toBe(option);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { operationIds } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
 import { allSettings, configSecrets, describeFallback, loadConfig } from "./config.ts";
 import { renderHelp } from "./help.ts";
@@ -230,6 +231,97 @@ describe("loadConfig", () => {
     expect(issuesOf(env).map((issue) => issue.variable)).toEqual(["DATABASE_URL", "PORT", "SYNC_API_TOKEN"]);
     expect(load).toThrow(/SYNC_API_TOKEN:/);
     expect(load).not.toThrow(/tiny-secret|hunter2/);
+  });
+});
+
+describe("SDS_OPERATION_PATHS", () => {
+  it("reads operationId=/path pairs, whitespace around items allowed", () => {
+    expect(
+      loadConfig({
+        ...minimal,
+        SDS_OPERATION_PATHS:
+          " getSurveyGroups=/groups/{surveyId} ,listRecontactRespondents = /recontacts/{surveyId}, getSurveyStats=/v2/surveys/{surveyId}/stats ",
+      }).operationPaths,
+    ).toEqual({
+      getSurveyGroups: "/groups/{surveyId}",
+      listRecontactRespondents: "/recontacts/{surveyId}",
+      getSurveyStats: "/v2/surveys/{surveyId}/stats",
+    });
+  });
+
+  it("overrides nothing when unset or empty", () => {
+    expect(loadConfig(minimal).operationPaths).toBeUndefined();
+    expect(loadConfig({ ...minimal, SDS_OPERATION_PATHS: "" }).operationPaths).toBeUndefined();
+    expect(loadConfig({ ...minimal, SDS_OPERATION_PATHS: "  " }).operationPaths).toBeUndefined();
+  });
+
+  it.each([
+    [
+      "an unknown operation",
+      "getGroups=/groups/{surveyId}",
+      /no operation "getGroups"; known: getSupplierAccount, .*getSurveyGroups, listRecontactRespondents, .*got "getGroups=\/groups\/\{surveyId\}"$/,
+    ],
+    [
+      "a path not starting with /",
+      "getSurveyGroups=groups/{surveyId}",
+      /getSurveyGroups must start with "\/", got "getSurveyGroups=groups\/\{surveyId\}"$/,
+    ],
+    [
+      "a path with a query",
+      "getSurveyGroups=/groups?survey={surveyId}",
+      /must not carry a query \(\?\) or a fragment \(#\), got "getSurveyGroups=\/groups\?survey=\{surveyId\}"$/,
+    ],
+    [
+      "a path with a fragment",
+      "getSurveyGroups=/groups/{surveyId}#g",
+      /must not carry a query \(\?\) or a fragment \(#\), got "getSurveyGroups=\/groups\/\{surveyId\}#g"$/,
+    ],
+    [
+      "a path without the operation's placeholder",
+      "getSurveyStats=/stats",
+      /getSurveyStats must contain \{surveyId\}, each a whole segment, as \/survey-stats\/\{surveyId\} does, got "getSurveyStats=\/stats"$/,
+    ],
+    [
+      "a path with another placeholder",
+      "getSurveyGroups=/groups/{id}",
+      /getSurveyGroups must contain \{surveyId\}.*got "getSurveyGroups=\/groups\/\{id\}"$/,
+    ],
+    [
+      "a placeholder where none belongs",
+      "listLanguages=/languages/{languageId}",
+      /listLanguages must contain no placeholders, as \/collection\/languages does/,
+    ],
+    ["dot segments", "getSurveyGroups=/../v2/groups/{surveyId}", /"\." or "\.\." segments/],
+    [
+      "an operation named twice",
+      "getSurveyGroups=/a/{surveyId}, getSurveyGroups=/b/{surveyId}",
+      /names getSurveyGroups twice, got "getSurveyGroups=\/a\/\{surveyId\}" and "getSurveyGroups=\/b\/\{surveyId\}"$/,
+    ],
+    [
+      "an item without =",
+      "getSurveyGroups=/groups/{surveyId},/recontacts/{surveyId}",
+      /must be a comma list of operationId=\/path, got "\/recontacts\/\{surveyId\}"$/,
+    ],
+    [
+      "an item without a path",
+      "getSurveyGroups=",
+      /must be a comma list of operationId=\/path, got "getSurveyGroups="$/,
+    ],
+    [
+      "an item without an operation",
+      "=/groups/{surveyId}",
+      /must be a comma list of operationId=\/path, got "=\/groups\/\{surveyId\}"$/,
+    ],
+  ])("refuses %s, naming the variable and the item", (_label, value, message) => {
+    const issues = issuesOf({ ...minimal, SDS_OPERATION_PATHS: value });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.variable).toBe("SDS_OPERATION_PATHS");
+    expect(issues[0]?.message).toMatch(message);
+  });
+
+  it("lists every operation id of the operations table when one is unknown", () => {
+    const [issue] = issuesOf({ ...minimal, SDS_OPERATION_PATHS: "constructor=/x" });
+    for (const id of operationIds) expect(issue?.message).toContain(id);
   });
 });
 

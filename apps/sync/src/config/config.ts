@@ -8,6 +8,7 @@ import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
+import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
 
 export type { DatabaseConfig };
 export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTES, isLoopbackHost };
@@ -28,6 +29,8 @@ export interface SyncConfig extends LoopConfig {
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
   readonly apiKey: string;
+  /** `SDS_OPERATION_PATHS`: paths that replace those of the operations table, by operation id. @default none */
+  readonly operationPaths?: OperationPaths | undefined;
   /** `DATABASE_URL`, parsed. */
   readonly database: DatabaseConfig;
   /** `SYNC_INTERVAL` in seconds. @default 60 */
@@ -147,6 +150,7 @@ export const settings = {
     fallback: { kind: "required", hint: "the key sent as EQ-PARTNER-ACCESS-KEY" },
     secret: true,
   },
+  operationPaths: operationPathsSetting,
   database: {
     variable: "DATABASE_URL",
     description:

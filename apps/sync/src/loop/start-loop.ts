@@ -20,6 +20,7 @@ import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
 import { openOutcomeStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
+import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
@@ -33,6 +34,7 @@ export interface LoopStartConfig extends LoopConfig {
   readonly database: DatabaseConfig;
   readonly baseUrl: string;
   readonly apiKey: string;
+  readonly operationPaths?: OperationPaths | undefined;
   readonly intervalSeconds: number;
   readonly maxLongPolls?: number | undefined;
 }
@@ -73,6 +75,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const sds = createClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
+    paths: config.operationPaths,
     fetch: options.fetch,
     validation: "loose",
     retry: 1,

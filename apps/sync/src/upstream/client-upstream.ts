@@ -1,4 +1,5 @@
 import { createClient, type ClientOptions } from "@sds/client";
+import { operationMatcher } from "./counting-fetch.ts";
 import { spoolListBody } from "./list-spool.ts";
 import { DEFAULT_MAX_LIST_BYTES, limitListBody } from "./list-size-limit.ts";
 import type { CollectionName, Upstream } from "./upstream.ts";
@@ -12,7 +13,7 @@ export const LIST_TIMEOUT_MS = 120_000;
 /** Options of {@link createClientUpstream}: the client's, of which sds-sync sets a few. */
 export type ClientUpstreamOptions = Pick<
   ClientOptions,
-  "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger"
+  "baseUrl" | "apiKey" | "fetch" | "maxConcurrency" | "timeout" | "retry" | "logger" | "paths"
 > & {
   /** Largest Get Surveys body in bytes (`SYNC_MAX_LIST_BYTES`): past it the list fails. @default {@link DEFAULT_MAX_LIST_BYTES} */
   readonly maxListBytes?: number;
@@ -28,8 +29,10 @@ export type ClientUpstreamOptions = Pick<
 export function createClientUpstream(options: ClientUpstreamOptions): Upstream {
   const { maxListBytes = DEFAULT_MAX_LIST_BYTES, ...clientOptions } = options;
   // The spool drains the list off the network at once, through the size limit (so the spool never
-  // holds more than the limit); the client reads it at the cycle's pace.
-  const fetch = spoolListBody(limitListBody(options.fetch ?? globalThis.fetch, maxListBytes));
+  // holds more than the limit); the client reads it at the cycle's pace. Both find the list by
+  // the client's own paths, overrides included.
+  const operationOf = operationMatcher(options.paths);
+  const fetch = spoolListBody(limitListBody(options.fetch ?? globalThis.fetch, maxListBytes, operationOf), operationOf);
   const sds = createClient({ ...clientOptions, fetch, validation: "loose" });
   const collections: Record<CollectionName, (signal: AbortSignal) => Promise<unknown>> = {
     languages: (signal) => sds.collections.languages({ signal }),

@@ -1,4 +1,5 @@
-import { createRouter, operations, type OperationId } from "@sds/schemas";
+import { createRouter, operationIds, operations, type OperationId } from "@sds/schemas";
+import type { OperationPaths } from "./operation-paths.ts";
 
 /** A function with the signature of the global `fetch`. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -10,28 +11,43 @@ export type RequestObserver = (request: {
   readonly durationMs: number;
 }) => void;
 
-/** The shared router (`@sds/schemas`) over the operations table: the one matcher of upstream paths. */
-const operationRouter = createRouter(
-  Object.entries(operations).map(([id, operation]) => ({
-    id: id as OperationId,
-    method: operation.method,
-    path: operation.path,
-  })),
-);
+/** The operation a request belongs to, from its method and URL; `"unknown"` when none matches. */
+export type OperationMatcher = (method: string, url: string) => OperationId | "unknown";
 
 /**
- * The operation a request URL and method belong to. The base path before the operation's own
- * path (`/api/v1`, or any other) is not known here, so each tail of the path is tried, longest
- * first, against the operations table.
+ * The matcher of upstream requests: the shared router (`@sds/schemas`) over the operations
+ * table, with the paths of `SDS_OPERATION_PATHS` in place of the defaults they replace, so a
+ * request to an overridden path is counted (and its list recognised) under its operation. Build
+ * it from the same `paths` the clients are given.
+ *
+ * The base path before the operation's own path (`/api/v1`, or any other) is not known here, so
+ * each tail of the path is tried, longest first.
+ *
+ * @example
+ * ```ts
+ * const operationOf = operationMatcher({ getSurveyGroups: "/groups/{surveyId}" });
+ * operationOf("GET", "https://sds.example/api/v1/groups/42"); // "getSurveyGroups"
+ * operationOf("GET", "https://sds.example/api/v1/survey-groups/42"); // "unknown"
+ * ```
  */
-export function operationOf(method: string, url: string): OperationId | "unknown" {
-  const segments = pathOf(url).replace(/\/+$/, "").split("/");
-  const upper = method.toUpperCase();
-  for (let start = 1; start < segments.length; start++) {
-    const match = operationRouter.match(upper, `/${segments.slice(start).join("/")}`);
-    if (match.kind === "matched") return match.id;
-  }
-  return "unknown";
+export function operationMatcher(paths: OperationPaths = {}): OperationMatcher {
+  const router = createRouter(
+    operationIds.map((id) => ({
+      id,
+      method: operations[id].method,
+      // Trailing slashes of the request's path are dropped below, so those of an override too.
+      path: (paths[id] ?? operations[id].path).replace(/(.)\/+$/, "$1"),
+    })),
+  );
+  return (method, url) => {
+    const segments = pathOf(url).replace(/\/+$/, "").split("/");
+    const upper = method.toUpperCase();
+    for (let start = 1; start < segments.length; start++) {
+      const match = router.match(upper, `/${segments.slice(start).join("/")}`);
+      if (match.kind === "matched") return match.id;
+    }
+    return "unknown";
+  };
 }
 
 /**
@@ -53,11 +69,16 @@ function pathOf(url: string): string {
 }
 
 /**
- * Wraps `fetch` so every HTTP attempt (retries included) is observed with its operation and
- * status, whatever the client does above it. This is where the upstream request metrics and
- * each cycle's request count come from: one mechanism, independent of client hooks.
+ * Wraps `fetch` so every HTTP attempt (retries included) is observed with its operation (as
+ * `operationOf` names it) and status, whatever the client does above it. This is where the
+ * upstream request metrics and each cycle's request count come from: one mechanism, independent
+ * of client hooks.
  */
-export function countingFetch(inner: FetchFunction, observe: RequestObserver): FetchFunction {
+export function countingFetch(
+  inner: FetchFunction,
+  observe: RequestObserver,
+  operationOf: OperationMatcher,
+): FetchFunction {
   return async (input, init) => {
     const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");

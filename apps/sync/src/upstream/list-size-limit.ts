@@ -1,6 +1,6 @@
 import type { FetchFunction as ClientFetch } from "@sds/client";
 import { SyncError } from "../common/errors.ts";
-import { operationOf } from "./counting-fetch.ts";
+import type { OperationMatcher } from "./counting-fetch.ts";
 
 /** Default `SYNC_MAX_LIST_BYTES`: about 500,000 surveys. */
 export const DEFAULT_MAX_LIST_BYTES = 536_870_912;
@@ -17,10 +17,11 @@ export class ListTooLargeError extends SyncError {
 
 /**
  * Wraps `fetch` so the Get Surveys body stops with a {@link ListTooLargeError} once it passes
- * `maxBytes` (by its Content-Length at once, else as its bytes arrive). Other requests pass as
- * they are (the client holds those whole and they are small).
+ * `maxBytes` (by its Content-Length at once, else as its bytes arrive). `operationOf` (the
+ * matcher built from the same paths as the client) tells which request that is; other requests
+ * pass as they are (the client holds those whole and they are small).
  */
-export function limitListBody(inner: ClientFetch, maxBytes: number): ClientFetch {
+export function limitListBody(inner: ClientFetch, maxBytes: number, operationOf: OperationMatcher): ClientFetch {
   return async (request, init) => {
     const response = await inner(request, init);
     if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null)

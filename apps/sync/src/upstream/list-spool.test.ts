@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@sds/client";
 import { afterEach, describe, expect, it } from "vitest";
+import { operationMatcher } from "./counting-fetch.ts";
 import { spoolListBody } from "./list-spool.ts";
 
 /** A node:http upstream whose idle keep-alive connections close after `keepAliveMs` (plus Node's 1 s buffer). */
@@ -94,7 +95,9 @@ describe("spoolListBody", () => {
       response.end(body);
     });
     const directory = await spoolDirectory();
-    const response = await spoolListBody(globalThis.fetch, { directory })(new Request(server.listUrl));
+    const response = await spoolListBody(globalThis.fetch, operationMatcher(), { directory })(
+      new Request(server.listUrl),
+    );
     const reader = bodyReader(response);
     const pieces: Uint8Array[] = [];
     const first = await reader.read();
@@ -119,7 +122,7 @@ describe("spoolListBody", () => {
       response.write(sent, () => response.destroy());
     });
     const directory = await spoolDirectory();
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+    const response = await spoolListBody(globalThis.fetch, operationMatcher(), { directory, memoryBytes: 64 * 1024 })(
       new Request(server.listUrl),
     );
     const reader = bodyReader(response);
@@ -149,7 +152,7 @@ describe("spoolListBody", () => {
     });
     const directory = await spoolDirectory();
     const abort = new AbortController();
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+    const response = await spoolListBody(globalThis.fetch, operationMatcher(), { directory, memoryBytes: 64 * 1024 })(
       new Request(server.listUrl, { signal: abort.signal }),
     );
     const reader = bodyReader(response);
@@ -169,7 +172,7 @@ describe("spoolListBody", () => {
       response.end(body);
     });
     const directory = join(await spoolDirectory(), "missing");
-    const response = await spoolListBody(globalThis.fetch, { directory, memoryBytes: 64 * 1024 })(
+    const response = await spoolListBody(globalThis.fetch, operationMatcher(), { directory, memoryBytes: 64 * 1024 })(
       new Request(server.listUrl),
     );
     const reader = bodyReader(response);
@@ -190,7 +193,7 @@ describe("spoolListBody", () => {
     const client = createClient({
       baseUrl: server.baseUrl,
       apiKey: "test-key",
-      fetch: spoolListBody(globalThis.fetch, { directory }),
+      fetch: spoolListBody(globalThis.fetch, operationMatcher(), { directory }),
       retry: 0,
     });
 

@@ -3,7 +3,7 @@ import { open, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FetchFunction as ClientFetch } from "@sds/client";
-import { operationOf } from "./counting-fetch.ts";
+import type { OperationMatcher } from "./counting-fetch.ts";
 
 /** Bytes of the list body a spool holds in memory before it writes to its temporary file. */
 export const DEFAULT_SPOOL_MEMORY_BYTES = 4 * 1024 * 1024;
@@ -39,9 +39,14 @@ export interface ListSpoolOptions {
  *   opened (nothing is left behind, even on SIGKILL) and closed on end, error, cancel or abort.
  *   Where no file can be made (a read-only or full disk) the spool holds only `memoryBytes` and
  *   waits for the reader: the behaviour before the spool, with a larger buffer.
- * Other operations pass as they are (their bodies are small and read whole at once).
+ * Other operations pass as they are (their bodies are small and read whole at once); `operationOf`
+ * tells which request is Get Surveys (the matcher built from the same paths as the client).
  */
-export function spoolListBody(inner: ClientFetch, options: ListSpoolOptions = {}): ClientFetch {
+export function spoolListBody(
+  inner: ClientFetch,
+  operationOf: OperationMatcher,
+  options: ListSpoolOptions = {},
+): ClientFetch {
   return async (request, init) => {
     const response = await inner(request, init);
     if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null)

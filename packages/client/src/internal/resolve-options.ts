@@ -9,6 +9,7 @@ import type {
   ValidationMode,
 } from "../client-options.ts";
 import { parseBaseUrl } from "../base-url.ts";
+import { operationPathProblem } from "../operation-path.ts";
 import { ConfigurationError } from "../errors/configuration-error.ts";
 import type { ClientHooks } from "../hooks.ts";
 import { readEnvironmentVariable } from "./env.ts";
@@ -143,20 +144,12 @@ function resolvePaths(overrides: Readonly<Partial<Record<string, string>>>): Rec
   for (const id of operationIds) paths[id] = operations[id].path;
   for (const [id, path] of Object.entries(overrides)) {
     if (path === undefined) continue;
-    if (!Object.hasOwn(operations, id)) {
+    const problem = operationPathProblem(id, path);
+    if (problem !== undefined) {
       throw new ConfigurationError(
-        `Unknown operation ${JSON.stringify(id)} in \`paths\`; known: ${operationIds.join(", ")}.`,
+        `Invalid \`paths.${id}\` ${JSON.stringify(path)}: ${problem.message}.`,
         `paths.${id}`,
       );
-    }
-    const operation = operations[id as OperationId];
-    if (!path.startsWith("/"))
-      throw new ConfigurationError(`Path of ${id} must start with "/": ${JSON.stringify(path)}.`, `paths.${id}`);
-    const placeholders = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
-    const expected = [...operation.pathParams].sort();
-    if (placeholders.join() !== expected.join()) {
-      const wanted = expected.length === 0 ? "no placeholders" : expected.map((name) => `{${name}}`).join(" and ");
-      throw new ConfigurationError(`Path of ${id} must contain ${wanted}: ${JSON.stringify(path)}.`, `paths.${id}`);
     }
     paths[id as OperationId] = path;
   }
