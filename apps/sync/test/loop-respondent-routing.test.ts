@@ -214,12 +214,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
       5000,
     );
     const waiting = await match(service, { uid: "r5", explain: E });
-    expect(waiting.explanation?.reasons).toEqual([
-      expect.objectContaining({
-        kind: "unusable-survey-url",
-        message: expect.stringMatching(/survey groups have not been read yet/),
-      }),
-    ]);
+    expect(waiting.explanation?.reasons.map((reason) => reason.kind)).toEqual(["unusable-survey-url"]);
+    expect(waiting.explanation?.reasons[0]?.message).toMatch(/survey groups have not been read yet/);
     expect(ids(await match(service, { uid: "r5" }))).not.toContain(E);
     const tooSoon = await post(service, "/v1/entry-links", { surveyId: E, token: "too-soon", uid: "r5" });
     expect(tooSoon.status).toBe(409);
