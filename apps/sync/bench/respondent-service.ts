@@ -29,9 +29,10 @@ export function startBenchService(fakeUrl: string, databaseUrl: string): Promise
       SYNC_MAX_ENTRIES_PER_DAY: "20",
       PORT: "0",
       SYNC_API_TOKEN: BENCH_TOKEN,
-      LOG_LEVEL: "silent",
+      LOG_LEVEL: "error",
     }),
-    logger: pino({ level: "silent" }),
+    // Errors only (to stderr): a benchmark that hides a failing route measures nothing.
+    logger: pino({ level: process.env.SYNC_BENCH_LOG_LEVEL ?? "error" }, pino.destination(2)),
   });
 }
 
