@@ -17,6 +17,7 @@ import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sd
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { loopStatus } from "../src/loop/loop-status.ts";
+import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { startSyncService } from "../src/service.ts";
 import { seedLoopStore } from "./loop-seed.ts";
 
@@ -97,13 +98,22 @@ try {
   );
   const counts = await best("loop outcomes.outcomeCounts()", () => outcomes.outcomeCounts());
   await best("loop outcomes.orphanCount()", () => outcomes.orphanCount());
-  const body = await best("loopStatus() with its reads", () => loopStatus(service.loop));
-  const answered = {
-    ...outcomes,
+  // The report is read again only when its version moves: a fresh version per call measures the read itself.
+  let version = 0;
+  const uncached = (store: LoopStore, overrides: Partial<LoopStore> = {}): LoopStore =>
+    Object.assign(Object.create(store) as LoopStore, {
+      conversionVersion: () => Promise.resolve(String((version += 1))),
+      ...overrides,
+    });
+  await best("loopStatus() cached (the version did not move)", () => loopStatus(service.loop));
+  const body = await best("loopStatus() with its reads", () =>
+    loopStatus({ ...service.loop, outcomes: uncached(outcomes) }),
+  );
+  const answered = uncached(outcomes, {
     conversionSummary: () => Promise.resolve(summary),
     outcomeCounts: () => Promise.resolve(counts),
     orphanCount: () => Promise.resolve(0),
-  };
+  });
   await best("loopStatus() JavaScript only (reads answered)", () =>
     loopStatus({ ...service.loop, outcomes: answered }),
   );

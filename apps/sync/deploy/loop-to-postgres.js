@@ -28,6 +28,19 @@ const PARAMETERS_PER_INSERT = 30_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** The one table whose rows the migrations create: it counts as empty while every value is 0. */
 const COUNTERS = "loop_counters";
+/**
+ * The upstream's routing data as last fetched (survey groups, re-contact lists, stats, when each
+ * was fetched) and its version counter: not records but a copy of the marketplace's, fetched by
+ * any sds-sync that ran on the target (as the runbook asks, to create the tables). The target's
+ * are replaced by the source's; they never make the target count as used.
+ */
+const ROUTING_DATA_TABLES = new Set([
+  "loop_routing_fetches",
+  "loop_survey_groups",
+  "loop_survey_stats",
+  "loop_recontact_respondents",
+]);
+const ROUTING_DATA_COUNTER = "routing-data";
 
 class UsageError extends Error {}
 
@@ -159,8 +172,12 @@ async function checkTarget(client, schema, version, tables) {
   }
   const recorded = [];
   for (const table of tables) {
+    if (ROUTING_DATA_TABLES.has(table.name)) continue;
     // The windows' edges (`window-edge:*`) are set to the clock by the migration itself: they say nothing was recorded.
-    const condition = table.name === COUNTERS ? " WHERE value <> 0 AND name NOT LIKE 'window-edge:%'" : "";
+    const condition =
+      table.name === COUNTERS
+        ? ` WHERE value <> 0 AND name NOT LIKE 'window-edge:%' AND name <> '${ROUTING_DATA_COUNTER}'`
+        : "";
     const result = await client.query(
       `SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`,
     );
@@ -239,8 +256,12 @@ async function move({ force, sqlitePath, target }) {
     await client.connect();
     await client.query("BEGIN");
     await checkTarget(client, target.schema, source.version, source.tables);
-    // The migrations' zero counters give way to the source's, so every counter is exactly the source's.
+    // The migrations' zero counters give way to the source's, so every counter is exactly the source's;
+    // so does the routing data a start on the target fetched.
     await client.query(`DELETE FROM ${quote(target.schema)}.${COUNTERS}`);
+    for (const table of source.tables)
+      if (ROUTING_DATA_TABLES.has(table.name))
+        await client.query(`DELETE FROM ${quote(target.schema)}.${quote(table.name)}`);
     for (const table of source.tables) await copyTable(client, source.database, target.schema, table);
     const { report, feed } = await verify(client, source.database, target.schema, source.tables);
     await client.query("COMMIT");

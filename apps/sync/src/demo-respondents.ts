@@ -127,7 +127,7 @@ export async function walkRespondents(
   // Surveys whose groups or study type are not known yet stay out of routing until the refresh after the cycle.
   const routable = () => {
     const pending = loop.facts.pending;
-    return pending.groups === 0 && pending.studyTypes === 0;
+    return loop.facts.studyTypesKnown && pending.groups === 0 && pending.studyTypes === 0;
   };
   if (
     !(await waitFor(

@@ -289,6 +289,8 @@ describe("backup and restore, as the runbook says", () => {
           () => bash(runbook.pgRestore, env),
         );
       } finally {
+        // Every service on the schema stops first: a DROP SCHEMA under a running one can deadlock with it, and hide why the test failed.
+        for (const harness of harnesses.splice(0)) await harness.close();
         await dropSchema(schema);
       }
     },

@@ -47,6 +47,8 @@ describe("the sds-sync process", () => {
     const text = help.output.join("\n");
     for (const { setting } of allSettings()) expect(text).toContain(`  ${setting.variable}  (`);
     expect(text).toContain("SYNC_INTERVAL  (default: 60)");
+    // Every command the bin takes is listed, the offline replay included.
+    expect(text).toMatch(/^ {2}sds-sync replay \[--policy earnings\|yield\]/m);
   });
 
   it.skipIf(oldNode === undefined)(

@@ -89,11 +89,19 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
   // After a successful start-up cycle the leader fetches the routing data; surveys whose groups or
   // study type are not known yet stay out of routing until then, so tests start once it is in.
   const cycle = service.engine.status().lastCycle;
-  if (service.engine.status().leader && cycle !== undefined && cycle.failure === null)
+  if (service.engine.status().leader && cycle !== undefined && cycle.failure === null) {
+    const committed = await service.store.latestSequence();
     await waitFor(() => {
-      const pending = service.loop.facts.pending;
-      return pending.groups === 0 && pending.studyTypes === 0;
+      const { facts, liveMatcher } = service.loop;
+      // The matcher must hold the cycle's surveys first: an empty matcher holds nothing out.
+      return (
+        liveMatcher.sequence >= committed &&
+        facts.studyTypesKnown &&
+        facts.pending.groups === 0 &&
+        facts.pending.studyTypes === 0
+      );
     }, 15_000);
+  }
   return {
     api,
     hostile,

@@ -35,6 +35,9 @@ export function renderHelp(version: string): string {
 
 Usage:
   sds-sync              start the service (configured by the environment, below)
+  sds-sync replay [--policy earnings|yield]... [--seed N] [--no-explore] [--json]
+                        replay ranking policies offline on the store's recorded entries
+                        (DATABASE_URL; sds-sync replay --help says more)
   sds-sync --help       show this help
   sds-sync --version    print the version
 

@@ -100,6 +100,8 @@ export class RoutingDataRefresher {
     );
     for (const key of [...fetchedAt.keys()])
       if (!live.has(Number(key.slice(key.indexOf(":") + 1)))) fetchedAt.delete(key);
+    // A stop (the abort) drops what this refresh fetched: the service is closing its store, and the next start fetches it again.
+    if (isAborted(signal)) return { fetched, failed, forgotten: 0 };
     if (writes.length > 0) await this.#store.writeRoutingData(writes, new Date(now));
     if (gone.length > 0) await this.#store.forgetRoutingData(gone);
     for (const [kind, problem] of problems) {

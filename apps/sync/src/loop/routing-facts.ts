@@ -36,6 +36,9 @@ export class RoutingFacts {
   #missingGroups = new Set<number>();
   /** Surveys whose groups were fetched at least once (read or not): a grouped survey not among them is held out. */
   #groupsFetched = new Set<number>();
+  /** Surveys the matcher was last told to hold out for want of their groups, or of the study types. */
+  readonly #heldForGroups = new Set<number>();
+  readonly #heldForStudyType = new Set<number>();
   /** Surveys that entered or whose traits changed since the refresher last asked: their data is fetched at once. */
   #changed = new Set<number>();
 
@@ -75,15 +78,13 @@ export class RoutingFacts {
     return this.#studyTypesKnown;
   }
 
-  /** Live surveys held out until their routing data arrives: grouped surveys whose groups were never fetched, and, until the study types are known, every survey with a study type not configured as re-contact. */
+  /**
+   * Live surveys the matcher holds out until their routing data arrives: grouped surveys whose
+   * groups were never fetched, and, until the study types are known, every survey with a study
+   * type not configured as re-contact. As last applied to the matcher, so 0 means it routes them.
+   */
   get pending(): { readonly groups: number; readonly studyTypes: number } {
-    let groups = 0;
-    let studyTypes = 0;
-    for (const [id, traits] of this.#traits) {
-      if (this.#groupsPending(id, traits)) groups += 1;
-      if (this.#studyTypePending(traits)) studyTypes += 1;
-    }
-    return { groups, studyTypes };
+    return { groups: this.#heldForGroups.size, studyTypes: this.#heldForStudyType.size };
   }
 
   /** A survey entered (or changed in) the matcher: note its traits and give the matcher what is known of it. */
@@ -113,6 +114,8 @@ export class RoutingFacts {
   surveyRemoved(surveyId: number): void {
     this.#traits.delete(surveyId);
     this.#unusable.delete(surveyId);
+    this.#heldForGroups.delete(surveyId);
+    this.#heldForStudyType.delete(surveyId);
   }
 
   /** Takes newly read routing data and yield counts, and gives every live survey of the matcher its facts. */
@@ -161,11 +164,15 @@ export class RoutingFacts {
   }
 
   #unroutableReason(surveyId: number, traits: SurveyTraits): string | undefined {
+    const studyTypePending = this.#studyTypePending(traits);
+    const groupsPending = this.#groupsPending(surveyId, traits);
+    markIf(this.#heldForStudyType, surveyId, studyTypePending);
+    markIf(this.#heldForGroups, surveyId, groupsPending);
     const unusable = this.#unusable.get(surveyId);
     if (unusable !== undefined) return unusable;
-    if (this.#studyTypePending(traits))
+    if (studyTypePending)
       return "whether its study type is a re-contact one is not known yet (the StudyTypes collection has not been read): held out until it is";
-    if (this.#groupsPending(surveyId, traits))
+    if (groupsPending)
       return "its survey groups have not been read yet: held out until the refresh after the cycle that brought it";
     if (
       this.#settings.missingGroups === "exclude" &&
@@ -190,4 +197,9 @@ export class RoutingFacts {
         : { cutoffReachedAt: counts.cutoffReachedAt }),
     };
   }
+}
+
+function markIf(set: Set<number>, id: number, marked: boolean): void {
+  if (marked) set.add(id);
+  else set.delete(id);
 }

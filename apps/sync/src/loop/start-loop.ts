@@ -156,6 +156,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const state = { stopped: false };
   const isStopped = (): boolean => state.stopped;
   const refreshAbort = new AbortController();
+  let refreshing: Promise<void> = Promise.resolve();
   const followCycles = async (): Promise<void> => {
     while (!isStopped()) {
       await cycles.nextCycle();
@@ -166,10 +167,14 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
         }),
         account.refresh(),
       ]);
-      // Only the leader runs cycles, so the routing data is fetched once per replica set.
-      await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
       if (isStopped()) return;
-      await followRoutingFacts();
+      // Only the leader runs cycles, so the routing data is fetched once per replica set. Tracked, so
+      // that a stop waits for a refresh under way before it closes the store the refresh writes to.
+      refreshing = (async () => {
+        await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
+        if (!isStopped()) await followRoutingFacts();
+      })();
+      await refreshing;
     }
   };
   // Every replica reads the routing data and the yield counts the store holds, so all rank and exclude alike.
@@ -237,6 +242,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       outcomeNotifier.close();
       liveMatcher.stop();
       account.stop();
+      // The abort ends its fetches at once; it writes nothing after it (routing-data-refresher.ts).
+      await refreshing.catch(() => undefined);
       await outcomes.close();
     },
   };

@@ -7,18 +7,8 @@ import type { PruneBatchOutcome } from "../../store/retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { postgresPlaceholders, preparedStatementName } from "../../database/postgres-query.ts";
 import { runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
-import * as records from "./loop-records.ts";
-import * as routing from "./routing-data-records.ts";
-import type { RoutingDataWrite } from "./routing-data-records.ts";
-import type {
-  EntryAdmission,
-  EntryInput,
-  HistoryInput,
-  LoopStore,
-  OutcomeInput,
-  OutcomePruneTarget,
-  RecordEntryResult,
-} from "./loop-store.ts";
+import type { LoopStore, OutcomePruneTarget } from "./loop-store.ts";
+import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /**
  * Opens the PostgreSQL loop store in the sync store's schema, applying its migrations under an
@@ -45,106 +35,25 @@ const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) => {
 };
 
 /** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
-class PostgresLoopStore implements LoopStore {
+class PostgresLoopStore extends ProgramLoopStore {
   readonly kind = "postgres" as const;
   readonly #pool: pg.Pool;
   #closed = false;
 
   constructor(pool: pg.Pool) {
+    super();
     this.#pool = pool;
   }
 
-  #read<T>(program: Program<T>): Promise<T> {
+  protected runRead<T>(program: Program<T>): Promise<T> {
     return runProgram(program, execute(this.#pool));
   }
 
-  #write<T>(what: string, program: Program<T>): Promise<T> {
+  protected runWrite<T>(what: string, program: Program<T>): Promise<T> {
     return inPostgresTransaction(this.#pool, what, (client) => runProgram(program, execute(client)));
   }
 
-  recordEntry<Refusal = never>(
-    entry: EntryInput,
-    admit?: EntryAdmission<Refusal>,
-  ): Promise<RecordEntryResult<Refusal>> {
-    return this.#write("recording an entry", records.recordEntry("postgres", entry, admit));
-  }
-
-  recordOutcome(outcome: OutcomeInput) {
-    return this.#write("recording an outcome", records.recordOutcome("postgres", outcome));
-  }
-
-  currentOutcomes(tokens: readonly string[]) {
-    return this.#read(records.currentOutcomes(tokens));
-  }
-
-  listOutcomes(after: number, limit: number) {
-    return this.#read(records.listOutcomes(after, limit));
-  }
-
-  latestSequence() {
-    return this.#read(records.latestSequence());
-  }
-
-  conversion() {
-    return this.#read(records.lifetimeConversion());
-  }
-
-  advanceWindows(now: Date) {
-    return this.#write("advancing the windows", records.advanceWindows("postgres", now));
-  }
-
-  async conversionSummary(now: Date, limit: number) {
-    // A write transaction only once an hour, when an hour leaves a window.
-    if (await this.#read(records.windowsDue(now)))
-      await this.#write("advancing the windows", records.advanceWindows("postgres", now));
-    return this.#read(records.conversionSummary(limit));
-  }
-
-  conversionVersion(now: Date) {
-    return this.#read(records.conversionVersion(now));
-  }
-
-  outcomeCounts() {
-    return this.#read(records.outcomeCounts());
-  }
-
-  orphanCount() {
-    return this.#read(records.orphanCount());
-  }
-
-  respondentHistory(uid: string, limit: number) {
-    return this.#read(records.respondentHistory(uid, limit));
-  }
-
-  importHistory(entries: readonly HistoryInput[]) {
-    return this.#write("importing history", records.importHistory(entries));
-  }
-
-  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
-    return this.#write("routing data", routing.writeRoutingData(writes, at));
-  }
-
-  forgetRoutingData(surveyIds: readonly number[]) {
-    return this.#write("routing data", routing.forgetRoutingData(surveyIds));
-  }
-
-  routingDataVersion() {
-    return this.#read(routing.routingDataVersion());
-  }
-
-  readRoutingData() {
-    return this.#read(routing.readRoutingData());
-  }
-
-  yieldCounts() {
-    return this.#read(routing.yieldCounts());
-  }
-
-  pruneHourlyCounts(before: Date) {
-    return this.#write("pruning hourly counts", records.pruneHourlyCounts(before));
-  }
-
-  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+  override pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
     // One short transaction; readers are never blocked (MVCC), and recorders write young rows only.
     return inPostgresTransaction(this.#pool, `pruning ${target}`, async (client) => {
       switch (target) {
@@ -158,12 +67,12 @@ class PostgresLoopStore implements LoopStore {
     });
   }
 
-  async feedHorizon(): Promise<number> {
+  override async feedHorizon(): Promise<number> {
     const result = await this.#pool.query<{ horizon: string }>(POSTGRES_OUTCOME_HORIZON);
     return Number(result.rows[0]?.horizon ?? 0);
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#pool.end();

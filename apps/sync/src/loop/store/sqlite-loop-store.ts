@@ -9,18 +9,8 @@ import type { PruneBatchOutcome } from "../../store/retention.ts";
 import { pruneSqliteFeedPrefix } from "../../store/sqlite-retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { runProgramSync, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
-import * as records from "./loop-records.ts";
-import * as routing from "./routing-data-records.ts";
-import type { RoutingDataWrite } from "./routing-data-records.ts";
-import type {
-  EntryAdmission,
-  EntryInput,
-  HistoryInput,
-  LoopStore,
-  OutcomeInput,
-  OutcomePruneTarget,
-  RecordEntryResult,
-} from "./loop-store.ts";
+import type { LoopStore, OutcomePruneTarget } from "./loop-store.ts";
+import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
 const SQLITE_OUTCOME_HORIZON =
@@ -77,7 +67,7 @@ function promised<T>(work: () => T): Promise<T> {
  * lock is held and every write is durable when it resolves. Every failure is a rejection, never
  * a synchronous throw.
  */
-class SqliteLoopStore implements LoopStore {
+class SqliteLoopStore extends ProgramLoopStore {
   readonly kind = "sqlite" as const;
   readonly #db: DatabaseSync;
   readonly #writes: SqliteGroupCommit;
@@ -85,6 +75,7 @@ class SqliteLoopStore implements LoopStore {
   #closed = false;
 
   constructor(db: DatabaseSync) {
+    super();
     this.#db = db;
     this.#writes = new SqliteGroupCommit(db);
   }
@@ -105,102 +96,16 @@ class SqliteLoopStore implements LoopStore {
     );
   }
 
-  #read<T>(program: Program<T>): Promise<T> {
+  protected runRead<T>(program: Program<T>): Promise<T> {
     return promised(() => this.#run(program));
   }
 
-  #write<T>(program: Program<T>): Promise<T> {
+  protected runWrite<T>(_what: string, program: Program<T>): Promise<T> {
     if (this.#closed) return promised(() => this.#run(program));
     return this.#writes.write(() => this.#run(program));
   }
 
-  recordEntry<Refusal = never>(
-    entry: EntryInput,
-    admit?: EntryAdmission<Refusal>,
-  ): Promise<RecordEntryResult<Refusal>> {
-    return this.#write(records.recordEntry("sqlite", entry, admit));
-  }
-
-  recordOutcome(outcome: OutcomeInput) {
-    return this.#write(records.recordOutcome("sqlite", outcome));
-  }
-
-  currentOutcomes(tokens: readonly string[]) {
-    return this.#read(records.currentOutcomes(tokens));
-  }
-
-  listOutcomes(after: number, limit: number) {
-    return this.#read(records.listOutcomes(after, limit));
-  }
-
-  latestSequence() {
-    return this.#read(records.latestSequence());
-  }
-
-  conversion() {
-    return this.#read(records.lifetimeConversion());
-  }
-
-  advanceWindows(now: Date) {
-    return this.#write(records.advanceWindows("sqlite", now));
-  }
-
-  conversionSummary(now: Date, limit: number) {
-    return promised(() => {
-      // A write (and its fsync) only once an hour, when an hour leaves a window.
-      if (this.#run(records.windowsDue(now)))
-        inSqliteTransaction(this.#db, () => {
-          this.#run(records.advanceWindows("sqlite", now));
-        });
-      return this.#run(records.conversionSummary(limit));
-    });
-  }
-
-  conversionVersion(now: Date) {
-    return this.#read(records.conversionVersion(now));
-  }
-
-  outcomeCounts() {
-    return this.#read(records.outcomeCounts());
-  }
-
-  orphanCount() {
-    return this.#read(records.orphanCount());
-  }
-
-  respondentHistory(uid: string, limit: number) {
-    return this.#read(records.respondentHistory(uid, limit));
-  }
-
-  importHistory(entries: readonly HistoryInput[]) {
-    return this.#write(records.importHistory(entries));
-  }
-
-  writeRoutingData(writes: readonly RoutingDataWrite[], at: Date) {
-    return this.#write(routing.writeRoutingData(writes, at));
-  }
-
-  forgetRoutingData(surveyIds: readonly number[]) {
-    return this.#write(routing.forgetRoutingData(surveyIds));
-  }
-
-  routingDataVersion() {
-    return this.#read(routing.routingDataVersion());
-  }
-
-  readRoutingData() {
-    return this.#read(routing.readRoutingData());
-  }
-
-  yieldCounts() {
-    return this.#read(routing.yieldCounts());
-  }
-
-  pruneHourlyCounts(before: Date) {
-    return this.#write(records.pruneHourlyCounts(before));
-  }
-
-  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+  override pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
     // One short write transaction; WAL readers go on reading meanwhile.
     return promised(() => inSqliteTransaction(this.#db, () => this.#pruneTarget(target, before, limit)));
   }
@@ -222,11 +127,11 @@ class SqliteLoopStore implements LoopStore {
     }
   }
 
-  feedHorizon(): Promise<number> {
+  override feedHorizon(): Promise<number> {
     return promised(() => Number((this.#prepare(SQLITE_OUTCOME_HORIZON).get() as SqlRow).horizon));
   }
 
-  close(): Promise<void> {
+  override close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
       this.#writes.flush();
