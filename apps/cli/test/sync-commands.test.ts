@@ -74,15 +74,16 @@ const file = (name: string, text: string) => {
 /** Issues an entry link for each token (uid = token) and, when given, the marketplace's outcome for it. */
 async function issue(tokens: readonly string[], outcome?: string): Promise<void> {
   for (const token of tokens) {
-    // The survey reaches sds-sync's matcher after its first cycle: 404 until then.
+    // The survey reaches sds-sync's matcher after its first cycle (404 until then), and is routed once the
+    // study types are read (409 survey_unroutable, with Retry-After, until then).
     const deadline = Date.now() + 20_000;
     for (;;) {
       const response = await sync.request("/v1/entry-links", { surveyId: SURVEY, token, uid: token });
       if (response.status === 201) break;
-      if (response.status !== 404 || Date.now() > deadline)
-        throw new Error(
-          `entry link for ${token}: ${response.status} ${await response.text()}\n${sync.output.join("\n")}`,
-        );
+      const text = await response.text();
+      const waiting = response.status === 404 || (response.status === 409 && text.includes('"survey_unroutable"'));
+      if (!waiting || Date.now() > deadline)
+        throw new Error(`entry link for ${token}: ${response.status} ${text}\n${sync.output.join("\n")}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (outcome !== undefined)

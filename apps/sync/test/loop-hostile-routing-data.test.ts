@@ -1,4 +1,3 @@
-import type { EncryptionSettings } from "@sds/schemas";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -11,7 +10,8 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/common/logger.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
+import { loopSurvey } from "./loop-surveys.ts";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -21,24 +21,10 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * out, and must take the data back once the upstream heals.
  */
 
-const unsigned: EncryptionSettings = {
-  Enabled: false,
-  Algorithm: "SHA256",
-  QueryParameter: "hash",
-  EncryptionKey: null,
-};
 const GROUP = 7200;
 const [A, B, C, D] = [9201, 9202, 9203, 9204] as const;
 const open = (id: number, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
-  screenedSurvey({
-    SurveyId: id,
-    Cpi: String(10 - (id - A)),
-    Ir: "50",
-    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
-    Has_Survey_Groups: false,
-    StudyTypeId: 1,
-    ...extra,
-  });
+  loopSurvey(id, { Cpi: String(10 - (id - A)), ...extra });
 const kinds: readonly MalformedBodyKind[] = ["not-found", "html", "truncated-json", "wrong-types"];
 
 interface Status {
@@ -75,7 +61,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
             open(C, { StudyTypeId: RECONTACT_STUDY_TYPE_ID }),
             open(D),
           ],
-          account: { OutgoingEncryption: unsigned },
+          account: { OutgoingEncryption: unsignedOutcomes },
         },
       ],
     });

@@ -1,4 +1,3 @@
-import type { EncryptionSettings } from "@sds/schemas";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -10,7 +9,8 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import type { SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
+import { loopSurvey } from "./loop-surveys.ts";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -20,23 +20,9 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * elsewhere shows in its request log and turns the data unavailable.
  */
 
-const unsigned: EncryptionSettings = {
-  Enabled: false,
-  Algorithm: "SHA256",
-  QueryParameter: "hash",
-  EncryptionKey: null,
-};
 const [A, B, C] = [9301, 9302, 9303] as const;
 const open = (id: number, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
-  screenedSurvey({
-    SurveyId: id,
-    Cpi: "5",
-    Ir: "50",
-    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
-    Has_Survey_Groups: false,
-    StudyTypeId: 1,
-    ...extra,
-  });
+  loopSurvey(id, { Cpi: "5", ...extra });
 
 interface InventoryData {
   groups: { surveys: number; unavailable: number };
@@ -64,7 +50,7 @@ describe("SDS_OPERATION_PATHS in a running sds-sync", () => {
             open(B, { Has_Survey_Groups: true }),
             open(C, { StudyTypeId: RECONTACT_STUDY_TYPE_ID }),
           ],
-          account: { OutgoingEncryption: unsigned },
+          account: { OutgoingEncryption: unsignedOutcomes },
         },
       ],
     });

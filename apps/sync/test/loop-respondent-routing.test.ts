@@ -1,4 +1,3 @@
-import type { EncryptionSettings } from "@sds/schemas";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -10,8 +9,9 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
+import { loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -21,24 +21,10 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * atomically, also across two PostgreSQL replicas).
  */
 
-const unsigned: EncryptionSettings = {
-  Enabled: false,
-  Algorithm: "SHA256",
-  QueryParameter: "hash",
-  EncryptionKey: null,
-};
 const GROUP = 7100;
 const [A, B, C, D] = [9101, 9102, 9103, 9104] as const;
 const open = (id: number, cpi: string, extra: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit =>
-  screenedSurvey({
-    SurveyId: id,
-    Cpi: cpi,
-    Ir: "50",
-    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
-    Has_Survey_Groups: false,
-    StudyTypeId: 1,
-    ...extra,
-  });
+  loopSurvey(id, { Cpi: cpi, ...extra });
 const inventory = [
   open(A, "4.00", { Has_Survey_Groups: true }),
   open(B, "3.00", { Has_Survey_Groups: true }),
@@ -78,7 +64,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
           supplierId: DEFAULT_SUPPLIER_ID,
           apiKey: DEFAULT_API_KEY,
           surveys: inventory,
-          account: { OutgoingEncryption: unsigned },
+          account: { OutgoingEncryption: unsignedOutcomes },
         },
       ],
     });

@@ -1,4 +1,3 @@
-import type { EncryptionSettings } from "@sds/schemas";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -8,6 +7,7 @@ import {
 } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -17,12 +17,6 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * quarantined at ingest with the reason.
  */
 
-const unsigned: EncryptionSettings = {
-  Enabled: false,
-  Algorithm: "SHA256",
-  QueryParameter: "hash",
-  EncryptionKey: null,
-};
 // 900001 rid-placeholder, 900002 unknown-placeholder, 900003 unknown-vq-placeholder, 900004 javascript, 900005 data, 900006 file, 900007 userinfo, 900008 userinfo-host-spoof
 const ids = {
   rid: 900_001,
@@ -64,7 +58,7 @@ describe("survey URLs that cannot make a working entry link", () => {
           supplierId: DEFAULT_SUPPLIER_ID,
           apiKey: DEFAULT_API_KEY,
           surveys,
-          account: { OutgoingEncryption: unsigned },
+          account: { OutgoingEncryption: unsignedOutcomes },
         },
       ],
     });

@@ -40,3 +40,23 @@ export function screenedSurvey(fields: NonNullable<SurveyInit["survey"]>, screen
           ],
   };
 }
+
+/**
+ * A survey the respondent-loop tests route to: {@link screenedSurvey} (open to all) with Ir 50, a
+ * SurveyUrl whose `[%RID%]` takes the token, no survey groups and study type 1; `fields` override.
+ *
+ * @example
+ * ```ts
+ * loopSurvey(9101, { Cpi: "4.00", Has_Survey_Groups: true });
+ * ```
+ */
+export function loopSurvey(id: number, fields: Partial<NonNullable<SurveyInit["survey"]>> = {}): SurveyInit {
+  return screenedSurvey({
+    SurveyId: id,
+    Ir: "50",
+    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
+    Has_Survey_Groups: false,
+    StudyTypeId: 1,
+    ...fields,
+  });
+}

@@ -1,4 +1,3 @@
-import type { EncryptionSettings } from "@sds/schemas";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -9,8 +8,9 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
+import { loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -20,23 +20,9 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * PostgreSQL rank alike.
  */
 
-const unsigned: EncryptionSettings = {
-  Enabled: false,
-  Algorithm: "SHA256",
-  QueryParameter: "hash",
-  EncryptionKey: null,
-};
 /** CONVERTS: Cpi × Ir = 2 × 0.2 = 0.4. STALLS: 4 × 0.5 = 2.0, ranked first by earnings. PRICED: the marketplace publishes a conversion for it. */
 const [CONVERTS, STALLS, PRICED] = [9201, 9202, 9203] as const;
-const open = (id: number, cpi: string, ir: string): SurveyInit =>
-  screenedSurvey({
-    SurveyId: id,
-    Cpi: cpi,
-    Ir: ir,
-    SurveyUrl: `https://survey.example.com/s/${id}?rid=[%RID%]`,
-    Has_Survey_Groups: false,
-    StudyTypeId: 1,
-  });
+const open = (id: number, cpi: string, ir: string): SurveyInit => loopSurvey(id, { Cpi: cpi, Ir: ir });
 const inventory = [open(CONVERTS, "2.00", "20"), open(STALLS, "4.00", "50"), open(PRICED, "1.00", "30")];
 /** Outcomes per survey: fewer than the cut-off (20), so nothing is held out and only the estimate moves. */
 const OUTCOMES = 15;
@@ -78,7 +64,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
             supplierId: DEFAULT_SUPPLIER_ID,
             apiKey: DEFAULT_API_KEY,
             surveys: inventory,
-            account: { OutgoingEncryption: unsigned },
+            account: { OutgoingEncryption: unsignedOutcomes },
           },
         ],
       });
