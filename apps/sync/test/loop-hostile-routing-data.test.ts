@@ -162,6 +162,38 @@ describe("respondent-aware routing against a hostile upstream", () => {
     },
   );
 
+  it("routes by SYNC_RECONTACT_STUDY_TYPES alone, and says so, when a successful cycle could not read the StudyTypes collection", async () => {
+    // A fresh store whose upstream never serves StudyTypes: the start-up cycle succeeds without it.
+    const fake = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: [open(A), open(C, { StudyTypeId: RECONTACT_STUDY_TYPE_ID }), open(D, { StudyTypeId: 5 })],
+          account: { OutgoingEncryption: unsignedOutcomes },
+        },
+      ],
+    });
+    api = fake;
+    fake.faults.add({ kind: "status", status: 404, path: "/collection/studytypes" });
+    fake.replaceRecontactRespondents(C, [{ PID: "vip-1" }]);
+    harness = await startServiceHarness({
+      api: fake,
+      config: { maxClosureShare: 1, recontactStudyTypes: [RECONTACT_STUDY_TYPE_ID] },
+      logger: createLogger("info", { destination: { write: (line: string) => void log.push(line) } }),
+    });
+    const service = harness;
+    await waitUntil(service, (status) => status.loop.inventoryData.recontact.studies >= 1);
+    // Nothing waits for the collection any longer; the configured type still marks C a re-contact study.
+    expect(await matched(service, "someone")).toEqual([A, D]);
+    expect(await matched(service, "vip-1")).toEqual([A, C, D]);
+    expect(
+      log.some((line) =>
+        /StudyTypes collection could not be read: only the study types of SYNC_RECONTACT_STUDY_TYPES/.test(line),
+      ),
+    ).toBe(true);
+  });
+
   it("keeps the surveys whose group list cannot be read out altogether with SYNC_MISSING_GROUPS=exclude", async () => {
     const service = await start({ missingGroups: "exclude" });
     expect(await matched(service)).toEqual([A, B, D]);

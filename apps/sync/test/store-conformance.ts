@@ -411,6 +411,8 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
         { name: "industries", fetchedAt: t0.toISOString(), body: { Industries: [] } },
         { name: "languages", fetchedAt: later(60).toISOString(), body: { Languages: [{ Id: 4 }] } },
       ]);
+      expect(await store.getCollection("languages")).toEqual(collections[1]);
+      expect(await store.getCollection("studyTypes")).toBeUndefined();
     });
 
     it("a closed store rejects with StoreError: every call, never a raw driver error nor a synchronous throw", async () => {
@@ -433,6 +435,7 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
         countByLanguage: () => store.countByLanguage(),
         listQuarantine: () => store.listQuarantine(10),
         listCollections: () => store.listCollections(),
+        getCollection: () => store.getCollection("languages"),
         feedHorizon: () => store.feedHorizon(),
         beginCycle: () => store.beginCycle(later(60)),
         commitCycle: () => store.commitCycle(emptyCommit(later(60))),

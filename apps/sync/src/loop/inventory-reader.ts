@@ -2,7 +2,7 @@ import type { SyncStore } from "../store/store.ts";
 
 /**
  * What the respondent loop reads of the inventory: the eight store reads the matcher follows
- * the store with, the reference collections (which study types are re-contact studies), and
+ * the store with, the StudyTypes collection (which study types are re-contact studies), and
  * nothing that writes. The loop depends on this, not on the whole store, so
  * that it could move into a service of its own by giving it another reader.
  */
@@ -16,7 +16,7 @@ export type InventoryReader = Pick<
   | "feedHorizon"
   | "listChanges"
   | "refetchPendingIds"
-  | "listCollections"
+  | "getCollection"
 >;
 
 /** What the loop hears of the sync cycles: when one ends (the matcher and the account are then refreshed). */

@@ -65,7 +65,7 @@ export async function readRecontactStudyTypes(
   facts: RoutingFacts,
   logger?: Logger,
 ): Promise<boolean> {
-  const studyTypes = (await inventory.listCollections()).find((collection) => collection.name === "studyTypes");
+  const studyTypes = await inventory.getCollection("studyTypes");
   if (studyTypes !== undefined) {
     facts.setRecontactStudyTypes(recontactStudyTypeIds(studyTypes.body));
     return true;

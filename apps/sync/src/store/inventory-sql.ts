@@ -40,6 +40,8 @@ export const inventorySql = {
     FROM surveys GROUP BY language_id ORDER BY language_id`,
   unresolvedQuarantine: "SELECT * FROM quarantine WHERE resolved_at IS NULL ORDER BY last_seen_at DESC, key LIMIT ?",
   collections: "SELECT name, fetched_at, body FROM collections ORDER BY name",
+  /** Binds name. */
+  collection: "SELECT name, fetched_at, body FROM collections WHERE name = ?",
   /** Binds name, fetched_at, body. */
   upsertCollection:
     "INSERT INTO collections (name, fetched_at, body) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body",

@@ -214,6 +214,11 @@ class PostgresStore implements SyncStore {
     return (await this.#rows(inventorySql.collections)).map(toCollectionRecord);
   }
 
+  async getCollection(name: string): Promise<CollectionRecord | undefined> {
+    const [row] = await this.#rows(inventorySql.collection, [name]);
+    return row === undefined ? undefined : toCollectionRecord(row);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -260,6 +260,11 @@ class SqliteStore implements SyncStore {
     return Promise.resolve(this.#all(inventorySql.collections).map(toCollectionRecord));
   }
 
+  getCollection(name: string): Promise<CollectionRecord | undefined> {
+    const row = this.#get(inventorySql.collection, name);
+    return Promise.resolve(row === undefined ? undefined : toCollectionRecord(row));
+  }
+
   /**
    * The checkpoint a cycle's commit leaves out (see `SqliteCycleTransaction.commit`), once the
    * cycle has reported: the same PASSIVE checkpoint SQLite's auto-checkpoint runs, moved off the

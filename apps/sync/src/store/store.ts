@@ -56,6 +56,8 @@ export interface SyncStore extends RetentionStore {
   /** Replaces the given reference collections (others are kept) in one transaction. */
   saveCollections(collections: readonly CollectionInput[], fetchedAt: Date): Promise<void>;
   listCollections(): Promise<CollectionRecord[]>;
+  /** One reference collection by name (`studyTypes`, …), or undefined while it was never saved: one row, not all. */
+  getCollection(name: string): Promise<CollectionRecord | undefined>;
 
   /** Ends leadership and closes every connection. Safe to call twice. */
   close(): Promise<void>;
