@@ -1,6 +1,5 @@
+import { fileInBatches } from "../internal/batches.ts";
 import { defineCommand } from "../internal/command.ts";
-import { UsageError } from "../internal/errors.ts";
-import { parseNumberOption } from "../internal/option-values.ts";
 import { MAX_SYNC_BATCH } from "../internal/sync-rules.ts";
 import { syncConnectionOptions } from "../internal/sync-connection.ts";
 
@@ -36,17 +35,7 @@ export const command = defineCommand({
     },
   ],
   async run(context) {
-    const path = context.positionals[0] as string;
-    const size = parseNumberOption("batch", context.options.batch ?? String(defaultBatch), {
-      integer: true,
-      min: 1,
-      max: MAX_SYNC_BATCH,
-    });
-    if (path === "-" && context.options["sync-token-stdin"] === true) {
-      throw new UsageError("the file (-) and --sync-token-stdin both read standard input", {
-        hint: "Give the file by name, or set SYNC_API_TOKEN.",
-      });
-    }
+    const { path, size } = fileInBatches(context, defaultBatch);
     const { runReconcile } = await import("../internal/reconcile-run.ts");
     await runReconcile(context, path, { size, dryRun: context.options["dry-run"] === true });
   },

@@ -1,7 +1,6 @@
+import { fileInBatches } from "../internal/batches.ts";
 import { defineCommand } from "../internal/command.ts";
-import { UsageError } from "../internal/errors.ts";
 import { historyFormats, type HistoryFormat } from "../internal/history-file.ts";
-import { parseNumberOption } from "../internal/option-values.ts";
 import { syncConnectionOptions } from "../internal/sync-connection.ts";
 import { MAX_SYNC_BATCH } from "../internal/sync-rules.ts";
 
@@ -38,17 +37,7 @@ export const command = defineCommand({
     },
   ],
   async run(context) {
-    const path = context.positionals[0] as string;
-    const size = parseNumberOption("batch", context.options.batch ?? String(MAX_SYNC_BATCH), {
-      integer: true,
-      min: 1,
-      max: MAX_SYNC_BATCH,
-    });
-    if (path === "-" && context.options["sync-token-stdin"] === true) {
-      throw new UsageError("the file (-) and --sync-token-stdin both read standard input", {
-        hint: "Give the file by name, or set SYNC_API_TOKEN.",
-      });
-    }
+    const { path, size } = fileInBatches(context, MAX_SYNC_BATCH);
     const { runHistoryImport } = await import("../internal/history-import-run.ts");
     await runHistoryImport(context, path, { size, format: context.options.format as HistoryFormat | undefined });
   },

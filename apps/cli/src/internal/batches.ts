@@ -1,11 +1,39 @@
 import type { CommandContext } from "./command.ts";
-import { CliError } from "./errors.ts";
+import { CliError, UsageError } from "./errors.ts";
 import { exitCodeForError } from "./exit-codes.ts";
+import { parseNumberOption } from "./option-values.ts";
 import { createProgressBar } from "./progress.ts";
+import { MAX_SYNC_BATCH } from "./sync-rules.ts";
 
 /** An item of an input file: it knows its line. */
 interface Lined {
   readonly line: number;
+}
+
+/**
+ * FILE and `--batch N` of a command that sends a file to sds-sync in batches, checked: the size
+ * from 1 to {@link MAX_SYNC_BATCH} (`defaultSize` when absent), and FILE `-` refused beside
+ * `--sync-token-stdin`, which would read standard input too.
+ */
+export function fileInBatches(
+  context: {
+    readonly positionals: readonly string[];
+    readonly options: { readonly batch?: string | undefined; readonly "sync-token-stdin"?: boolean | undefined };
+  },
+  defaultSize: number,
+): { readonly path: string; readonly size: number } {
+  const path = context.positionals[0] ?? "-";
+  const size = parseNumberOption("batch", context.options.batch ?? String(defaultSize), {
+    integer: true,
+    min: 1,
+    max: MAX_SYNC_BATCH,
+  });
+  if (path === "-" && context.options["sync-token-stdin"] === true) {
+    throw new UsageError("the file (-) and --sync-token-stdin both read standard input", {
+      hint: "Give the file by name, or set SYNC_API_TOKEN.",
+    });
+  }
+  return { path, size };
 }
 
 /** What {@link sendInBatches} did: the answers of the batches sent, and the failure that stopped it, if any. */
