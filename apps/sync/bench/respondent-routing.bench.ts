@@ -15,7 +15,8 @@
  *   survey from the live ones that are not re-contact studies (most pass the rules).
  *   Goal: at least 1,000 links (201s) per second on each store.
  *
- * SYNC_BENCH_LOADS (`match,entry-links`) picks the loads. Prints a table of each figure against its goal; the figures are written to SYNC_BENCH_JSON when set.
+ * SYNC_BENCH_LOADS (`match,entry-links`) picks the loads; SYNC_BENCH_LINK_SURVEYS sends the entry
+ * links into that many surveys only (hot surveys). Prints a table of each figure against its goal; the figures are written to SYNC_BENCH_JSON when set.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -73,7 +74,10 @@ const recontactPids = recontactIds.flatMap(
 const uids = respondentPool(respondentCount, recontactPids);
 const liveSurveyIds = live.map((survey) => survey.SurveyId);
 const recontact = new Set(recontactIds);
-const linkSurveyIds = liveSurveyIds.filter((id) => !recontact.has(id));
+/** SYNC_BENCH_LINK_SURVEYS: entry links into only this many surveys (hot surveys, as an earnings ranking makes them); all when unset. */
+const linkSurveyCount =
+  process.env.SYNC_BENCH_LINK_SURVEYS === undefined ? undefined : Number(process.env.SYNC_BENCH_LINK_SURVEYS);
+const linkSurveyIds = liveSurveyIds.filter((id) => !recontact.has(id)).slice(0, linkSurveyCount);
 const historyNow = Date.now();
 
 // Respondent profiles from the catalogue: one answer per question with options, a language and a device (as match-http.bench.ts).
