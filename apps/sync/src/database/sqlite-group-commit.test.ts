@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteGroupCommit } from "./sqlite-group-commit.ts";
+import { MAX_GROUP_WRITES, SqliteGroupCommit } from "./sqlite-group-commit.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -45,6 +45,31 @@ describe("SqliteGroupCommit", () => {
     expect(visibleToOthers).toEqual([[]]);
     // Committed before anything resolved.
     expect(ids(reader)).toEqual([1, 2, 3]);
+    reader.close();
+    db.close();
+  });
+
+  it("commits a burst in groups of at most MAX_GROUP_WRITES, one turn each, in order", async () => {
+    const { db, path } = openDatabase();
+    const writes = new SqliteGroupCommit(db);
+    const reader = new DatabaseSync(path, { readOnly: true });
+    const committedBefore = new Map<number, number>();
+    const count = MAX_GROUP_WRITES * 2 + 5;
+    const results = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        writes.write(() => {
+          // What another connection sees as each write runs: the groups before it, committed.
+          committedBefore.set(index, ids(reader).length);
+          return insert(db, index + 1, `item ${index}`)();
+        }),
+      ),
+    );
+    expect(results).toHaveLength(count);
+    expect(committedBefore.get(0)).toBe(0);
+    expect(committedBefore.get(MAX_GROUP_WRITES - 1)).toBe(0);
+    expect(committedBefore.get(MAX_GROUP_WRITES)).toBe(MAX_GROUP_WRITES);
+    expect(committedBefore.get(MAX_GROUP_WRITES * 2)).toBe(MAX_GROUP_WRITES * 2);
+    expect(ids(reader)).toHaveLength(count);
     reader.close();
     db.close();
   });

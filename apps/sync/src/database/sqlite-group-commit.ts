@@ -10,6 +10,13 @@ interface PendingWrite {
 type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 /**
+ * The most writes one transaction takes: a burst of large writes (history imports of 1,000
+ * entries each) is committed over several turns of the event loop, so requests in between are
+ * still served.
+ */
+export const MAX_GROUP_WRITES = 64;
+
+/**
  * Group commit for a SQLite file written with `synchronous = FULL`: the writes asked for within
  * one turn of the event loop run together in one transaction, each in a savepoint of its own, and
  * pay for one fsync instead of one each. Every write still resolves only after the commit that
@@ -30,16 +37,28 @@ export class SqliteGroupCommit {
       this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (this.#pending.length === 1)
         setImmediate(() => {
-          this.flush();
+          this.#commitNext();
         });
     });
   }
 
-  /** Commits what is waiting now (the store calls it before it closes, so no asked-for write is lost). */
+  /** Commits what is waiting now, {@link MAX_GROUP_WRITES} at a time (the store calls it before it closes, so no asked-for write is lost). */
   flush(): void {
-    const group = this.#pending;
+    while (this.#pending.length > 0) this.#commitGroup();
+  }
+
+  /** Commits the oldest writes waiting, at most {@link MAX_GROUP_WRITES}; the rest wait for the next turn. */
+  #commitNext(): void {
+    this.#commitGroup();
+    if (this.#pending.length > 0)
+      setImmediate(() => {
+        this.#commitNext();
+      });
+  }
+
+  #commitGroup(): void {
+    const group = this.#pending.splice(0, MAX_GROUP_WRITES);
     if (group.length === 0) return;
-    this.#pending = [];
     let settled: Settled[];
     try {
       settled = inSqliteTransaction(this.#db, () => group.map((write) => this.#inSavepoint(write.work)));
