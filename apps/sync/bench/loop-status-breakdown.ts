@@ -13,32 +13,22 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
-import { pino } from "pino";
-import { loadConfig } from "../src/config/config.ts";
 import { loopStatus } from "../src/loop/loop-status.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
-import { startSyncService } from "../src/service.ts";
+import {
+  BENCH_TOKEN as token,
+  benchInventory,
+  FIRST_SURVEY_ID,
+  startBenchService,
+  untilFirstCycle,
+} from "./bench-service.ts";
 import { seedLoopStore } from "./loop-seed.ts";
 
 const entries = Number(process.env.SYNC_BENCH_LOOP_ENTRIES ?? 5_000_000);
 const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 5_000);
-const token = "bench-token-0123456789abcdef";
-const firstId = 200_001;
+const firstId = FIRST_SURVEY_ID;
 
-const api = createFakeSupplierApi({
-  seed: 7,
-  suppliers: [
-    {
-      supplierId: DEFAULT_SUPPLIER_ID,
-      apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({
-        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
-      })),
-    },
-  ],
-  requestLogLimit: 10,
-});
+const api = benchInventory(surveys);
 const fake = await api.listen();
 const reused = process.env.SYNC_BENCH_DIRECTORY;
 const directory = reused ?? mkdtempSync(join(tmpdir(), "sds-sync-loop-status-breakdown-"));
@@ -56,18 +46,7 @@ if (reused === undefined) {
     `seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed.rows)}; kept in ${directory} (SYNC_BENCH_DIRECTORY reuses it)`,
   );
 }
-const service = await startSyncService({
-  config: loadConfig({
-    SDS_BASE_URL: fake.baseUrl,
-    SDS_API_KEY: DEFAULT_API_KEY,
-    DATABASE_URL: `sqlite:${syncStorePath}`,
-    SYNC_INTERVAL: "3600",
-    PORT: "0",
-    SYNC_API_TOKEN: token,
-    LOG_LEVEL: "silent",
-  }),
-  logger: pino({ level: "silent" }),
-});
+const service = await startBenchService(fake.baseUrl, `sqlite:${syncStorePath}`, { SYNC_CONCURRENCY: "8" });
 
 /** The best of five runs of `work`, printed; resolves with its last result. */
 async function best<T>(name: string, work: () => Promise<T> | T): Promise<T> {
@@ -83,8 +62,7 @@ async function best<T>(name: string, work: () => Promise<T> | T): Promise<T> {
 }
 
 try {
-  while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-  await service.loop.liveMatcher.refresh();
+  await untilFirstCycle(service);
   const { store } = service;
   const outcomes = service.loop.outcomes;
   await best("store.listRuns(20)", () => store.listRuns(20));

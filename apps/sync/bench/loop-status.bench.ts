@@ -20,15 +20,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import {
-  createFakeSupplierApi,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  languages,
-  qualificationCatalogue,
-} from "@sds/testing";
-import { pino } from "pino";
-import { loadConfig } from "../src/config/config.ts";
-import { startSyncService } from "../src/service.ts";
+  BENCH_TOKEN,
+  benchInventory,
+  FIRST_SURVEY_ID,
+  lcgPick,
+  matchBodies,
+  startBenchService,
+  untilFirstCycle,
+} from "./bench-service.ts";
 import type { SeedCommand, SeedReport } from "./loop-seed.ts";
 import type { LoadCommand, LoadReport } from "./match-load.ts";
 import type { StatusCommand, StatusReport } from "./status-client.ts";
@@ -42,8 +41,8 @@ const tabs = Number(process.env.SYNC_BENCH_TABS ?? 20);
 const goals = { statusP99Ms: 50, matchP99Ms: 20, eventLoopMaxMs: 50 };
 const pollIntervalMs = 5000;
 const resolutionMs = 10;
-const token = "bench-token-0123456789abcdef";
-const firstId = 200_001;
+const token = BENCH_TOKEN;
+const firstId = FIRST_SURVEY_ID;
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /** Runs one of this folder's child scripts with one command and resolves with its one reply. */
@@ -72,19 +71,7 @@ function delays(histogram: ReturnType<typeof monitorEventLoopDelay>) {
   };
 }
 
-const api = createFakeSupplierApi({
-  seed: 7,
-  suppliers: [
-    {
-      supplierId: DEFAULT_SUPPLIER_ID,
-      apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({
-        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
-      })),
-    },
-  ],
-  requestLogLimit: 10,
-});
+const api = benchInventory(surveys);
 const fake = await api.listen();
 const directory = mkdtempSync(join(tmpdir(), "sds-sync-loop-status-bench-"));
 const syncStorePath = join(directory, "sds.db");
@@ -112,41 +99,14 @@ console.log(
 );
 const rssFakeOnlyMb = mb(process.memoryUsage().rss);
 
-const service = await startSyncService({
-  config: loadConfig({
-    SDS_BASE_URL: fake.baseUrl,
-    SDS_API_KEY: DEFAULT_API_KEY,
-    DATABASE_URL: `sqlite:${syncStorePath}`,
-    SYNC_INTERVAL: "3600",
-    SYNC_CONCURRENCY: "32",
-    PORT: "0",
-    SYNC_API_TOKEN: token,
-    LOG_LEVEL: "silent",
-  }),
-  logger: pino({ level: "silent" }),
-});
+const service = await startBenchService(fake.baseUrl, `sqlite:${syncStorePath}`);
 
 try {
-  const started = performance.now();
-  while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-  await service.loop.liveMatcher.refresh();
-  console.log(
-    `synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
+  const syncedSeconds = await untilFirstCycle(service);
+  console.log(`synced ${service.loop.liveMatcher.matcher.size} live surveys in ${syncedSeconds.toFixed(1)} s`);
 
   // Respondents from the catalogue, as match-http.bench.ts draws them.
-  let seedValue = 12_345;
-  const random = () => (seedValue = (seedValue * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const devices = ["desktop", "mobile", "tablet"] as const;
-  const bodies = Array.from({ length: 500 }, () => {
-    const answers: Record<string, string[]> = {};
-    for (const question of qualificationCatalogue) {
-      if (question.Options.length === 0) continue;
-      answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
-    }
-    return JSON.stringify({ answers, languageId: pick(languages).Id, device: pick(devices) });
-  });
+  const bodies = matchBodies(lcgPick(12_345));
 
   const statusUrl = `${service.url}/v1/sync/status`;
   // Warm-up (JIT, page cache), not measured.

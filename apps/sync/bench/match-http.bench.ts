@@ -12,75 +12,33 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  createFakeSupplierApi,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  languages,
-  qualificationCatalogue,
-} from "@sds/testing";
-import { pino } from "pino";
-import { loadConfig } from "../src/config/config.ts";
 import { MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
-import { startSyncService } from "../src/service.ts";
+import {
+  BENCH_TOKEN,
+  benchInventory,
+  lcgPick,
+  matchBodies,
+  startBenchService,
+  untilFirstCycle,
+} from "./bench-service.ts";
 import type { LoadCommand, LoadReport } from "./match-load.ts";
 
 const surveys = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
 const connections = Number(process.env.SYNC_BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.SYNC_BENCH_SECONDS ?? 10);
-const token = "bench-token-0123456789abcdef";
-const firstId = 200_001;
+const token = BENCH_TOKEN;
 
-const api = createFakeSupplierApi({
-  seed: 7,
-  suppliers: [
-    {
-      supplierId: DEFAULT_SUPPLIER_ID,
-      apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveys }, (_, index) => ({
-        survey: { SurveyId: firstId + index, Has_Qualifications: true, Has_Quotas: true },
-      })),
-    },
-  ],
-  requestLogLimit: 10,
-});
+const api = benchInventory(surveys);
 const fake = await api.listen();
 const directory = mkdtempSync(join(tmpdir(), "sds-sync-match-bench-"));
-const service = await startSyncService({
-  config: loadConfig({
-    SDS_BASE_URL: fake.baseUrl,
-    SDS_API_KEY: DEFAULT_API_KEY,
-    DATABASE_URL: `sqlite:${join(directory, "sds.db")}`,
-    SYNC_INTERVAL: "3600",
-    SYNC_CONCURRENCY: "32",
-    PORT: "0",
-    SYNC_API_TOKEN: token,
-    LOG_LEVEL: "silent",
-  }),
-  logger: pino({ level: "silent" }),
-});
+const service = await startBenchService(fake.baseUrl, `sqlite:${join(directory, "sds.db")}`);
 
 try {
-  const started = performance.now();
-  while (service.engine.status().lastCycle === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-  await service.loop.liveMatcher.refresh();
-  console.log(
-    `synced ${service.loop.liveMatcher.matcher.size} live surveys in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
+  const syncedSeconds = await untilFirstCycle(service);
+  console.log(`synced ${service.loop.liveMatcher.matcher.size} live surveys in ${syncedSeconds.toFixed(1)} s`);
 
   // Respondents from the catalogue: one answer per question with options (ages as numbers, so range codes apply).
-  let seed = 12_345;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const devices = ["desktop", "mobile", "tablet"] as const;
-  const bodies = Array.from({ length: 500 }, () => {
-    const answers: Record<string, string[]> = {};
-    for (const question of qualificationCatalogue) {
-      if (question.Options.length === 0) continue;
-      answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
-    }
-    return JSON.stringify({ answers, languageId: pick(languages).Id, device: pick(devices) });
-  });
+  const bodies = matchBodies(lcgPick(12_345));
   // In-process cost of one request's work, by step, without HTTP: what the server's CPU spends per request.
   const rounds = 5000;
   const step = { parseMs: 0, matchMs: 0, serialiseMs: 0, eligible: 0 };

@@ -21,19 +21,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createFakeSupplierApi,
-  createSeededRandom,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  languages,
-  qualificationCatalogue,
-  RECONTACT_STUDY_TYPE_ID,
-} from "@sds/testing";
+import { createSeededRandom, DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID } from "@sds/testing";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "../test/postgres.ts";
 import { importHistories, respondentHistories, respondentPool } from "./respondent-histories.ts";
 import { measureInProcess } from "./respondent-in-process.ts";
-import { BENCH_TOKEN, type MeasuredLoad, runLoad, startBenchService, waitUntilRoutable } from "./respondent-service.ts";
+import { BENCH_TOKEN, benchInventory, matchBodies, startBenchService } from "./bench-service.ts";
+import { type MeasuredLoad, runLoad, waitUntilRoutable } from "./respondent-service.ts";
 
 const surveyCount = Number(process.env.SYNC_BENCH_SURVEYS ?? 10_000);
 const respondentCount = Number(process.env.SYNC_BENCH_RESPONDENTS ?? 100_000);
@@ -42,27 +35,11 @@ const seconds = Number(process.env.SYNC_BENCH_SECONDS ?? 10);
 const stores = (process.env.SYNC_BENCH_STORES ?? "sqlite,postgres").split(",").map((store) => store.trim());
 const loads = new Set((process.env.SYNC_BENCH_LOADS ?? "match,entry-links").split(",").map((load) => load.trim()));
 const goals = { matchesPerSecond: 2000, linksPerSecond: 1000 };
-const firstId = 200_001;
 
-const api = createFakeSupplierApi({
-  seed: 7,
-  suppliers: [
-    {
-      supplierId: DEFAULT_SUPPLIER_ID,
-      apiKey: DEFAULT_API_KEY,
-      surveys: Array.from({ length: surveyCount }, (_, index) => ({
-        survey: {
-          SurveyId: firstId + index,
-          Has_Qualifications: true,
-          Has_Quotas: true,
-          Has_Survey_Groups: index % 8 === 0,
-          ...(index % 30 === 7 ? { StudyTypeId: RECONTACT_STUDY_TYPE_ID } : {}),
-        },
-      })),
-    },
-  ],
-  requestLogLimit: 10,
-});
+const api = benchInventory(surveyCount, (index) => ({
+  Has_Survey_Groups: index % 8 === 0,
+  ...(index % 30 === 7 ? { StudyTypeId: RECONTACT_STUDY_TYPE_ID } : {}),
+}));
 const fake = await api.listen();
 const live = api.listSurveys(DEFAULT_SUPPLIER_ID);
 const recontactIds = live
@@ -81,14 +58,7 @@ const linkSurveyIds = liveSurveyIds.filter((id) => !recontact.has(id)).slice(0, 
 const historyNow = Date.now();
 
 // Respondent profiles from the catalogue: one answer per question with options, a language and a device (as match-http.bench.ts).
-const { pick } = createSeededRandom(12_345);
-const devices = ["desktop", "mobile", "tablet"] as const;
-const profiles = Array.from({ length: 500 }, () => {
-  const answers: Record<string, string[]> = {};
-  for (const question of qualificationCatalogue)
-    if (question.Options.length > 0) answers[String(question.Id)] = [String(pick(question.Options).OptionCode)];
-  return JSON.stringify({ answers, languageId: pick(languages).Id, device: pick(devices) });
-});
+const profiles = matchBodies(createSeededRandom(12_345).pick);
 
 interface Row {
   readonly store: string;
@@ -133,7 +103,7 @@ for (const store of stores) {
     cleanUp = () => dropSchema(schema);
   } else throw new Error(`SYNC_BENCH_STORES names ${store}: sqlite or postgres`);
 
-  const service = await startBenchService(fake.baseUrl, databaseUrl);
+  const service = await startBenchService(fake.baseUrl, databaseUrl, { SYNC_MAX_ENTRIES_PER_DAY: "20" });
   try {
     const ready = await waitUntilRoutable(service);
     console.log(

@@ -8,33 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_API_KEY } from "@sds/testing";
-import { pino } from "pino";
-import { loadConfig } from "../src/config/config.ts";
-import { startSyncService, type SyncService } from "../src/service.ts";
+import type { SyncService } from "../src/service.ts";
+import { BENCH_TOKEN } from "./bench-service.ts";
 import type { LoadCommand, LoadPlan, LoadReport } from "./respondent-load.ts";
-
-/** The bearer token of the benchmark's services. */
-export const BENCH_TOKEN = "bench-token-0123456789abcdef";
-
-/** Starts sds-sync on `databaseUrl` against the fake, with a daily entry cap so every respondent rule runs. */
-export function startBenchService(fakeUrl: string, databaseUrl: string): Promise<SyncService> {
-  return startSyncService({
-    config: loadConfig({
-      SDS_BASE_URL: fakeUrl,
-      SDS_API_KEY: DEFAULT_API_KEY,
-      DATABASE_URL: databaseUrl,
-      SYNC_INTERVAL: "3600",
-      SYNC_CONCURRENCY: "32",
-      SYNC_MAX_ENTRIES_PER_DAY: "20",
-      PORT: "0",
-      SYNC_API_TOKEN: BENCH_TOKEN,
-      LOG_LEVEL: "error",
-    }),
-    // Errors only (to stderr): a benchmark that hides a failing route measures nothing.
-    logger: pino({ level: process.env.SYNC_BENCH_LOG_LEVEL ?? "error" }, pino.destination(2)),
-  });
-}
 
 /** What `/v1/sync/status` said once the service was ready. */
 export interface Readiness {
