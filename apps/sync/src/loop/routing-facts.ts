@@ -144,7 +144,11 @@ export class RoutingFacts {
     if (this.isRecontactStudy(traits.studyTypeId))
       matcher.setRecontact(surveyId, this.#data.recontact.get(surveyId) ?? "unreadable");
     else matcher.setRecontact(surveyId, undefined);
-    matcher.setUnroutable(surveyId, this.#unroutableReason(surveyId, traits));
+    const pending = { studyType: this.#studyTypePending(traits), groups: this.#groupsPending(surveyId, traits) };
+    // What `pending` reports: what the matcher was told, not what the facts alone would say.
+    markIf(this.#heldForStudyType, surveyId, pending.studyType);
+    markIf(this.#heldForGroups, surveyId, pending.groups);
+    matcher.setUnroutable(surveyId, this.#unroutableReason(surveyId, traits, pending));
     matcher.setYieldEvidence(surveyId, this.#yieldEvidence(surveyId));
   }
 
@@ -163,16 +167,16 @@ export class RoutingFacts {
     return !this.#studyTypesKnown && traits.studyTypeId !== null && !this.#recontactTypes.has(traits.studyTypeId);
   }
 
-  #unroutableReason(surveyId: number, traits: SurveyTraits): string | undefined {
-    const studyTypePending = this.#studyTypePending(traits);
-    const groupsPending = this.#groupsPending(surveyId, traits);
-    markIf(this.#heldForStudyType, surveyId, studyTypePending);
-    markIf(this.#heldForGroups, surveyId, groupsPending);
+  #unroutableReason(
+    surveyId: number,
+    traits: SurveyTraits,
+    pending: { readonly studyType: boolean; readonly groups: boolean },
+  ): string | undefined {
     const unusable = this.#unusable.get(surveyId);
     if (unusable !== undefined) return unusable;
-    if (studyTypePending)
+    if (pending.studyType)
       return "whether its study type is a re-contact one is not known yet (the StudyTypes collection has not been read): held out until it is";
-    if (groupsPending)
+    if (pending.groups)
       return "its survey groups have not been read yet: held out until the refresh after the cycle that brought it";
     if (
       this.#settings.missingGroups === "exclude" &&

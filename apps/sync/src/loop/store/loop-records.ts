@@ -107,10 +107,18 @@ const COUNT_VALUES = (delta: CountDelta): SqlValue[] => [
   delta.reversals ?? 0,
   delta.earnings ?? 0,
 ];
+/** The count columns of `loop_survey_counts`, `loop_survey_hours` and `loop_survey_windows`. */
+const COUNT_COLUMNS = [
+  "entries",
+  "completes",
+  "terminates",
+  "overquotas",
+  "security",
+  "reversals",
+  "earnings",
+] as const;
 const ADD_COUNTS = (table: string) =>
-  ["entries", "completes", "terminates", "overquotas", "security", "reversals", "earnings"]
-    .map((column) => `${column} = ${table}.${column} + excluded.${column}`)
-    .join(", ");
+  COUNT_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
 const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`;
 const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
@@ -560,15 +568,6 @@ export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
   }));
 }
 
-const COUNT_COLUMNS = [
-  "entries",
-  "completes",
-  "terminates",
-  "overquotas",
-  "security",
-  "reversals",
-  "earnings",
-] as const;
 const prefixed = (table: string, prefix: string) =>
   COUNT_COLUMNS.map((column) => `${table}.${column} AS ${prefix}${column}`).join(", ");
 const summed = (table: string) =>
