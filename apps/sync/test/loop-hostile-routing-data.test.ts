@@ -10,8 +10,8 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/common/logger.ts";
 import { waitFor } from "./harness.ts";
-import { loopSurvey } from "./loop-surveys.ts";
-import { unsignedOutcomes } from "./loop-traffic.ts";
+import { loopFake, loopSurvey } from "./loop-surveys.ts";
+import { postJson, unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -80,12 +80,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
     );
     return harness;
   }
-  const post = (service: ServiceHarness, path: string, body: unknown) =>
-    service.request(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = postJson;
   const matched = async (service: ServiceHarness, uid?: string) => {
     const answer = (await (await post(service, "/v1/match", { answers: {}, ...(uid ? { uid } : {}) })).json()) as {
       surveys: { SurveyId: number }[];
@@ -164,16 +159,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
 
   it("routes by SYNC_RECONTACT_STUDY_TYPES alone, and says so, when a successful cycle could not read the StudyTypes collection", async () => {
     // A fresh store whose upstream never serves StudyTypes: the start-up cycle succeeds without it.
-    const fake = createFakeSupplierApi({
-      suppliers: [
-        {
-          supplierId: DEFAULT_SUPPLIER_ID,
-          apiKey: DEFAULT_API_KEY,
-          surveys: [open(A), open(C, { StudyTypeId: RECONTACT_STUDY_TYPE_ID }), open(D, { StudyTypeId: 5 })],
-          account: { OutgoingEncryption: unsignedOutcomes },
-        },
-      ],
-    });
+    const fake = loopFake([open(A), open(C, { StudyTypeId: RECONTACT_STUDY_TYPE_ID }), open(D, { StudyTypeId: 5 })]);
     api = fake;
     fake.faults.add({ kind: "status", status: 404, path: "/collection/studytypes" });
     fake.replaceRecontactRespondents(C, [{ PID: "vip-1" }]);

@@ -5,6 +5,7 @@ import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -106,12 +107,7 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
       expect((await fetch(`${service.service.outcomesUrl}/v1/outcomes/complete?vq_token=${token}`)).status).toBe(200);
     return service;
   }
-  const post = (service: ServiceHarness, path: string, body: unknown) =>
-    service.request(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = postJson;
   const reconcile = async (service: ServiceHarness, body: unknown) => {
     const response = await post(service, "/v1/outcomes/reconcile", body);
     expect(response.status).toBe(200);

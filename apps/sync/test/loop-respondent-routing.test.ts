@@ -1,17 +1,10 @@
-import {
-  createFakeSupplierApi,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  RECONTACT_STUDY_TYPE_ID,
-  type FakeSupplierApi,
-  type SurveyInit,
-} from "@sds/testing";
+import { DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
-import { loopSurvey } from "./loop-surveys.ts";
+import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
-import { unsignedOutcomes } from "./loop-traffic.ts";
+import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -58,16 +51,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
   });
 
   async function start(database = databaseFor(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
-    api ??= createFakeSupplierApi({
-      suppliers: [
-        {
-          supplierId: DEFAULT_SUPPLIER_ID,
-          apiKey: DEFAULT_API_KEY,
-          surveys: inventory,
-          account: { OutgoingEncryption: unsignedOutcomes },
-        },
-      ],
-    });
+    api ??= loopFake(inventory);
     if (harnesses.length === 0) {
       api.addToSurveyGroup(GROUP, A);
       api.addToSurveyGroup(GROUP, B);
@@ -81,12 +65,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     harnesses.push(harness);
     return harness;
   }
-  const post = (harness: ServiceHarness, path: string, body: unknown) =>
-    harness.request(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = postJson;
   const match = async (harness: ServiceHarness, body: Record<string, unknown>) =>
     (await (await post(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
   const ids = (answer: MatchAnswer) => answer.surveys.map((survey) => survey.SurveyId);

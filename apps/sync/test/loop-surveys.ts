@@ -1,4 +1,11 @@
-import type { SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
+import { unsignedOutcomes } from "./loop-traffic.ts";
 
 /** One screening question of a loop test survey: its id and the answer codes that qualify. */
 export interface Screening {
@@ -58,5 +65,19 @@ export function loopSurvey(id: number, fields: Partial<NonNullable<SurveyInit["s
     Has_Survey_Groups: false,
     StudyTypeId: 1,
     ...fields,
+  });
+}
+
+/** The fake with one supplier holding `surveys`, its outcomes unsigned (the receiver checks no signature). */
+export function loopFake(surveys: readonly SurveyInit[]): FakeSupplierApi {
+  return createFakeSupplierApi({
+    suppliers: [
+      {
+        supplierId: DEFAULT_SUPPLIER_ID,
+        apiKey: DEFAULT_API_KEY,
+        surveys: [...surveys],
+        account: { OutgoingEncryption: unsignedOutcomes },
+      },
+    ],
   });
 }

@@ -19,6 +19,15 @@ export const unsignedOutcomes: EncryptionSettings = {
   EncryptionKey: "unused-key",
 };
 
+/** A JSON POST to the service's API. */
+export function postJson(harness: Pick<ServiceHarness, "request">, path: string, body: unknown): Promise<Response> {
+  return harness.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 /** Issues an entry link through sds-sync once its matcher holds the survey (it follows the start-up cycle). */
 export async function issueEntryLink(harness: ServiceHarness, surveyId: number, token: string): Promise<void> {
   await waitFor(async () => {

@@ -1,16 +1,10 @@
-import {
-  createFakeSupplierApi,
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIER_ID,
-  type FakeSupplierApi,
-  type SurveyInit,
-} from "@sds/testing";
+import type { FakeSupplierApi, SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
-import { loopSurvey } from "./loop-surveys.ts";
+import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
-import { unsignedOutcomes } from "./loop-traffic.ts";
+import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -58,16 +52,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
 
   async function start(database = databaseFor()): Promise<ServiceHarness> {
     if (api === undefined) {
-      api = createFakeSupplierApi({
-        suppliers: [
-          {
-            supplierId: DEFAULT_SUPPLIER_ID,
-            apiKey: DEFAULT_API_KEY,
-            surveys: inventory,
-            account: { OutgoingEncryption: unsignedOutcomes },
-          },
-        ],
-      });
+      api = loopFake(inventory);
       // Stats with no conversion leave the prior on Ir; PRICED's says 12.5 %.
       api.setSurveyStats(CONVERTS, {});
       api.setSurveyStats(STALLS, {});
@@ -81,12 +66,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     harnesses.push(harness);
     return harness;
   }
-  const post = (harness: ServiceHarness, path: string, body: unknown) =>
-    harness.request(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = postJson;
   const match = async (harness: ServiceHarness, body: Record<string, unknown>) => {
     const response = await post(harness, "/v1/match", { answers: {}, ...body });
     expect(response.status).toBe(200);
