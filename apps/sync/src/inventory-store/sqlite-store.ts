@@ -7,8 +7,8 @@ import type { Row } from "../database/row-values.ts";
 import { syncLedger } from "./migrations.ts";
 import { inSqliteTransaction as inTransaction, migrateSqlite } from "../database/sqlite-migrate.ts";
 import { SqliteCycleTransaction } from "./sqlite-cycle-transaction.ts";
-import { pruneSqliteBatch } from "./sqlite-retention.ts";
-import type { PruneBatchOutcome, PruneTarget } from "./retention.ts";
+import { pruneSqliteBatch, type PruneTarget } from "./inventory-retention.ts";
+import type { PruneBatchOutcome } from "../database/retention.ts";
 import { inventorySql, runParams, surveyPageSql } from "./inventory-sql.ts";
 import {
   toChangeRecord,

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { OutcomeStore } from "../loop/store/loop-store.ts";
-import { pruneTargets, type PruneBatchOutcome, type PruneTarget } from "../inventory-store/retention.ts";
+import type { PruneBatchOutcome } from "../database/retention.ts";
+import { pruneTargets, type PruneTarget } from "../inventory-store/inventory-retention.ts";
 import { outcomePruneTargets, type OutcomePruneTarget } from "../loop/store/loop-store.ts";
 import type { SyncStore } from "../inventory-store/store.ts";
 

@@ -1,4 +1,4 @@
-import type { PruneBatchOutcome } from "../../inventory-store/retention.ts";
+import type { PruneBatchOutcome } from "../../database/retention.ts";
 import type { Program, ProgramDialect } from "./loop-program.ts";
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
