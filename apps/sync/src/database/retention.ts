@@ -1,3 +1,7 @@
+import { date, integer } from "./columns.ts";
+import { execute, rows, type Program } from "./program.ts";
+import { command, statement } from "./statement.ts";
+
 /*
  * Retention both stores share: a batch's outcome, and a feed (`changes`, `loop_outcomes`) pruned as
  * a prefix so it never has a hole.
@@ -48,11 +52,29 @@ export interface PrunedFeed {
   readonly timeColumn: "occurred_at" | "received_at";
 }
 
-/** The statements of pruning a feed, the same in both dialects (`?` placeholders). */
-export const feedRetentionSql = {
-  /** The oldest entries of a feed, with their time as `at`. Binds the limit. */
-  feedHead: (feed: PrunedFeed): string =>
-    `SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`,
-  /** Binds the highest sequence to delete. */
-  deleteFeedPrefix: (feed: PrunedFeed): string => `DELETE FROM ${feed.table} WHERE sequence <= ?`,
-} as const;
+const feedStatements = new Map<PrunedFeed["table"], ReturnType<typeof feedStatementsOf>>();
+
+function feedStatementsOf(feed: PrunedFeed) {
+  return {
+    /** The oldest entries of a feed. */
+    head: statement<[limit: number], HeadRow>(
+      `SELECT sequence, ${feed.timeColumn} AS at FROM ${feed.table} ORDER BY sequence LIMIT ?`,
+      (row) => ({ id: integer(row.sequence), at: date(row.at) }),
+    ),
+    deletePrefix: command<[lastSequence: number]>(`DELETE FROM ${feed.table} WHERE sequence <= ?`),
+  };
+}
+
+/**
+ * Deletes the oldest entries of `feed` older than `before`, at most `limit`, always a prefix (it
+ * stops at the first younger entry), so the feed never has a hole. Shared by the change feed and
+ * the outcome feed; run in a write transaction of its own.
+ */
+export function* pruneFeedPrefix(feed: PrunedFeed, before: Date, limit: number): Program<PruneBatchOutcome> {
+  let statements = feedStatements.get(feed.table);
+  if (statements === undefined) feedStatements.set(feed.table, (statements = feedStatementsOf(feed)));
+  const head = yield* rows(statements.head, limit);
+  const { cutoff, whole } = prefixCutoff(head, before);
+  const deleted = cutoff === null ? 0 : yield* execute(statements.deletePrefix, cutoff);
+  return { deleted, more: whole && head.length === limit, deferred: false };
+}

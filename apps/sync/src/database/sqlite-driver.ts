@@ -1,0 +1,67 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import { runProgramSync, type Program, type SqlStep, type StepResult } from "./program.ts";
+import { sqliteDialect } from "./sqlite-dialect.ts";
+import type { SqlValue } from "./sql-dialect.ts";
+import { compileStatement, type RawRow } from "./statement.ts";
+
+interface Prepared {
+  readonly statement: StatementSync;
+  /** Whether it returns rows (a SELECT, a `RETURNING`): read with `all`, else run for its changes. */
+  readonly returnsRows: boolean;
+}
+
+const skipped: StepResult = { rows: [], changes: 0 };
+
+/**
+ * A value as node:sqlite binds it: booleans as 0/1, times as ISO 8601 text (what the columns
+ * hold), a list as JSON text (read by `json_each`, see `SqlDialect.inList`).
+ */
+function bindable(value: SqlValue): SQLInputValue {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return value as SQLInputValue;
+}
+
+/**
+ * One `node:sqlite` connection running programs (program.ts): each statement is prepared once per
+ * connection and kept, and a program runs whole, synchronously, so nothing else interleaves.
+ * Transactions are the caller's (`inSqliteTransaction`, `SqliteGroupCommit`).
+ */
+export class SqliteConnection {
+  readonly db: DatabaseSync;
+  readonly #prepared = new Map<string, Prepared>();
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  /** The prepared statement of a text, prepared on first use. */
+  prepare(text: string): Prepared {
+    let prepared = this.#prepared.get(text);
+    if (prepared === undefined) {
+      const statement = this.db.prepare(text);
+      prepared = { statement, returnsRows: statement.columns().length > 0 };
+      this.#prepared.set(text, prepared);
+    }
+    return prepared;
+  }
+
+  /** Runs one step. */
+  execute(step: SqlStep): StepResult {
+    const compiled = compileStatement(step.text, sqliteDialect);
+    if (compiled === null) return skipped;
+    const { statement, returnsRows } = this.prepare(compiled.text);
+    const params = step.params.map(bindable);
+    if (returnsRows) {
+      const rows = statement.all(...params) as RawRow[];
+      return { rows, changes: rows.length };
+    }
+    return { rows: [], changes: Number(statement.run(...params).changes) };
+  }
+
+  /** Runs `program` to its end, now. */
+  run<T>(program: Program<T>): T {
+    return runProgramSync(program, (step) => this.execute(step));
+  }
+}
