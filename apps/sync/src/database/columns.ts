@@ -29,7 +29,8 @@ export function integer(value: unknown): number {
 
 /** A decimal column (numeric arrives as text from PostgreSQL), finite. */
 export function decimal(value: unknown): number {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  const number =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (Number.isFinite(number)) return number;
   throw unexpected("a finite number", value);
 }

@@ -66,7 +66,9 @@ const SDS_LOCK_CLASS = 5456979;
 
 /** The key of one advisory lock: a bound text hashed to a bigint, or this schema's lock of a name. */
 function lockKey(lock: AdvisoryLock): string {
-  return "boundText" in lock ? "hashtextextended(?, 7)" : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
+  return "boundText" in lock
+    ? "hashtextextended(?, 7)"
+    : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
 }
 
 /** PostgreSQL through node-postgres: concurrent writers (replicas), so programs lock; one statement can write several tables. */
@@ -84,7 +86,10 @@ export const postgresDialect: SqlDialect = {
   statementName: preparedStatementName,
   advisoryLocks: (locks) =>
     locks
-      .map((lock) => `${lock.shared === true ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"}(${lockKey(lock)})`)
+      .map(
+        (lock) =>
+          `${lock.shared === true ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"}(${lockKey(lock)})`,
+      )
       .join(", "),
   lockRowsClause: "FOR UPDATE",
   dataModifyingCte: true,

@@ -65,7 +65,7 @@ const MAX_COMPILED = 10_000;
 /** The statement's text on `dialect` (null: the dialect skips it), compiled once per text. */
 export function compileStatement(text: StatementText, dialect: SqlDialect): CompiledStatement | null {
   let cache = compiled.get(dialect);
-  if (cache === undefined) compiled.set(dialect, (cache = new Map()));
+  if (cache === undefined) compiled.set(dialect, (cache = new Map<StatementText, CompiledStatement | null>()));
   const known = cache.get(text);
   if (known !== undefined) return known;
   const source = typeof text === "string" ? text : text(dialect);

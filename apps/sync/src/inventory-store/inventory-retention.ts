@@ -1,10 +1,7 @@
-import type { DatabaseSync } from "node:sqlite";
-import type pg from "pg";
-import { postgresQuery } from "../database/postgres-query.ts";
-import { prunePostgresFeedPrefix } from "../database/postgres-retention.ts";
-import { prefixCutoff, type PruneBatchOutcome } from "../database/retention.ts";
-import { toDate, toNumberOrNull, type Row } from "../database/row-values.ts";
-import { pruneSqliteFeedPrefix, type Prepare } from "../database/sqlite-retention.ts";
+import { integer, date } from "../database/columns.ts";
+import { execute, first, rows, type Program } from "../database/program.ts";
+import { prefixCutoff, pruneFeedPrefix, type PruneBatchOutcome } from "../database/retention.ts";
+import { command, statement } from "../database/statement.ts";
 
 /**
  * Bounded storage: what a store must offer so the feed, the run records and the quarantine stop
@@ -37,97 +34,39 @@ export const pruneTargets = ["changes", "runs", "quarantine"] as const;
 /** One of {@link pruneTargets}. */
 export type PruneTarget = (typeof pruneTargets)[number];
 
-/** The statements of pruning runs and the quarantine, the same in both dialects (`?` placeholders, times bound as ISO 8601 text). */
-export const inventoryRetentionSql = {
-  /** The run readiness reads, kept however old. */
-  lastSuccessfulRunId: "SELECT MAX(id) AS id FROM runs WHERE status = 'succeeded'",
-  /** Binds the limit. */
-  runsHead: "SELECT id, finished_at FROM runs ORDER BY id LIMIT ?",
-  /** Binds the cutoff and the id kept. */
-  deleteRunsUpTo: "DELETE FROM runs WHERE id <= ? AND id <> ?",
-  /** Binds the time and the limit. */
-  deleteResolvedQuarantine:
-    "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)",
-} as const;
+/** The run readiness reads, kept however old. */
+const LAST_SUCCESSFUL_RUN_ID = statement<[], number>(
+  "SELECT id FROM runs WHERE status = 'succeeded' ORDER BY id DESC LIMIT 1",
+  (row) => integer(row.id),
+);
+const RUNS_HEAD = statement<[limit: number], { readonly id: number; readonly at: Date }>(
+  "SELECT id, finished_at FROM runs ORDER BY id LIMIT ?",
+  (row) => ({ id: integer(row.id), at: date(row.finished_at) }),
+);
+const DELETE_RUNS_UP_TO = command<[cutoff: number, keep: number]>("DELETE FROM runs WHERE id <= ? AND id <> ?");
+const DELETE_RESOLVED_QUARANTINE = command<[before: string, limit: number]>(
+  "DELETE FROM quarantine WHERE key IN (SELECT key FROM quarantine WHERE resolved_at < ? ORDER BY resolved_at LIMIT ?)",
+);
 
 /**
- * One pruning batch on the SQLite writer connection, in its own `BEGIN IMMEDIATE` transaction.
- * node:sqlite is synchronous, so the batch runs whole between two turns of the event loop and a
- * cycle cannot interleave with it; the caller checks that no cycle transaction is open first.
+ * One pruning batch of `target`, run by the store in its own short write transaction. Readers are
+ * never blocked (WAL, MVCC); the rows it deletes are old, so a running cycle does not touch them,
+ * save a resolved quarantine entry that turns up again at that moment, which waits for one small
+ * batch.
  */
-export function pruneSqliteBatch(
-  db: DatabaseSync,
-  prepare: Prepare,
-  target: PruneTarget,
-  before: Date,
-  limit: number,
-): PruneBatchOutcome {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const outcome = pruneSqliteTarget(prepare, target, before, limit);
-    db.exec("COMMIT");
-    return outcome;
-  } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
-  }
-}
-
-function pruneSqliteTarget(prepare: Prepare, target: PruneTarget, before: Date, limit: number): PruneBatchOutcome {
+export function* pruneInventory(target: PruneTarget, before: Date, limit: number): Program<PruneBatchOutcome> {
   switch (target) {
     case "changes":
-      return pruneSqliteFeedPrefix(prepare, { table: "changes", timeColumn: "occurred_at" }, before, limit);
+      return yield* pruneFeedPrefix({ table: "changes", timeColumn: "occurred_at" }, before, limit);
     case "runs": {
-      const keepId = toNumberOrNull((prepare(inventoryRetentionSql.lastSuccessfulRunId).get() as Row).id) ?? -1;
-      const head = (prepare(inventoryRetentionSql.runsHead).all(limit) as Row[]).map((row) => ({
-        id: Number(row.id),
-        at: toDate(row.finished_at),
-      }));
+      const keepId = (yield* first(LAST_SUCCESSFUL_RUN_ID)) ?? -1;
+      const head = yield* rows(RUNS_HEAD, limit);
       const { cutoff, whole } = prefixCutoff(head, before, keepId);
-      const deleted =
-        cutoff === null ? 0 : Number(prepare(inventoryRetentionSql.deleteRunsUpTo).run(cutoff, keepId).changes);
+      const deleted = cutoff === null ? 0 : yield* execute(DELETE_RUNS_UP_TO, cutoff, keepId);
       return { deleted, more: whole && head.length === limit, deferred: false };
     }
     case "quarantine": {
-      const deleted = Number(
-        prepare(inventoryRetentionSql.deleteResolvedQuarantine).run(before.toISOString(), limit).changes,
-      );
-      return { deleted, more: deleted === limit, deferred: false };
-    }
-  }
-}
-
-/**
- * One pruning batch of `target`, run by the store in its own short transaction on a pooled
- * connection. Readers are never blocked (MVCC); the rows it deletes are old, so the running
- * cycle's transaction does not touch them, save a resolved quarantine entry that turns up again
- * at that moment, which waits for one small batch.
- */
-export async function prunePostgresTarget(
-  client: pg.ClientBase,
-  target: PruneTarget,
-  before: Date,
-  limit: number,
-): Promise<PruneBatchOutcome> {
-  switch (target) {
-    case "changes":
-      return prunePostgresFeedPrefix(client, { table: "changes", timeColumn: "occurred_at" }, before, limit);
-    case "runs": {
-      const keepId =
-        toNumberOrNull((await postgresQuery(client, inventoryRetentionSql.lastSuccessfulRunId)).rows[0]?.id) ?? -1;
-      const result = await postgresQuery(client, inventoryRetentionSql.runsHead, [limit]);
-      const head = result.rows.map((row) => ({ id: Number(row.id), at: toDate(row.finished_at) }));
-      const { cutoff, whole } = prefixCutoff(head, before, keepId);
-      const deleted =
-        cutoff === null
-          ? 0
-          : ((await postgresQuery(client, inventoryRetentionSql.deleteRunsUpTo, [cutoff, keepId])).rowCount ?? 0);
-      return { deleted, more: whole && head.length === limit, deferred: false };
-    }
-    case "quarantine": {
-      const deleted =
-        (await postgresQuery(client, inventoryRetentionSql.deleteResolvedQuarantine, [before.toISOString(), limit]))
-          .rowCount ?? 0;
+      const deleted = yield* execute(DELETE_RESOLVED_QUARANTINE, before.toISOString(), limit);
       return { deleted, more: deleted === limit, deferred: false };
     }
   }

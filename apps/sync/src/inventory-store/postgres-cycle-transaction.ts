@@ -1,14 +1,18 @@
 import type pg from "pg";
 import { StoreError } from "../common/errors.ts";
-import { postgresQuery } from "../database/postgres-query.ts";
+import { runOnPostgres } from "../database/postgres-driver.ts";
+import { execute, first, one, type Program } from "../database/program.ts";
+import type { SqlValue } from "../database/sql-dialect.ts";
+import { command, statement } from "../database/statement.ts";
+import { quarantineColumns, quarantineUpsertConflict, surveyUpsertConflict, surveyWriteColumns } from "./cycle-sql.ts";
 import {
-  inventorySql,
-  quarantineColumns,
-  quarantineUpsertConflict,
+  COMPLETE_CYCLE_RUN,
+  LATEST_SEQUENCE,
+  OPEN_CYCLE_RUN,
+  RESOLVE_LIST_QUARANTINE,
+  SET_LATEST_SEQUENCE,
   runParams,
-  surveyUpsertConflict,
-  surveyWriteColumns,
-} from "./inventory-sql.ts";
+} from "./inventory-records.ts";
 import type { PostgresLeadership } from "./postgres-leadership.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, QuarantineInput, RunInput } from "./store.ts";
 
@@ -20,6 +24,101 @@ function chunks<T>(items: readonly T[]): T[][] {
   for (let start = 0; start < items.length; start += CHUNK) result.push(items.slice(start, start + CHUNK));
   return result;
 }
+
+/** A column of a chunk, bound as one array. */
+type Column<T extends SqlValue> = readonly T[];
+
+/** The counter row, locked to the commit: the next cycle's sequence numbers start after this one's. */
+const LOCK_LATEST_SEQUENCE = statement<[], number>(
+  "SELECT value FROM counters WHERE name = 'changes' FOR UPDATE",
+  LATEST_SEQUENCE.decode,
+);
+
+const UPSERT_SURVEYS = command<
+  [
+    at: Date,
+    ...columns: [
+      Column<number>,
+      Column<number>,
+      Column<number>,
+      Column<number>,
+      Column<number>,
+      Column<boolean>,
+      Column<boolean>,
+      Column<boolean>,
+      Column<string>,
+      Column<string>,
+      Column<string>,
+      Column<string | null>,
+      Column<string | null>,
+      Column<number>,
+      Column<boolean>,
+      Column<string>,
+      Column<string>,
+      Column<string>,
+    ],
+  ]
+>(`INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, ${surveyWriteColumns})
+         SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
+           u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.raw_hash, u.record_hash, u.raw::json
+         FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
+           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[], $19::text[])
+           AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
+             quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
+         ${surveyUpsertConflict}`);
+const CLOSE_SURVEYS = command<[at: Date, ids: Column<number>]>(
+  "UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'",
+);
+const RESOLVE_QUARANTINE_OF_SURVEYS = command<[at: Date, ids: Column<number>]>(
+  "UPDATE quarantine SET resolved_at = $1 WHERE survey_id = ANY($2::bigint[]) AND resolved_at IS NULL",
+);
+const INSERT_CHANGES = command<
+  [runId: number, at: Date, sequences: Column<number>, types: Column<string>, surveyIds: Column<number>]
+>(`INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at)
+           SELECT u.sequence, $1, u.type, u.survey_id, $2 FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS u(sequence, type, survey_id)`);
+const RESOLVE_QUARANTINE_KEYS = command<[at: Date, keys: Column<string>]>(
+  "UPDATE quarantine SET resolved_at = $1 WHERE key = ANY($2::text[]) AND resolved_at IS NULL",
+);
+const DELETE_CHILDREN = {
+  qualifications: command<[surveyIds: Column<number>]>(
+    "DELETE FROM qualifications WHERE survey_id = ANY($1::bigint[])",
+  ),
+  quotas: command<[surveyIds: Column<number>]>("DELETE FROM quotas WHERE survey_id = ANY($1::bigint[])"),
+} as const;
+const INSERT_QUALIFICATIONS = command<
+  [
+    surveyIds: Column<number>,
+    positions: Column<number>,
+    ids: Column<number | null>,
+    typeIds: Column<number | null>,
+    raws: Column<string>,
+  ]
+>(`INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw)
+           SELECT u.survey_id, u.position, u.qualification_id, u.type_id, u.raw::json
+           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS u(survey_id, position, qualification_id, type_id, raw)`);
+const INSERT_QUOTAS = command<
+  [surveyIds: Column<number>, positions: Column<number>, ids: Column<number | null>, raws: Column<string>]
+>(`INSERT INTO quotas (survey_id, position, quota_id, raw)
+           SELECT u.survey_id, u.position, u.quota_id, u.raw::json FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[]) AS u(survey_id, position, quota_id, raw)`);
+const UPSERT_QUARANTINE = command<
+  [
+    at: Date,
+    runId: number,
+    keys: Column<string>,
+    surveyIds: Column<number | null>,
+    sources: Column<string>,
+    items: Column<string>,
+    issues: Column<string>,
+  ]
+>(`INSERT INTO quarantine (${quarantineColumns})
+         SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
+         ${quarantineUpsertConflict}`);
+/** Whether the backend `pid` holds the leadership lock (the fencing check). */
+const HOLDS_LEADERSHIP = statement<[classId: number, objectId: number, pid: number], true>(
+  "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 2 AND pid = $3 AND granted",
+  () => true,
+);
 
 /**
  * A cycle's transaction on a dedicated pooled connection: batches are written in bulk
@@ -57,16 +156,9 @@ export class PostgresCycleTransaction implements CycleTransaction {
     try {
       await client.query("BEGIN");
       await assertLeader(client, leadership);
-      // The counter row stays locked to the commit: the next cycle's sequence numbers start after this one's.
-      const counter = await postgresQuery(client, `${inventorySql.latestSequence} FOR UPDATE`);
-      const run = await postgresQuery(client, inventorySql.openCycleRun, [at.toISOString(), at.toISOString()]);
-      return new PostgresCycleTransaction(
-        client,
-        leadership,
-        at,
-        Number(run.rows[0]?.id),
-        Number(counter.rows[0]?.value ?? 0) + 1,
-      );
+      const latest = await runOnPostgres(client, one(LOCK_LATEST_SEQUENCE));
+      const runId = await runOnPostgres(client, one(OPEN_CYCLE_RUN, at.toISOString(), at.toISOString()));
+      return new PostgresCycleTransaction(client, leadership, at, runId, latest + 1);
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       client.release();
@@ -74,21 +166,18 @@ export class PostgresCycleTransaction implements CycleTransaction {
     }
   }
 
+  /** Runs one program of this transaction on its connection. */
+  #run<T>(program: Program<T>): Promise<T> {
+    return runOnPostgres(this.#client, program);
+  }
+
   async write(batch: CycleBatch): Promise<void> {
     if (!this.#open) throw new StoreError("the cycle transaction is already over");
-    const client = this.#client;
     const at = this.#at;
     for (const part of chunks(batch.surveys)) {
-      await client.query(
-        `INSERT INTO surveys (id, status, closed_at, first_seen_at, changed_at, ${surveyWriteColumns})
-         SELECT u.id, 'live', NULL, $1, $1, u.language_id, u.cpi, u.loi, u.ir, u.desktop, u.mobile, u.tablet, u.last_updated, u.qual_updated,
-           u.quota_updated, u.qualifications_marker, u.quotas_marker, u.quota_count, u.needs_refetch, u.raw_hash, u.record_hash, u.raw::json
-         FROM unnest($2::bigint[], $3::int[], $4::numeric[], $5::numeric[], $6::numeric[], $7::boolean[], $8::boolean[], $9::boolean[],
-           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::boolean[], $17::text[], $18::text[], $19::text[])
-           AS u(id, language_id, cpi, loi, ir, desktop, mobile, tablet, last_updated, qual_updated, quota_updated, qualifications_marker,
-             quotas_marker, quota_count, needs_refetch, raw_hash, record_hash, raw)
-         ${surveyUpsertConflict}`,
-        [
+      await this.#run(
+        execute(
+          UPSERT_SURVEYS,
           at,
           part.map((s) => s.id),
           part.map((s) => s.columns.languageId),
@@ -108,19 +197,13 @@ export class PostgresCycleTransaction implements CycleTransaction {
           part.map((s) => s.rawHash),
           part.map((s) => s.recordHash),
           part.map((s) => s.raw),
-        ],
+        ),
       );
     }
 
     for (const part of chunks(batch.closedSurveyIds)) {
-      await client.query(
-        "UPDATE surveys SET status = 'closed', closed_at = $1, changed_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'live'",
-        [at, part],
-      );
-      await client.query(
-        "UPDATE quarantine SET resolved_at = $1 WHERE survey_id = ANY($2::bigint[]) AND resolved_at IS NULL",
-        [at, part],
-      );
+      await this.#run(execute(CLOSE_SURVEYS, at, part));
+      await this.#run(execute(RESOLVE_QUARANTINE_OF_SURVEYS, at, part));
     }
 
     await this.#replaceChildren("qualifications", batch.qualifications);
@@ -131,20 +214,21 @@ export class PostgresCycleTransaction implements CycleTransaction {
       this.#nextSequence += batch.changes.length;
       const indexed = batch.changes.map((change, index) => ({ ...change, sequence: first + index }));
       for (const part of chunks(indexed)) {
-        await client.query(
-          `INSERT INTO changes (sequence, run_id, type, survey_id, occurred_at)
-           SELECT u.sequence, $1, u.type, u.survey_id, $2 FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS u(sequence, type, survey_id)`,
-          [this.#runId, at, part.map((c) => c.sequence), part.map((c) => c.type), part.map((c) => c.surveyId)],
+        await this.#run(
+          execute(
+            INSERT_CHANGES,
+            this.#runId,
+            at,
+            part.map((c) => c.sequence),
+            part.map((c) => c.type),
+            part.map((c) => c.surveyId),
+          ),
         );
       }
     }
     await this.#upsertQuarantine(batch.quarantine);
-    for (const part of chunks(batch.resolvedQuarantineKeys)) {
-      await client.query("UPDATE quarantine SET resolved_at = $1 WHERE key = ANY($2::text[]) AND resolved_at IS NULL", [
-        at,
-        part,
-      ]);
-    }
+    for (const part of chunks(batch.resolvedQuarantineKeys))
+      await this.#run(execute(RESOLVE_QUARANTINE_KEYS, at, part));
   }
 
   async commit(run: RunInput): Promise<CommitOutcome> {
@@ -154,15 +238,10 @@ export class PostgresCycleTransaction implements CycleTransaction {
     const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
     try {
       await assertLeader(this.#client, this.#leadership);
-      await postgresQuery(this.#client, inventorySql.completeCycleRun, [
-        ...runParams(run),
-        firstSequence,
-        lastSequence,
-        this.#runId,
-      ]);
-      if (lastSequence !== null) await postgresQuery(this.#client, inventorySql.setLatestSequence, [lastSequence]);
+      await this.#run(execute(COMPLETE_CYCLE_RUN, ...runParams(run), firstSequence, lastSequence, this.#runId));
+      if (lastSequence !== null) await this.#run(execute(SET_LATEST_SEQUENCE, lastSequence));
       if (run.status === "succeeded")
-        await postgresQuery(this.#client, inventorySql.resolveListQuarantine, [this.#at.toISOString(), this.#runId]);
+        await this.#run(execute(RESOLVE_LIST_QUARANTINE, this.#at.toISOString(), this.#runId));
       await this.#client.query("COMMIT");
       this.#end();
       return { runId: this.#runId, firstSequence, lastSequence };
@@ -188,53 +267,38 @@ export class PostgresCycleTransaction implements CycleTransaction {
     replacements: CycleBatch["qualifications"],
   ): Promise<void> {
     if (replacements.length === 0) return;
-    const client = this.#client;
-    for (const batch of chunks(replacements.map((replacement) => replacement.surveyId))) {
-      await client.query(`DELETE FROM ${table} WHERE survey_id = ANY($1::bigint[])`, [batch]);
-    }
+    for (const batch of chunks(replacements.map((replacement) => replacement.surveyId)))
+      await this.#run(execute(DELETE_CHILDREN[table], batch));
     const rows = replacements.flatMap((replacement) =>
       replacement.records.map((record, position) => ({ surveyId: replacement.surveyId, position, record })),
     );
     for (const batch of chunks(rows)) {
-      if (table === "qualifications") {
-        await client.query(
-          `INSERT INTO qualifications (survey_id, position, qualification_id, qualification_type_id, raw)
-           SELECT u.survey_id, u.position, u.qualification_id, u.type_id, u.raw::json
-           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS u(survey_id, position, qualification_id, type_id, raw)`,
-          [
-            batch.map((r) => r.surveyId),
-            batch.map((r) => r.position),
-            batch.map((r) => r.record.key),
-            batch.map((r) => r.record.typeId),
-            batch.map((r) => r.record.raw),
-          ],
-        );
-      } else {
-        await client.query(
-          `INSERT INTO quotas (survey_id, position, quota_id, raw)
-           SELECT u.survey_id, u.position, u.quota_id, u.raw::json FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[]) AS u(survey_id, position, quota_id, raw)`,
-          [
-            batch.map((r) => r.surveyId),
-            batch.map((r) => r.position),
-            batch.map((r) => r.record.key),
-            batch.map((r) => r.record.raw),
-          ],
-        );
-      }
+      const surveyIds = batch.map((r) => r.surveyId);
+      const positions = batch.map((r) => r.position);
+      const keys = batch.map((r) => r.record.key);
+      const raws = batch.map((r) => r.record.raw);
+      await this.#run(
+        table === "qualifications"
+          ? execute(
+              INSERT_QUALIFICATIONS,
+              surveyIds,
+              positions,
+              keys,
+              batch.map((r) => r.record.typeId),
+              raws,
+            )
+          : execute(INSERT_QUOTAS, surveyIds, positions, keys, raws),
+      );
     }
   }
 
   async #upsertQuarantine(items: readonly QuarantineInput[]): Promise<void> {
-    const client = this.#client;
     // ON CONFLICT may touch a row once per statement: keep the last item of each key.
     const unique = [...new Map(items.map((item) => [item.key, item])).values()];
     for (const batch of chunks(unique)) {
-      await client.query(
-        `INSERT INTO quarantine (${quarantineColumns})
-         SELECT u.key, u.survey_id, u.source, $1, $1, 1, $2, u.item, u.issues::json
-         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS u(key, survey_id, source, item, issues)
-         ${quarantineUpsertConflict}`,
-        [
+      await this.#run(
+        execute(
+          UPSERT_QUARANTINE,
           this.#at,
           this.#runId,
           batch.map((i) => i.key),
@@ -242,7 +306,7 @@ export class PostgresCycleTransaction implements CycleTransaction {
           batch.map((i) => i.source),
           batch.map((i) => i.item),
           batch.map((i) => i.issues),
-        ],
+        ),
       );
     }
   }
@@ -253,9 +317,6 @@ async function assertLeader(client: pg.PoolClient, leadership: PostgresLeadershi
   const pid = leadership.leaderPid;
   if (pid === undefined) throw new StoreError("this replica does not hold leadership");
   const { classId, objectId } = leadership.key;
-  const held = await client.query(
-    "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 2 AND pid = $3 AND granted",
-    [classId, objectId, pid],
-  );
-  if (held.rowCount === 0) throw new StoreError("leadership was lost before the commit");
+  const held = await runOnPostgres(client, first(HOLDS_LEADERSHIP, classId, objectId, pid));
+  if (held === undefined) throw new StoreError("leadership was lost before the commit");
 }

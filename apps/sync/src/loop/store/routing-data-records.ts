@@ -78,7 +78,13 @@ const UPSERT_RECONTACT = command<[surveyId: number, uid: string, active: number]
 );
 const DELETE_STATS = command<[surveyId: number]>("DELETE FROM loop_survey_stats WHERE survey_id = ?");
 const UPSERT_STATS = command<
-  [surveyId: number, conversion: number | null, effectiveEpc: number | null, lengthOfInterview: number | null, scope: string]
+  [
+    surveyId: number,
+    conversion: number | null,
+    effectiveEpc: number | null,
+    lengthOfInterview: number | null,
+    scope: string,
+  ]
 >(`INSERT INTO loop_survey_stats (survey_id, conversion, effective_epc, length_of_interview, scope) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (survey_id) DO UPDATE SET conversion = excluded.conversion, effective_epc = excluded.effective_epc, length_of_interview = excluded.length_of_interview, scope = excluded.scope`);
 const DELETE_FETCHES = command<[surveyId: number]>("DELETE FROM loop_routing_fetches WHERE survey_id = ?");
