@@ -11,6 +11,8 @@ interface Prepared {
 }
 
 const skipped: StepResult = { rows: [], changes: 0 };
+/** Past this many texts (shapes of a filtered query, say), the rest are prepared on every use. */
+const MAX_PREPARED = 1000;
 
 /**
  * A value as node:sqlite binds it: booleans as 0/1, times as ISO 8601 text (what the columns
@@ -42,7 +44,7 @@ export class SqliteConnection {
     if (prepared === undefined) {
       const statement = this.db.prepare(text);
       prepared = { statement, returnsRows: statement.columns().length > 0 };
-      this.#prepared.set(text, prepared);
+      if (this.#prepared.size < MAX_PREPARED) this.#prepared.set(text, prepared);
     }
     return prepared;
   }
