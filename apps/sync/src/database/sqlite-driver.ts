@@ -67,3 +67,12 @@ export class SqliteConnection {
     return runProgramSync(program, (step) => this.execute(step));
   }
 }
+
+/** Synchronous work as a promise: a throw becomes a rejection (a store's every failure is one, classified by `withStoreErrors`). */
+export function promised<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { StoreError } from "../common/errors.ts";
 import type { Program } from "../database/program.ts";
 import type { PruneBatchOutcome } from "../database/retention.ts";
-import { SqliteConnection } from "../database/sqlite-driver.ts";
+import { promised, SqliteConnection } from "../database/sqlite-driver.ts";
 import { inSqliteTransaction, migrateSqlite } from "../database/sqlite-migrate.ts";
 import { withStoreErrors } from "../database/store-errors.ts";
 import type { PruneTarget } from "./inventory-retention.ts";
@@ -57,15 +57,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Promise<SyncStore>
     return Promise.reject(
       new StoreError(`cannot open SQLite store at ${options.path}: ${(error as Error).message}`, { cause: error }),
     );
-  }
-}
-
-/** Synchronous work as a promise: a throw becomes a rejection (classified by the one wrapping, withStoreErrors). */
-function promised<T>(work: () => T): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 

@@ -3,7 +3,7 @@ import { dirname, extname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { StoreError } from "../../common/errors.ts";
 import type { Program } from "../../database/program.ts";
-import { SqliteConnection } from "../../database/sqlite-driver.ts";
+import { promised, SqliteConnection } from "../../database/sqlite-driver.ts";
 import { SqliteGroupCommit } from "../../database/sqlite-group-commit.ts";
 import { migrateSqlite } from "../../database/sqlite-migrate.ts";
 import { withStoreErrors } from "../../database/store-errors.ts";
@@ -40,15 +40,6 @@ export function openSqliteOutcomeStore(syncStorePath: string): Promise<LoopStore
     return Promise.reject(
       new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }),
     );
-  }
-}
-
-/** Synchronous work as a promise: a throw becomes a rejection (classified by the one wrapping, withStoreErrors). */
-function promised<T>(work: () => T): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 
