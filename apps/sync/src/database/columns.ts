@@ -48,6 +48,13 @@ export function isoTime(value: unknown): string {
   throw unexpected("a time", value);
 }
 
+/** A time column as epoch milliseconds. */
+export function epochMillis(value: unknown): number {
+  const millis = value instanceof Date ? value.getTime() : typeof value === "string" ? Date.parse(value) : NaN;
+  if (Number.isFinite(millis)) return millis;
+  throw unexpected("a time", value);
+}
+
 /** A time column as a Date. */
 export function date(value: unknown): Date {
   return new Date(Date.parse(isoTime(value)));

@@ -2,7 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { runProgramSync, type Program, type SqlStep, type StepResult } from "./program.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 import type { SqlValue } from "./sql-dialect.ts";
-import { compileStatement, type RawRow } from "./statement.ts";
+import { compileStatement, type RawRow, type StatementText } from "./statement.ts";
 
 interface Prepared {
   readonly statement: StatementSync;
@@ -25,6 +25,14 @@ function bindable(value: SqlValue): SQLInputValue {
   return value as SQLInputValue;
 }
 
+/** The parameters as node:sqlite binds them; the same array when none needs converting (the usual case, on the hot path). */
+function bindableParams(params: readonly SqlValue[]): readonly SQLInputValue[] {
+  for (const value of params)
+    if (typeof value === "boolean" || (typeof value === "object" && value !== null))
+      return params.map((param) => bindable(param));
+  return params as readonly SQLInputValue[];
+}
+
 /**
  * One `node:sqlite` connection running programs (program.ts): each statement is prepared once per
  * connection and kept, and a program runs whole, synchronously, so nothing else interleaves.
@@ -33,6 +41,8 @@ function bindable(value: SqlValue): SQLInputValue {
 export class SqliteConnection {
   readonly db: DatabaseSync;
   readonly #prepared = new Map<string, Prepared>();
+  /** What each statement text runs as here (null: the dialect skips it), so a step costs one lookup. */
+  readonly #byText = new Map<StatementText, Prepared | null>();
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -51,10 +61,15 @@ export class SqliteConnection {
 
   /** Runs one step. */
   execute(step: SqlStep): StepResult {
-    const compiled = compileStatement(step.text, sqliteDialect);
-    if (compiled === null) return skipped;
-    const { statement, returnsRows } = this.prepare(compiled.text);
-    const params = step.params.map(bindable);
+    let prepared = this.#byText.get(step.text);
+    if (prepared === undefined) {
+      const compiled = compileStatement(step.text, sqliteDialect);
+      prepared = compiled === null ? null : this.prepare(compiled.text);
+      if (this.#byText.size < MAX_PREPARED) this.#byText.set(step.text, prepared);
+    }
+    if (prepared === null) return skipped;
+    const { statement, returnsRows } = prepared;
+    const params = bindableParams(step.params);
     if (returnsRows) {
       const rows = statement.all(...params) as RawRow[];
       return { rows, changes: rows.length };

@@ -1,4 +1,4 @@
-import { decimal, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
+import { decimal, epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
 import type { RawRow } from "../../database/statement.ts";
 import {
   outcomeKinds,
@@ -50,7 +50,7 @@ export function decodeOutcome(row: RawRow): OutcomeRecord {
 export function decodePastEntry(row: RawRow): PastEntry {
   return {
     surveyId: integer(row.survey_id),
-    enteredAt: Date.parse(isoTime(row.issued_at)),
+    enteredAt: epochMillis(row.issued_at),
     outcome: maybeOutcomeKind(row.outcome),
   };
 }
