@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_API_KEY } from "@sds/testing";
 import { pino } from "pino";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { createClientUpstream } from "../src/upstream/client-upstream.ts";
 import { TaskPool } from "../src/cycle/task-pool.ts";
 import { countingFetch, operationMatcher } from "../src/upstream/counting-fetch.ts";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { actionsArbitrary, checkConvergence } from "./convergence.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 

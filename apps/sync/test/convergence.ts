@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { Survey, type SurveyQualification, type SurveyQuota } from "@sds/schemas";
 import type { FakeSupplierApi } from "@sds/testing";
 import { expect } from "vitest";
-import type { ChangeType, SyncStore } from "../src/store/store.ts";
+import type { ChangeType, SyncStore } from "../src/inventory-store/store.ts";
 import { createCycleHarness } from "./harness.ts";
 
 /** One upstream change the property applies to the fake, or a sync cycle. */

@@ -7,7 +7,7 @@ import {
 } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
-import type { ChangeType } from "../src/store/store.ts";
+import type { ChangeType } from "../src/inventory-store/store.ts";
 import { compareChanges, SyncModel } from "./convergence.ts";
 import { waitFor } from "./harness.ts";
 import { postgresLocation, sqliteLocation, withStore, type DatabaseLocation } from "./database-location.ts";

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseConfig } from "../src/config/config.ts";
-import { openStore } from "../src/store/open-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { openStore } from "../src/inventory-store/open-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { dropSchema, freshSchemaName, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
 
 /** Where a spawned sds-sync keeps its store: its `DATABASE_URL`, the same as a config, and how to remove it. */

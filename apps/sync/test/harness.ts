@@ -9,8 +9,8 @@ import {
   type HostileUpstream,
 } from "@sds/testing";
 import { pino } from "pino";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { createClientUpstream } from "../src/upstream/client-upstream.ts";
 import { countingFetch, operationMatcher, type FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { ClosureGuard, type ClosureGuardSettings } from "../src/cycle/closure-guard.ts";

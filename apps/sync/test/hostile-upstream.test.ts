@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { outOfRangeSurveyIds } from "@sds/testing";
 import { isSurveyId } from "../src/survey-index/survey-id.ts";
 import { createCycleHarness, type CycleHarness, type CycleHarnessOptions } from "./harness.ts";

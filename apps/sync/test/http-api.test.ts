@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/store/store.ts";
+import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/inventory-store/store.ts";
 import { waitFor } from "./harness.ts";
 import { checkMetrics, requirePromtool } from "./promtool.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { buildSurvey } from "@sds/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { isSurveyId } from "../src/survey-index/survey-id.ts";
 import { createCycleHarness, type CycleHarness } from "./harness.ts";

@@ -7,7 +7,7 @@ import {
   type SeededRandom,
 } from "@sds/testing";
 import { describe, expect, it } from "vitest";
-import type { ChangeRecord, SyncStore } from "../src/store/store.ts";
+import type { ChangeRecord, SyncStore } from "../src/inventory-store/store.ts";
 import { waitFor } from "./harness.ts";
 import { postgresLocation, sqliteLocation, withStore } from "./database-location.ts";
 import { postgresAvailable } from "./postgres.ts";

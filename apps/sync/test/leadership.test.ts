@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/common/logger.ts";
 import { advisoryLockKey } from "../src/database/advisory-lock.ts";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";

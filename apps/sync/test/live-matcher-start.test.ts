@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LiveMatcher } from "../src/loop/live-matcher.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { emptyCommit, qualificationsOf, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 
 /** More than two of the matcher's pages (1,000 surveys each), so a load has pages left to abandon. */

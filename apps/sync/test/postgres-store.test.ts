@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrations } from "../src/store/migrations.ts";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import { migrations } from "../src/inventory-store/migrations.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { emptyCommit, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 import { describeStoreConformance } from "./store-conformance.ts";

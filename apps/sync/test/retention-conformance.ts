@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { SyncStore } from "../src/store/store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { storesPerTest, type StoreHarness } from "./store-harness.ts";
 import { emptyCommit, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
-import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/store/store.ts";
+import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/inventory-store/store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { latestSchemaVersion } from "../src/store/migrations.ts";
-import { openPostgresStore } from "../src/store/postgres-store.ts";
+import { latestSchemaVersion } from "../src/inventory-store/migrations.ts";
+import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
 import { openSqliteOutcomeStore, loopDatabasePath } from "../src/loop/store/sqlite-loop-store.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
 const pgAvailable = await postgresAvailable();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeServer } from "@sds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { TEST_PAUSE_VARIABLE, testPauseLine, type TestPausePoint } from "../src/test-pause.ts";
 import { waitFor } from "./harness.ts";
 import { emptyCommit, qualificationsOf, sampleSurvey, surveyWrite } from "./store-fixtures.ts";

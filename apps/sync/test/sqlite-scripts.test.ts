@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPostgresOutcomeStore } from "../src/loop/store/postgres-loop-store.ts";
 import { loopDatabasePath, openSqliteOutcomeStore } from "../src/loop/store/sqlite-loop-store.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
 /*

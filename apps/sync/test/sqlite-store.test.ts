@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteStore } from "../src/store/sqlite-store.ts";
+import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { describeStoreConformance } from "./store-conformance.ts";
 
 describeStoreConformance("SQLite", () => {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { StoreError } from "../src/common/errors.ts";
-import type { SyncStore } from "../src/store/store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 import { describeRetentionConformance } from "./retention-conformance.ts";
 import { emptyCommit, qualificationsOf, quotasOf, runAt, sampleSurvey, surveyWrite } from "./store-fixtures.ts";
 import { storesPerTest, type StoreHarness } from "./store-harness.ts";

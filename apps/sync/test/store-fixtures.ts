@@ -1,6 +1,6 @@
 import type { Survey } from "@sds/schemas";
-import type { ChildReplacement, CycleCommit, RunInput, SurveyWrite } from "../src/store/store.ts";
-import { emptyRunCounts } from "../src/store/store.ts";
+import type { ChildReplacement, CycleCommit, RunInput, SurveyWrite } from "../src/inventory-store/store.ts";
+import { emptyRunCounts } from "../src/inventory-store/store.ts";
 import {
   qualificationRecord,
   quotaRecord,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from "vitest";
-import type { SyncStore } from "../src/store/store.ts";
+import type { SyncStore } from "../src/inventory-store/store.ts";
 
 /** A fresh, empty store location, opened as often as a test likes. */
 export interface StoreLocation<S> {

@@ -5,7 +5,7 @@ import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded, inQuery } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
-import { changeTypes, type SyncStore } from "../store/store.ts";
+import { changeTypes, type SyncStore } from "../inventory-store/store.ts";
 
 /** One entry of the change feed. */
 export const Change = z.object({

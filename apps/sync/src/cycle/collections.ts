@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 import { errorMessage } from "./cycle-result.ts";
 import { collectionNames, type Upstream } from "../upstream/upstream.ts";
 

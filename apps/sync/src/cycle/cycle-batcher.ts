@@ -5,7 +5,7 @@ import type {
   QuarantineInput,
   RunCounts,
   SurveyWrite,
-} from "../store/store.ts";
+} from "../inventory-store/store.ts";
 import type { SurveyWritePlan } from "./survey-write-plan.ts";
 import { SurveyStates } from "../survey-index/survey-states.ts";
 

@@ -1,6 +1,6 @@
 import { isRateLimitError } from "@sds/client";
 import { StoreError, SyncError } from "../common/errors.ts";
-import type { RunCounts } from "../store/store.ts";
+import type { RunCounts } from "../inventory-store/store.ts";
 import type { FetchFailure } from "./fetch-children.ts";
 
 /*

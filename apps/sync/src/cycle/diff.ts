@@ -1,5 +1,5 @@
 import type { Survey } from "@sds/schemas";
-import type { StoredSurveyState } from "../store/store.ts";
+import type { StoredSurveyState } from "../inventory-store/store.ts";
 import { rawHash, recordHash } from "../survey-index/survey-record.ts";
 import type { SurveyStates } from "../survey-index/survey-states.ts";
 

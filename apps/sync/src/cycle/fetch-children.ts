@@ -1,4 +1,4 @@
-import type { QuarantineInput } from "../store/store.ts";
+import type { QuarantineInput } from "../inventory-store/store.ts";
 import type { SurveyPlan } from "./diff.ts";
 import { quarantineOfResponse } from "./quarantine.ts";
 import type { FetchedRecords } from "./survey-write-plan.ts";

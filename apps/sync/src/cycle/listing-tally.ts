@@ -1,6 +1,6 @@
 import type { InvalidItem, Survey } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { QuarantineInput } from "../store/store.ts";
+import type { QuarantineInput } from "../inventory-store/store.ts";
 import { quarantineItemText, quarantineOfItem } from "./quarantine.ts";
 
 /** Copies of a repeated survey kept for its quarantine entry: enough to show how they differ. */

@@ -2,7 +2,7 @@ import { entryLinkProblem } from "@sds/routing";
 import { hash } from "node:crypto";
 import { isResponseValidationError } from "@sds/client";
 import type { InvalidItem } from "@sds/schemas";
-import type { QuarantineInput } from "../store/store.ts";
+import type { QuarantineInput } from "../inventory-store/store.ts";
 import { isSurveyId } from "../survey-index/survey-id.ts";
 
 /** The `SurveyId` of a malformed item when it still has a valid one ({@link isSurveyId}), else null. */

@@ -1,4 +1,4 @@
-import type { QuarantineInput } from "../store/store.ts";
+import type { QuarantineInput } from "../inventory-store/store.ts";
 import type { FetchFailure, SurveyFetchResult } from "./fetch-children.ts";
 import { quarantineItemText } from "./quarantine.ts";
 

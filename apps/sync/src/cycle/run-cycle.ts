@@ -7,8 +7,8 @@ import type {
   RunCounts,
   RunInput,
   SyncStore,
-} from "../store/store.ts";
-import { emptyRunCounts } from "../store/store.ts";
+} from "../inventory-store/store.ts";
+import { emptyRunCounts } from "../inventory-store/store.ts";
 import { TaskPool } from "./task-pool.ts";
 import { CycleBatcher } from "./cycle-batcher.ts";
 import {

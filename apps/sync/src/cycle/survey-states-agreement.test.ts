@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredSurveyState } from "../store/store.ts";
+import type { StoredSurveyState } from "../inventory-store/store.ts";
 import { buildSurvey } from "@sds/testing";
 import { planSurvey } from "./diff.ts";
 import { rawHash, recordHash } from "../survey-index/survey-record.ts";

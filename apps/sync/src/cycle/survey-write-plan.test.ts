@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildSurvey } from "@sds/testing";
 import type { Survey } from "@sds/schemas";
-import type { StoredSurveyState } from "../store/store.ts";
+import type { StoredSurveyState } from "../inventory-store/store.ts";
 import { rawHash, recordHash } from "../survey-index/survey-record.ts";
 import { planSurvey } from "./diff.ts";
 import { settleSurvey } from "./survey-write-plan.ts";

@@ -1,4 +1,10 @@
-import type { ChangeType, ChildRecordWrite, ChildReplacement, StoredSurveyState, SurveyWrite } from "../store/store.ts";
+import type {
+  ChangeType,
+  ChildRecordWrite,
+  ChildReplacement,
+  StoredSurveyState,
+  SurveyWrite,
+} from "../inventory-store/store.ts";
 import type { SurveyPlan } from "./diff.ts";
 import { surveyColumns } from "../survey-index/survey-record.ts";
 

@@ -1,3 +1,5 @@
+import type { DialectName } from "./sql-dialect.ts";
+
 /*
  * The migration mechanism both stores (the sync store and the loop's) share: a migration in
  * both dialects, a ledger of them, and the refusal of a schema newer than this build.
@@ -11,8 +13,8 @@ export interface Migration {
   readonly postgres: string;
 }
 
-/** The two SQL dialects the stores speak. */
-export type Dialect = "sqlite" | "postgres";
+/** The two SQL dialects the stores speak, by name (the dialect objects: `dialects.ts`). */
+export type Dialect = DialectName;
 
 /** The SQL statements of one migration, split so drivers that run one statement at a time can. */
 export function migrationStatements(migration: Migration, dialect: Dialect): string[] {

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Gauge } from "prom-client";
-import type { Leadership } from "../store/store.ts";
+import type { Leadership } from "../inventory-store/store.ts";
 import { startNap, type Nap } from "./nap.ts";
 
 /** Options of {@link ReplicaRole}. */

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { SyncError, type HttpMeaning } from "../common/errors.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
-import type { RunInput, SyncStore } from "../store/store.ts";
+import type { RunInput, SyncStore } from "../inventory-store/store.ts";
 import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import { ClosureGuard, type ClosureGuardSettings, type HeldClosures } from "../cycle/closure-guard.ts";
 import { COLLECTIONS_MAX_AGE_MS, refreshCollections } from "../cycle/collections.ts";

@@ -11,7 +11,7 @@ import {
   single,
   type QueryParameter,
 } from "../http/query-params.ts";
-import type { SurveyQuery } from "../store/store.ts";
+import type { SurveyQuery } from "../inventory-store/store.ts";
 import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
 
 /** Default and largest page size of `/v1/surveys`. */

@@ -1,4 +1,4 @@
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 
 /**
  * What the respondent loop reads of the inventory: the eight store reads the matcher follows

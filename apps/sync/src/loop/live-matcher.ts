@@ -1,7 +1,7 @@
 import { SurveyMatcher, type MatchQualification, type SurveyMatcherOptions } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
-import type { SurveyDetail } from "../store/store.ts";
+import type { SurveyDetail } from "../inventory-store/store.ts";
 import type { InventoryReader } from "./inventory-reader.ts";
 import { RecordCache } from "./record-cache.ts";
 

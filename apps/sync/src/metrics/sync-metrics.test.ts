@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 import { checkMetrics, requirePromtool } from "../../test/promtool.ts";
 import { createSyncMetrics } from "./sync-metrics.ts";
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { changeTypes, type SyncStore } from "../store/store.ts";
+import { changeTypes, type SyncStore } from "../inventory-store/store.ts";
 
 /*
  * The metrics of sds-sync, on prom-client (names validated, text format escaped, and the process

@@ -4,7 +4,7 @@ import type { SyncEngine } from "../engine/sync-engine.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 
 /** `GET /v1/sync/status`: replica, store, recent cycles, collections, quarantine and the respondent loop. */
 export const SyncStatus = z.looseObject({

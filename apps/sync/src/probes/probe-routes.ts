@@ -2,7 +2,7 @@ import { z } from "zod";
 import { json } from "../http/respond.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 
 /** Readiness fails once the last success is older than this many intervals. */
 export const STALE_AFTER_INTERVALS = 3;

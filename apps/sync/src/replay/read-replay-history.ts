@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { StoreError } from "../common/errors.ts";
-import type { DatabaseConfig } from "../database/database-config.ts";
+import { onDatabase, type DatabaseConfig } from "../database/database-config.ts";
 import { loopDatabasePath } from "../loop/store/sqlite-loop-store.ts";
-import { historyFromRows, REPLAY_SQL, type ReplayHistory } from "./replay-history.ts";
+import { buildHistory, readLoopHistory, readSurveyIncidence, type ReplayHistory } from "./replay-history.ts";
 
 /**
  * Reads the history a replay runs over from the store `DATABASE_URL` names, without writing or
@@ -12,9 +12,10 @@ import { historyFromRows, REPLAY_SQL, type ReplayHistory } from "./replay-histor
  * @throws StoreError when a file is missing or a table cannot be read (a store sds-sync never ran on).
  */
 export async function readReplayHistory(database: DatabaseConfig): Promise<ReplayHistory> {
-  return database.kind === "sqlite"
-    ? readSqlite(database.path)
-    : readPostgres(database.connectionString, database.schema);
+  return onDatabase(database, {
+    sqlite: ({ path }) => readSqlite(path),
+    postgres: ({ connectionString, schema }) => readPostgres(connectionString, schema),
+  });
 }
 
 async function readSqlite(path: string): Promise<ReplayHistory> {
@@ -28,14 +29,14 @@ async function readSqlite(path: string): Promise<ReplayHistory> {
       throw new StoreError(`no store at ${file}: replay reads the store a running sds-sync wrote (DATABASE_URL)`);
   }
   const { DatabaseSync } = await import("node:sqlite");
+  const { SqliteConnection } = await import("../database/sqlite-driver.ts");
   const inventory = new DatabaseSync(path, { readOnly: true });
   const loop = new DatabaseSync(loopPath, { readOnly: true });
   try {
-    return historyFromRows({
-      entries: loop.prepare(REPLAY_SQL.entries).all(),
-      surveys: inventory.prepare(REPLAY_SQL.surveys).all(),
-      stats: loop.prepare(REPLAY_SQL.stats).all(),
-    });
+    return buildHistory(
+      new SqliteConnection(loop).run(readLoopHistory()),
+      new SqliteConnection(inventory).run(readSurveyIncidence()),
+    );
   } catch (error) {
     throw new StoreError(`cannot read the history from ${path} and ${loopPath}: ${(error as Error).message}`, {
       cause: error,
@@ -50,6 +51,7 @@ async function readPostgres(connectionString: string, schema: string): Promise<R
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema))
     throw new StoreError(`invalid schema name ${JSON.stringify(schema)}`);
   const { default: pg } = await import("pg");
+  const { runOnPostgres } = await import("../database/postgres-driver.ts");
   const client = new pg.Client({
     connectionString,
     options: `-c search_path="${schema}"`,
@@ -58,11 +60,10 @@ async function readPostgres(connectionString: string, schema: string): Promise<R
   try {
     await client.connect();
     await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const entries = (await client.query(REPLAY_SQL.entries)).rows as Record<string, unknown>[];
-    const surveys = (await client.query(REPLAY_SQL.surveys)).rows as Record<string, unknown>[];
-    const stats = (await client.query(REPLAY_SQL.stats)).rows as Record<string, unknown>[];
+    const loop = await runOnPostgres(client, readLoopHistory());
+    const incidence = await runOnPostgres(client, readSurveyIncidence());
     await client.query("COMMIT");
-    return historyFromRows({ entries, surveys, stats });
+    return buildHistory(loop, incidence);
   } catch (error) {
     throw new StoreError(`cannot read the history from PostgreSQL (schema ${schema}): ${(error as Error).message}`, {
       cause: error,

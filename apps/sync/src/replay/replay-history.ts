@@ -2,8 +2,13 @@
  * What a replay reads: the entries the loop store recorded (issued through POST /v1/entry-links,
  * not imported history), in issue order, and what the service knew of each survey (its Ir from
  * the inventory's survey rows, live or closed, and the marketplace's conversion where Get Survey
- * Stats gave one). Read-only, and written for either driver once.
+ * Stats gave one). Read-only, and written for either driver once (typed statements, database/).
  */
+
+import { decimal, integer, isoTime, nullable } from "../database/columns.ts";
+import { rows, type Program } from "../database/program.ts";
+import { statement } from "../database/statement.ts";
+import { maybeOutcomeKind } from "../loop/store/loop-rows.ts";
 
 /** One recorded entry: the survey it went to, its Cpi then, and how it ended (its current outcome, reversals included). */
 export interface RecordedEntry {
@@ -32,52 +37,57 @@ export interface ReplayHistory {
   readonly surveys: ReadonlyMap<number, SurveyFacts>;
 }
 
-/** The statements a replay runs, the same on both drivers. */
-export const REPLAY_SQL = {
-  entries:
-    "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
-  surveys: "SELECT id, ir FROM surveys",
-  stats: "SELECT survey_id, conversion FROM loop_survey_stats WHERE conversion IS NOT NULL",
-} as const;
+/** The recorded entries, in issue order. */
+export const RECORDED_ENTRIES = statement<[], RecordedEntry>(
+  "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
+  (row) => {
+    const outcome = maybeOutcomeKind(row.outcome);
+    const outcomeAt = nullable(isoTime)(row.outcome_at);
+    return {
+      surveyId: integer(row.survey_id),
+      cpi: decimal(row.cpi),
+      issuedAt: Date.parse(isoTime(row.issued_at)),
+      outcome,
+      outcomeAt: outcome === null || outcomeAt === null ? null : Date.parse(outcomeAt),
+    };
+  },
+);
+/** The incidence rate of every survey the inventory holds. */
+export const SURVEY_INCIDENCE = statement<[], readonly [id: number, ir: number]>(
+  "SELECT id, ir FROM surveys",
+  (row) => [integer(row.id), decimal(row.ir)],
+);
+/** The marketplace's conversion of the surveys whose stats gave one. */
+export const MARKETPLACE_CONVERSIONS = statement<[], readonly [surveyId: number, conversion: number]>(
+  "SELECT survey_id, conversion FROM loop_survey_stats WHERE conversion IS NOT NULL",
+  (row) => [integer(row.survey_id), Math.min(1, Math.max(0, decimal(row.conversion)))],
+);
 
-type Row = Readonly<Record<string, unknown>>;
-
-const OUTCOMES = new Set(["complete", "terminate", "overquota", "security"]);
-
-/** Epoch milliseconds of a time column (ISO text from SQLite, a Date from pg). */
-function millis(value: unknown): number {
-  return value instanceof Date ? value.getTime() : Date.parse(String(value));
+/** Reads the loop's part of the history (the loop store's tables). */
+export function* readLoopHistory(): Program<{
+  readonly entries: readonly RecordedEntry[];
+  readonly conversions: ReadonlyMap<number, number>;
+}> {
+  return { entries: yield* rows(RECORDED_ENTRIES), conversions: new Map(yield* rows(MARKETPLACE_CONVERSIONS)) };
 }
 
-/** Builds the history from the rows of {@link REPLAY_SQL}, as either driver returns them. */
-export function historyFromRows(rows: {
-  readonly entries: readonly Row[];
-  readonly surveys: readonly Row[];
-  readonly stats: readonly Row[];
-}): ReplayHistory {
-  const entries = rows.entries.map((row): RecordedEntry => {
-    const outcome =
-      typeof row.outcome === "string" && OUTCOMES.has(row.outcome) ? (row.outcome as RecordedEntry["outcome"]) : null;
-    return {
-      surveyId: Number(row.survey_id),
-      cpi: Number(row.cpi),
-      issuedAt: millis(row.issued_at),
-      outcome,
-      outcomeAt:
-        outcome === null || row.outcome_at === null || row.outcome_at === undefined ? null : millis(row.outcome_at),
-    };
-  });
-  const conversions = new Map(
-    rows.stats.map((row) => [Number(row.survey_id), Math.min(1, Math.max(0, Number(row.conversion)))]),
-  );
+/** Reads what the inventory knew of each survey (its tables). */
+export function* readSurveyIncidence(): Program<ReadonlyMap<number, number>> {
+  return new Map(yield* rows(SURVEY_INCIDENCE));
+}
+
+/** The history from what {@link readLoopHistory} and {@link readSurveyIncidence} read. */
+export function buildHistory(
+  loop: { readonly entries: readonly RecordedEntry[]; readonly conversions: ReadonlyMap<number, number> },
+  incidence: ReadonlyMap<number, number>,
+): ReplayHistory {
   const surveys = new Map<number, SurveyFacts>();
-  for (const row of rows.surveys) {
-    const id = Number(row.id);
-    const conversion = conversions.get(id);
-    surveys.set(id, { ir: Number(row.ir), ...(conversion === undefined ? {} : { marketplaceConversion: conversion }) });
+  for (const [id, ir] of incidence) {
+    const conversion = loop.conversions.get(id);
+    surveys.set(id, { ir, ...(conversion === undefined ? {} : { marketplaceConversion: conversion }) });
   }
   // A survey the inventory no longer holds (retention pruned it) keeps what its stats said.
-  for (const [id, conversion] of conversions)
+  for (const [id, conversion] of loop.conversions)
     if (!surveys.has(id)) surveys.set(id, { ir: Number.NaN, marketplaceConversion: conversion });
-  return { entries, surveys };
+  return { entries: loop.entries, surveys };
 }

@@ -1,8 +1,9 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { PruneBatchOutcome, PruneTarget } from "../store/retention.ts";
+import type { PruneBatchOutcome } from "../database/retention.ts";
+import type { PruneTarget } from "../inventory-store/inventory-retention.ts";
 import type { OutcomePruneTarget } from "../loop/store/loop-store.ts";
-import type { Leadership } from "../store/store.ts";
+import type { Leadership } from "../inventory-store/store.ts";
 import { Pruner } from "./pruner.ts";
 
 const logger = pino({ level: "silent" });

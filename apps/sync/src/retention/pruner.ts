@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
 import type { OutcomeStore } from "../loop/store/loop-store.ts";
-import { pruneTargets, type PruneBatchOutcome, type PruneTarget } from "../store/retention.ts";
+import type { PruneBatchOutcome } from "../database/retention.ts";
+import { pruneTargets, type PruneTarget } from "../inventory-store/inventory-retention.ts";
 import { outcomePruneTargets, type OutcomePruneTarget } from "../loop/store/loop-store.ts";
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 
 /** Every kind of row the pruner deletes: the sync store's and the respondent loop's. */
 export type PrunedKind = PruneTarget | OutcomePruneTarget;

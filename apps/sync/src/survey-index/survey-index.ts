@@ -1,4 +1,4 @@
-import type { SyncStore } from "../store/store.ts";
+import type { SyncStore } from "../inventory-store/store.ts";
 import { SurveyStates } from "./survey-states.ts";
 
 /**

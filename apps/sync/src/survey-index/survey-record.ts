@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { parseDecimal, type Survey, type SurveyQualification, type SurveyQuota } from "@sds/schemas";
-import type { ChildRecordWrite, SurveyColumns } from "../store/store.ts";
+import type { ChildRecordWrite, SurveyColumns } from "../inventory-store/store.ts";
 
 /**
  * Hash of a record as received (its JSON). Comparing it with the stored one lets a no-change

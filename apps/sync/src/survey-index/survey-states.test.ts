@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredSurveyState } from "../store/store.ts";
+import type { StoredSurveyState } from "../inventory-store/store.ts";
 import { rawHash } from "./survey-record.ts";
 import { SurveyStates } from "./survey-states.ts";
 

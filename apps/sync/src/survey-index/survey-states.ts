@@ -1,4 +1,4 @@
-import type { StoredSurveyState } from "../store/store.ts";
+import type { StoredSurveyState } from "../inventory-store/store.ts";
 import { DigestColumn, TimestampColumn } from "./compact-columns.ts";
 
 const FLAG_CLOSED = 1;

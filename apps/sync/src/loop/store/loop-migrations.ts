@@ -1,9 +1,12 @@
+import { dialects } from "../../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
+import type { ColumnTypes } from "../../database/sql-dialect.ts";
 
-const types = {
-  sqlite: { time: "TEXT", decimal: "REAL", bigint: "INTEGER" },
-  postgres: { time: "timestamptz", decimal: "numeric", bigint: "bigint" },
-} as const;
+/** The column type names of each dialect (its dialect object's). */
+const types: Readonly<Record<Dialect, ColumnTypes>> = {
+  sqlite: dialects.sqlite.types,
+  postgres: dialects.postgres.types,
+};
 
 function loopSchema(dialect: Dialect): string {
   const t = types[dialect];
@@ -49,7 +52,7 @@ const ENTRIES_BY_ISSUE_TIME = "CREATE INDEX loop_entries_issued ON loop_entries 
  * kept apart until their entry is issued. Counts per survey, lifetime and per hour (epoch hour),
  * are backfilled once here and maintained in the recording transaction from then on.
  */
-const COUNT_COLUMNS = (t: (typeof types)[Dialect]) => `
+const COUNT_COLUMNS = (t: ColumnTypes) => `
   entries ${t.bigint} NOT NULL DEFAULT 0,
   completes ${t.bigint} NOT NULL DEFAULT 0,
   terminates ${t.bigint} NOT NULL DEFAULT 0,
@@ -60,13 +63,10 @@ const COUNT_COLUMNS = (t: (typeof types)[Dialect]) => `
 
 function transitionsSchema(dialect: Dialect): string {
   const t = types[dialect];
-  const hourOf = (column: string) =>
-    dialect === "sqlite"
-      ? `CAST(strftime('%s', ${column}) AS INTEGER) / 3600`
-      : `floor(extract(epoch from ${column}) / 3600)::bigint`;
-  const outcomeTable =
-    dialect === "sqlite"
-      ? `
+  const hourOf = (column: string) => dialects[dialect].hourOf(column);
+  // SQLite cannot drop a table constraint: the table is rebuilt.
+  const outcomeTable = {
+    sqlite: `
 CREATE TABLE loop_outcomes_v3 (
   sequence INTEGER PRIMARY KEY,
   token TEXT NOT NULL,
@@ -79,11 +79,12 @@ CREATE TABLE loop_outcomes_v3 (
 );
 INSERT INTO loop_outcomes_v3 (sequence, token, outcome, survey_id, previous_outcome, received_at) SELECT sequence, token, outcome, survey_id, previous_outcome, received_at FROM loop_outcomes;
 DROP TABLE loop_outcomes;
-ALTER TABLE loop_outcomes_v3 RENAME TO loop_outcomes;`
-      : `
+ALTER TABLE loop_outcomes_v3 RENAME TO loop_outcomes;`,
+    postgres: `
 ALTER TABLE loop_outcomes DROP CONSTRAINT IF EXISTS loop_outcomes_token_outcome_key;
 ALTER TABLE loop_outcomes ADD COLUMN source TEXT NOT NULL DEFAULT 's2s';
-ALTER TABLE loop_outcomes ADD COLUMN reason TEXT;`;
+ALTER TABLE loop_outcomes ADD COLUMN reason TEXT;`,
+  }[dialect];
   return `${outcomeTable}
 CREATE INDEX loop_outcomes_token ON loop_outcomes (token, sequence);
 ALTER TABLE loop_entries ADD COLUMN source TEXT NOT NULL DEFAULT 'link';
@@ -180,10 +181,7 @@ ALTER TABLE loop_survey_counts ADD COLUMN cutoff_reached_at ${t.bigint};
  */
 function windowTotalsSchema(dialect: Dialect): string {
   const t = types[dialect];
-  const currentHour =
-    dialect === "sqlite"
-      ? "(CAST(strftime('%s', 'now') AS INTEGER) / 3600)"
-      : "(floor(extract(epoch from now()) / 3600)::bigint)";
+  const currentHour = dialects[dialect].currentHour;
   const backfill = (window: string, hours: number) => `
 INSERT INTO loop_counters (name, value) VALUES ('window-edge:${window}', ${currentHour} - ${hours});
 INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)

@@ -1,52 +1,42 @@
-import type { Dialect } from "../../database/migration-ledger.ts";
+import { first, rows, type Program } from "../../database/program.ts";
+import type { SqlValue } from "../../database/sql-dialect.ts";
+import { statement, type RawRow } from "../../database/statement.ts";
 
 /*
- * The loop store's logic is written once, as generator "programs" that yield SQL steps and get
- * rows back; each driver runs them inside its own transaction. SQLite (node:sqlite is
- * synchronous) runs every step at once inside BEGIN IMMEDIATE, so no other work interleaves
- * while it holds the write lock; PostgreSQL awaits each step on one pooled connection. Only the
- * transaction and the few statements the dialects disagree on stay per driver.
+ * The loop's programs are written with the data layer of database/ (program.ts, statement.ts,
+ * the dialect objects). This module keeps the earlier, untyped helpers so programs written
+ * against them still compile; new statements are typed (`statement<Params, Row>(text, decode)`
+ * with the decoders of columns.ts) and run with `rows`, `first`, `one` or `execute`.
  */
 
-/** A value a statement takes. */
-export type SqlValue = string | number | null;
+export { execute, first, one, rows, runProgram, runProgramSync } from "../../database/program.ts";
+export type { Program, SqlStep, StepResult } from "../../database/program.ts";
+export { command, statement } from "../../database/statement.ts";
+export type { Statement } from "../../database/statement.ts";
+export type { SqlValue } from "../../database/sql-dialect.ts";
 
-/** A row as either driver returns it: PostgreSQL gives bigint and numeric as text and timestamptz as Date. */
-export type SqlRow = Readonly<Record<string, unknown>>;
+/** A row as a driver returns it, undecoded. */
+export type SqlRow = RawRow;
 
-/** One statement to run, with `?` placeholders (the PostgreSQL driver numbers them). */
-export interface SqlStep {
-  readonly sql: string;
-  readonly params: readonly SqlValue[];
+/** Untyped statements of {@link query}, one per text. */
+const untyped = new Map<string, ReturnType<typeof untypedStatement>>();
+const untypedStatement = (sql: string) => statement<SqlValue[], SqlRow>(sql, (row) => row);
+
+function statementOf(sql: string) {
+  let known = untyped.get(sql);
+  if (known === undefined) {
+    known = untypedStatement(sql);
+    if (untyped.size < 10_000) untyped.set(sql, known);
+  }
+  return known;
 }
 
-/** A piece of store logic: yields statements, receives each one's rows, returns its result. */
-export type Program<T> = Generator<SqlStep, T, SqlRow[]>;
-
-/** Runs one statement and gives back every row it returns. */
+/** Runs one statement (the same text on both dialects) and gives back every row it returns, undecoded. Prefer a typed `statement`. */
 export function* query(sql: string, ...params: SqlValue[]): Program<SqlRow[]> {
-  return yield { sql, params };
+  return yield* rows(statementOf(sql), ...params);
 }
 
-/** Runs one statement and gives back its first row, if any. */
+/** Runs one statement and gives back its first row, if any, undecoded. Prefer a typed `statement` and `first`. */
 export function* queryOne(sql: string, ...params: SqlValue[]): Program<SqlRow | undefined> {
-  const rows = yield { sql, params };
-  return rows[0];
+  return yield* first(statementOf(sql), ...params);
 }
-
-/** Runs `program` to its end with a synchronous executor (SQLite). */
-export function runProgramSync<T>(program: Program<T>, execute: (step: SqlStep) => SqlRow[]): T {
-  let next = program.next();
-  while (!next.done) next = program.next(execute(next.value));
-  return next.value;
-}
-
-/** Runs `program` to its end with an asynchronous executor (PostgreSQL). */
-export async function runProgram<T>(program: Program<T>, execute: (step: SqlStep) => Promise<SqlRow[]>): Promise<T> {
-  let next = program.next();
-  while (!next.done) next = program.next(await execute(next.value));
-  return next.value;
-}
-
-/** The driver a program runs on, for the few statements the dialects write differently. */
-export type ProgramDialect = Dialect;

@@ -1,8 +1,19 @@
-import { query, queryOne, type Program, type ProgramDialect, type SqlRow, type SqlValue } from "./loop-program.ts";
+import { decimal, integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { execute, first, one, rows, type Program } from "../../database/program.ts";
+import { command, statement, type RawRow } from "../../database/statement.ts";
+import {
+  COUNT_COLUMNS,
+  decodeCounts,
+  decodeEntry,
+  decodeOutcome,
+  decodePastEntry,
+  maybeOutcomeKind,
+  outcomeKind,
+  zeroCounts,
+} from "./loop-rows.ts";
 import {
   conversionWindows,
-  outcomeKinds,
-  type ConversionCounts,
+  type ConversionSummary,
   type EntryAdmission,
   type EntryInput,
   type EntryRecord,
@@ -14,7 +25,7 @@ import {
   type PastEntry,
   type RecordEntryResult,
   type RecordOutcomeResult,
-  type ConversionSummary,
+  type SurveyConversion,
   type SurveyConversionCounts,
 } from "./loop-store.ts";
 
@@ -32,61 +43,6 @@ export const HISTORY_LIMIT = 1000;
 /** The epoch hour of a time: the key of the hourly counts. */
 export const hourOf = (at: Date | number): number => Math.floor(Number(at) / HOUR_MS);
 
-/** A time as either driver returns it (SQLite: the ISO text written; PostgreSQL: a Date), as ISO 8601 text. */
-export function toIso(value: unknown): string {
-  return value instanceof Date ? value.toISOString() : String(value);
-}
-
-const asOutcome = (value: unknown): OutcomeKind | null => outcomeKinds.find((kind) => kind === value) ?? null;
-
-/** One row of `loop_entries`. */
-export function toEntry(row: SqlRow): EntryRecord {
-  return {
-    token: String(row.token),
-    surveyId: Number(row.survey_id),
-    uid: String(row.uid),
-    cpi: Number(row.cpi),
-    issuedAt: toIso(row.issued_at),
-    outcome: asOutcome(row.outcome),
-  };
-}
-
-/** One row of `loop_outcomes`. */
-export function toOutcome(row: SqlRow): OutcomeRecord {
-  return {
-    sequence: Number(row.sequence),
-    token: String(row.token),
-    outcome: asOutcome(row.outcome) ?? "complete",
-    surveyId: row.survey_id === null || row.survey_id === undefined ? null : Number(row.survey_id),
-    previousOutcome: asOutcome(row.previous_outcome),
-    receivedAt: toIso(row.received_at),
-    source: (row.source as OutcomeSource | undefined) ?? "s2s",
-    reason: typeof row.reason === "string" ? row.reason : null,
-  };
-}
-
-/** A row of `loop_survey_counts` or a sum of `loop_survey_hours`. */
-export function toCounts(row: SqlRow | undefined): ConversionCounts {
-  const count = (name: string) => Number(row?.[name] ?? 0);
-  return {
-    entries: count("entries"),
-    completes: count("completes"),
-    terminates: count("terminates"),
-    overquotas: count("overquotas"),
-    securityTerminates: count("security"),
-    reversals: count("reversals"),
-    earnings: count("earnings"),
-  };
-}
-
-function toPastEntry(row: SqlRow): PastEntry {
-  return {
-    surveyId: Number(row.survey_id),
-    enteredAt: Date.parse(toIso(row.issued_at)),
-    outcome: asOutcome(row.outcome),
-  };
-}
-
 /** Changes to a survey's counts. */
 interface CountDelta {
   entries?: number;
@@ -98,7 +54,10 @@ interface CountDelta {
   earnings?: number;
 }
 
-const COUNT_VALUES = (delta: CountDelta): SqlValue[] => [
+/** The seven count values a count upsert binds, in {@link COUNT_COLUMNS} order. */
+type CountValues = [number, number, number, number, number, number, number];
+
+const COUNT_VALUES = (delta: CountDelta): CountValues => [
   delta.entries ?? 0,
   delta.complete ?? 0,
   delta.terminate ?? 0,
@@ -107,73 +66,76 @@ const COUNT_VALUES = (delta: CountDelta): SqlValue[] => [
   delta.reversals ?? 0,
   delta.earnings ?? 0,
 ];
-/** The count columns of `loop_survey_counts`, `loop_survey_hours` and `loop_survey_windows`. */
-const COUNT_COLUMNS = [
-  "entries",
-  "completes",
-  "terminates",
-  "overquotas",
-  "security",
-  "reversals",
-  "earnings",
-] as const;
 const ADD_COUNTS = (table: string) =>
   COUNT_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
-const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`;
-const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`;
-const ADD_TO_COUNTER =
-  "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
-
-const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`;
+const ADD_LIFETIME_COUNTS = command<[surveyId: number, ...CountValues]>(
+  `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`,
+);
+const ADD_HOUR_COUNTS = command<[surveyId: number, hour: number, ...CountValues]>(
+  `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`,
+);
+const ADD_WINDOW_COUNTS = command<[surveyId: number, window: string, ...CountValues]>(
+  `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`,
+);
+const ADD_TO_COUNTER = command<[name: string, amount: number]>(
+  "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value",
+);
+/** A counter's value. */
+const COUNTER = statement<[name: string], number>("SELECT value FROM loop_counters WHERE name = ?", (row) =>
+  integer(row.value),
+);
+const SET_COUNTER = command<[value: number, name: string]>("UPDATE loop_counters SET value = ? WHERE name = ?");
 
 /** The windows whose totals are kept per survey (see {@link conversionWindows}). */
 const windowNames = ["last24h", "last7d"] as const;
 
 /**
- * The lock that keeps window totals whole on PostgreSQL: every writer of counts holds it shared
- * (an advisory lock: no row is written to take it, unlike FOR SHARE on the edge rows, which made
- * every entry write a multixact into one hot row), and {@link advanceWindows} holds it
- * exclusively, so no count lands in a window on one side of an expiry while its hour is
- * subtracted on the other. One key per schema ("SDS", then a hash of the schema's name).
+ * The lock that keeps window totals whole where writers run concurrently (PostgreSQL replicas):
+ * every writer of counts holds it shared (an advisory lock: no row is written to take it, unlike
+ * FOR SHARE on the edge rows, which made every entry write a multixact into one hot row), and
+ * {@link advanceWindows} holds it exclusively, so no count lands in a window on one side of an
+ * expiry while its hour is subtracted on the other. SQLite's one writer needs none.
  */
-const WINDOWS_LOCK_KEY = "5456979, hashtext(current_schema() || ':loop-windows')";
+const WINDOWS_LOCK = "loop-windows";
+const LOCK_WINDOWS = command<[]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ name: WINDOWS_LOCK }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
 
-/** The last hour already taken out of a window (read under the windows lock on PostgreSQL). */
+/** The last hour already taken out of a window (read under the windows lock). */
 function* windowEdge(window: string): Program<number> {
-  const row = yield* queryOne("SELECT value FROM loop_counters WHERE name = ?", `window-edge:${window}`);
-  return Number(row?.value ?? Number.NEGATIVE_INFINITY);
+  return (yield* first(COUNTER, `window-edge:${window}`)) ?? Number.NEGATIVE_INFINITY;
 }
 
 function* addCounts(surveyId: number, hour: number | null, delta: CountDelta): Program<void> {
   if (hour === null) {
-    yield* query(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
+    yield* execute(ADD_LIFETIME_COUNTS, surveyId, ...COUNT_VALUES(delta));
     return;
   }
-  yield* query(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
+  yield* execute(ADD_HOUR_COUNTS, surveyId, hour, ...COUNT_VALUES(delta));
   // The hour counts in each window it has not left yet.
   for (const window of windowNames) {
-    if (hour > (yield* windowEdge(window))) yield* query(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
+    if (hour > (yield* windowEdge(window))) yield* execute(ADD_WINDOW_COUNTS, surveyId, window, ...COUNT_VALUES(delta));
   }
 }
 
-const EXPIRE_WINDOW = `UPDATE loop_survey_windows SET
+const EXPIRE_WINDOW = command<[edge: number, target: number, window: string]>(`UPDATE loop_survey_windows SET
   entries = loop_survey_windows.entries - expired.entries, completes = loop_survey_windows.completes - expired.completes,
   terminates = loop_survey_windows.terminates - expired.terminates, overquotas = loop_survey_windows.overquotas - expired.overquotas,
   security = loop_survey_windows.security - expired.security, reversals = loop_survey_windows.reversals - expired.reversals,
   earnings = loop_survey_windows.earnings - expired.earnings
 FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
   SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
-WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`;
+WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`);
 
 /** Whether an hour left a window since its edge last moved: only then does a read need the write transaction of {@link advanceWindows}. */
 export function* windowsDue(now: Date): Program<boolean> {
   const current = hourOf(now);
   for (const window of windowNames) {
-    const row = yield* queryOne("SELECT value FROM loop_counters WHERE name = ?", `window-edge:${window}`);
-    if (current - conversionWindows[window] > Number(row?.value ?? Number.NEGATIVE_INFINITY)) return true;
+    if (current - conversionWindows[window] > (yield* windowEdge(window))) return true;
   }
   return false;
 }
@@ -182,47 +144,93 @@ export function* windowsDue(now: Date): Program<boolean> {
  * Takes the hours that left each window (as of `now`) out of its totals, once: the edge moves
  * with them. Cheap when no hour boundary was crossed since the last call (two counter reads).
  */
-export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<void> {
+export function* advanceWindows(now: Date): Program<void> {
   const current = hourOf(now);
-  if (dialect === "postgres") yield* query(`SELECT pg_advisory_xact_lock(${WINDOWS_LOCK_KEY})`);
+  yield* execute(LOCK_WINDOWS);
   for (const window of windowNames) {
     const target = current - conversionWindows[window];
     const edge = yield* windowEdge(window);
     if (target <= edge) continue;
-    yield* query(EXPIRE_WINDOW, edge, target, window);
-    yield* query("UPDATE loop_counters SET value = ? WHERE name = ?", target, `window-edge:${window}`);
+    yield* execute(EXPIRE_WINDOW, edge, target, window);
+    yield* execute(SET_COUNTER, target, `window-edge:${window}`);
   }
 }
+
+/** The token's lock, then the windows' shared lock (see {@link lockForRecording}). */
+const LOCK_TOKEN = command<[token: string]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ boundText: true }, { name: WINDOWS_LOCK, shared: true }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
+/**
+ * The respondent's row first (`ON CONFLICT … WHERE false` locks the row without writing a new
+ * version of it), then the locks of {@link LOCK_TOKEN}. One statement: the target list runs left
+ * to right, so the order of locks is the documented one.
+ */
+const LOCK_RESPONDENT_AND_TOKEN = command<[uid: string, token: string]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ boundText: true }, { name: WINDOWS_LOCK, shared: true }]);
+  if (locks === null) return null;
+  return `WITH respondent AS (INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid WHERE false RETURNING uid)
+SELECT (SELECT count(*) FROM respondent) AS inserted, ${locks}`;
+});
 
 /**
- * Serialises the recorders of one token across PostgreSQL replicas (a transaction-scoped
- * advisory lock), then takes the windows lock shared; SQLite's one writer already does both.
- * Without the token lock an outcome and its entry arriving together could each miss the other
- * (the outcome kept as an orphan of an entry that exists). With a respondent, the respondent's
- * row is locked first (`ON CONFLICT … WHERE false` locks the row without writing a new version
- * of it): every entry of this respondent, on every replica, waits there for the one before.
- * One statement: the target list runs left to right, so the order of locks is the documented one.
+ * Serialises the recorders of one token across replicas (a transaction-scoped advisory lock),
+ * then takes the windows lock shared; SQLite's one writer already does both (the dialect skips
+ * the statement). Without the token lock an outcome and its entry arriving together could each
+ * miss the other (the outcome kept as an orphan of an entry that exists). With a respondent, the
+ * respondent's row is locked first: every entry of this respondent, on every replica, waits
+ * there for the one before.
  */
-function* lockForRecording(dialect: ProgramDialect, token: string, respondent?: string): Program<void> {
-  if (dialect !== "postgres") return;
-  const locks = `pg_advisory_xact_lock(hashtextextended(?, 7)), pg_advisory_xact_lock_shared(${WINDOWS_LOCK_KEY})`;
-  if (respondent === undefined) {
-    yield* query(`SELECT ${locks}`, token);
-    return;
-  }
-  yield* query(
-    `WITH respondent AS (INSERT INTO loop_respondents (uid) VALUES (?) ON CONFLICT (uid) DO UPDATE SET uid = excluded.uid WHERE false RETURNING uid)
-SELECT (SELECT count(*) FROM respondent) AS inserted, ${locks}`,
-    respondent,
-    token,
-  );
+function* lockForRecording(token: string, respondent?: string): Program<void> {
+  if (respondent === undefined) yield* execute(LOCK_TOKEN, token);
+  else yield* execute(LOCK_RESPONDENT_AND_TOKEN, respondent, token);
 }
 
-/** The next sequence of the outcome feed; on PostgreSQL the counter row stays locked until commit, so sequences follow commit order. */
-function* nextSequence(): Program<number> {
-  const row = yield* queryOne("UPDATE loop_counters SET value = value + 1 WHERE name = 'outcomes' RETURNING value");
-  return Number(row?.value);
-}
+/** Takes the next sequence of the outcome feed; where writers overlap the counter row stays locked until commit, so sequences follow commit order. */
+const NEXT_SEQUENCE = statement<[], number>(
+  "UPDATE loop_counters SET value = value + 1 WHERE name = 'outcomes' RETURNING value",
+  (row) => integer(row.value),
+);
+/** Locks the outcome feed's counter row before the counts (the order of locks), where writers overlap. */
+const LOCK_OUTCOME_COUNTER = command<[]>((dialect) =>
+  dialect.lockRowsClause === null
+    ? null
+    : `SELECT value FROM loop_counters WHERE name = 'outcomes' ${dialect.lockRowsClause}`,
+);
+
+const INSERT_OUTCOME = statement<
+  [
+    sequence: number,
+    token: string,
+    outcome: OutcomeKind,
+    surveyId: number | null,
+    previous: OutcomeKind | null,
+    receivedAt: string,
+    source: OutcomeSource,
+    reason: string | null,
+  ],
+  OutcomeRecord
+>(
+  "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+  decodeOutcome,
+);
+const SET_ENTRY_OUTCOME = command<[outcome: OutcomeKind, at: string, token: string]>(
+  "UPDATE loop_entries SET outcome = ?, outcome_at = ? WHERE token = ?",
+);
+/** A survey's standing completes and decided entries, right after its counts moved. */
+const DECIDED = statement<[surveyId: number], { readonly completes: number; readonly decided: number }>(
+  "SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?",
+  (row) => {
+    const completes = integer(row.completes);
+    return {
+      completes,
+      decided: completes + integer(row.terminates) + integer(row.overquotas) + integer(row.security),
+    };
+  },
+);
+const MARK_OUTCOME_TIME = command<[at: number, cutoff: number, cutoffAt: number, surveyId: number]>(
+  "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
+);
 
 interface CurrentEntry {
   readonly token: string;
@@ -253,10 +261,10 @@ function* applyTransition(
   reason: string | null,
   settings: RecordingSettings,
 ): Program<OutcomeRecord> {
-  const sequence = yield* nextSequence();
+  const sequence = yield* one(NEXT_SEQUENCE);
   const iso = at.toISOString();
-  const row = yield* queryOne(
-    "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+  const record = yield* one(
+    INSERT_OUTCOME,
     sequence,
     entry.token,
     next,
@@ -266,29 +274,18 @@ function* applyTransition(
     source,
     reason,
   );
-  yield* query("UPDATE loop_entries SET outcome = ?, outcome_at = ? WHERE token = ?", next, iso, entry.token);
+  yield* execute(SET_ENTRY_OUTCOME, next, iso, entry.token);
   const previous = entry.outcome;
   const reversal = previous === "complete" ? 1 : 0;
   const earned = (next === "complete" ? entry.cpi : 0) - (previous === "complete" ? entry.cpi : 0);
   const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
   if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
   yield* addCounts(entry.surveyId, null, lifetime);
-  const after = yield* queryOne(
-    "SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?",
-    entry.surveyId,
-  );
-  const decided =
-    Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
+  const after = yield* one(DECIDED, entry.surveyId);
   // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
   const cutoff =
-    previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
-  yield* query(
-    "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
-    at.getTime(),
-    cutoff ? 1 : 0,
-    at.getTime(),
-    entry.surveyId,
-  );
+    previous === null && after.completes === 0 && after.decided > 0 && after.decided % settings.cutoffEntries === 0;
+  yield* execute(MARK_OUTCOME_TIME, at.getTime(), cutoff ? 1 : 0, at.getTime(), entry.surveyId);
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
     yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), {
@@ -301,24 +298,38 @@ function* applyTransition(
     reversals: reversal,
     earnings: next === "complete" ? entry.cpi : 0,
   });
-  yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
-  return toOutcome(row ?? {});
+  yield* execute(ADD_TO_COUNTER, `outcome:${next}`, 1);
+  return record;
 }
 
-function currentEntry(row: SqlRow): CurrentEntry {
-  return {
-    token: String(row.token),
-    surveyId: Number(row.survey_id),
-    cpi: Number(row.cpi),
-    outcome: asOutcome(row.outcome),
-    outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at),
-  };
-}
+/** The entry issued through sds-sync that carries a token, as a transition reads it. */
+const CURRENT_ENTRY = statement<[token: string], CurrentEntry>(
+  "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+  (row) => ({
+    token: text(row.token),
+    surveyId: integer(row.survey_id),
+    cpi: decimal(row.cpi),
+    outcome: maybeOutcomeKind(row.outcome),
+    outcomeAt: nullable(isoTime)(row.outcome_at),
+  }),
+);
+const LAST_TRANSITION = statement<[token: string], OutcomeRecord>(
+  "SELECT * FROM loop_outcomes WHERE token = ? ORDER BY sequence DESC LIMIT 1",
+  decodeOutcome,
+);
+const ORPHAN_OUTCOME = statement<[token: string], OutcomeKind>(
+  "SELECT outcome FROM loop_orphans WHERE token = ?",
+  (row) => outcomeKind(row.outcome),
+);
+const UPSERT_ORPHAN = command<[token: string, outcome: OutcomeKind, at: string]>(
+  "INSERT INTO loop_orphans (token, outcome, received_at) VALUES (?, ?, ?) ON CONFLICT (token) DO UPDATE SET outcome = excluded.outcome, received_at = excluded.received_at",
+);
+const DELETE_ORPHAN = command<[token: string]>("DELETE FROM loop_orphans WHERE token = ?");
 
 /** The feed row that set a token's current outcome (a repeat answers with it); synthesised when it was pruned. */
 function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number | null): Program<OutcomeRecord> {
-  const row = yield* queryOne("SELECT * FROM loop_outcomes WHERE token = ? ORDER BY sequence DESC LIMIT 1", token);
-  if (row) return toOutcome(row);
+  const record = yield* first(LAST_TRANSITION, token);
+  if (record) return record;
   return {
     sequence: 0,
     token,
@@ -333,19 +344,14 @@ function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number |
 
 /** {@link LoopStore.recordOutcome}. */
 export function* recordOutcome(
-  dialect: ProgramDialect,
   input: OutcomeInput,
   settings: RecordingSettings = defaultRecordingSettings,
 ): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
-  yield* lockForRecording(dialect, input.token);
-  const entryRow = yield* queryOne(
-    "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
-    input.token,
-  );
-  if (entryRow) {
-    const entry = currentEntry(entryRow);
+  yield* lockForRecording(input.token);
+  const entry = yield* first(CURRENT_ENTRY, input.token);
+  if (entry) {
     if (entry.outcome === input.outcome)
       return { recorded: false, record: yield* lastTransition(input.token, input.outcome, entry.surveyId) };
     return {
@@ -370,68 +376,81 @@ export function* recordOutcome(
     };
   }
   // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
-  const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
-  const previous = asOutcome(orphan?.outcome);
+  const previous = (yield* first(ORPHAN_OUTCOME, input.token)) ?? null;
   if (previous === input.outcome)
     return { recorded: false, record: yield* lastTransition(input.token, input.outcome, null) };
-  const sequence = yield* nextSequence();
+  const sequence = yield* one(NEXT_SEQUENCE);
   const iso = input.at.toISOString();
-  const row = yield* queryOne(
-    "INSERT INTO loop_outcomes (sequence, token, outcome, survey_id, previous_outcome, received_at, source, reason) VALUES (?, ?, ?, NULL, ?, ?, ?, ?) RETURNING *",
-    sequence,
-    input.token,
-    input.outcome,
-    previous,
-    iso,
-    source,
-    reason,
-  );
-  yield* query(
-    "INSERT INTO loop_orphans (token, outcome, received_at) VALUES (?, ?, ?) ON CONFLICT (token) DO UPDATE SET outcome = excluded.outcome, received_at = excluded.received_at",
-    input.token,
-    input.outcome,
-    iso,
-  );
-  if (!orphan) yield* query(ADD_TO_COUNTER, "orphans", 1);
-  yield* query(ADD_TO_COUNTER, `outcome:${input.outcome}`, 1);
-  return { recorded: true, record: toOutcome(row ?? {}) };
+  const record = yield* one(INSERT_OUTCOME, sequence, input.token, input.outcome, null, previous, iso, source, reason);
+  yield* execute(UPSERT_ORPHAN, input.token, input.outcome, iso);
+  if (previous === null) yield* execute(ADD_TO_COUNTER, "orphans", 1);
+  yield* execute(ADD_TO_COUNTER, `outcome:${input.outcome}`, 1);
+  return { recorded: true, record };
+}
+
+/** One row of {@link READ_FOR_ENTRY}. */
+type EntryFact =
+  | { readonly kind: "known"; readonly entry: EntryRecord }
+  | { readonly kind: "orphan"; readonly outcome: OutcomeKind }
+  | { readonly kind: "history"; readonly past: PastEntry };
+
+function decodeEntryFact(row: RawRow): EntryFact {
+  switch (row.kind) {
+    case "known":
+      return { kind: "known", entry: decodeEntry(row) };
+    case "orphan":
+      return { kind: "orphan", outcome: outcomeKind(row.outcome) };
+    default:
+      return { kind: "history", past: decodePastEntry(row) };
+  }
 }
 
 /**
  * What {@link recordEntry} reads once its locks are held, in one statement: the entry that
  * already carries the token, the outcome that arrived for it first (an orphan), and the
- * respondent's latest entries (none when `historyLimit` is 0).
+ * respondent's latest entries (none when the limit is 0).
  */
-const READ_FOR_ENTRY = `SELECT 'known' AS kind, token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE token = ?
+const READ_FOR_ENTRY = statement<[token: string, token: string, uid: string, historyLimit: number], EntryFact>(
+  `SELECT 'known' AS kind, token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE token = ?
 UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome FROM loop_orphans WHERE token = ?
-UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`;
+UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`,
+  decodeEntryFact,
+);
 
 interface EntryFacts {
-  readonly known: SqlRow | undefined;
+  readonly known: EntryRecord | undefined;
   readonly orphan: OutcomeKind | null;
   readonly history: PastEntry[];
 }
 
 function* readForEntry(token: string, uid: string, historyLimit: number): Program<EntryFacts> {
-  let known: SqlRow | undefined;
+  let known: EntryRecord | undefined;
   let orphan: OutcomeKind | null = null;
   const history: PastEntry[] = [];
-  for (const row of yield* query(READ_FOR_ENTRY, token, token, uid, historyLimit)) {
-    if (row.kind === "known") known = row;
-    else if (row.kind === "orphan") orphan = asOutcome(row.outcome);
-    else history.push(toPastEntry(row));
+  for (const fact of yield* rows(READ_FOR_ENTRY, token, token, uid, historyLimit)) {
+    if (fact.kind === "known") known = fact.entry;
+    else if (fact.kind === "orphan") orphan = fact.outcome;
+    else history.push(fact.past);
   }
   return { known, orphan, history };
 }
 
 /**
- * A new entry and its counts (lifetime, its hour, the windows the hour is in) in one statement on
- * PostgreSQL: one round trip instead of six. Each step reads the one before (RETURNING), which
- * fixes the order its rows are locked in to the documented one; the windows are decided against
- * their edges under the windows lock, as {@link addCounts} does. No row when the token is taken.
+ * A new entry, with its counts (lifetime, its hour, the windows the hour is in) in the same
+ * statement where the dialect can write several tables in one (PostgreSQL): one round trip
+ * instead of six. Each step reads the one before (RETURNING), which fixes the order its rows are
+ * locked in to the documented one; the windows are decided against their edges under the windows
+ * lock, as {@link addCounts} does. Elsewhere (SQLite) the row says `counted` false and the
+ * program counts it. No row when the token is taken.
  */
-const POSTGRES_INSERT_ENTRY = `WITH entry AS (
-  INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES ($1, $2, $3, $4, $5, 'link')
+const INSERT_ENTRY = statement<
+  [token: string, surveyId: number, uid: string, cpi: number, issuedAt: string, hour: number],
+  { readonly entry: EntryRecord; readonly counted: boolean }
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH entry AS (
+  INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING *
 ), lifetime AS (
   INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
@@ -446,22 +465,12 @@ const POSTGRES_INSERT_ENTRY = `WITH entry AS (
   WHERE edge.value IS NULL OR $6 > edge.value
   ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
 )
-SELECT entry.*, (SELECT count(*) FROM windows) AS windows FROM entry`;
-
-function* insertEntry(dialect: ProgramDialect, entry: EntryInput): Program<SqlRow | undefined> {
-  const values = [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at.toISOString()] as const;
-  const hour = hourOf(entry.at);
-  if (dialect === "postgres") return yield* queryOne(POSTGRES_INSERT_ENTRY, ...values, hour);
-  const inserted = yield* queryOne(
-    "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
-    ...values,
-  );
-  if (inserted) {
-    yield* addCounts(entry.surveyId, null, { entries: 1 });
-    yield* addCounts(entry.surveyId, hour, { entries: 1 });
-  }
-  return inserted;
-}
+SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted FROM entry`
+      : // The hour is bound as above and returned: this statement counts nothing.
+        "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *, ? AS hour, 0 AS counted",
+  (row) => ({ entry: decodeEntry(row), counted: row.counted === true || row.counted === 1 }),
+);
+const ENTRY = statement<[token: string], EntryRecord>("SELECT * FROM loop_entries WHERE token = ?", decodeEntry);
 
 /**
  * {@link LoopStore.recordEntry}. On PostgreSQL five round trips (BEGIN, the locks, one read, one
@@ -469,20 +478,16 @@ function* insertEntry(dialect: ProgramDialect, entry: EntryInput): Program<SqlRo
  * {@link applyTransition}.
  */
 export function* recordEntry<Refusal>(
-  dialect: ProgramDialect,
   entry: EntryInput,
   admit: EntryAdmission<Refusal> | undefined,
   settings: RecordingSettings = defaultRecordingSettings,
 ): Program<RecordEntryResult<Refusal>> {
-  const repeatOrConflict = (row: SqlRow): RecordEntryResult<Refusal> => {
-    const existing = toEntry(row);
-    return {
-      kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
-      entry: existing,
-    };
-  };
+  const repeatOrConflict = (existing: EntryRecord): RecordEntryResult<Refusal> => ({
+    kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
+    entry: existing,
+  });
   const admitting = admit !== undefined && entry.uid !== "";
-  yield* lockForRecording(dialect, entry.token, admitting ? entry.uid : undefined);
+  yield* lockForRecording(entry.token, admitting ? entry.uid : undefined);
   // Read under the locks: a retry of this token, or an entry of this respondent committed a moment ago, is seen.
   const facts = yield* readForEntry(entry.token, entry.uid, admitting ? HISTORY_LIMIT : 0);
   if (facts.known) return repeatOrConflict(facts.known);
@@ -491,12 +496,23 @@ export function* recordEntry<Refusal>(
     if (refusal !== undefined) return { kind: "refused", refusal };
   }
   // The attachment below takes the feed's counter; taken before the counts, as everywhere else.
-  if (facts.orphan !== null && dialect === "postgres")
-    yield* query("SELECT value FROM loop_counters WHERE name = 'outcomes' FOR UPDATE");
-  const inserted = yield* insertEntry(dialect, entry);
-  if (!inserted)
-    return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
-  if (facts.orphan === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
+  if (facts.orphan !== null) yield* execute(LOCK_OUTCOME_COUNTER);
+  const hour = hourOf(entry.at);
+  const inserted = yield* first(
+    INSERT_ENTRY,
+    entry.token,
+    entry.surveyId,
+    entry.uid,
+    entry.cpi,
+    entry.at.toISOString(),
+    hour,
+  );
+  if (!inserted) return repeatOrConflict(yield* one(ENTRY, entry.token));
+  if (!inserted.counted) {
+    yield* addCounts(entry.surveyId, null, { entries: 1 });
+    yield* addCounts(entry.surveyId, hour, { entries: 1 });
+  }
+  if (facts.orphan === null) return { kind: "recorded", entry: inserted.entry, attached: [] };
   const attached = yield* applyTransition(
     { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
     facts.orphan,
@@ -505,10 +521,16 @@ export function* recordEntry<Refusal>(
     "the outcome arrived before its entry was issued",
     settings,
   );
-  yield* query("DELETE FROM loop_orphans WHERE token = ?", entry.token);
-  yield* query(ADD_TO_COUNTER, "orphans", -1);
-  return { kind: "recorded", entry: { ...toEntry(inserted), outcome: facts.orphan }, attached: [attached] };
+  yield* execute(DELETE_ORPHAN, entry.token);
+  yield* execute(ADD_TO_COUNTER, "orphans", -1);
+  return { kind: "recorded", entry: { ...inserted.entry, outcome: facts.orphan }, attached: [attached] };
 }
+
+const IMPORT_ENTRY = command<
+  [token: string, surveyId: number, uid: string, at: string, outcome: OutcomeKind | null, outcomeAt: string | null]
+>(
+  "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING",
+);
 
 /** {@link LoopStore.importHistory}: deterministic tokens, so importing the same file twice adds nothing. */
 export function* importHistory(entries: readonly HistoryInput[]): Program<{ imported: number; skipped: number }> {
@@ -516,8 +538,8 @@ export function* importHistory(entries: readonly HistoryInput[]): Program<{ impo
   for (const item of entries) {
     const at = item.enteredAt.toISOString();
     const token = `history:${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`;
-    const row = yield* queryOne(
-      "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING RETURNING token",
+    imported += yield* execute(
+      IMPORT_ENTRY,
       token,
       item.surveyId,
       item.uid,
@@ -525,13 +547,19 @@ export function* importHistory(entries: readonly HistoryInput[]): Program<{ impo
       item.outcome ?? null,
       item.outcome === undefined ? null : at,
     );
-    if (row) imported += 1;
   }
   return { imported, skipped: entries.length - imported };
 }
 
-/** How many tokens one statement of {@link currentOutcomes} names: well under every driver's limit on parameters. */
+/** How many tokens one statement of {@link currentOutcomes} names. */
 const TOKENS_PER_READ = 500;
+const CURRENT_OUTCOMES = statement<
+  [tokens: readonly string[]],
+  { readonly token: string; readonly outcome: OutcomeKind | null }
+>(
+  (dialect) => `SELECT token, outcome FROM loop_entries WHERE source = 'link' AND ${dialect.inList("token", "text")}`,
+  (row) => ({ token: text(row.token), outcome: maybeOutcomeKind(row.outcome) }),
+);
 
 /**
  * {@link LoopStore.currentOutcomes}: the current outcome of the entries issued through sds-sync
@@ -541,31 +569,30 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
   const outcomes = new Map<string, OutcomeKind | null>();
   const unique = [...new Set(tokens)];
   for (let start = 0; start < unique.length; start += TOKENS_PER_READ) {
-    const chunk = unique.slice(start, start + TOKENS_PER_READ);
-    const rows = yield* query(
-      `SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`,
-      ...chunk,
-    );
-    for (const row of rows) outcomes.set(String(row.token), asOutcome(row.outcome));
+    for (const row of yield* rows(CURRENT_OUTCOMES, unique.slice(start, start + TOKENS_PER_READ)))
+      outcomes.set(row.token, row.outcome);
   }
   return outcomes;
 }
 
+const RESPONDENT_HISTORY = statement<[uid: string, limit: number], PastEntry>(
+  "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
+  decodePastEntry,
+);
+
 /** {@link LoopStore.respondentHistory}. */
 export function* respondentHistory(uid: string, limit: number): Program<PastEntry[]> {
-  return (yield* query(
-    "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
-    uid,
-    limit,
-  )).map(toPastEntry);
+  return yield* rows(RESPONDENT_HISTORY, uid, limit);
 }
+
+const LIFETIME_CONVERSION = statement<[], SurveyConversionCounts>(
+  "SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id",
+  (row) => ({ surveyId: integer(row.survey_id), ...decodeCounts(row) }),
+);
 
 /** {@link LoopStore.conversion}. */
 export function* lifetimeConversion(): Program<SurveyConversionCounts[]> {
-  return (yield* query("SELECT * FROM loop_survey_counts WHERE entries > 0 ORDER BY survey_id")).map((row) => ({
-    surveyId: Number(row.survey_id),
-    ...toCounts(row),
-  }));
+  return yield* rows(LIFETIME_CONVERSION);
 }
 
 const prefixed = (table: string, prefix: string) =>
@@ -573,83 +600,99 @@ const prefixed = (table: string, prefix: string) =>
 const summed = (table: string) =>
   COUNT_COLUMNS.map((column) => `COALESCE(SUM(${table}.${column}), 0) AS ${column}`).join(", ");
 
-/** The counts of one window of a {@link TOP_SURVEYS} row (`d_`: last 24 hours, `w_`: last 7 days, none: lifetime). */
-function prefixedCounts(row: SqlRow, prefix: string): ConversionCounts {
-  return toCounts(Object.fromEntries(COUNT_COLUMNS.map((column) => [column, row[`${prefix}${column}`]])));
-}
-
 const SURVEYS_WITH_ENTRIES = "loop_survey_counts AS c WHERE c.entries > 0";
-const LIFETIME_TOTALS = `SELECT COUNT(*) AS surveys, ${summed("c")} FROM ${SURVEYS_WITH_ENTRIES}`;
-const WINDOW_TOTALS = `SELECT w.window_name, ${summed("w")} FROM loop_survey_windows AS w
-  JOIN loop_survey_counts AS c ON c.survey_id = w.survey_id AND c.entries > 0 GROUP BY w.window_name`;
-const TOP_SURVEYS = `SELECT c.survey_id, ${prefixed("c", "")}, ${prefixed("d", "d_")}, ${prefixed("w", "w_")}
+const LIFETIME_TOTALS = statement<[], { readonly surveys: number; readonly counts: ReturnType<typeof decodeCounts> }>(
+  `SELECT COUNT(*) AS surveys, ${summed("c")} FROM ${SURVEYS_WITH_ENTRIES}`,
+  (row) => ({ surveys: integer(row.surveys), counts: decodeCounts(row) }),
+);
+const WINDOW_TOTALS = statement<[], readonly [string, ReturnType<typeof decodeCounts>]>(
+  `SELECT w.window_name, ${summed("w")} FROM loop_survey_windows AS w
+  JOIN loop_survey_counts AS c ON c.survey_id = w.survey_id AND c.entries > 0 GROUP BY w.window_name`,
+  (row) => [text(row.window_name), decodeCounts(row)],
+);
+/** The surveys earning most, with their lifetime counts and those of each window (`d_`: last 24 hours, `w_`: last 7 days). */
+const TOP_SURVEYS = statement<[limit: number], SurveyConversion>(
+  `SELECT c.survey_id, ${prefixed("c", "")}, ${prefixed("d", "d_")}, ${prefixed("w", "w_")}
   FROM loop_survey_counts AS c
   LEFT JOIN loop_survey_windows AS d ON d.survey_id = c.survey_id AND d.window_name = 'last24h'
   LEFT JOIN loop_survey_windows AS w ON w.survey_id = c.survey_id AND w.window_name = 'last7d'
-  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings, 0) DESC, c.earnings DESC, c.survey_id LIMIT ?`;
+  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings, 0) DESC, c.earnings DESC, c.survey_id LIMIT ?`,
+  (row) => ({
+    surveyId: integer(row.survey_id),
+    lifetime: decodeCounts(row),
+    last24h: decodeCounts(row, "d_"),
+    last7d: decodeCounts(row, "w_"),
+  }),
+);
 
 /**
  * {@link LoopStore.conversionSummary}: three statements, the sums and the ordering done by the
  * database; only `limit` surveys reach JavaScript. Call {@link advanceWindows} first.
  */
 export function* conversionSummary(limit: number): Program<ConversionSummary> {
-  const lifetime = yield* queryOne(LIFETIME_TOTALS);
-  const windows = new Map((yield* query(WINDOW_TOTALS)).map((row) => [String(row.window_name), toCounts(row)]));
-  const surveys = (yield* query(TOP_SURVEYS, limit)).map((row) => ({
-    surveyId: Number(row.survey_id),
-    lifetime: prefixedCounts(row, ""),
-    last24h: prefixedCounts(row, "d_"),
-    last7d: prefixedCounts(row, "w_"),
-  }));
+  const lifetime = yield* one(LIFETIME_TOTALS);
+  const windows = new Map(yield* rows(WINDOW_TOTALS));
+  const surveys = yield* rows(TOP_SURVEYS, limit);
   return {
     totals: {
-      lifetime: toCounts(lifetime),
-      last24h: windows.get("last24h") ?? toCounts(undefined),
-      last7d: windows.get("last7d") ?? toCounts(undefined),
+      lifetime: lifetime.counts,
+      last24h: windows.get("last24h") ?? zeroCounts,
+      last7d: windows.get("last7d") ?? zeroCounts,
     },
-    surveyCount: Number(lifetime?.surveys ?? 0),
+    surveyCount: lifetime.surveys,
     surveys,
   };
 }
+
+const NEWEST_ENTRY = statement<[], string | null>("SELECT MAX(issued_at) AS at FROM loop_entries", (row) =>
+  nullable(isoTime)(row.at),
+);
 
 /**
  * {@link LoopStore.conversionVersion}: the outcome feed's sequence, the newest entry's time and
  * the hour — what every figure of the conversion report moves with. Two indexed reads.
  */
 export function* conversionVersion(now: Date): Program<string> {
-  const sequence = (yield* queryOne("SELECT value FROM loop_counters WHERE name = 'outcomes'"))?.value;
-  const newest = (yield* queryOne("SELECT MAX(issued_at) AS at FROM loop_entries"))?.at;
-  return `${String(sequence)}:${newest === null || newest === undefined ? "" : toIso(newest)}:${hourOf(now)}`;
+  const sequence = yield* one(COUNTER, "outcomes");
+  const newest = yield* one(NEWEST_ENTRY);
+  return `${sequence}:${newest ?? ""}:${hourOf(now)}`;
 }
+
+const OUTCOME_COUNTERS = statement<[], readonly [OutcomeKind, number]>(
+  "SELECT name, value FROM loop_counters WHERE name LIKE 'outcome:%'",
+  (row) => [outcomeKind(text(row.name).slice("outcome:".length)), integer(row.value)],
+);
 
 /** {@link LoopStore.outcomeCounts}, from the counter rows kept as transitions are recorded. */
 export function* outcomeCounts(): Program<Record<OutcomeKind, number>> {
   const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
-  for (const row of yield* query("SELECT name, value FROM loop_counters WHERE name LIKE 'outcome:%'")) {
-    const kind = asOutcome(String(row.name).slice("outcome:".length));
-    if (kind) counts[kind] = Number(row.value);
-  }
+  for (const [kind, value] of yield* rows(OUTCOME_COUNTERS)) counts[kind] = value;
   return counts;
 }
 
 /** {@link LoopStore.orphanCount}. */
 export function* orphanCount(): Program<number> {
-  return Number((yield* queryOne("SELECT value FROM loop_counters WHERE name = 'orphans'"))?.value ?? 0);
+  return (yield* first(COUNTER, "orphans")) ?? 0;
 }
+
+const OUTCOMES_AFTER = statement<[after: number, limit: number], OutcomeRecord>(
+  "SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?",
+  decodeOutcome,
+);
 
 /** {@link LoopStore.listOutcomes}. */
 export function* listOutcomes(after: number, limit: number): Program<OutcomeRecord[]> {
-  return (yield* query("SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)).map(
-    toOutcome,
-  );
+  return yield* rows(OUTCOMES_AFTER, after, limit);
 }
 
 /** {@link LoopStore.latestSequence}. */
 export function* latestSequence(): Program<number> {
-  return Number((yield* queryOne("SELECT value FROM loop_counters WHERE name = 'outcomes'"))?.value ?? 0);
+  return (yield* first(COUNTER, "outcomes")) ?? 0;
 }
+
+const PRUNE_HOURS = command<[beforeHour: number]>("DELETE FROM loop_survey_hours WHERE hour < ?");
 
 /** {@link LoopStore.pruneHourlyCounts}. */
 export function* pruneHourlyCounts(before: Date): Program<number> {
-  return (yield* query("DELETE FROM loop_survey_hours WHERE hour < ? RETURNING hour", hourOf(before))).length;
+  return yield* execute(PRUNE_HOURS, hourOf(before));
 }

@@ -1,4 +1,4 @@
-import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { PruneBatchOutcome } from "../../database/retention.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**

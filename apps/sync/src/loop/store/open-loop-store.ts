@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from "../../database/database-config.ts";
+import { onDatabase, type DatabaseConfig } from "../../database/database-config.ts";
 import type { OutcomeStore } from "./loop-store.ts";
 
 /**
@@ -7,10 +7,9 @@ import type { OutcomeStore } from "./loop-store.ts";
  * used, like the sync store.
  */
 export async function openOutcomeStore(database: DatabaseConfig): Promise<OutcomeStore> {
-  if (database.kind === "sqlite") {
-    const { openSqliteOutcomeStore } = await import("./sqlite-loop-store.ts");
-    return openSqliteOutcomeStore(database.path);
-  }
-  const { openPostgresOutcomeStore } = await import("./postgres-loop-store.ts");
-  return openPostgresOutcomeStore({ connectionString: database.connectionString, schema: database.schema });
+  return onDatabase(database, {
+    sqlite: async ({ path }) => (await import("./sqlite-loop-store.ts")).openSqliteOutcomeStore(path),
+    postgres: async ({ connectionString, schema }) =>
+      (await import("./postgres-loop-store.ts")).openPostgresOutcomeStore({ connectionString, schema }),
+  });
 }

@@ -1,13 +1,10 @@
 import type pg from "pg";
+import { runOnPostgres, runPostgresTransaction } from "../../database/postgres-driver.ts";
 import { openMigratedPool, type PostgresSchemaOptions } from "../../database/postgres-migrate.ts";
-import { inPostgresTransaction } from "../../database/postgres-transaction.ts";
+import type { Program } from "../../database/program.ts";
 import { withStoreErrors } from "../../database/store-errors.ts";
-import { prunePostgresFeedPrefix } from "../../store/postgres-retention.ts";
-import type { PruneBatchOutcome } from "../../store/retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
-import { postgresPlaceholders, preparedStatementName } from "../../database/postgres-query.ts";
-import { runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
-import type { LoopStore, OutcomePruneTarget } from "./loop-store.ts";
+import type { LoopStore } from "./loop-store.ts";
 import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /**
@@ -21,19 +18,6 @@ export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): 
   return withStoreErrors<LoopStore>(new PostgresLoopStore(pool));
 }
 
-/** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
-const POSTGRES_OUTCOME_HORIZON =
-  "SELECT COALESCE((SELECT min(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes'))::text AS horizon";
-/** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
-const POSTGRES_PRUNE_ENTRIES =
-  "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < $1 AND (outcome_at IS NULL OR outcome_at < $1) ORDER BY issued_at LIMIT $2)";
-
-/** Runs one step of a program, as a prepared statement of the connection (parsed and planned once per connection). */
-const execute = (client: pg.ClientBase | pg.Pool) => async (step: SqlStep) => {
-  const text = postgresPlaceholders(step.sql);
-  return (await client.query<SqlRow>({ name: preparedStatementName(text), text, values: [...step.params] })).rows;
-};
-
 /** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
 class PostgresLoopStore extends ProgramLoopStore {
   readonly kind = "postgres" as const;
@@ -46,30 +30,11 @@ class PostgresLoopStore extends ProgramLoopStore {
   }
 
   protected runRead<T>(program: Program<T>): Promise<T> {
-    return runProgram(program, execute(this.#pool));
+    return runOnPostgres(this.#pool, program);
   }
 
-  protected runWrite<T>(what: string, program: Program<T>): Promise<T> {
-    return inPostgresTransaction(this.#pool, what, (client) => runProgram(program, execute(client)));
-  }
-
-  override pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
-    // One short transaction; readers are never blocked (MVCC), and recorders write young rows only.
-    return inPostgresTransaction(this.#pool, `pruning ${target}`, async (client) => {
-      switch (target) {
-        case "outcomes":
-          return prunePostgresFeedPrefix(client, { table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
-        case "entries": {
-          const deleted = (await client.query(POSTGRES_PRUNE_ENTRIES, [before, limit])).rowCount ?? 0;
-          return { deleted, more: deleted === limit, deferred: false };
-        }
-      }
-    });
-  }
-
-  override async feedHorizon(): Promise<number> {
-    const result = await this.#pool.query<{ horizon: string }>(POSTGRES_OUTCOME_HORIZON);
-    return Number(result.rows[0]?.horizon ?? 0);
+  protected runWrite<T>(_what: string, program: Program<T>): Promise<T> {
+    return runPostgresTransaction(this.#pool, program);
   }
 
   override async close(): Promise<void> {

@@ -1,5 +1,9 @@
-import type { PruneBatchOutcome } from "../../store/retention.ts";
-import type { Program, ProgramDialect } from "./loop-program.ts";
+import type { DialectName } from "../../database/sql-dialect.ts";
+import type { Program } from "../../database/program.ts";
+import { pruneFeedPrefix, type PruneBatchOutcome } from "../../database/retention.ts";
+import { command, statement } from "../../database/statement.ts";
+import { execute, one } from "../../database/program.ts";
+import { integer } from "../../database/columns.ts";
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
@@ -13,33 +17,53 @@ import type {
   RecordEntryResult,
 } from "./loop-store.ts";
 
+/** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
+const OUTCOME_HORIZON = statement<[], number>(
+  "SELECT COALESCE((SELECT MIN(sequence) FROM loop_outcomes) - 1, (SELECT value FROM loop_counters WHERE name = 'outcomes')) AS horizon",
+  (row) => integer(row.horizon),
+);
+/** The oldest entries issued before the horizon that got no outcome after it (`loop_entries_issued`). */
+const PRUNE_ENTRIES = command<[issuedBefore: string, outcomeBefore: string, limit: number]>(
+  "DELETE FROM loop_entries WHERE token IN (SELECT token FROM loop_entries WHERE issued_at < ? AND (outcome_at IS NULL OR outcome_at < ?) ORDER BY issued_at LIMIT ?)",
+);
+
+/** One batch of retention of the loop's records (see {@link OutcomePruneTarget}). */
+function* pruneLoopRecords(target: OutcomePruneTarget, before: Date, limit: number): Program<PruneBatchOutcome> {
+  switch (target) {
+    case "outcomes":
+      return yield* pruneFeedPrefix({ table: "loop_outcomes", timeColumn: "received_at" }, before, limit);
+    case "entries": {
+      const at = before.toISOString();
+      const deleted = yield* execute(PRUNE_ENTRIES, at, at, limit);
+      return { deleted, more: deleted === limit, deferred: false };
+    }
+  }
+}
+
 /**
  * The loop store's methods, once for both drivers: each runs its program (loop-records.ts,
  * routing-data-records.ts) as a read or as a write transaction. A driver says how it runs a
- * program (`runRead`, `runWrite`) and adds what only it does: pruning in batches, the feed's
- * horizon, closing.
+ * program (`runRead`, `runWrite`) and how it closes.
  */
 export abstract class ProgramLoopStore implements LoopStore {
-  abstract readonly kind: ProgramDialect;
+  abstract readonly kind: DialectName;
 
   /** Runs a program that only reads. */
   protected abstract runRead<T>(program: Program<T>): Promise<T>;
   /** Runs a program in one write transaction; `what` names it in errors. Durable when it resolves. */
   protected abstract runWrite<T>(what: string, program: Program<T>): Promise<T>;
 
-  abstract pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome>;
-  abstract feedHorizon(): Promise<number>;
   abstract close(): Promise<void>;
 
   recordEntry<Refusal = never>(
     entry: EntryInput,
     admit?: EntryAdmission<Refusal>,
   ): Promise<RecordEntryResult<Refusal>> {
-    return this.runWrite("recording an entry", records.recordEntry(this.kind, entry, admit));
+    return this.runWrite("recording an entry", records.recordEntry(entry, admit));
   }
 
   recordOutcome(outcome: OutcomeInput) {
-    return this.runWrite("recording an outcome", records.recordOutcome(this.kind, outcome));
+    return this.runWrite("recording an outcome", records.recordOutcome(outcome));
   }
 
   currentOutcomes(tokens: readonly string[]) {
@@ -59,7 +83,7 @@ export abstract class ProgramLoopStore implements LoopStore {
   }
 
   advanceWindows(now: Date) {
-    return this.runWrite("advancing the windows", records.advanceWindows(this.kind, now));
+    return this.runWrite("advancing the windows", records.advanceWindows(now));
   }
 
   async conversionSummary(now: Date, limit: number) {
@@ -110,5 +134,14 @@ export abstract class ProgramLoopStore implements LoopStore {
 
   pruneHourlyCounts(before: Date) {
     return this.runWrite("pruning hourly counts", records.pruneHourlyCounts(before));
+  }
+
+  pruneBatch(target: OutcomePruneTarget, before: Date, limit: number): Promise<PruneBatchOutcome> {
+    // One short write transaction; readers go on reading meanwhile (WAL, MVCC), and recorders write young rows only.
+    return this.runWrite(`pruning ${target}`, pruneLoopRecords(target, before, limit));
+  }
+
+  feedHorizon(): Promise<number> {
+    return this.runRead(one(OUTCOME_HORIZON));
   }
 }

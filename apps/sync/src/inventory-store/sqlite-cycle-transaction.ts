@@ -1,13 +1,16 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { StatementSync } from "node:sqlite";
 import { StoreError } from "../common/errors.ts";
+import { execute, one } from "../database/program.ts";
+import type { SqliteConnection } from "../database/sqlite-driver.ts";
+import { quarantineColumns, quarantineUpsertConflict, surveyUpsertConflict, surveyWriteColumns } from "./cycle-sql.ts";
 import {
-  inventorySql,
-  quarantineColumns,
-  quarantineUpsertConflict,
+  COMPLETE_CYCLE_RUN,
+  LATEST_SEQUENCE,
+  OPEN_CYCLE_RUN,
+  RESOLVE_LIST_QUARANTINE,
+  SET_LATEST_SEQUENCE,
   runParams,
-  surveyUpsertConflict,
-  surveyWriteColumns,
-} from "./inventory-sql.ts";
+} from "./inventory-records.ts";
 import type { CommitOutcome, CycleBatch, CycleTransaction, RunInput } from "./store.ts";
 
 const bool = (value: boolean): number => (value ? 1 : 0);
@@ -21,8 +24,7 @@ export const WAL_AUTOCHECKPOINT_PAGES = 1000;
  * connection, so under WAL they keep seeing the last committed state until the commit.
  */
 export class SqliteCycleTransaction implements CycleTransaction {
-  readonly #db: DatabaseSync;
-  readonly #statement: (sql: string) => StatementSync;
+  readonly #connection: SqliteConnection;
   readonly #at: string;
   readonly #runId: number;
   readonly #onEnd: (committed: boolean) => void;
@@ -30,39 +32,31 @@ export class SqliteCycleTransaction implements CycleTransaction {
   readonly #firstSequence: number;
   #open = true;
 
-  private constructor(
-    db: DatabaseSync,
-    statement: (sql: string) => StatementSync,
-    at: Date,
-    onEnd: (committed: boolean) => void,
-  ) {
-    this.#db = db;
-    this.#statement = statement;
+  private constructor(connection: SqliteConnection, at: Date, onEnd: (committed: boolean) => void) {
+    this.#connection = connection;
     this.#at = at.toISOString();
     this.#onEnd = onEnd;
-    db.exec("BEGIN IMMEDIATE");
+    connection.db.exec("BEGIN IMMEDIATE");
     try {
       // BEGIN IMMEDIATE holds the write lock: the counter cannot move under this transaction.
-      const counter = statement(inventorySql.latestSequence).get() as { value: number };
-      this.#firstSequence = counter.value + 1;
+      this.#firstSequence = connection.run(one(LATEST_SEQUENCE)) + 1;
       this.#nextSequence = this.#firstSequence;
-      const run = statement(inventorySql.openCycleRun).get(this.#at, this.#at) as { id: number };
-      this.#runId = run.id;
+      this.#runId = connection.run(one(OPEN_CYCLE_RUN, this.#at, this.#at));
     } catch (error) {
-      db.exec("ROLLBACK");
+      connection.db.exec("ROLLBACK");
       throw error;
     }
   }
 
+  /** The writer connection's prepared statement of a text (the cycle's per-row writes, SQLite's own). */
+  #statement(text: string): StatementSync {
+    return this.#connection.prepare(text).statement;
+  }
+
   /** Opens the transaction. `onEnd` learns when it is over, and whether it committed (then the WAL wants a checkpoint). */
-  static begin(
-    db: DatabaseSync,
-    statement: (sql: string) => StatementSync,
-    at: Date,
-    onEnd: (committed: boolean) => void,
-  ): SqliteCycleTransaction {
+  static begin(connection: SqliteConnection, at: Date, onEnd: (committed: boolean) => void): SqliteCycleTransaction {
     try {
-      return new SqliteCycleTransaction(db, statement, at, onEnd);
+      return new SqliteCycleTransaction(connection, at, onEnd);
     } catch (error) {
       onEnd(false);
       throw error;
@@ -159,17 +153,18 @@ export class SqliteCycleTransaction implements CycleTransaction {
       const hasChanges = this.#nextSequence > this.#firstSequence;
       const firstSequence = hasChanges ? this.#firstSequence : null;
       const lastSequence = hasChanges ? this.#nextSequence - 1 : null;
-      this.#statement(inventorySql.completeCycleRun).run(...runParams(run), firstSequence, lastSequence, this.#runId);
-      if (lastSequence !== null) this.#statement(inventorySql.setLatestSequence).run(lastSequence);
-      if (run.status === "succeeded") this.#statement(inventorySql.resolveListQuarantine).run(this.#at, this.#runId);
+      const connection = this.#connection;
+      connection.run(execute(COMPLETE_CYCLE_RUN, ...runParams(run), firstSequence, lastSequence, this.#runId));
+      if (lastSequence !== null) connection.run(execute(SET_LATEST_SEQUENCE, lastSequence));
+      if (run.status === "succeeded") connection.run(execute(RESOLVE_LIST_QUARANTINE, this.#at, this.#runId));
       // By now the WAL holds the whole cycle (thousands of pages after a first sync): SQLite's
       // auto-checkpoint would copy them into the database and fsync inside this COMMIT, adding
       // ~175 ms to a 10,000-survey first sync. The store checkpoints right after instead (`onEnd`).
-      this.#db.exec("PRAGMA wal_autocheckpoint = 0");
+      this.#connection.db.exec("PRAGMA wal_autocheckpoint = 0");
       try {
-        this.#db.exec("COMMIT");
+        this.#connection.db.exec("COMMIT");
       } finally {
-        this.#db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+        this.#connection.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       }
       this.#end(true);
       return Promise.resolve({ runId: this.#runId, firstSequence, lastSequence });
@@ -187,7 +182,7 @@ export class SqliteCycleTransaction implements CycleTransaction {
   #abandon(): void {
     if (!this.#open) return;
     try {
-      this.#db.exec("ROLLBACK");
+      this.#connection.db.exec("ROLLBACK");
     } catch {
       // SQLite already rolled back (some errors end the transaction themselves).
     }

@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from "../database/database-config.ts";
+import { onDatabase, type DatabaseConfig } from "../database/database-config.ts";
 import type { SyncStore } from "./store.ts";
 
 /**
@@ -13,10 +13,9 @@ import type { SyncStore } from "./store.ts";
  * ```
  */
 export async function openStore(database: DatabaseConfig): Promise<SyncStore> {
-  if (database.kind === "sqlite") {
-    const { openSqliteStore } = await import("./sqlite-store.ts");
-    return openSqliteStore({ path: database.path });
-  }
-  const { openPostgresStore } = await import("./postgres-store.ts");
-  return openPostgresStore({ connectionString: database.connectionString, schema: database.schema });
+  return onDatabase(database, {
+    sqlite: async ({ path }) => (await import("./sqlite-store.ts")).openSqliteStore({ path }),
+    postgres: async ({ connectionString, schema }) =>
+      (await import("./postgres-store.ts")).openPostgresStore({ connectionString, schema }),
+  });
 }

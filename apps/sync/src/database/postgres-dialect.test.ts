@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { postgresPlaceholders } from "./postgres-query.ts";
+import { postgresPlaceholders } from "./postgres-dialect.ts";
 
 describe("postgresPlaceholders", () => {
   it("numbers the placeholders in order", () => {

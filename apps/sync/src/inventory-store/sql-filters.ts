@@ -1,3 +1,4 @@
+import type { SqlValue } from "../database/sql-dialect.ts";
 import type { SurveyQuery } from "./store.ts";
 
 /**
@@ -5,10 +6,10 @@ import type { SurveyQuery } from "./store.ts";
  * filtering cannot drift. A device condition is the bare boolean column, which both dialects
  * read as true or false; the change time is bound as ISO 8601 text.
  */
-export function surveyQueryWhere(query: SurveyQuery): { readonly where: string; readonly params: unknown[] } {
+export function surveyQueryWhere(query: SurveyQuery): { readonly where: string; readonly params: SqlValue[] } {
   const conditions: string[] = [];
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
+  const params: SqlValue[] = [];
+  const bind = (value: SqlValue): string => {
     params.push(value);
     return "?";
   };

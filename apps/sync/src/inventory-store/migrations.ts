@@ -1,4 +1,6 @@
+import { dialects } from "../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../database/migration-ledger.ts";
+import type { ColumnTypes } from "../database/sql-dialect.ts";
 
 /**
  * Versioned schema migrations, one list for both stores. Each store applies, at open and in
@@ -10,24 +12,10 @@ import type { Dialect, Migration, MigrationLedger } from "../database/migration-
  * boolean and numeric. Raw upstream records are kept as text (`json` in PostgreSQL, which
  * preserves the bytes) so a survey reads back exactly as it was received.
  */
-const types = {
-  sqlite: {
-    time: "TEXT",
-    bool: "INTEGER",
-    decimal: "REAL",
-    json: "TEXT",
-    bigint: "INTEGER",
-    identity: "INTEGER PRIMARY KEY AUTOINCREMENT",
-  },
-  postgres: {
-    time: "timestamptz",
-    bool: "boolean",
-    decimal: "numeric",
-    json: "json",
-    bigint: "bigint",
-    identity: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-  },
-} as const;
+const types: Readonly<Record<Dialect, ColumnTypes>> = {
+  sqlite: dialects.sqlite.types,
+  postgres: dialects.postgres.types,
+};
 
 function initialSchema(dialect: Dialect): string {
   const t = types[dialect];

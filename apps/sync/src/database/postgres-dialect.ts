@@ -1,12 +1,12 @@
-import pg from "pg";
+import type { AdvisoryLock, SqlDialect } from "./sql-dialect.ts";
 
 /** Statements already rewritten: a fixed set of literals, so the cache stays as small as the code. */
 const rewritten = new Map<string, string>();
 
 /**
  * Rewrites a statement written with `?` placeholders (the form node:sqlite takes, and the one
- * the statements both stores share are written in) into PostgreSQL's `$1 … $n`, in order. A `?`
- * inside a quoted literal or identifier is text, not a placeholder, and is left alone.
+ * every statement is written in) into PostgreSQL's `$1 … $n`, in order. A `?` inside a quoted
+ * literal or identifier is text, not a placeholder, and is left alone.
  *
  * @example
  * ```ts
@@ -61,29 +61,39 @@ export function preparedStatementName(text: string): string | undefined {
   return name;
 }
 
-type TypeId = Parameters<typeof pg.types.getTypeParser>[0];
-/** The type OID of `json`. */
-const JSON_OID = 114;
+/** First half of the two-key advisory locks of a schema ("SDS" in ASCII, as in advisory-lock.ts). */
+const SDS_LOCK_CLASS = 5456979;
 
-/** The driver's parser of a type, but `json` columns arrive as their text, as node:sqlite returns them: one row mapper reads both. */
-function jsonAsTextParser(oid: TypeId, format?: "text" | "binary"): unknown {
-  // `TypeId` is an enum in pg-types' typings only: at run time an OID is a plain number.
-  if ((oid as number) === JSON_OID) return (text: string) => text;
-  const parser: unknown = pg.types.getTypeParser(oid, format);
-  return parser;
+/** The key of one advisory lock: a bound text hashed to a bigint, or this schema's lock of a name. */
+function lockKey(lock: AdvisoryLock): string {
+  return "boundText" in lock
+    ? "hashtextextended(?, 7)"
+    : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
 }
 
-const jsonAsText: pg.CustomTypesConfig = { getTypeParser: jsonAsTextParser };
-
-/**
- * Runs one statement written with `?` placeholders (see {@link postgresPlaceholders}) on a pool
- * or a connection. Rows come as the driver gives them (bigint and numeric as strings,
- * timestamptz as a Date, boolean as a boolean), save `json`, which arrives as text.
- */
-export function postgresQuery<Row extends pg.QueryResultRow = Record<string, unknown>>(
-  queryable: pg.Pool | pg.ClientBase,
-  sql: string,
-  params: readonly unknown[] = [],
-): Promise<pg.QueryResult<Row>> {
-  return queryable.query<Row>({ text: postgresPlaceholders(sql), values: [...params], types: jsonAsText });
-}
+/** PostgreSQL through node-postgres: concurrent writers (replicas), so programs lock; one statement can write several tables. */
+export const postgresDialect: SqlDialect = {
+  name: "postgres",
+  types: {
+    time: "timestamptz",
+    bool: "boolean",
+    decimal: "numeric",
+    json: "json",
+    bigint: "bigint",
+    identity: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+  },
+  placeholders: postgresPlaceholders,
+  statementName: preparedStatementName,
+  advisoryLocks: (locks) =>
+    locks
+      .map(
+        (lock) =>
+          `${lock.shared === true ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"}(${lockKey(lock)})`,
+      )
+      .join(", "),
+  lockRowsClause: "FOR UPDATE",
+  dataModifyingCte: true,
+  inList: (column, type) => `${column} = ANY(?::${type}[])`,
+  hourOf: (column) => `floor(extract(epoch from ${column}) / 3600)::bigint`,
+  currentHour: "(floor(extract(epoch from now()) / 3600)::bigint)",
+};

@@ -1,5 +1,5 @@
 import type { Device } from "@sds/schemas";
-import type { RetentionStore } from "./retention.ts";
+import type { RetentionStore } from "./inventory-retention.ts";
 
 /**
  * The one interface both stores implement (SQLite embedded, PostgreSQL in production). The

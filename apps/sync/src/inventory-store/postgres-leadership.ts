@@ -1,5 +1,20 @@
 import pg from "pg";
+import { bool, integer } from "../database/columns.ts";
 import { advisoryLockKey, type AdvisoryLockKey } from "../database/advisory-lock.ts";
+import { runOnPostgres } from "../database/postgres-driver.ts";
+import { execute, one } from "../database/program.ts";
+import { command, statement } from "../database/statement.ts";
+
+/*
+ * Leadership runs on a connection of its own (the session lock lives and dies with it); its
+ * statements go the one way every statement reaches PostgreSQL (postgres-driver.ts).
+ */
+const PING = command<[]>("SELECT 1");
+const TRY_LOCK = statement<[classId: number, objectId: number], boolean>(
+  "SELECT pg_try_advisory_lock(?, ?) AS locked",
+  (row) => bool(row.locked),
+);
+const BACKEND_PID = statement<[], number>("SELECT pg_backend_pid() AS pid", (row) => integer(row.pid));
 import type { Leadership } from "./store.ts";
 
 /**
@@ -39,14 +54,10 @@ export class PostgresLeadership implements Leadership {
       const client = await this.#connection();
       if (this.#isLeader) {
         // Confirms the connection (and with it the lock) is still alive.
-        await client.query("SELECT 1");
+        await runOnPostgres(client, execute(PING));
         return true;
       }
-      const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
-        this.#key.classId,
-        this.#key.objectId,
-      ]);
-      this.#isLeader = result.rows[0]?.locked === true;
+      this.#isLeader = await runOnPostgres(client, one(TRY_LOCK, this.#key.classId, this.#key.objectId));
       return this.#isLeader;
     } catch {
       // A dead lock connection means the lock is gone with it; drop it and try afresh next time.
@@ -76,9 +87,9 @@ export class PostgresLeadership implements Leadership {
       if (this.#client === client) this.#discard();
     });
     await client.connect();
-    const pid = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const pid = await runOnPostgres(client, one(BACKEND_PID));
     this.#client = client;
-    this.#pid = pid.rows[0]?.pid;
+    this.#pid = pid;
     return client;
   }
 

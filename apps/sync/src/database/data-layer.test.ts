@@ -1,0 +1,113 @@
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { StoreError } from "../common/errors.ts";
+import { bool, decimal, integer, isoTime, json, nullable, oneOf, text } from "./columns.ts";
+import { postgresDialect } from "./postgres-dialect.ts";
+import { execute, first, one, rows } from "./program.ts";
+import { sqliteDialect } from "./sqlite-dialect.ts";
+import { SqliteConnection } from "./sqlite-driver.ts";
+import { command, compileStatement, statement } from "./statement.ts";
+
+function connection(): SqliteConnection {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL, kind TEXT NOT NULL)");
+  return new SqliteConnection(db);
+}
+
+const kinds = ["book", "game"] as const;
+const INSERT = command<[id: number, name: string, price: number, kind: string]>(
+  "INSERT INTO items (id, name, price, kind) VALUES (?, ?, ?, ?)",
+);
+const ITEMS = statement<[ids: readonly number[]], { id: number; name: string; kind: (typeof kinds)[number] }>(
+  (dialect) => `SELECT id, name, kind FROM items WHERE ${dialect.inList("id", "bigint")} ORDER BY id`,
+  (row) => ({ id: integer(row.id), name: text(row.name), kind: oneOf(kinds)(row.kind) }),
+);
+/** A lock only concurrent writers need: SQLite's dialect skips it. */
+const LOCK = command<[]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ name: "items" }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
+
+describe("programs over typed statements", () => {
+  it("runs a program on SQLite: binds a list, skips what the dialect does not need, decodes each row once", () => {
+    const db = connection();
+    const result = db.run(
+      (function* () {
+        yield* execute(LOCK);
+        let inserted = 0;
+        for (const [id, name] of [
+          [1, "a"],
+          [2, "b"],
+          [3, "c"],
+        ] as const)
+          inserted += yield* execute(INSERT, id, name, 9.5, "book");
+        return { inserted, found: yield* rows(ITEMS, [3, 1, 42]) };
+      })(),
+    );
+    expect(result).toEqual({
+      inserted: 3,
+      found: [
+        { id: 1, name: "a", kind: "book" },
+        { id: 3, name: "c", kind: "book" },
+      ],
+    });
+  });
+
+  it("refuses a value the store should not hold with a StoreError, never a default", () => {
+    const db = connection();
+    db.run(execute(INSERT, 1, "a", 1, "comic"));
+    expect(() => db.run(rows(ITEMS, [1]))).toThrow(StoreError);
+    expect(() => db.run(rows(ITEMS, [1]))).toThrow(/"comic" where one of book, game was expected/);
+  });
+
+  it("makes up no row: `one` without a row is a StoreError, `first` is undefined", () => {
+    const db = connection();
+    expect(db.run(first(ITEMS, [7]))).toBeUndefined();
+    expect(() => db.run(one(ITEMS, [7]))).toThrow(StoreError);
+  });
+});
+
+describe("the dialect objects", () => {
+  it("compile one statement per dialect: placeholders, names and skipped locks", () => {
+    const sqlite = compileStatement(ITEMS.text, sqliteDialect);
+    const postgres = compileStatement(ITEMS.text, postgresDialect);
+    expect(sqlite).toEqual({
+      text: "SELECT id, name, kind FROM items WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+      name: undefined,
+    });
+    expect(postgres?.text).toBe("SELECT id, name, kind FROM items WHERE id = ANY($1::bigint[]) ORDER BY id");
+    expect(postgres?.name).toMatch(/^sds_\d+$/);
+    expect(compileStatement(LOCK.text, sqliteDialect)).toBeNull();
+    expect(compileStatement(LOCK.text, postgresDialect)?.text).toBe(
+      "SELECT pg_advisory_xact_lock(5456979, hashtext(current_schema() || ':items'))",
+    );
+  });
+});
+
+describe("column decoders", () => {
+  it("read what either driver returns", () => {
+    expect(integer(7)).toBe(7);
+    expect(integer("9007199254740991")).toBe(9007199254740991);
+    expect(decimal("1.25")).toBe(1.25);
+    expect(isoTime(new Date("2026-01-02T03:04:05.000Z"))).toBe("2026-01-02T03:04:05.000Z");
+    expect(isoTime("2026-01-02T03:04:05.000Z")).toBe("2026-01-02T03:04:05.000Z");
+    expect([bool(1), bool(false)]).toEqual([true, false]);
+    expect(json('{"a":1}')).toEqual({ a: 1 });
+    expect(nullable(integer)(null)).toBeNull();
+  });
+
+  it("refuse what neither driver should return", () => {
+    for (const decode of [
+      () => integer("12abc"),
+      () => integer(1.5),
+      () => integer("9007199254740993"),
+      () => decimal("NaN"),
+      () => decimal(""),
+      () => text(3),
+      () => isoTime("yesterday"),
+      () => bool("yes"),
+      () => integer(null),
+    ])
+      expect(decode).toThrow(StoreError);
+  });
+});

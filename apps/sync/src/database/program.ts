@@ -1,0 +1,81 @@
+import { StoreError } from "../common/errors.ts";
+import type { SqlValue } from "./sql-dialect.ts";
+import type { RawRow, Statement, StatementText } from "./statement.ts";
+
+/*
+ * Store logic is written once, as generator "programs" that yield statements and get their
+ * results back; each driver runs them inside its own transaction. SQLite (node:sqlite is
+ * synchronous) runs every step at once, so no other work interleaves while it holds the write
+ * lock; PostgreSQL awaits each step on one pooled connection. What the dialects write
+ * differently is in the dialect objects (sql-dialect.ts), never in a program.
+ */
+
+/** One statement to run with its parameters: what a driver gets (the program decodes the rows). */
+export interface SqlStep {
+  readonly text: StatementText;
+  readonly params: readonly SqlValue[];
+}
+
+/** What a driver gives back for a step: the rows it returned, undecoded, and the rows it changed. */
+export interface StepResult {
+  readonly rows: readonly RawRow[];
+  readonly changes: number;
+}
+
+/** A piece of store logic: yields statements, receives each one's result, returns its own. */
+export type Program<T> = Generator<SqlStep, T, StepResult>;
+
+/** Runs `statement` and gives back its rows, decoded. */
+export function* rows<Params extends readonly SqlValue[], Row>(
+  statement: Statement<Params, Row>,
+  ...params: Params
+): Program<Row[]> {
+  const result = yield { text: statement.text, params };
+  return result.rows.map(statement.decode);
+}
+
+/** Runs `statement` and gives back its first row, decoded, if any. */
+export function* first<Params extends readonly SqlValue[], Row>(
+  statement: Statement<Params, Row>,
+  ...params: Params
+): Program<Row | undefined> {
+  const result = yield { text: statement.text, params };
+  const row = result.rows[0];
+  return row === undefined ? undefined : statement.decode(row);
+}
+
+/** Runs `statement`, which must return a row (`INSERT … RETURNING`, a counter): no row is a StoreError, never a made-up record. */
+export function* one<Params extends readonly SqlValue[], Row>(
+  statement: Statement<Params, Row>,
+  ...params: Params
+): Program<Row> {
+  const result = yield { text: statement.text, params };
+  const row = result.rows[0];
+  if (row === undefined) throw new StoreError("the store returned no row where one was expected");
+  return statement.decode(row);
+}
+
+/** Runs `statement` for its effect and gives back how many rows it changed (0 when the dialect skips it). */
+export function* execute<Params extends readonly SqlValue[]>(
+  statement: Statement<Params, unknown>,
+  ...params: Params
+): Program<number> {
+  return (yield { text: statement.text, params }).changes;
+}
+
+/** Runs `program` to its end with a synchronous executor (SQLite). */
+export function runProgramSync<T>(program: Program<T>, executeStep: (step: SqlStep) => StepResult): T {
+  let next = program.next();
+  while (!next.done) next = program.next(executeStep(next.value));
+  return next.value;
+}
+
+/** Runs `program` to its end with an asynchronous executor (PostgreSQL). */
+export async function runProgram<T>(
+  program: Program<T>,
+  executeStep: (step: SqlStep) => Promise<StepResult>,
+): Promise<T> {
+  let next = program.next();
+  while (!next.done) next = program.next(await executeStep(next.value));
+  return next.value;
+}
