@@ -25,16 +25,19 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${__SDS_CLI_VERSION__}\n`);
 } else if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h"))) {
   void Promise.all([
-    import("./internal/help.ts"),
+    import("./framework/help.ts"),
     import("./commands/registry.ts"),
-    import("./internal/styles.ts"),
+    import("./framework/styles.ts"),
   ]).then(([{ renderMainHelp }, { commandCatalog }, { decideStyles }]) => {
     const styles = decideStyles({ stdout: process.stdout, stderr: process.stderr, env: process.env }, undefined);
     process.stdout.write(renderMainHelp(__SDS_CLI_VERSION__, commandCatalog, styles.stdout));
   });
 } else {
-  void import("./internal/run-cli.ts").then(async ({ runCli }) => {
-    const { processIo } = await import("./internal/io.ts");
-    process.exitCode = await runCli(argv, processIo());
+  void Promise.all([
+    import("./framework/run-cli.ts"),
+    import("./framework/io.ts"),
+    import("./commands/registry.ts"),
+  ]).then(async ([{ runCli }, { processIo }, { commandCatalog }]) => {
+    process.exitCode = await runCli(argv, processIo(), commandCatalog);
   });
 }
