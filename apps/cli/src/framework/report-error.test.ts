@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { joinSentences, minimumRedactedLength, redactSecrets } from "./report-error.ts";
 
 describe("redactSecrets", () => {
-  it("redacts secrets of at least MIN_KEY_LENGTH characters, the length @sds/routing accepts", () => {
+  it("redacts secrets of at least MIN_KEY_LENGTH characters, the length under which @sds/routing calls a key weak", () => {
     expect(minimumRedactedLength).toBe(MIN_KEY_LENGTH);
     expect(redactSecrets("key=sixteen-chars-key! again sixteen-chars-key!", new Set(["sixteen-chars-key!"]))).toBe(
       "key=[redacted] again [redacted]",

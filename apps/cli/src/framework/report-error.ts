@@ -24,9 +24,10 @@ const hintByExitCode: Partial<Record<ExitCode, string>> = {
 
 /**
  * The shortest secret that is redacted: `MIN_KEY_LENGTH` of @sds/routing (a test keeps the two
- * equal; importing it here would load the signing code at every start). A shorter key is
- * refused where it enters (`sds link`), and redacting a few characters would blank them out of
- * ordinary words (`un[redacted]nown`), which shows the key instead of hiding it.
+ * equal; importing it here would load the signing code at every start). Redacting a few
+ * characters would blank them out of ordinary words (`un[redacted]nown`), which shows the key
+ * instead of hiding it; a shorter key (`sds link` signs with one, with a warning) is never
+ * written into any output in the first place.
  */
 export const minimumRedactedLength = 16;
 

@@ -1,12 +1,35 @@
 import type { EncryptionSettings } from "@sds/schemas";
 import type { SignatureSchemeOptions } from "@sds/routing";
 import { connect } from "../../connection/client.ts";
-import type { CommandContext, OptionSpecs } from "../../framework/command.ts";
+import type { CommandContext, OptionSpec, OptionSpecs } from "../../framework/command.ts";
 import { UsageError } from "../../framework/errors.ts";
 import { readStdinText } from "../../framework/stdin.ts";
 
 /** The environment variable that can hold an `EncryptionKey` for the `link` commands. */
 export const ENCRYPTION_KEY_ENV = "SDS_ENCRYPTION_KEY";
+
+/** The account's two encryption settings, as `--encryption` names them. */
+export const encryptionDirections = ["incoming", "outgoing"] as const;
+/** One of {@link encryptionDirections}. */
+export type EncryptionDirection = (typeof encryptionDirections)[number];
+
+const accountFieldOf = {
+  incoming: "IncomingEncryption",
+  outgoing: "OutgoingEncryption",
+} as const satisfies Record<EncryptionDirection, string>;
+
+/**
+ * `--encryption incoming|outgoing`: which of the account's two keys a `link` command uses, with
+ * the command's default in its help (sign: incoming; verify and calibrate: outgoing).
+ */
+export function encryptionOption(defaultDirection: EncryptionDirection) {
+  return {
+    type: "string",
+    valueName: "DIRECTION",
+    choices: encryptionDirections,
+    description: `which of the account's keys: incoming (IncomingEncryption, the key the marketplace checks entry links with) or outgoing (OutgoingEncryption, the key it signs S2S callbacks with); default ${defaultDirection}; wins over ${ENCRYPTION_KEY_ENV}`,
+  } as const satisfies OptionSpec;
+}
 
 /** The key source of every `link` command. Never a flag value: flags end up in shell history. */
 export const linkKeyOptions = {
@@ -14,6 +37,7 @@ export const linkKeyOptions = {
     type: "boolean",
     description: `read the EncryptionKey from standard input (else ${ENCRYPTION_KEY_ENV}, else the account's)`,
   },
+  encryption: encryptionOption("incoming"),
 } as const satisfies OptionSpecs;
 
 /** The scheme options of `sds link sign` and `sds link verify`. */
@@ -38,59 +62,73 @@ export const linkSchemeOptions = {
   ...linkKeyOptions,
 } as const satisfies OptionSpecs;
 
-/** A key and the scheme fields it came with. */
+/** A key, where it came from, and the scheme fields it came with. */
 export interface LinkKey {
   readonly key: string;
+  /** Where the key came from: `IncomingEncryption` or `OutgoingEncryption` (the account's), `SDS_ENCRYPTION_KEY` or `--key-stdin`. */
+  readonly source: string;
   /** `Algorithm` and `QueryParameter` of the account, when the key came from it. */
   readonly fromAccount: SignatureSchemeOptions;
 }
 
 /**
- * The key of a `link` command: `--key-stdin`, else `SDS_ENCRYPTION_KEY`, else the account's
- * `IncomingEncryption` or `OutgoingEncryption` (fetched). Registered as a secret where it enters,
- * so no output of the CLI, `--debug` included, ever shows it.
+ * The key of a `link` command: `--key-stdin`, else the account's key that `--encryption` names,
+ * else `SDS_ENCRYPTION_KEY`, else the account's key of `defaultDirection` (fetched). Any
+ * non-empty key is taken; one shorter than @sds/routing's `MIN_KEY_LENGTH` gets a warning.
+ * Registered as a secret where it enters, so no output of the CLI, `--debug` included, ever
+ * shows it (a key too short to redact safely is never printed in the first place).
  */
 export async function resolveLinkKey(
   context: CommandContext<typeof linkKeyOptions>,
-  accountField: "IncomingEncryption" | "OutgoingEncryption",
+  defaultDirection: EncryptionDirection,
 ): Promise<LinkKey> {
+  const asked = context.options.encryption as EncryptionDirection | undefined;
   if (context.options["key-stdin"] === true) {
+    if (asked !== undefined)
+      throw new UsageError("--encryption picks one of the account's keys; --key-stdin gives a key of your own", {
+        hint: "Pass one of them.",
+      });
     if (context.globals.apiKeyStdin)
       throw new UsageError("--key-stdin and --api-key-stdin both read standard input; put the API key in SDS_API_KEY");
     const key = (await readStdinText(context.io.stdin)).replace(/\r?\n$/, "");
     if (key === "") throw new UsageError("--key-stdin read an empty key");
-    await refuseShortKey(key, "--key-stdin");
-    context.registerSecret(key);
-    return { key, fromAccount: {} };
+    return await ownKey(context, key, "--key-stdin");
   }
   const fromEnvironment = context.io.env[ENCRYPTION_KEY_ENV];
-  if (fromEnvironment !== undefined && fromEnvironment !== "") {
-    await refuseShortKey(fromEnvironment, ENCRYPTION_KEY_ENV);
-    context.registerSecret(fromEnvironment);
-    return { key: fromEnvironment, fromAccount: {} };
-  }
+  if (asked === undefined && fromEnvironment !== undefined && fromEnvironment !== "")
+    return await ownKey(context, fromEnvironment, ENCRYPTION_KEY_ENV);
   const { client } = await connect(context);
   const { data: account } = await client.account.get({ signal: context.signal });
   for (const settings of [account.IncomingEncryption, account.OutgoingEncryption])
     if (settings.EncryptionKey) context.registerSecret(settings.EncryptionKey);
-  return fromSettings(account[accountField], accountField);
+  const accountField = accountFieldOf[asked ?? defaultDirection];
+  const key = fromSettings(account[accountField], accountField);
+  await warnIfShort(context, key.key, key.source);
+  return key;
+}
+
+/** The key's source in words, for the notes that name the key used: `the account's IncomingEncryption key`, `the key from SDS_ENCRYPTION_KEY`. */
+export function describeKey(key: LinkKey): string {
+  return key.source.endsWith("Encryption") ? `the account's ${key.source} key` : `the key from ${key.source}`;
+}
+
+async function ownKey(context: CommandContext, key: string, source: string): Promise<LinkKey> {
+  context.registerSecret(key);
+  await warnIfShort(context, key, source);
+  return { key, source, fromAccount: {} };
 }
 
 /**
- * Refuses a key shorter than @sds/routing's `MIN_KEY_LENGTH` where it enters, before it is
- * registered as a secret: signing with it would fail anyway, and redacting a few characters
- * would mark them in ordinary words. The message names the minimum, never the key.
+ * Warns about a key shorter than @sds/routing's `MIN_KEY_LENGTH`: it still signs (documented
+ * examples use such keys), but a signature under it can be found by trying. The warning names
+ * the minimum, never the key.
  */
-async function refuseShortKey(key: string, source: string): Promise<void> {
+async function warnIfShort(context: CommandContext, key: string, source: string): Promise<void> {
   const { MIN_KEY_LENGTH } = await import("@sds/routing");
-  if (Array.from(key).length < MIN_KEY_LENGTH) {
-    throw new UsageError(
-      `the key from ${source} is shorter than ${MIN_KEY_LENGTH} characters, too short to be an EncryptionKey`,
-      {
-        hint: "Use the account's full EncryptionKey (`sds account show --reveal-secrets` shows it).",
-      },
+  if (Array.from(key).length < MIN_KEY_LENGTH)
+    context.output.warn(
+      `${describeKey({ key, source, fromAccount: {} })} is shorter than ${MIN_KEY_LENGTH} characters: fine for a documented example, too weak for a live account`,
     );
-  }
 }
 
 /**
@@ -119,6 +157,7 @@ function fromSettings(settings: EncryptionSettings, accountField: string): LinkK
   }
   return {
     key: settings.EncryptionKey,
+    source: accountField,
     fromAccount: {
       algorithm: settings.Algorithm,
       ...(settings.QueryParameter ? { parameter: settings.QueryParameter } : {}),
