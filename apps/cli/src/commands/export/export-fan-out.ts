@@ -9,6 +9,8 @@ export interface ExportFanOutOptions {
   readonly concurrency: number;
   /** Fetch quotas: `"flagged"` only where `Has_Quotas`, `true` for every survey, `false` never. */
   readonly includeQuotas: boolean | "flagged";
+  /** The surveys of the list to export, in list order (the filters of `sds surveys list`). @default all of them */
+  readonly select?: (surveys: readonly Survey[]) => readonly Survey[];
   readonly signal: AbortSignal;
   /** Called after each survey, failed ones included. */
   readonly onProgress: (completed: number, total: number) => void;
@@ -18,6 +20,8 @@ export interface ExportFanOutOptions {
 
 /** What is left to report once every survey was handed over. */
 export interface ExportFanOutResult {
+  /** Live surveys in the list (before `select`). */
+  readonly live: number;
   /** Records handed to `onRecord`. */
   readonly written: number;
   readonly failures: readonly SurveyDetailsFailure[];
@@ -42,7 +46,7 @@ export async function exportInListOrder(client: SdsClient, options: ExportFanOut
   const { isRequestAbortedError, isSdsError } = await import("@sds/client");
   const { signal } = options;
   const { data: list, invalid } = await client.surveys.listItemwise({ signal });
-  const surveys = list.Surveys;
+  const surveys = options.select === undefined ? list.Surveys : options.select(list.Surveys);
 
   const fetchOne = async (survey: Survey): Promise<Outcome> => {
     const wantsQuotas = options.includeQuotas === true || (options.includeQuotas === "flagged" && survey.Has_Quotas);
@@ -88,5 +92,5 @@ export async function exportInListOrder(client: SdsClient, options: ExportFanOut
     else failures.push(...outcome.failures);
     options.onProgress(index + 1, surveys.length);
   }
-  return { written, failures, invalid };
+  return { live: list.Surveys.length, written, failures, invalid };
 }

@@ -6,6 +6,7 @@ import type { SurveyWithDetails } from "@sds/client";
 import { Survey } from "@sds/schemas";
 import { csvCell } from "../../framework/cell.ts";
 import { csvLine, type CsvOptions } from "../../framework/csv.ts";
+import { qualificationsCell, quotasCell } from "./detail-cells.ts";
 import type { ExportFormat } from "./export-format.ts";
 import { writeText, type OutputStream } from "../../framework/io.ts";
 
@@ -39,15 +40,15 @@ export function exportSerializer(format: ExportFormat, csv: CsvOptions): ExportS
         footer: (count) => (count === 0 ? "]\n" : "\n]\n"),
       };
     case "csv":
-      // One row per survey: its fields, then its qualifications and quotas as JSON cells.
+      // One row per survey: its fields, then its qualifications and quotas as readable text.
       return {
         header: csvLine([...surveyColumns, "Qualifications", "Quotas"], csv),
         record: (record) =>
           csvLine(
             [
               ...surveyColumns.map((column) => csvCell((record.survey as Record<string, unknown>)[column])),
-              JSON.stringify(record.qualifications),
-              record.quotas === null ? "" : JSON.stringify(record.quotas),
+              qualificationsCell(record.qualifications),
+              quotasCell(record.quotas),
             ],
             csv,
           ),

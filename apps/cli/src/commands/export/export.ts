@@ -7,14 +7,16 @@ import { exportFormats, formatFromExtension, type ExportFormat } from "./export-
 import type { ExportSink } from "./export-writer.ts";
 import { parseNumberOption } from "../../framework/option-values.ts";
 import { createProgressBar } from "../../framework/progress.ts";
+import { buildSurveyFilters, surveyFilterOptions } from "../surveys/survey-filters.ts";
 
 const quotaModes = ["flagged", "all", "none"] as const;
 
 /** `sds export`: every live survey with its qualifications and quotas, to a file or stdout. */
 export const command = defineCommand({
   description:
-    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency) and written as they arrive, in list order, so a reader that stops early (`sds export | head`) stops the export; a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all. In CSV, cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR; numbers excepted) get a leading ' unless --raw-csv is given.",
+    "Exports every live survey with its qualifications and quotas (where Has_Quotas, by default) as NDJSON, JSON or CSV, to a file or standard output. Surveys are fetched a few at a time (--concurrency) and written as they arrive, in list order, so a reader that stops early (`sds export | head`) stops the export; a progress bar shows on a terminal. A survey whose requests fail is left out, listed at the end, and makes the exit code non-zero (the code of its failure, 1 when failures differ); the others are still written. A file is written in full or not at all. The filters are those of `sds surveys list`, under the same names. In CSV, qualifications and quotas are readable text (`42=18–64; 43=1, 2`; quotas `QuotaId Name completes/target: conditions`, ` | ` between them), and cells cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR; numbers excepted) get a leading ' unless --raw-csv is given.",
   options: {
+    ...surveyFilterOptions,
     out: { type: "string", valueName: "FILE", isPath: true, description: "write to FILE instead of standard output" },
     format: {
       type: "string",
@@ -33,6 +35,10 @@ export const command = defineCommand({
   examples: [
     { command: "export --out surveys.ndjson", description: "Everything, one survey per line" },
     { command: "export --format csv --quotas none > surveys.csv", description: "CSV without quotas" },
+    {
+      command: "export --country US --device mobile --min-cpi 1.5 --out us-mobile.csv",
+      description: "Only the surveys `sds surveys list` shows with the same filters",
+    },
     { command: "export --concurrency 8 --out surveys.json", description: "Faster, as one JSON array" },
     {
       command: "export --format csv --raw-csv --out feed.csv",
@@ -49,6 +55,8 @@ export const command = defineCommand({
     const quotaMode = (options.quotas ?? "flagged") as (typeof quotaModes)[number];
 
     const { client } = await connect(context);
+    const filters = await buildSurveyFilters(options, client, context.signal);
+    const { filterSurveys } = await import("../surveys/survey-query.ts");
     const { exportSerializer, fileSink, streamSink } = await import("./export-writer.ts");
     const { exportInListOrder } = await import("./export-fan-out.ts");
     const serializer = exportSerializer(format, { defuseFormulas: !context.globals.rawCsv });
@@ -67,6 +75,7 @@ export const command = defineCommand({
       result = await exportInListOrder(client, {
         concurrency,
         includeQuotas: quotaMode === "all" ? true : quotaMode === "none" ? false : "flagged",
+        select: (surveys) => filterSurveys(surveys, filters),
         signal: context.signal,
         onProgress: (completed, total) => {
           progress.update(completed, total);
@@ -93,8 +102,9 @@ export const command = defineCommand({
       failedSurveys.size > 0 ? `${failedSurveys.size} failed` : "",
       result.invalid.length > 0 ? `${result.invalid.length} invalid` : "",
     ].filter(Boolean);
+    const filtered = Object.keys(filters).length > 0 ? ` of ${result.live} live` : "";
     output.note(
-      `Exported ${result.written} survey${result.written === 1 ? "" : "s"}${destination} as ${format}${problems.length > 0 ? ` (${problems.join(", ")})` : ""}.`,
+      `Exported ${result.written}${filtered} survey${result.written === 1 && filtered === "" ? "" : "s"}${destination} as ${format}${problems.length > 0 ? ` (${problems.join(", ")})` : ""}.`,
     );
     reportFailures(context.output.warn.bind(context.output), result.failures);
     if (result.invalid.length > 0) {

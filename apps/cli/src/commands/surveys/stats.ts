@@ -1,5 +1,4 @@
 import { connect } from "../../connection/client.ts";
-import { tableCell } from "../../framework/cell.ts";
 import { defineCommand } from "../../framework/command.ts";
 import { parseIdArgument } from "../../framework/option-values.ts";
 
@@ -25,11 +24,8 @@ export const command = defineCommand({
       typeof body.Stats === "object" && body.Stats !== null && !Array.isArray(body.Stats)
         ? { SurveyId: body.SurveyId ?? surveyId, ...(body.Stats as Record<string, unknown>) }
         : Object.fromEntries(Object.entries(body).filter(([key]) => !envelopeFields.has(key)));
-    await context.output.document(stats, (styles, { renderKeyValues }) =>
-      renderKeyValues(
-        Object.entries(stats).map(([key, value]) => [key, tableCell(value)] as const),
-        styles,
-      ),
-    );
+    // On a table and in CSV, nested stats (per scope, per device) show as one row per leaf,
+    // `Global.Starts  120`, never as JSON inside a cell.
+    await context.output.document(stats);
   },
 });
