@@ -18,6 +18,7 @@ const groups = {
   auth: "Saved profiles and where the API key comes from",
   outcomes: "Correct respondents' outcomes in sds-sync",
   respondents: "Respondents' history in sds-sync",
+  webhooks: "Check the webhooks sds-sync sends",
 };
 
 /** Every command of `sds`, in the order `sds --help` lists them. */
@@ -111,6 +112,11 @@ const entries: readonly CommandEntry[] = [
     path: ["respondents", "import"],
     summary: "Send respondents' entries made elsewhere (CSV or JSON Lines) to sds-sync",
     load: async () => (await import("./respondents/import.ts")).command,
+  },
+  {
+    path: ["webhooks", "verify"],
+    summary: "Check a received webhook's signature (Standard Webhooks): exit 0 when valid, 1 when not",
+    load: async () => (await import("./webhooks/verify.ts")).command,
   },
   {
     path: ["export"],
