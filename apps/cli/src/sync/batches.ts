@@ -3,7 +3,6 @@ import { CliError, UsageError } from "../framework/errors.ts";
 import { exitCodeForError } from "../framework/exit-codes.ts";
 import { parseNumberOption } from "../framework/option-values.ts";
 import { createProgressBar } from "../framework/progress.ts";
-import { MAX_SYNC_BATCH } from "./sync-rules.ts";
 
 /** An item of an input file: it knows its line. */
 interface Lined {
@@ -12,8 +11,8 @@ interface Lined {
 
 /**
  * FILE and `--batch N` of a command that sends a file to sds-sync in batches, checked: the size
- * from 1 to {@link MAX_SYNC_BATCH} (`defaultSize` when absent), and FILE `-` refused beside
- * `--sync-token-stdin`, which would read standard input too.
+ * from 1 to `maxSize`, sds-sync's limit per request (`defaultSize` when absent), and FILE `-`
+ * refused beside `--sync-token-stdin`, which would read standard input too.
  */
 export function fileInBatches(
   context: {
@@ -21,12 +20,13 @@ export function fileInBatches(
     readonly options: { readonly batch?: string | undefined; readonly "sync-token-stdin"?: boolean | undefined };
   },
   defaultSize: number,
+  maxSize: number,
 ): { readonly path: string; readonly size: number } {
   const path = context.positionals[0] ?? "-";
   const size = parseNumberOption("batch", context.options.batch ?? String(defaultSize), {
     integer: true,
     min: 1,
-    max: MAX_SYNC_BATCH,
+    max: maxSize,
   });
   if (path === "-" && context.options["sync-token-stdin"] === true) {
     throw new UsageError("the file (-) and --sync-token-stdin both read standard input", {

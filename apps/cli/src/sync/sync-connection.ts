@@ -1,3 +1,5 @@
+import type * as SyncClientPackage from "@sds/sync-client";
+import type { SyncClient, SyncRequestOptions } from "@sds/sync-client";
 import type { CommandContext, OptionSpecs } from "../framework/command.ts";
 import { nonEmpty, normalizeBaseUrl } from "../connection/config.ts";
 import { ConfigError, SyncServiceError, UsageError } from "../framework/errors.ts";
@@ -8,11 +10,12 @@ import { cliVersion } from "../framework/version.ts";
 
 /*
  * How `sds` reaches sds-sync (apps/sync), the supplier's own service, as opposed to the Supplier
- * Data Service every other command calls: its base URL and its SYNC_API_TOKEN. A plain fetch:
- * sds-sync's routes are few, JSON in and out, and the SDS client knows none of them.
+ * Data Service every other command calls: its base URL and its SYNC_API_TOKEN, and a client of
+ * `@sds/sync-client`, the package that owns sds-sync's contract. Its failures become one
+ * SyncServiceError each here, with the exit code and what to do.
  */
 
-/** The environment variable with sds-sync's base URL. */
+/** The environment variable with sds-sync's base URL (the name `@sds/sync-client` reads too). */
 export const SYNC_URL_ENV = "SDS_SYNC_URL";
 /** The environment variable with sds-sync's bearer token: the name sds-sync itself reads. */
 export const SYNC_TOKEN_ENV = "SYNC_API_TOKEN";
@@ -37,12 +40,11 @@ export interface SyncConnection {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
   /**
-   * POSTs `body` as JSON to `path` (such as `/v1/outcomes/reconcile`) and returns the parsed
-   * JSON answer of a 2xx.
-   *
-   * @throws SyncServiceError for any other answer or none (the exit code in it).
+   * Runs calls of the client (given the run's signal in `options`) and turns any failure of
+   * `@sds/sync-client` into a {@link SyncServiceError} with its exit code: 3 for the token, 4 for
+   * a route this sds-sync lacks, 5 for the network, 6 for an answer off the contract, 1 otherwise.
    */
-  post(path: string, body: unknown): Promise<unknown>;
+  call<T>(work: (client: SyncClient, options: SyncRequestOptions) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -63,7 +65,29 @@ export async function connectSync(context: CommandContext<typeof syncConnectionO
   const baseUrl = await normalizeBaseUrl(typed, source, "Give sds-sync's base URL, such as http://127.0.0.1:8787.");
   const token = await readToken(context);
   if (token !== undefined) context.registerSecret(token);
-  return { baseUrl, post: (path, body) => postJson(context, baseUrl, token, path, body) };
+  const syncClient = await import("@sds/sync-client");
+  const timeoutMs = context.globals.timeoutMs ?? defaultTimeoutMs;
+  const client = syncClient.createSyncClient({
+    baseUrl,
+    ...(token === undefined ? {} : { token }),
+    timeout: timeoutMs,
+    userAgent: `sds-cli/${cliVersion}`,
+    // Everything was resolved above, from this run's environment: nothing more is read.
+    env: {},
+    fetch: tracingFetch(context),
+  });
+  return {
+    baseUrl,
+    async call(work) {
+      try {
+        return await work(client, { signal: context.signal });
+      } catch (error) {
+        // Ctrl-C: the abort's reason is the interruption, reported as such (exit 130).
+        if (context.signal.aborted) throw context.signal.reason;
+        throw syncFailure(syncClient, error, { baseUrl, timeoutMs, sentToken: token !== undefined });
+      }
+    },
+  };
 }
 
 async function readToken(context: CommandContext<typeof syncConnectionOptions>): Promise<string | undefined> {
@@ -84,100 +108,84 @@ async function readToken(context: CommandContext<typeof syncConnectionOptions>):
   return nonEmpty(context.io.env[SYNC_TOKEN_ENV])?.trim();
 }
 
-async function postJson(
-  context: CommandContext,
-  baseUrl: string,
-  token: string | undefined,
-  path: string,
-  body: unknown,
-): Promise<unknown> {
-  const url = `${baseUrl}${path}`;
-  const timeoutMs = context.globals.timeoutMs ?? defaultTimeoutMs;
-  const trace = (line: string) => {
-    if (context.globals.debug) context.io.stderr.write(context.output.errorStyles.dim(`debug: ${line}`) + "\n");
+/** `fetch` with `--debug`'s request trace on stderr (the token shown as `[REDACTED]`). */
+function tracingFetch(context: CommandContext): typeof fetch {
+  return async (input, init) => {
+    if (!context.globals.debug) return fetch(input, init);
+    const request = new Request(input, init);
+    const trace = (line: string) => context.io.stderr.write(context.output.errorStyles.dim(`debug: ${line}`) + "\n");
+    const authorized = request.headers.has("authorization") ? " [authorization: Bearer [REDACTED]]" : "";
+    trace(`→ ${request.method} ${request.url}${authorized}`);
+    const started = performance.now();
+    const response = await fetch(request);
+    trace(`← ${response.status} ${request.method} ${request.url} in ${Math.round(performance.now() - started)} ms`);
+    return response;
   };
-  trace(`→ POST ${url}${token === undefined ? "" : " [authorization: Bearer [REDACTED]]"}`);
-  const started = performance.now();
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        "user-agent": `sds-cli/${cliVersion}`,
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+}
+
+type SyncClientModule = typeof SyncClientPackage;
+
+/** The {@link SyncServiceError} for a failure of a call to sds-sync: what happened and what to do. */
+function syncFailure(
+  module: SyncClientModule,
+  error: unknown,
+  details: { readonly baseUrl: string; readonly timeoutMs: number; readonly sentToken: boolean },
+): unknown {
+  if (!module.isSyncClientError(error)) return error;
+  const request = `${error.method ?? "a request to"} ${error.path ?? ""}`.trim();
+  const url = error.url ?? details.baseUrl;
+  if (module.isSyncApiError(error)) {
+    const said = error.serviceMessage === undefined ? "" : `: ${error.serviceMessage}`;
+    const message = `sds-sync refused ${request} (${error.status})${said}`;
+    if (module.isSyncAuthenticationError(error) || module.isSyncPermissionDeniedError(error))
+      return new SyncServiceError(message, ExitCode.Authentication, {
+        status: error.status,
+        cause: error,
+        hint: details.sentToken
+          ? `Check the token (${SYNC_TOKEN_ENV} or --sync-token-stdin): it must be the SYNC_API_TOKEN sds-sync runs with.`
+          : `sds-sync wants a token: set ${SYNC_TOKEN_ENV} or pipe it to --sync-token-stdin.`,
+      });
+    // A route sds-sync lacks (`no route …`, or a server that is not sds-sync): the base URL is wrong.
+    if (module.isSyncNotFoundError(error))
+      return new SyncServiceError(message, ExitCode.NotFound, {
+        status: error.status,
+        cause: error,
+        ...(error.serviceMessage === undefined || error.serviceMessage.startsWith("no route")
+          ? {
+              hint: `Check that ${details.baseUrl} is sds-sync's base URL (no /v1 at the end) and that this sds-sync has the route.`,
+            }
+          : {}),
+      });
+    return new SyncServiceError(message, ExitCode.Failure, { status: error.status, cause: error });
+  }
+  if (module.isSyncTimeoutError(error))
+    return new SyncServiceError(
+      `sds-sync did not answer ${request} within ${details.timeoutMs / 1000} s`,
+      ExitCode.Network,
+      { cause: error, hint: "Raise --timeout, or check that sds-sync is running." },
+    );
+  if (module.isSyncConnectionError(error)) {
+    // fetch says only "fetch failed"; the reason is its cause's code (ECONNREFUSED) or message ("bad port").
+    const inner = error.cause instanceof Error ? error.cause : undefined;
+    const reason = causeCode(error) ?? (inner?.cause instanceof Error ? inner.cause.message : inner?.message);
+    return new SyncServiceError(
+      `cannot reach sds-sync at ${url}${reason === undefined ? "" : ` (${reason})`}`,
+      ExitCode.Network,
+      { cause: error, hint: `Check --sync-url or ${SYNC_URL_ENV} and that sds-sync is running.` },
+    );
+  }
+  if (module.isSyncResponseValidationError(error))
+    return new SyncServiceError(
+      `sds-sync's answer to ${request} does not match its contract (${error.issues.length} issue${error.issues.length === 1 ? "" : "s"})`,
+      ExitCode.Validation,
+      {
+        cause: error,
+        hint: `Check that ${details.baseUrl} is sds-sync, of a version with this route; --debug shows the issues.`,
       },
-      body: JSON.stringify(body),
-      signal: AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]),
-    });
-  } catch (error) {
-    // Ctrl-C: the abort's reason is the interruption, reported as such (exit 130).
-    if (context.signal.aborted) throw context.signal.reason;
-    throw unreachable(error, url, timeoutMs);
-  }
-  const text = await response.text().catch(() => "");
-  trace(`← ${response.status} POST ${url} in ${Math.round(performance.now() - started)} ms`);
-  if (!response.ok) throw refused(response.status, text, path, url, token !== undefined);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new SyncServiceError(`sds-sync answered POST ${path} with something that is not JSON`, ExitCode.Validation, {
-      status: response.status,
+    );
+  if (module.isSyncRequestValidationError(error))
+    return new SyncServiceError(`sds-sync would refuse ${request}: ${error.message}`, ExitCode.Usage, {
       cause: error,
-      hint: `Check that ${url.slice(0, url.length - path.length)} is sds-sync.`,
     });
-  }
-}
-
-/** No answer: refused connection, unknown host, timeout. */
-function unreachable(error: unknown, url: string, timeoutMs: number): SyncServiceError {
-  if (error instanceof Error && error.name === "TimeoutError") {
-    return new SyncServiceError(`sds-sync did not answer POST ${url} within ${timeoutMs / 1000} s`, ExitCode.Network, {
-      cause: error,
-      hint: "Raise --timeout, or check that sds-sync is running.",
-    });
-  }
-  // fetch says only "fetch failed"; the reason is its cause's code (ECONNREFUSED) or message ("bad port").
-  const cause = error instanceof Error ? error.cause : undefined;
-  const reason =
-    (error instanceof Error ? causeCode(error) : undefined) ?? (cause instanceof Error ? cause.message : undefined);
-  return new SyncServiceError(
-    `cannot reach sds-sync at ${url}${reason === undefined ? "" : ` (${reason})`}`,
-    ExitCode.Network,
-    {
-      cause: error,
-      hint: `Check --sync-url or ${SYNC_URL_ENV} and that sds-sync is running.`,
-    },
-  );
-}
-
-/** A non-2xx answer, with sds-sync's own message (`{"error":{"code","message"}}`) when it sent one. */
-function refused(status: number, text: string, path: string, url: string, sentToken: boolean): SyncServiceError {
-  const said = serviceMessage(text);
-  const message = `sds-sync refused POST ${path} (${status})${said === undefined ? "" : `: ${said}`}`;
-  if (status === 401 || status === 403) {
-    return new SyncServiceError(message, ExitCode.Authentication, {
-      status,
-      hint: sentToken
-        ? `Check the token (${SYNC_TOKEN_ENV} or --sync-token-stdin): it must be the SYNC_API_TOKEN sds-sync runs with.`
-        : `sds-sync wants a token: set ${SYNC_TOKEN_ENV} or pipe it to --sync-token-stdin.`,
-    });
-  }
-  if (status === 404) {
-    return new SyncServiceError(message, ExitCode.NotFound, {
-      status,
-      hint: `Check that ${url.slice(0, url.length - path.length)} is sds-sync's base URL (no /v1 at the end) and that this sds-sync has the route.`,
-    });
-  }
-  return new SyncServiceError(message, ExitCode.Failure, { status });
-}
-
-function serviceMessage(text: string): string | undefined {
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-    return typeof parsed.error?.message === "string" ? parsed.error.message : undefined;
-  } catch {
-    return undefined;
-  }
+  return new SyncServiceError(error.message, ExitCode.Failure, { cause: error });
 }

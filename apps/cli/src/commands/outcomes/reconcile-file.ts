@@ -1,12 +1,6 @@
 import { mapCsvHeader, parseCsv } from "../../framework/csv-reader.ts";
 import type { LineProblem } from "../../framework/input-file.ts";
-import {
-  loopTextProblem,
-  MAX_REASON_LENGTH,
-  outcomeKinds,
-  parseOutcome,
-  type OutcomeKind,
-} from "../../sync/sync-rules.ts";
+import { loopTextProblem, MAX_REASON_LENGTH, outcomeKinds, parseOutcomeKind, type OutcomeKind } from "@sds/sync-client";
 
 /** One line of a reconciliation file, checked. */
 export interface ReconcileLine {
@@ -54,7 +48,7 @@ export function parseReconcileFile(text: string): ReconcileFile {
       return index === undefined ? "" : (fields[index] ?? "");
     };
     const token = cell("token");
-    const outcome = parseOutcome(cell("outcome"));
+    const outcome = parseOutcomeKind(cell("outcome"));
     const reason = cell("reason");
     const tokenProblem = loopTextProblem(token);
     const lineProblems = [

@@ -6,10 +6,9 @@ import { inputName, readInputText, refuseInvalidLines } from "../../framework/in
 import type { RecordColumn } from "../../framework/output.ts";
 import { parseReconcileFile, type ReconcileLine } from "./reconcile-file.ts";
 import { connectSync, type SyncConnection, type syncConnectionOptions } from "../../sync/sync-connection.ts";
-import { outcomeKinds, type OutcomeKind } from "../../sync/sync-rules.ts";
+import type { OutcomeKind, Reconciled } from "@sds/sync-client";
 
-const statuses = ["changed", "unchanged", "unknown-token"] as const;
-type Status = (typeof statuses)[number];
+type Status = Reconciled["results"][number]["status"];
 
 /** One line's result, as `-o json`, `ndjson` and `csv` print it. */
 export interface ReconcileResult {
@@ -84,10 +83,12 @@ async function sendBatch(
     outcome: line.outcome,
     ...(line.reason === undefined ? {} : { reason: line.reason }),
   }));
-  let answer: unknown;
+  let answer: Reconciled;
   try {
     // `dryRun` only when asked: an sds-sync that predates it refuses the field rather than record.
-    answer = await sync.post("/v1/outcomes/reconcile", dryRun ? { outcomes, dryRun: true } : { outcomes });
+    answer = await sync.call((client, options) =>
+      client.outcomes.reconcile(dryRun ? { outcomes, dryRun: true } : { outcomes }, options),
+    );
   } catch (error) {
     if (dryRun && error instanceof SyncServiceError && error.status === 400 && /dryRun/.test(error.message)) {
       throw new SyncServiceError(error.message, ExitCode.Failure, {
@@ -102,52 +103,39 @@ async function sendBatch(
 }
 
 /**
- * The answer's lines joined to the file's, checked: one result per line sent, in order, for the
- * same tokens. A dry run must say it was one: otherwise the lines may have been recorded.
+ * The answer's lines (their shape checked by the client against sds-sync's schema) joined to the
+ * file's, checked: one result per line sent, in order, for the same tokens. A dry run must say it
+ * was one: otherwise the lines may have been recorded.
  */
 function readAnswer(
-  answer: unknown,
+  answer: Reconciled,
   batch: readonly ReconcileLine[],
   index: number,
   dryRun: boolean,
 ): ReconcileResult[] {
-  const body = answer as { dryRun?: unknown; results?: unknown };
-  if (dryRun && body.dryRun !== true) {
+  if (dryRun && !answer.dryRun) {
     throw new SyncServiceError(
       `sds-sync did not confirm the dry run of batch ${index + 1}: it may have recorded it`,
       ExitCode.Failure,
       { hint: "Check its outcome feed (GET /v1/outcomes) and upgrade sds-sync." },
     );
   }
-  const results = Array.isArray(body.results) ? (body.results as unknown[]) : [];
   const mismatch = () =>
     new SyncServiceError(`sds-sync's answer to batch ${index + 1} does not match the lines sent`, ExitCode.Validation, {
       hint: "Check that --sync-url is sds-sync; run with --debug for the exchange.",
     });
-  if (results.length !== batch.length) throw mismatch();
+  if (answer.results.length !== batch.length) throw mismatch();
   return batch.map((line, position) => {
-    const result = results[position] as {
-      token?: unknown;
-      status?: unknown;
-      previousOutcome?: unknown;
-      sequence?: unknown;
-    } | null;
-    const status = statuses.find((each) => each === result?.status);
-    const previous = result?.previousOutcome;
-    if (
-      result?.token !== line.token ||
-      status === undefined ||
-      (previous !== null && !outcomeKinds.some((kind) => kind === previous))
-    )
-      throw mismatch();
+    const result = answer.results[position];
+    if (result?.token !== line.token) throw mismatch();
     return {
       line: line.line,
       token: line.token,
-      status,
-      previousOutcome: previous as OutcomeKind | null,
+      status: result.status,
+      previousOutcome: result.previousOutcome,
       outcome: line.outcome,
       reason: line.reason ?? null,
-      sequence: typeof result.sequence === "number" ? result.sequence : null,
+      sequence: result.sequence,
     };
   });
 }

@@ -1,6 +1,5 @@
 import { fileInBatches } from "../../sync/batches.ts";
 import { defineCommand } from "../../framework/command.ts";
-import { MAX_SYNC_BATCH } from "../../sync/sync-rules.ts";
 import { syncConnectionOptions } from "../../sync/sync-connection.ts";
 
 const defaultBatch = 500;
@@ -15,7 +14,9 @@ export const command = defineCommand({
     batch: {
       type: "string",
       valueName: "N",
-      description: `lines per request, 1 to ${MAX_SYNC_BATCH} (default ${defaultBatch})`,
+      // The limit is @sds/sync-client's MAX_RECONCILE_BATCH, checked in run; written out here because
+      // help must not load the package (zod), and a test keeps the two equal.
+      description: `lines per request, 1 to 1000 (default ${defaultBatch})`,
     },
     ...syncConnectionOptions,
   },
@@ -35,7 +36,8 @@ export const command = defineCommand({
     },
   ],
   async run(context) {
-    const { path, size } = fileInBatches(context, defaultBatch);
+    const { MAX_RECONCILE_BATCH } = await import("@sds/sync-client");
+    const { path, size } = fileInBatches(context, defaultBatch, MAX_RECONCILE_BATCH);
     const { runReconcile } = await import("./reconcile-run.ts");
     await runReconcile(context, path, { size, dryRun: context.options["dry-run"] === true });
   },

@@ -1,17 +1,7 @@
 import { mapCsvHeader, parseCsv } from "../../framework/csv-reader.ts";
 import type { LineProblem } from "../../framework/input-file.ts";
-import {
-  isoTimeProblem,
-  loopTextProblem,
-  outcomeKinds,
-  parseOutcome,
-  type OutcomeKind,
-} from "../../sync/sync-rules.ts";
-
-/** The formats a history file may be in. */
-export const historyFormats = ["csv", "jsonl"] as const;
-/** One of {@link historyFormats}. */
-export type HistoryFormat = (typeof historyFormats)[number];
+import type { HistoryFormat } from "./history-format.ts";
+import { enteredAtProblem, loopTextProblem, outcomeKinds, parseOutcomeKind, type OutcomeKind } from "@sds/sync-client";
 
 /** One entry of a respondent's history, as `POST /v1/respondents/history` takes it. */
 export interface HistoryEntry {
@@ -30,22 +20,6 @@ export interface HistoryFile {
 
 const fields = ["uid", "surveyId", "enteredAt", "outcome"] as const;
 type Field = (typeof fields)[number];
-
-/**
- * The format of a history file: `--format` when given, else its extension (`.jsonl`, `.ndjson`
- * or `.csv`), else JSON Lines when its first non-blank character is `{`, else CSV.
- */
-export function historyFormatOf(path: string, text: string, asked: HistoryFormat | undefined): HistoryFormat {
-  if (asked !== undefined) return asked;
-  if (/\.(jsonl|ndjson)$/i.test(path)) return "jsonl";
-  if (/\.csv$/i.test(path)) return "csv";
-  return text
-    .replace(/^\uFEFF/, "")
-    .trimStart()
-    .startsWith("{")
-    ? "jsonl"
-    : "csv";
-}
 
 /** Reads a history file in `format`, checking every entry against sds-sync's rules. */
 export function parseHistoryFile(text: string, format: HistoryFormat): HistoryFile {
@@ -169,7 +143,8 @@ function checkEntry(raw: {
     problems.push(
       `surveyId ${surveyId === undefined ? "(missing)" : JSON.stringify(surveyId)} is not a positive whole number`,
     );
-  const timeProblem = typeof raw.enteredAt === "string" ? isoTimeProblem(raw.enteredAt) : "is missing or not a string";
+  const timeProblem =
+    typeof raw.enteredAt === "string" ? enteredAtProblem(raw.enteredAt) : "is missing or not a string";
   if (timeProblem !== undefined)
     problems.push(
       `enteredAt ${typeof raw.enteredAt === "string" ? `${JSON.stringify(raw.enteredAt)} ` : ""}${timeProblem}`,
@@ -178,7 +153,7 @@ function checkEntry(raw: {
     typeof raw.outcome === "string"
       ? raw.outcome.trim() === ""
         ? null
-        : parseOutcome(raw.outcome)
+        : parseOutcomeKind(raw.outcome)
       : raw.outcome === null
         ? null
         : undefined;

@@ -1,8 +1,10 @@
+import type { HistoryImported } from "@sds/sync-client";
 import { batchFailure, sendInBatches } from "../../sync/batches.ts";
 import type { CommandContext } from "../../framework/command.ts";
 import { SyncServiceError } from "../../framework/errors.ts";
 import { ExitCode } from "../../framework/exit-codes.ts";
-import { historyFormatOf, parseHistoryFile, type HistoryFormat } from "./history-file.ts";
+import { parseHistoryFile } from "./history-file.ts";
+import { historyFormatOf, type HistoryFormat } from "./history-format.ts";
 import { inputName, readInputText, refuseInvalidLines } from "../../framework/input-file.ts";
 import { connectSync, type syncConnectionOptions } from "../../sync/sync-connection.ts";
 
@@ -31,7 +33,9 @@ export async function runHistoryImport(
     label: "Importing",
     send: async (batch, index) =>
       readAnswer(
-        await sync.post("/v1/respondents/history", { entries: batch.map((item) => item.entry) }),
+        await sync.call((client, callOptions) =>
+          client.respondents.importHistory({ entries: batch.map((item) => item.entry) }, callOptions),
+        ),
         batch.length,
         index,
       ),
@@ -58,14 +62,14 @@ export async function runHistoryImport(
     );
 }
 
-function readAnswer(answer: unknown, sent: number, index: number): { imported: number; skipped: number } {
-  const { imported, skipped } = (answer ?? {}) as { imported?: unknown; skipped?: unknown };
-  if (typeof imported !== "number" || typeof skipped !== "number" || imported + skipped !== sent) {
+/** The answer (its shape checked by the client), checked to account for every entry sent. */
+function readAnswer(answer: HistoryImported, sent: number, index: number): HistoryImported {
+  if (answer.imported + answer.skipped !== sent) {
     throw new SyncServiceError(
       `sds-sync's answer to batch ${index + 1} does not account for the ${sent} entries sent`,
       ExitCode.Validation,
       { hint: "Check that --sync-url is sds-sync; run with --debug for the exchange." },
     );
   }
-  return { imported, skipped };
+  return answer;
 }

@@ -1,8 +1,7 @@
 import { fileInBatches } from "../../sync/batches.ts";
 import { defineCommand } from "../../framework/command.ts";
-import { historyFormats, type HistoryFormat } from "./history-file.ts";
+import { historyFormats, type HistoryFormat } from "./history-format.ts";
 import { syncConnectionOptions } from "../../sync/sync-connection.ts";
-import { MAX_SYNC_BATCH } from "../../sync/sync-rules.ts";
 
 /** `sds respondents import FILE`: respondents' history from elsewhere, sent to sds-sync. */
 export const command = defineCommand({
@@ -21,7 +20,9 @@ export const command = defineCommand({
     batch: {
       type: "string",
       valueName: "N",
-      description: `entries per request, 1 to ${MAX_SYNC_BATCH} (default ${MAX_SYNC_BATCH})`,
+      // The limit is @sds/sync-client's MAX_HISTORY_BATCH, checked in run; written out here because
+      // help must not load the package (zod), and a test keeps the two equal.
+      description: "entries per request, 1 to 1000 (default 1000)",
     },
     ...syncConnectionOptions,
   },
@@ -37,7 +38,8 @@ export const command = defineCommand({
     },
   ],
   async run(context) {
-    const { path, size } = fileInBatches(context, MAX_SYNC_BATCH);
+    const { MAX_HISTORY_BATCH } = await import("@sds/sync-client");
+    const { path, size } = fileInBatches(context, MAX_HISTORY_BATCH, MAX_HISTORY_BATCH);
     const { runHistoryImport } = await import("./history-import-run.ts");
     await runHistoryImport(context, path, { size, format: context.options.format as HistoryFormat | undefined });
   },
