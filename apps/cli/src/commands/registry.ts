@@ -16,7 +16,8 @@ const groups = {
   link: "Sign, verify and build respondent links",
   collections: "Reference collections (languages, industries, …)",
   auth: "Saved profiles and where the API key comes from",
-  outcomes: "Correct respondents' outcomes in sds-sync",
+  outcomes: "sds-sync's outcome feed, and corrections of outcomes",
+  sync: "sds-sync itself: health, role, last cycle, money",
   respondents: "Respondents' history in sds-sync",
   webhooks: "Check the webhooks sds-sync sends",
 };
@@ -107,6 +108,21 @@ const entries: readonly CommandEntry[] = [
     path: ["outcomes", "reconcile"],
     summary: "Send the marketplace's corrections of outcomes (CSV) to sds-sync",
     load: async () => (await import("./outcomes/reconcile.ts")).command,
+  },
+  {
+    path: ["outcomes", "tail"],
+    summary: "Print sds-sync's outcome feed; --follow prints outcomes as they are recorded",
+    load: async () => (await import("./outcomes/tail.ts")).command,
+  },
+  {
+    path: ["sync", "status"],
+    summary: "Show sds-sync's health, role, last cycle and money",
+    load: async () => (await import("./sync/status.ts")).command,
+  },
+  {
+    path: ["match"],
+    summary: "Ask sds-sync which live surveys a respondent qualifies for",
+    load: async () => (await import("./match/match.ts")).command,
   },
   {
     path: ["respondents", "import"],
