@@ -71,12 +71,12 @@ const entries: readonly CommandEntry[] = [
   },
   {
     path: ["link", "sign"],
-    summary: "Sign a URL (the key from SDS_ENCRYPTION_KEY, --key-stdin or the account)",
+    summary: "Sign a URL with the account's IncomingEncryption key (--encryption outgoing for the other)",
     load: async () => (await import("./link/sign.ts")).command,
   },
   {
     path: ["link", "verify"],
-    summary: "Check a signed URL: exit 0 when valid, 1 when not",
+    summary: "Check a signed URL (the OutgoingEncryption key by default): exit 0 when valid, 1 when not",
     load: async () => (await import("./link/verify.ts")).command,
   },
   {
