@@ -1,4 +1,5 @@
 import type { FetchFunction, RetryOptions } from "@sds/client";
+import type { SyncClientHooks } from "./hooks.ts";
 
 /**
  * When and how to retry: the options of `@sds/client`, with the same defaults (2 retries,
@@ -52,6 +53,8 @@ export interface SyncClientOptions {
   readonly validation?: SyncValidationMode | undefined;
   /** Extra headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Observers of requests, answers, retries and failures (redacted). */
+  readonly hooks?: SyncClientHooks | undefined;
   /** The `User-Agent` header. @default "@sds/sync-client/<version>" */
   readonly userAgent?: string | undefined;
   /**

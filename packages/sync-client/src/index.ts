@@ -5,6 +5,14 @@
  */
 export { createSyncClient, SyncClient } from "./client.ts";
 export type { SyncClientOptions, SyncRequestOptions, SyncRetryOptions, SyncValidationMode } from "./client-options.ts";
+export type {
+  SyncClientHooks,
+  SyncRequestErrorEvent,
+  SyncRequestEvent,
+  SyncRequestEventBase,
+  SyncResponseEvent,
+  SyncRetryEvent,
+} from "./hooks.ts";
 export { SYNC_TOKEN_ENV, SYNC_URL_ENV } from "./internal/resolve-options.ts";
 export { DEFAULT_FOLLOW_WAIT_SECONDS, type FollowParams } from "./internal/follow-feed.ts";
 export { EntryLinks, type IssuedEntryLink } from "./resources/entry-links.ts";

@@ -95,6 +95,40 @@ describe("the sds-sync client's transport", () => {
     expect(server?.received).toHaveLength(3);
   });
 
+  it("tells its hooks of every attempt, the retry between them and the answers, with the token redacted", async () => {
+    const events: string[] = [];
+    let headers: Readonly<Record<string, string>> = {};
+    const sync = await clientFor(
+      [
+        { status: 503, body: errorBody("unavailable", "store down") },
+        { status: 200, body: page },
+      ],
+      {
+        hooks: {
+          onRequest: (event) => {
+            events.push(`request ${event.attempt} ${event.operation}`);
+            headers = event.headers;
+          },
+          onResponse: (event) => events.push(`response ${event.attempt} ${event.status}`),
+          onRetry: (event) => events.push(`retry ${event.attempt} ${event.error.name}`),
+          onError: () => {
+            throw new Error("a broken logger fails nothing");
+          },
+        },
+      },
+    );
+    await sync.outcomes.list();
+    expect(events).toEqual([
+      "request 1 listOutcomes",
+      "response 1 503",
+      "retry 1 SyncServerError",
+      "request 2 listOutcomes",
+      "response 2 200",
+    ]);
+    expect(headers["authorization"]).toBe("[REDACTED]");
+    expect(JSON.stringify(headers)).not.toContain(TOKEN);
+  });
+
   it("maps sds-sync's error body to the class of its status, with its code and sentence", async () => {
     const sync = await clientFor([
       { status: 409, body: errorBody("respondent_excluded", "the respondent may not enter survey 7") },

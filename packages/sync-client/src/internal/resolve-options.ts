@@ -1,6 +1,7 @@
 import { isConfigurationError, parseBaseUrl, type FetchFunction } from "@sds/client";
 import type { SyncClientOptions, SyncRequestOptions, SyncRetryOptions, SyncValidationMode } from "../client-options.ts";
 import { SyncConfigurationError } from "../errors/sync-client-error.ts";
+import type { SyncClientHooks } from "../hooks.ts";
 import { syncClientVersion } from "./version.ts";
 
 /** The environment variable with sds-sync's base URL (the name the `sds` CLI reads too). */
@@ -30,6 +31,7 @@ export interface SyncClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** Values scrubbed from any text the service sends back: the token. */
   readonly secrets: readonly string[];
+  readonly hooks: SyncClientHooks;
 }
 
 /** The settings of one call: the client's, overridden by the call's options. */
@@ -84,6 +86,7 @@ export function resolveSyncClientOptions(options: SyncClientOptions): SyncClient
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     secrets: token === undefined ? [] : [token],
+    hooks: options.hooks ?? {},
   };
 }
 
