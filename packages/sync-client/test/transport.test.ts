@@ -109,11 +109,11 @@ describe("the sds-sync client's transport", () => {
             events.push(`request ${event.attempt} ${event.operation}`);
             headers = event.headers;
           },
-          onResponse: (event) => events.push(`response ${event.attempt} ${event.status}`),
-          onRetry: (event) => events.push(`retry ${event.attempt} ${event.error.name}`),
-          onError: () => {
+          onResponse: (event) => {
+            events.push(`response ${event.attempt} ${event.status}`);
             throw new Error("a broken logger fails nothing");
           },
+          onRetry: (event) => events.push(`retry ${event.attempt} ${event.error.name}`),
         },
       },
     );
