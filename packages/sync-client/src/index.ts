@@ -56,6 +56,7 @@ export {
   type FeedQueryParams,
 } from "./schemas/feed.ts";
 export { CollectionList, StoredSurvey, StoredSurveyDetail, SurveyPage } from "./schemas/inventory.ts";
+export { DeviceName, MAX_QUERY_LIST_ITEMS, SURVEY_PAGE, SurveyQuery } from "./schemas/survey-query.ts";
 export {
   ClosuresConfirmed,
   ConversionWindowReport,

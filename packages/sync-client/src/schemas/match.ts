@@ -1,6 +1,7 @@
 import { MAX_MATCH_LIMIT } from "@sds/routing";
 import { z } from "zod";
 import { LoopText } from "./loop-text.ts";
+import { DeviceName } from "./survey-query.ts";
 
 /** The most option codes one answer may carry in `POST /v1/match`. */
 export const MAX_ANSWER_OPTIONS = 1000;
@@ -14,7 +15,7 @@ export const MatchBody = z.strictObject({
     )
     .describe("`QualificationId` (as a string) → the option codes the respondent gave."),
   languageId: z.int().optional(),
-  device: z.enum(["desktop", "mobile", "tablet"]).optional(),
+  device: DeviceName.optional(),
   limit: z.int().min(1).max(MAX_MATCH_LIMIT).optional(),
   explain: z.int().positive().optional().describe("A SurveyId: say why that survey is in or out for this respondent."),
   uid: LoopText.optional().describe(
