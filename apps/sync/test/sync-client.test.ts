@@ -25,6 +25,16 @@ const TOKEN = "sync-client-test-token";
 const SURVEY = 9701;
 const OTHER = 9702;
 
+/** The first `count` changes of the feed, through the client's follow. */
+async function takeChanges(sync: SyncClient, count: number) {
+  const changes = [];
+  for await (const change of sync.changes.follow({ after: 0, wait: 1 })) {
+    changes.push(change);
+    if (changes.length === count) break;
+  }
+  return changes;
+}
+
 describe("@sds/sync-client against a running sds-sync", () => {
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
@@ -140,6 +150,16 @@ describe("@sds/sync-client against a running sds-sync", () => {
     expect((await sync.changes.list({ after: 0 })).changes.length).toBeGreaterThanOrEqual(2);
     expect(await sync.health()).toEqual({ status: "ok" });
     expect((await sync.readiness()).ready).toBe(true);
+    expect((await sync.surveys.collections()).collections.length).toBeGreaterThan(0);
+    const [first] = await takeChanges(sync, 1);
+    expect(first?.sequence).toBe(1);
+  });
+
+  it("runs a cycle, asks for one without waiting, and confirms held closures", async () => {
+    const run = await sync.cycles.run();
+    expect(run.run.status).toBe("succeeded");
+    expect(await sync.cycles.start()).toEqual({ accepted: true });
+    expect(await sync.cycles.confirmClosures()).toMatchObject({ confirmed: 0 });
   });
 
   it("says a wrong token is an authentication error, and never shows the token", async () => {

@@ -211,6 +211,29 @@ describe("the sds-sync client's transport", () => {
     expect((error as Error).stack).not.toContain(TOKEN);
   });
 
+  it("returns a failed cycle (502) and a replica not ready (503) as answers, not errors", async () => {
+    const failedRun = {
+      run: {
+        id: 7,
+        status: "failed",
+        startedAt: "2026-01-05T10:00:00.000Z",
+        finishedAt: "2026-01-05T10:00:01.000Z",
+        durationMs: 1000,
+        counts: {},
+        error: "upstream 500",
+        firstSequence: null,
+        lastSequence: null,
+      },
+    };
+    const sync = await clientFor([
+      { status: 502, body: failedRun },
+      { status: 503, body: { ready: false, reason: "no successful sync cycle yet" } },
+    ]);
+    expect(await sync.cycles.run()).toEqual(failedRun);
+    expect(await sync.readiness()).toEqual({ ready: false, reason: "no successful sync cycle yet" });
+    expect(server?.received).toHaveLength(2);
+  });
+
   it("reads SDS_SYNC_URL and SYNC_API_TOKEN from the environment, and refuses a bad base URL", async () => {
     server = await startScriptedServer([{ status: 200, body: { status: "ok" } }]);
     const sync = createSyncClient({ env: { SDS_SYNC_URL: server.url, SYNC_API_TOKEN: TOKEN } });
