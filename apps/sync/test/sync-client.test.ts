@@ -54,7 +54,7 @@ describe("@sds/sync-client against a running sds-sync", () => {
   it("matches, issues an entry link (created, then the same link for the same token) and refuses another survey's token", async () => {
     const matched = await sync.match({ answers: {}, explain: SURVEY });
     expect(matched.surveys.map((survey) => survey["SurveyId"])).toEqual([SURVEY, OTHER]);
-    expect(matched.explanation).toBeDefined();
+    expect(matched.explanation).toEqual({ surveyId: SURVEY, eligible: true, reasons: [] });
 
     const first = await sync.entryLinks.create({ surveyId: SURVEY, token: "client-1", uid: "r-1" });
     expect(first).toMatchObject({ surveyId: SURVEY, token: "client-1", uid: "r-1", created: true });
@@ -127,8 +127,9 @@ describe("@sds/sync-client against a running sds-sync", () => {
     const entries = [{ uid: "r-history", surveyId: SURVEY, enteredAt: "2026-01-05T10:00:00Z" }];
     expect(await sync.respondents.importHistory({ entries })).toEqual({ imported: 1, skipped: 0 });
     expect(await sync.respondents.importHistory({ entries })).toEqual({ imported: 0, skipped: 1 });
-    const matched = await sync.match({ answers: {}, uid: "r-history" });
+    const matched = await sync.match({ answers: {}, uid: "r-history", explain: SURVEY });
     expect(matched.surveys.map((survey) => survey["SurveyId"])).toEqual([OTHER]);
+    expect(matched.explanation?.reasons.map((reason) => reason.kind)).toEqual(["already-entered"]);
   });
 
   it("reads the status, every field of it named by the schema", async () => {

@@ -32,7 +32,7 @@ export {
   type OutcomeKind,
   type OutcomeSource,
 } from "./schemas/outcome-kinds.ts";
-export { MatchBody, MatchResult, MAX_ANSWER_OPTIONS } from "./schemas/match.ts";
+export { ExclusionReason, MatchBody, MatchExplanation, MatchResult, MAX_ANSWER_OPTIONS } from "./schemas/match.ts";
 export { EntryLink, EntryLinkBody } from "./schemas/entry-links.ts";
 export {
   MAX_REASON_LENGTH,
