@@ -55,7 +55,7 @@ export interface SyncClientOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Observers of requests, answers, retries and failures (redacted). */
   readonly hooks?: SyncClientHooks | undefined;
-  /** The `User-Agent` header. @default "@sds/sync-client/<version>" */
+  /** The `User-Agent` header. @default "@sds/sync-client/<version>" outside browsers; not set in browsers */
   readonly userAgent?: string | undefined;
   /**
    * Where `SDS_SYNC_URL` and `SYNC_API_TOKEN` are looked up when `baseUrl` or `token` is absent;

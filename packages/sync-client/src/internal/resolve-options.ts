@@ -81,7 +81,10 @@ export function resolveSyncClientOptions(options: SyncClientOptions): SyncClient
     validation: checkValidation(options.validation ?? "loose"),
     headers: {
       accept: "application/json",
-      "user-agent": options.userAgent ?? `@sds/sync-client/${syncClientVersion}`,
+      // A browser ignores a custom User-Agent at best, and it may fail the CORS preflight at worst.
+      ...(options.userAgent !== undefined || !isBrowser()
+        ? { "user-agent": options.userAgent ?? `@sds/sync-client/${syncClientVersion}` }
+        : {}),
       ...lowerCaseKeys(options.headers ?? {}),
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
@@ -177,4 +180,9 @@ function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string
     );
   }
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** Whether this runs in a browser (a `document` exists). */
+function isBrowser(): boolean {
+  return typeof (globalThis as { document?: unknown }).document !== "undefined";
 }
