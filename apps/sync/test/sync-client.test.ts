@@ -25,6 +25,16 @@ const TOKEN = "sync-client-test-token";
 const SURVEY = 9701;
 const OTHER = 9702;
 
+/** The first `count` changes of the feed, through the client's follow. */
+async function takeChanges(sync: SyncClient, count: number) {
+  const changes = [];
+  for await (const change of sync.changes.follow({ after: 0, wait: 1 })) {
+    changes.push(change);
+    if (changes.length === count) break;
+  }
+  return changes;
+}
+
 describe("@sds/sync-client against a running sds-sync", () => {
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
@@ -44,7 +54,7 @@ describe("@sds/sync-client against a running sds-sync", () => {
   it("matches, issues an entry link (created, then the same link for the same token) and refuses another survey's token", async () => {
     const matched = await sync.match({ answers: {}, explain: SURVEY });
     expect(matched.surveys.map((survey) => survey["SurveyId"])).toEqual([SURVEY, OTHER]);
-    expect(matched.explanation).toBeDefined();
+    expect(matched.explanation).toEqual({ surveyId: SURVEY, eligible: true, reasons: [] });
 
     const first = await sync.entryLinks.create({ surveyId: SURVEY, token: "client-1", uid: "r-1" });
     expect(first).toMatchObject({ surveyId: SURVEY, token: "client-1", uid: "r-1", created: true });
@@ -117,8 +127,9 @@ describe("@sds/sync-client against a running sds-sync", () => {
     const entries = [{ uid: "r-history", surveyId: SURVEY, enteredAt: "2026-01-05T10:00:00Z" }];
     expect(await sync.respondents.importHistory({ entries })).toEqual({ imported: 1, skipped: 0 });
     expect(await sync.respondents.importHistory({ entries })).toEqual({ imported: 0, skipped: 1 });
-    const matched = await sync.match({ answers: {}, uid: "r-history" });
+    const matched = await sync.match({ answers: {}, uid: "r-history", explain: SURVEY });
     expect(matched.surveys.map((survey) => survey["SurveyId"])).toEqual([OTHER]);
+    expect(matched.explanation?.reasons.map((reason) => reason.kind)).toEqual(["already-entered"]);
   });
 
   it("reads the status, every field of it named by the schema", async () => {
@@ -140,6 +151,16 @@ describe("@sds/sync-client against a running sds-sync", () => {
     expect((await sync.changes.list({ after: 0 })).changes.length).toBeGreaterThanOrEqual(2);
     expect(await sync.health()).toEqual({ status: "ok" });
     expect((await sync.readiness()).ready).toBe(true);
+    expect((await sync.surveys.collections()).collections.length).toBeGreaterThan(0);
+    const [first] = await takeChanges(sync, 1);
+    expect(first?.sequence).toBe(1);
+  });
+
+  it("runs a cycle, asks for one without waiting, and confirms held closures", async () => {
+    const run = await sync.cycles.run();
+    expect(run.run.status).toBe("succeeded");
+    expect(await sync.cycles.start()).toEqual({ accepted: true });
+    expect(await sync.cycles.confirmClosures()).toMatchObject({ confirmed: 0 });
   });
 
   it("says a wrong token is an authentication error, and never shows the token", async () => {

@@ -1,4 +1,5 @@
 import type { FetchFunction, RetryOptions } from "@sds/client";
+import type { SyncClientHooks } from "./hooks.ts";
 
 /**
  * When and how to retry: the options of `@sds/client`, with the same defaults (2 retries,
@@ -52,7 +53,9 @@ export interface SyncClientOptions {
   readonly validation?: SyncValidationMode | undefined;
   /** Extra headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** The `User-Agent` header. @default "@sds/sync-client/<version>" */
+  /** Observers of requests, answers, retries and failures (redacted). */
+  readonly hooks?: SyncClientHooks | undefined;
+  /** The `User-Agent` header. @default "@sds/sync-client/<version>" outside browsers; not set in browsers */
   readonly userAgent?: string | undefined;
   /**
    * Where `SDS_SYNC_URL` and `SYNC_API_TOKEN` are looked up when `baseUrl` or `token` is absent;

@@ -5,6 +5,14 @@
  */
 export { createSyncClient, SyncClient } from "./client.ts";
 export type { SyncClientOptions, SyncRequestOptions, SyncRetryOptions, SyncValidationMode } from "./client-options.ts";
+export type {
+  SyncClientHooks,
+  SyncRequestErrorEvent,
+  SyncRequestEvent,
+  SyncRequestEventBase,
+  SyncResponseEvent,
+  SyncRetryEvent,
+} from "./hooks.ts";
 export { SYNC_TOKEN_ENV, SYNC_URL_ENV } from "./internal/resolve-options.ts";
 export { DEFAULT_FOLLOW_WAIT_SECONDS, type FollowParams } from "./internal/follow-feed.ts";
 export { EntryLinks, type IssuedEntryLink } from "./resources/entry-links.ts";
@@ -24,7 +32,7 @@ export {
   type OutcomeKind,
   type OutcomeSource,
 } from "./schemas/outcome-kinds.ts";
-export { MatchBody, MatchResult, MAX_ANSWER_OPTIONS } from "./schemas/match.ts";
+export { ExclusionReason, MatchBody, MatchExplanation, MatchResult, MAX_ANSWER_OPTIONS } from "./schemas/match.ts";
 export { EntryLink, EntryLinkBody } from "./schemas/entry-links.ts";
 export {
   MAX_REASON_LENGTH,
@@ -48,6 +56,7 @@ export {
   type FeedQueryParams,
 } from "./schemas/feed.ts";
 export { CollectionList, StoredSurvey, StoredSurveyDetail, SurveyPage } from "./schemas/inventory.ts";
+export { DeviceName, MAX_QUERY_LIST_ITEMS, SURVEY_PAGE, SurveyQuery } from "./schemas/survey-query.ts";
 export {
   ClosuresConfirmed,
   ConversionWindowReport,

@@ -1,6 +1,7 @@
 import { isConfigurationError, parseBaseUrl, type FetchFunction } from "@sds/client";
 import type { SyncClientOptions, SyncRequestOptions, SyncRetryOptions, SyncValidationMode } from "../client-options.ts";
 import { SyncConfigurationError } from "../errors/sync-client-error.ts";
+import type { SyncClientHooks } from "../hooks.ts";
 import { syncClientVersion } from "./version.ts";
 
 /** The environment variable with sds-sync's base URL (the name the `sds` CLI reads too). */
@@ -30,6 +31,7 @@ export interface SyncClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** Values scrubbed from any text the service sends back: the token. */
   readonly secrets: readonly string[];
+  readonly hooks: SyncClientHooks;
 }
 
 /** The settings of one call: the client's, overridden by the call's options. */
@@ -79,11 +81,15 @@ export function resolveSyncClientOptions(options: SyncClientOptions): SyncClient
     validation: checkValidation(options.validation ?? "loose"),
     headers: {
       accept: "application/json",
-      "user-agent": options.userAgent ?? `@sds/sync-client/${syncClientVersion}`,
+      // A browser ignores a custom User-Agent at best, and it may fail the CORS preflight at worst.
+      ...(options.userAgent !== undefined || !isBrowser()
+        ? { "user-agent": options.userAgent ?? `@sds/sync-client/${syncClientVersion}` }
+        : {}),
       ...lowerCaseKeys(options.headers ?? {}),
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     secrets: token === undefined ? [] : [token],
+    hooks: options.hooks ?? {},
   };
 }
 
@@ -174,4 +180,9 @@ function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string
     );
   }
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** Whether this runs in a browser (a `document` exists). */
+function isBrowser(): boolean {
+  return typeof (globalThis as { document?: unknown }).document !== "undefined";
 }

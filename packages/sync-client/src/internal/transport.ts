@@ -11,6 +11,7 @@ import {
   type SyncValidationIssue,
 } from "../errors/request-errors.ts";
 import type { SyncClientError, SyncOperationId, SyncRequestContext } from "../errors/sync-client-error.ts";
+import type { SyncClientHooks } from "../hooks.ts";
 import { ErrorBody } from "../schemas/error-body.ts";
 import { resolveCallSettings, type SyncCallSettings, type SyncClientConfig } from "./resolve-options.ts";
 
@@ -35,6 +36,18 @@ export interface SyncAnswer<T> {
   readonly data: T;
   readonly status: number;
   readonly headers: Headers;
+}
+
+/** The fields of every hook event. */
+function eventBase(context: SyncRequestContext) {
+  return { operation: context.operation, method: context.method, url: context.url, attempt: context.attempts };
+}
+
+/** The headers as a hook sees them: the token replaced by `[REDACTED]`. */
+function redacted(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, name === "authorization" ? "[REDACTED]" : value]),
+  );
 }
 
 /** Every 5xx, 408 and 429: the statuses worth another attempt. */
@@ -83,9 +96,26 @@ export class SyncTransport {
       throwHttpErrors: true,
       retry: this.#retryOptions(settings, call.idempotent),
       hooks: {
-        beforeRetry: [
+        beforeRequest: [
           () => {
+            this.#emit("onRequest", { ...eventBase(context), headers: redacted(settings.headers) });
+          },
+        ],
+        beforeRetry: [
+          ({ error }) => {
+            const failure = this.#failure(error, { ...context }, settings, { signal: options.signal, elapsed: 0 });
+            this.#emit("onRetry", { ...eventBase(context), error: failure });
             context.attempts += 1;
+            this.#emit("onRequest", { ...eventBase(context), headers: redacted(settings.headers) });
+          },
+        ],
+        afterResponse: [
+          ({ response }) => {
+            this.#emit("onResponse", {
+              ...eventBase(context),
+              status: response.status,
+              durationMs: Date.now() - startedAt,
+            });
           },
         ],
       },
@@ -97,13 +127,36 @@ export class SyncTransport {
       response = await pending;
       text = await pending.text();
     } catch (error) {
-      throw this.#failure(error, { ...context }, settings, { signal: options.signal, elapsed: Date.now() - startedAt });
+      const failure = this.#failure(error, { ...context }, settings, {
+        signal: options.signal,
+        elapsed: Date.now() - startedAt,
+      });
+      this.#emit("onError", { ...eventBase(context), error: failure, durationMs: Date.now() - startedAt });
+      throw failure;
     }
-    return {
-      data: this.#parse(call.response, text, response.status, { ...context }),
-      status: response.status,
-      headers: response.headers,
-    };
+    try {
+      return {
+        data: this.#parse(call.response, text, response.status, { ...context }),
+        status: response.status,
+        headers: response.headers,
+      };
+    } catch (error) {
+      if (error instanceof SyncResponseValidationError)
+        this.#emit("onError", { ...eventBase(context), error, durationMs: Date.now() - startedAt });
+      throw error;
+    }
+  }
+
+  #emit<Name extends keyof SyncClientHooks>(
+    name: Name,
+    event: Parameters<NonNullable<SyncClientHooks[Name]>>[0],
+  ): void {
+    const hook = this.#config.hooks[name] as ((event: unknown) => void) | undefined;
+    try {
+      hook?.(event);
+    } catch {
+      // A broken logger must not fail the request it was observing.
+    }
   }
 
   #retryOptions(settings: SyncCallSettings, idempotent: boolean) {

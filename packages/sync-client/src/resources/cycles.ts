@@ -35,8 +35,8 @@ export class Cycles {
     }
   }
 
-  /** `POST /v1/sync/run?wait=false`: asks for a cycle and returns at once. */
-  async request(options: SyncRequestOptions = {}): Promise<RunAccepted> {
+  /** `POST /v1/sync/run?wait=false`: asks for a cycle and returns at once (202); the engine runs it. */
+  async start(options: SyncRequestOptions = {}): Promise<RunAccepted> {
     const answer = await this.#transport.request(
       {
         operation: "runSync",

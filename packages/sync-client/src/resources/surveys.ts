@@ -2,28 +2,13 @@ import type { SyncRequestOptions } from "../client-options.ts";
 import { queryOf } from "../internal/query.ts";
 import type { SyncTransport } from "../internal/transport.ts";
 import { CollectionList, StoredSurveyDetail, SurveyPage } from "../schemas/inventory.ts";
+import type { SurveyQuery } from "../schemas/survey-query.ts";
 
-/** The query of `GET /v1/surveys`. */
-export interface SurveyListParams {
-  /** Which surveys. @default "live" */
-  readonly status?: "live" | "closed" | "all" | undefined;
-  /** LanguageIds: surveys in any of them. */
-  readonly language?: readonly number[] | undefined;
-  /** Lowest Cpi. */
-  readonly minCpi?: number | undefined;
-  /** Highest Cpi. */
-  readonly maxCpi?: number | undefined;
-  /** Longest length of interview, in minutes. */
-  readonly maxLoi?: number | undefined;
-  /** Devices a survey must all allow. */
-  readonly device?: readonly ("desktop" | "mobile" | "tablet")[] | undefined;
+/** The query of `GET /v1/surveys` as the client takes it: {@link SurveyQuery}, `updatedSince` also as a `Date`. */
+export type SurveyListParams = Omit<SurveyQuery, "updatedSince"> & {
   /** Only surveys whose stored copy changed at or after this time. */
   readonly updatedSince?: Date | string | undefined;
-  /** The `nextCursor` of the previous page. */
-  readonly cursor?: string | undefined;
-  /** Page size (at most 1,000). @default 100 */
-  readonly limit?: number | undefined;
-}
+};
 
 /** The inventory sds-sync keeps: stored surveys and the reference collections. */
 export class Surveys {
