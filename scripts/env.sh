@@ -35,5 +35,16 @@ if [ "$(pnpm --version 2>/dev/null || true)" != "$pnpm_version" ]; then
   export PATH="$tools_dir/pnpm/bin:$PATH"
 fi
 
+# `sds` (the CLI of this clone, run with the Node above) on PATH for the shell that sources this
+# file; a terminal is told the line that does it in any other shell.
+sds_bin="$repo_root/apps/cli/bin"
+case ":$PATH:" in
+  *":$sds_bin:"*) ;;
+  *)
+    export PATH="$sds_bin:$PATH"
+    if [ -t 2 ]; then echo "setup: sds is on PATH in this shell; elsewhere: export PATH=\"$sds_bin:\$PATH\"" >&2; fi
+    ;;
+esac
+
 cd "$repo_root"
 pnpm install --frozen-lockfile --prefer-offline --reporter=silent

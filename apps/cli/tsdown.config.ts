@@ -13,11 +13,11 @@ import packageJson from "./package.json" with { type: "json" };
  * Measure with `pnpm --filter @sds/cli bench`.
  */
 const helpModules =
-  /src[\\/](commands[\\/]registry|internal[\\/](help|command-catalog|global-options|exit-codes|errors|styles|version))\.ts$/;
+  /src[\\/](commands[\\/]registry|framework[\\/](help|command-catalog|global-options|exit-codes|errors|styles|version))\.ts$/;
 const cliCoreModules =
-  /src[\\/]internal[\\/](argv|cell|client|command|config|csv|invalid-surveys|io|option-values|output|profiles|record-columns|report-error|run-cli|stdin|suggest|survey-records)\.ts$/;
+  /src[\\/](framework[\\/](argv|cell|command|csv|io|option-values|output|record-columns|report-error|run-cli|stdin|suggest)|connection[\\/](client|config|profiles)|commands[\\/]surveys[\\/](invalid-surveys|survey-records))\.ts$/;
 const tableModules =
-  /src[\\/]internal[\\/]table\.ts$|node_modules[\\/](string-width|strip-ansi|ansi-regex|get-east-asian-width)[\\/]/;
+  /src[\\/]framework[\\/]table\.ts$|node_modules[\\/](string-width|strip-ansi|ansi-regex|get-east-asian-width)[\\/]/;
 
 export default defineConfig({
   entry: { sds: "src/main.ts" },

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Survey } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
+import { parseCsv } from "../src/framework/csv-reader.ts";
 import { startFake } from "./support/fake-service.ts";
 import { runSds, runSdsOnTerminal, startSds } from "./support/run-sds.ts";
 import { useCliTestbed } from "./support/testbed.ts";
@@ -56,6 +57,62 @@ describe("sds export", () => {
     const ndjson = await run("export");
     expect(parseNdjson(ndjson.stdout)).toHaveLength(liveSurveys().length);
     expect((await run("export", "-o", "table")).code).toBe(2);
+  });
+
+  it("writes qualifications and quotas in CSV as readable text, not JSON", async () => {
+    const csv = await run("export", "--format", "csv", "--quotas", "all");
+    expect(csv.code).toBe(0);
+    const parsed = parseCsv(csv.stdout);
+    if (!parsed.ok) throw new Error(`the export is not CSV: ${parsed.message}`);
+    const [header, ...rows] = parsed.records.map((record) => record.fields);
+    const column = (name: string) => header?.indexOf(name) ?? -1;
+    expect(rows).toHaveLength(liveSurveys().length);
+    for (const row of rows) {
+      const surveyId = Number(row[column("SurveyId")]);
+      const stored = testbed.fake.api.getSurvey(surveyId);
+      const qualifications = row[column("Qualifications")] ?? "";
+      const quotas = row[column("Quotas")] ?? "";
+      expect(qualifications).not.toMatch(/[[{"]/);
+      expect(quotas).not.toMatch(/[[{"]/);
+      const qualificationIds =
+        qualifications === "" ? [] : qualifications.split("; ").map((part) => Number(part.split("=")[0]));
+      expect(qualificationIds).toEqual(stored?.qualifications.map((qualification) => qualification.QualificationId));
+      for (const [index, quota] of (stored?.quotas ?? []).entries()) {
+        const fields = quota as { QuotaId: number; Completes?: number; TargetCompletes?: number };
+        expect(quotas.split(" | ")[index]).toMatch(
+          new RegExp(`^${fields.QuotaId} .*${fields.Completes}/${fields.TargetCompletes}: (\\d+=\\S|all respondents)`),
+        );
+      }
+      if ((stored?.quotas ?? []).length === 0) expect(quotas).toBe("");
+    }
+    expect(rows.some((row) => (row[column("Quotas")] ?? "") !== "")).toBe(true);
+  });
+
+  it("takes the filters of `sds surveys list`, under the same names, and exports the same surveys", async () => {
+    const filters = ["--device", "mobile", "--min-cpi", "1", "--max-loi", "30"];
+    const listed = JSON.parse((await run("surveys", "list", ...filters)).stdout) as Survey[];
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThan(liveSurveys().length);
+    const exported = await run("export", ...filters);
+    expect(exported.code).toBe(0);
+    expect(parseNdjson(exported.stdout).map((record) => record.survey.SurveyId)).toEqual(
+      listed.map((survey) => survey.SurveyId),
+    );
+    expect(exported.stderr).toBe(`Exported ${listed.length} of ${liveSurveys().length} live surveys as ndjson.\n`);
+    const help = await run("export", "--help");
+    for (const option of [
+      "--language ID",
+      "--country CODE",
+      "--min-cpi",
+      "--max-cpi",
+      "--max-loi",
+      "--min-ir",
+      "--device",
+      "--study-type",
+      "--industry",
+    ])
+      expect(help.stdout).toContain(option);
+    expect((await run("export", "--device", "phone")).code).toBe(2);
   });
 
   it("defuses formulas in CSV cells unless --raw-csv is given", async () => {

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { verifySignedUrl } from "@sds/routing";
 import { createFakeMarketplace } from "@sds/testing";
 import { describe, expect, it } from "vitest";
@@ -78,20 +79,46 @@ describe("sds link sign", () => {
     }
   });
 
-  it("refuses a key shorter than 16 characters (exit 2), naming the minimum, and never marks ordinary words as redacted", async () => {
-    for (const key of ["k", "unknown", "fifteen-chars-k"]) {
+  it("signs with any non-empty key, warning under 16 characters and never marking ordinary words as redacted", async () => {
+    const url = "https://survey.example/s/1?tid=unknown";
+    for (const key of ["k", "thirteen-char", "fifteen-chars-k"]) {
+      const expected = `${url}&hash=${createHmac("sha1", key).update(`${url}&`).digest("base64url")}`;
       for (const result of [
-        await run(["link", "sign", lucidUrl, "--algorithm", "SHA3"], { key }),
-        await run(["link", "verify", lucidSigned, "--key-stdin"], { input: `${key}\n` }),
+        await run(["link", "sign", url], { key }),
+        await run(["link", "sign", url, "--key-stdin"], { input: `${key}\n` }),
       ]) {
-        expect(result.code, key).toBe(2);
-        expect(result.stdout).toBe("");
+        expect(result, key).toMatchObject({ code: 0, stdout: `${expected}\n` });
         expect(result.stderr, key).toMatch(
-          /^error: the key from (SDS_ENCRYPTION_KEY|--key-stdin) is shorter than 16 characters, too short to be an EncryptionKey\./,
+          /^warning: the key from (SDS_ENCRYPTION_KEY|--key-stdin) is shorter than 16 characters: fine for a documented example/,
         );
         expect(result.stderr, key).not.toContain("[redacted]");
       }
+      expect(await run(["link", "verify", expected, "--key-stdin"], { input: `${key}\n` }), key).toMatchObject({
+        code: 0,
+        stdout: "valid\n",
+      });
     }
+    const empty = await run(["link", "sign", url, "--key-stdin"], { input: "\n" });
+    expect(empty).toMatchObject({ code: 2, stdout: "", stderr: "error: --key-stdin read an empty key\n" });
+  });
+
+  it("says on stderr which key signed: the account's IncomingEncryption by default, OutgoingEncryption with --encryption outgoing", async () => {
+    const url = "https://panel.example/v1/outcomes/complete?vq_token=t1";
+    const incoming = await run(["link", "sign", url]);
+    expect(incoming).toMatchObject({ code: 0, stderr: "Signed with the account's IncomingEncryption key.\n" });
+    expect(verifySignedUrl(incoming.stdout.trim(), incomingKey, { algorithm: "SHA256" })).toEqual({ valid: true });
+    const outgoing = await run(["link", "sign", url, "--encryption", "outgoing"], { key: lucidKey });
+    expect(outgoing).toMatchObject({ code: 0, stderr: "Signed with the account's OutgoingEncryption key.\n" });
+    expect(verifySignedUrl(outgoing.stdout.trim(), outgoingKey, { algorithm: "SHA1", parameter: "sig" })).toEqual({
+      valid: true,
+    });
+    const fromEnvironment = await run(["link", "sign", url, "-o", "json"], { key: lucidKey });
+    expect(fromEnvironment.stderr).toBe("Signed with the key from SDS_ENCRYPTION_KEY.\n");
+    expect(JSON.parse(fromEnvironment.stdout)).toMatchObject({ key: "SDS_ENCRYPTION_KEY" });
+    const both = await run(["link", "sign", url, "--encryption", "incoming", "--key-stdin"], { input: lucidKey });
+    expect(both.code).toBe(2);
+    const help = await run(["link", "sign", "--help"]);
+    expect(help.stdout).toMatch(/--encryption DIRECTION .*; default incoming;/);
   });
 
   it("refuses an unknown algorithm with exit 2", async () => {
@@ -118,8 +145,28 @@ describe("sds link verify", () => {
       algorithm: "SHA1",
       parameter: "sig",
     });
-    expect(await run(["link", "verify", callback])).toMatchObject({ code: 0 });
+    expect(await run(["link", "verify", callback])).toMatchObject({
+      code: 0,
+      stdout: "valid\n",
+      stderr: "Checked with the account's OutgoingEncryption key.\n",
+    });
     expect(await run(["link", "verify", callback.replace("t1", "t2")])).toMatchObject({ code: 1 });
+  });
+
+  it("verifies a link it just signed with --encryption incoming, and says which key a mismatch was checked with", async () => {
+    const signed = (await run(["link", "sign", "https://survey.example/s/1?tid=abc"])).stdout.trim();
+    const byDefault = await run(["link", "verify", signed]);
+    expect(byDefault.code).toBe(1);
+    expect(byDefault.stderr).toMatch(
+      /^error: invalid signature \(\w+\) under the account's OutgoingEncryption key: .*needs --encryption incoming\.\n$/,
+    );
+    expect(await run(["link", "verify", signed, "--encryption", "incoming"])).toMatchObject({
+      code: 0,
+      stdout: "valid\n",
+      stderr: "Checked with the account's IncomingEncryption key.\n",
+    });
+    const help = await run(["help", "link", "verify"]);
+    expect(help.stdout).toMatch(/--encryption DIRECTION .*; default outgoing;/);
   });
 });
 

@@ -385,7 +385,7 @@ describe("per-survey reads", () => {
     expect(recontacts[0]).toHaveProperty("PID");
   });
 
-  it("shows stats without the envelope", async () => {
+  it("shows stats without the envelope, nested fields flattened into rows on a table and in CSV", async () => {
     const stats = JSON.parse((await run("surveys", "stats", "503")).stdout) as Record<string, unknown>;
     expect(stats).toMatchObject({
       SurveyId: 503,
@@ -395,7 +395,11 @@ describe("per-survey reads", () => {
     const table = await runSdsOnTerminal(["surveys", "stats", "503", "--no-color"], testbed.home, {
       env: testbed.fake.env,
     });
-    expect(table.stdout).toMatch(/Global\s+\{"Starts":\d/);
+    expect(table.stdout).toMatch(/^Global\.Starts\s+\d+$/m);
+    expect(table.stdout).toMatch(/^Global\.SystemConversion\s+[\d.]+$/m);
+    expect(table.stdout).not.toContain("{");
+    const csv = await run("surveys", "stats", "503", "-o", "csv");
+    expect(csv.stdout).toMatch(/^Global\.Starts,\d+\r$/m);
   });
 
   it("reads a closed survey's qualifications by id (only the list is limited to live surveys)", async () => {

@@ -213,6 +213,7 @@ describe("sds outcomes reconcile", () => {
     }
   });
 
+  // The messages about tokens, ids and times are @sds/sync-client's, the owner of sds-sync's rules.
   it("checks every line before sending anything: problems listed as FILE:LINE, exit 2", async () => {
     await issue(["v-1"], "complete");
     const report = file(
@@ -225,7 +226,7 @@ describe("sds outcomes reconcile", () => {
     expect(result.stderr).toBe(
       [
         `${report}:3: the outcome "compleet" is not one of complete, terminate, overquota, security`,
-        `${report}:4: the token is empty`,
+        `${report}:4: the token must not be empty`,
         `${report}:5: the reason is longer than 500 characters (501)`,
         `${report}:6: has 2 fields, the header 3`,
         `error: ${report} has 4 invalid lines (listed above); nothing was sent. Fix them and run the command again.`,
@@ -448,8 +449,8 @@ describe("sds respondents import", () => {
     expect(result.stderr).toBe(
       [
         `${csv}:3: surveyId "-4" is not a positive whole number`,
-        `${csv}:4: enteredAt "2026-01-05 10:00" is not an ISO 8601 time with seconds and a zone, such as 2026-01-05T10:00:00Z or 2026-01-05T12:00:00+02:00`,
-        `${csv}:5: enteredAt "2026-02-30T10:00:00Z" is not a date of the calendar (2026-02-30)`,
+        `${csv}:4: enteredAt "2026-01-05 10:00" must be an ISO 8601 time with seconds and a zone, such as 2026-01-05T10:00:00Z or 2026-01-05T12:00:00+02:00`,
+        `${csv}:5: enteredAt "2026-02-30T10:00:00Z" must be an ISO 8601 time with seconds and a zone, such as 2026-01-05T10:00:00Z or 2026-01-05T12:00:00+02:00`,
         `error: ${csv} has 3 invalid lines (listed above); nothing was sent. Fix them and run the command again.`,
         "",
       ].join("\n"),
@@ -467,7 +468,7 @@ describe("sds respondents import", () => {
     );
     expect(refused.stderr).toMatch(new RegExp(`${jsonl.replaceAll(".", "\\.")}:2: is not JSON: `));
     expect(refused.stderr).toContain(
-      `${jsonl}:3: uid is empty; surveyId "${SURVEY}" is not a positive whole number; outcome "won" is not one of complete, terminate, overquota, security (or empty)`,
+      `${jsonl}:3: uid must not be empty; surveyId "${SURVEY}" is not a positive whole number; outcome "won" is not one of complete, terminate, overquota, security (or empty)`,
     );
   });
 });

@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
+import { MatchBody } from "@sds/sync-client";
+import { toMatchRequest } from "../src/loop/match-routes.ts";
 import {
   BENCH_TOKEN,
   benchInventory,

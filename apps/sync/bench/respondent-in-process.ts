@@ -3,7 +3,8 @@
  * time: where the server's time goes per match and per entry link (respondent-routing.bench.ts).
  */
 import type { LoopContext } from "../src/loop/loop-context.ts";
-import { MATCH_HISTORY_LIMIT, MatchBody, toMatchRequest } from "../src/loop/match-routes.ts";
+import { MatchBody } from "@sds/sync-client";
+import { MATCH_HISTORY_LIMIT, toMatchRequest } from "../src/loop/match-routes.ts";
 
 /** Mean milliseconds per step. */
 export interface InProcessCosts {

@@ -1,10 +1,12 @@
 import { createClient } from "@sds/client";
+import { createSyncClient, type ConversionWindowReport } from "@sds/sync-client";
 import type { Sandbox } from "@sds/testing";
 import type { SyncService } from "./service.ts";
 
 /*
  * The demo's respondent loop: what a supplier's panel does with sds-sync, done for a few invented
- * respondents over the same HTTP API a panel would call. Each is matched (with a uid), sent in
+ * respondents over the same HTTP API a panel would call, through the client a panel would use
+ * (`@sds/sync-client`). Each is matched (with a uid), sent in
  * through an entry link, and the sandbox's marketplace ends the session and calls sds-sync's
  * receiver with the outcome; the status page then shows entries, completes, conversion and
  * earnings. Development code: it runs only from the demo.
@@ -13,25 +15,12 @@ import type { SyncService } from "./service.ts";
 /** A respondent's answers: `QualificationId` (as a string) → option codes (strings; ages as numbers, such as "34"). */
 export type Answers = Record<string, string[]>;
 
-/** The window totals of `/v1/sync/status` (`loop.totals.lifetime`). */
-export interface LoopTotals {
-  readonly entries: number;
-  readonly pending: number;
-  readonly completes: number;
-  readonly terminates: number;
-  readonly overquotas: number;
-  readonly securityTerminates: number;
-  readonly earnings: number;
-  readonly conversion: number;
-  readonly earningsPerEntry: number;
-}
-
 /** What the walk did, for the demo's summary and its copy-paste hints. */
 export interface LoopWalk {
   /** One line per respondent. */
   readonly lines: readonly string[];
   /** `loop.totals.lifetime` from `/v1/sync/status` once the marketplace's calls were settled. */
-  readonly totals: LoopTotals;
+  readonly totals: ConversionWindowReport;
   /** A respondent that matched, for the hints: their answers, language and the survey they entered. */
   readonly example: { readonly answers: Answers; readonly languageId: number; readonly surveyId: number } | undefined;
   /** The first respondent matched again with `explain` of the survey they entered: why it is out now. */
@@ -93,20 +82,6 @@ async function waitFor(ready: () => boolean, signal: AbortSignal): Promise<boole
   return true;
 }
 
-/** One JSON call to sds-sync's API; throws with the route and the answer when it is not 2xx. */
-async function call<T>(base: string, path: string, signal: AbortSignal, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    signal,
-    ...(body === undefined
-      ? {}
-      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok)
-    throw new Error(`${body === undefined ? "GET" : "POST"} ${path} answered ${response.status}: ${text}`);
-  return JSON.parse(text) as T;
-}
-
 /**
  * Walks `count` respondents through the loop: `POST /v1/match` (answers, language, uid) → `POST
  * /v1/entry-links` for the best survey → a visit of the link (the sandbox's marketplace draws the
@@ -140,6 +115,7 @@ export async function walkRespondents(
       "the matcher did not follow the first cycle, the account was not read, or the survey groups and study types were not read, within 15 s",
     );
   }
+  const sync = createSyncClient({ baseUrl: service.url, env: {}, retry: false });
   const supplierId = sandbox.keys[0]?.supplierId ?? 1001;
   const live = sandbox.api.listSurveys(supplierId, "live");
   /** Each respondent: a line, and the entry they made (none when no survey matched). */
@@ -160,23 +136,14 @@ export async function walkRespondents(
     if (target === undefined) break;
     const uid = `demo-${index + 1}`;
     const answers = answersFor(sandbox, target.SurveyId, index);
-    const matched = await call<{ surveys: { SurveyId: number; Cpi: string }[]; eligible: number }>(
-      service.url,
-      "/v1/match",
-      signal,
-      { answers, languageId: target.LanguageId, uid, limit: 5 },
-    );
-    const best = matched.surveys[0];
+    const matched = await sync.match({ answers, languageId: target.LanguageId, uid, limit: 5 }, { signal });
+    const [best] = matched.surveys as { SurveyId: number; Cpi: string }[];
     if (best === undefined) {
       walked.push({ line: `${uid}: no survey matches` });
       continue;
     }
     const token = `demo-token-${index + 1}`;
-    const issued = await call<{ link: string }>(service.url, "/v1/entry-links", signal, {
-      surveyId: best.SurveyId,
-      token,
-      uid,
-    });
+    const issued = await sync.entryLinks.create({ surveyId: best.SurveyId, token, uid }, { signal });
     // The respondent opens the link: the marketplace answers 302 to the account's redirect URL and calls the receiver.
     const visit = await fetch(issued.link, { redirect: "manual", signal });
     await visit.body?.cancel();
@@ -189,28 +156,18 @@ export async function walkRespondents(
   if (signal.aborted) return undefined;
 
   // What the receiver recorded, by token, and the totals the status page shows.
-  const recorded = await call<{ outcomes: { token: string; outcome: string }[] }>(
-    service.url,
-    "/v1/outcomes?after=0&limit=1000",
-    signal,
-  );
+  const recorded = await sync.outcomes.list({ after: 0, limit: 1000 }, { signal });
   const outcomeOf = new Map(recorded.outcomes.map((outcome) => [outcome.token, outcome.outcome]));
   const lines = walked.map(({ line, entry }) =>
     entry === undefined ? line : `${line} → ${outcomeOf.get(entry.token) ?? "no outcome yet"}`,
   );
-  const status = await call<{ loop: { totals: { lifetime: LoopTotals }; warnings: string[] } }>(
-    service.url,
-    "/v1/sync/status",
-    signal,
-  );
+  const status = await sync.status({ signal });
   const first = walked.find((each) => each.entry !== undefined)?.entry;
   let recheck: string | undefined;
   if (first) {
-    const again = await call<{ explanation?: { reasons: { kind: string; message: string }[] } }>(
-      service.url,
-      "/v1/match",
-      signal,
+    const again = await sync.match(
       { answers: first.answers, languageId: first.languageId, uid: first.uid, limit: 5, explain: first.surveyId },
+      { signal },
     );
     const reason = again.explanation?.reasons[0];
     recheck =

@@ -1,5 +1,6 @@
 import { createClient } from "@sds/client";
 import type { EncryptionSettings } from "@sds/schemas";
+import type { SyncStatus } from "@sds/sync-client";
 import {
   createFakeMarketplace,
   createFakeSupplierApi,
@@ -115,8 +116,9 @@ describe("the respondent loop, end to end over HTTP", () => {
 
     // Conversion in status: 3 completes of 6 entries at a CPI of 9.00.
     const status = await call("/v1/sync/status");
-    const loop = status.body.loop as { conversion: unknown[]; outcomes: unknown; account: unknown };
-    expect(loop.conversion).toEqual([
+    const loop = (status.body as SyncStatus).loop;
+    // Lifetime counts per survey.
+    expect(loop.surveys.map(({ surveyId, lifetime }) => ({ surveyId, ...lifetime }))).toEqual([
       {
         surveyId: 7003,
         entries: 6,

@@ -1,5 +1,6 @@
 import { encryptionSigning, signUrl, verifySignedUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
+import type { SyncStatus } from "@sds/sync-client";
 import {
   createFakeSupplierApi,
   DEFAULT_API_KEY,
@@ -210,10 +211,9 @@ describe("the respondent loop over HTTP", () => {
     };
     expect(list.outcomes.map((each) => each.token)).toEqual(["tok-a", "tok-b"]);
     expect(list.next).toBe(2);
-    const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as {
-      loop: { conversion: unknown[]; outcomes: unknown };
-    };
-    expect(status.loop.conversion).toEqual([
+    const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as SyncStatus;
+    // Lifetime counts per survey (what the earlier `loop.conversion` field repeated).
+    expect(status.loop.surveys.map(({ surveyId, lifetime }) => ({ surveyId, ...lifetime }))).toEqual([
       {
         surveyId: 9001,
         entries: 2,

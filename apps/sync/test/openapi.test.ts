@@ -184,6 +184,51 @@ describe("the OpenAPI document of sds-sync", () => {
     );
   });
 
+  it("documents the status payload field by field, the respondent loop's section included", () => {
+    interface JsonSchema {
+      readonly type?: string;
+      readonly properties?: Readonly<Record<string, JsonSchema>>;
+      readonly items?: JsonSchema;
+    }
+    const { schemas } = (document as unknown as { components: { schemas: Readonly<Record<string, JsonSchema>> } })
+      .components;
+    const status = schemas["SyncStatus"];
+    expect(Object.keys(status?.properties ?? {}).sort()).toEqual(
+      [
+        "closures",
+        "collections",
+        "intervalSeconds",
+        "languages",
+        "loop",
+        "quarantine",
+        "replica",
+        "runs",
+        "store",
+      ].sort(),
+    );
+    const loop = status?.properties?.["loop"];
+    expect(Object.keys(loop?.properties ?? {}).sort()).toEqual(
+      [
+        "account",
+        "inventoryData",
+        "matcher",
+        "orphans",
+        "outcomes",
+        "refused",
+        "surveyCount",
+        "surveys",
+        "totals",
+        "warnings",
+      ].sort(),
+    );
+    const lastWeek = loop?.properties?.["totals"]?.properties?.["last7d"];
+    expect(lastWeek?.properties?.["earnings"]?.type).toBe("number");
+    expect(lastWeek?.properties?.["pending"]?.type).toBe("integer");
+    expect(Object.keys(loop?.properties?.["surveys"]?.items?.properties ?? {}).sort()).toEqual(
+      ["last24h", "last7d", "lifetime", "surveyId"].sort(),
+    );
+  });
+
   it("describes the answers of the open routes, and 405 on every path", async () => {
     for (const path of ["/", "/status.js", "/status.css", "/openapi.json", "/healthz", "/readyz", "/metrics"])
       await call("GET", path, 200, { token: null });

@@ -1,5 +1,6 @@
 import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
+import type { SyncStatus } from "@sds/sync-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeRecord } from "../src/loop/store/loop-store.ts";
@@ -122,6 +123,10 @@ async function startFeedService(
   return { api, harness, stop };
 }
 
+/** Lifetime counts per survey, as the status reports them (`loop.surveys`). */
+const lifetimePerSurvey = (status: SyncStatus) =>
+  status.loop.surveys.map(({ surveyId, lifetime }) => ({ surveyId, ...lifetime }));
+
 describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) => {
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
@@ -164,11 +169,10 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     expect(pass.ran).toBe(true);
     expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
     expect(await getJson<OutcomePage>(harness, "/v1/outcomes?after=0&limit=1000")).toEqual(before);
-    const status = await getJson<{ loop: { conversion: { surveyId: number; entries: number }[] } }>(
-      harness,
-      "/v1/sync/status",
+    const status = await getJson<SyncStatus>(harness, "/v1/sync/status");
+    expect(lifetimePerSurvey(status)).toContainEqual(
+      expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1 }),
     );
-    expect(status.loop.conversion).toContainEqual(expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1 }));
   });
 });
 
@@ -195,8 +199,8 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
     const pass = await harness.service.pruner.pruneOnce();
     expect(pass.deleted).toMatchObject({ outcomes: 2, entries: 1 });
     // The counts are kept as they were recorded: pruning the entries does not take back what they earned.
-    const status = await getJson<{ loop: { conversion: unknown[] } }>(harness, "/v1/sync/status");
-    expect(status.loop.conversion).toEqual([
+    const status = await getJson<SyncStatus>(harness, "/v1/sync/status");
+    expect(lifetimePerSurvey(status)).toEqual([
       expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1, completes: 1 }),
     ]);
 

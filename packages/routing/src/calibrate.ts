@@ -25,7 +25,7 @@ const methods: readonly SigningMethod[] = ["hmac", "concatenate"];
  * signature covers it.
  *
  * @param key The key it was signed with. Never logged, never in the result.
- * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
+ * @throws WeakKeyError when the key is empty.
  * @example
  * ```ts
  * const { matches } = calibrate(urlFromTheMarketplace, key);

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildEntryLink, entryLinkProblem, fillPlaceholders } from "./entry-link.ts";
-import { isRoutingError, UnfilledPlaceholderError, UnsafeSurveyUrlError, WeakKeyError } from "./errors.ts";
+import { isRoutingError, UnfilledPlaceholderError, UnsafeSurveyUrlError } from "./errors.ts";
 import { verifySignedUrl } from "./verify-signed-url.ts";
 
 const disabled = { Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null };
@@ -103,11 +103,17 @@ describe("buildEntryLink", () => {
     );
   });
 
-  it("refuses to sign an entry link with a key shorter than 16 characters", () => {
+  it("signs an entry link with a key shorter than 16 characters, and leaves it unsigned with an empty one", () => {
     const encryption = { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "k3y" };
-    expect(() => buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption })).toThrow(
-      WeakKeyError,
-    );
+    const link = buildEntryLink({ SurveyUrl: "https://s.example/e" }, { token: "t" }, { encryption });
+    expect(verifySignedUrl(link, "k3y", { algorithm: "SHA256", parameter: "sig" })).toEqual({ valid: true });
+    expect(
+      buildEntryLink(
+        { SurveyUrl: "https://s.example/e" },
+        { token: "t" },
+        { encryption: { ...encryption, EncryptionKey: "" } },
+      ),
+    ).toBe("https://s.example/e");
   });
 
   it("signs with the account's incoming encryption when it is enabled", () => {

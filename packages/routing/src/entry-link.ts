@@ -177,7 +177,7 @@ function appendParameters(url: string, parameters: Readonly<Record<string, strin
  *
  * @throws UnsafeSurveyUrlError when `SurveyUrl` is not `http:`/`https:`, has `user@` before its host, or is no URL.
  * @throws UnfilledPlaceholderError when `SurveyUrl` holds a placeholder (`[#…#]` or `[%…%]`) that the map does not fill.
- * @throws WeakKeyError when the signing key is shorter than {@link MIN_KEY_LENGTH} characters.
+ * @throws WeakKeyError when the signing key is empty.
  * @example
  * ```ts
  * const link = buildEntryLink(survey, { token: "t-123", uid: "r-9" }, { encryption: account.IncomingEncryption });

@@ -68,8 +68,7 @@ export class UnsafeSurveyUrlError extends RoutingError {
 }
 
 /**
- * Signs and verifies only with keys of at least {@link MIN_KEY_LENGTH} characters. A shorter
- * key is a typo or a placeholder, not a secret; the message names the minimum, never the key.
+ * Signing and verifying refuse an empty key. The message names the minimum, never the key.
  */
 export class WeakKeyError extends RoutingError {
   override name = "WeakKeyError" as const;
@@ -77,7 +76,11 @@ export class WeakKeyError extends RoutingError {
   readonly minimumLength: number;
 
   constructor(minimumLength: number) {
-    super(`the signing key is shorter than ${minimumLength} characters; use the account's full EncryptionKey`);
+    super(
+      minimumLength <= 1
+        ? "the signing key is empty; use the account's EncryptionKey"
+        : `the signing key is shorter than ${minimumLength} characters; use the account's full EncryptionKey`,
+    );
     this.minimumLength = minimumLength;
   }
 }

@@ -12,9 +12,9 @@ import { resolveSignatureScheme, type SignatureScheme, type SignatureSchemeOptio
  * what is sent. A fragment (`#…`) stays at the end, unsigned (browsers never send it). A URL
  * that already ends with the digest parameter is signed afresh.
  *
- * @param key The `EncryptionKey`, used as UTF-8 bytes, at least {@link MIN_KEY_LENGTH}
- * characters. Never logged, never in an error.
- * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
+ * @param key The `EncryptionKey`, used as UTF-8 bytes, not empty (weak under
+ * {@link MIN_KEY_LENGTH} characters). Never logged, never in an error.
+ * @throws WeakKeyError when the key is empty.
  * @throws RoutingError when the digest parameter is already there with parameters after it.
  * @throws UnknownAlgorithmError on an unsupported algorithm name.
  * @example

@@ -2,10 +2,12 @@ import type { EncryptionSettings } from "@sds/schemas";
 import { parseHashAlgorithm, type HashAlgorithm } from "./hash-algorithm.ts";
 
 /**
- * The shortest signing key accepted, in characters: {@link signUrl} and {@link verifySignedUrl}
- * throw {@link WeakKeyError} on a shorter one. A real `EncryptionKey` is far longer (the sandbox
- * generates 32 hex digits); a key of a few characters is a typo, a placeholder or a test value,
- * and a signature under it proves nothing, since it can be found by trying.
+ * The length, in characters, under which a signing key is weak. A real `EncryptionKey` is far
+ * longer (the sandbox generates 32 hex digits); a key of a few characters is a typo, a
+ * placeholder or a documented example, and a signature under it can be found by trying.
+ * {@link signUrl} and {@link verifySignedUrl} still sign and verify with one (only an empty key
+ * throws {@link WeakKeyError}), so documented examples reproduce; a caller holding an account's
+ * key compares it with this and warns (the CLI) or refuses (sds-sync's encryption check).
  */
 export const MIN_KEY_LENGTH = 16;
 

@@ -75,8 +75,8 @@ function verifyDigest(text: string, key: string, scheme: SignatureScheme, mismat
  * anything after it ride along unchecked (a signed URL with `#…` appended, say through a
  * `Host` header). To verify a request as received by a server, use {@link verifySignedRequest}.
  *
- * @param key The `EncryptionKey`, at least {@link MIN_KEY_LENGTH} characters. Never logged, never in a result.
- * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
+ * @param key The `EncryptionKey`, not empty (weak under {@link MIN_KEY_LENGTH} characters). Never logged, never in a result.
+ * @throws WeakKeyError when the key is empty.
  * @example
  * ```ts
  * const result = verifySignedUrl(signedLink, key, { algorithm: "SHA256" });
@@ -104,7 +104,7 @@ export interface SignedRequest {
   readonly origin: string | undefined;
   /** The request target exactly as received (`request.url` in Node): path and query, never decoded. */
   readonly target: string;
-  /** The `EncryptionKey`, at least {@link MIN_KEY_LENGTH} characters. */
+  /** The `EncryptionKey`, not empty (weak under {@link MIN_KEY_LENGTH} characters). */
   readonly key: string;
   /** The scheme, as for {@link verifySignedUrl}. */
   readonly scheme?: SignatureSchemeOptions | SignatureScheme;
@@ -127,7 +127,7 @@ export interface SignedRequest {
  * the result is `target` or `fragment`, before any digest is computed.
  *
  * @throws RangeError when `origin` is not `http(s)://host[:port][/path]` (no `user@`, query or fragment): a configuration mistake.
- * @throws WeakKeyError when the key is shorter than {@link MIN_KEY_LENGTH} characters.
+ * @throws WeakKeyError when the key is empty.
  * @example
  * ```ts
  * const verdict = verifySignedRequest({ origin: "https://panel.example/sds", target: request.url, key, scheme });

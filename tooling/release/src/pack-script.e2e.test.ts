@@ -70,14 +70,14 @@ console.log(JSON.stringify({ surveys: list.Surveys.length }));`;
     }
   }, 600_000);
 
-  it("packs every workspace package a package needs, transitively: @sds/sync takes @sds/client, @sds/routing and @sds/schemas", async () => {
+  it("packs every workspace package a package needs, transitively: @sds/sync takes @sds/sync-client, @sds/client, @sds/routing and @sds/schemas", async () => {
     const packed = await pack(["--no-build", "@sds/sync", join(directory, "sync")], directory);
     expect(packed.code, packed.stderr).toBe(0);
     expect(
       readdirSync(join(directory, "sync"))
         .map((file) => file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, ""))
         .sort(),
-    ).toEqual(["sds-client", "sds-routing", "sds-schemas", "sds-sync"]);
+    ).toEqual(["sds-client", "sds-routing", "sds-schemas", "sds-sync", "sds-sync-client"]);
   }, 300_000);
 
   it("refuses a package that is not published, naming the ones that are, with exit status 64", async () => {

@@ -1,12 +1,12 @@
-import { defineCommand, type CommandCatalog, type CommandDefinition, type OptionSpecs } from "../internal/command.ts";
+import { defineCommand, type CommandCatalog, type CommandDefinition, type OptionSpecs } from "../framework/command.ts";
 import {
   completionShells,
   renderCompletionScript,
   type CompletionModel,
   type CompletionNode,
   type CompletionShell,
-} from "../internal/completion-scripts.ts";
-import { globalOptionSpecs, localGlobalOptions } from "../internal/global-options.ts";
+} from "../framework/completion-scripts.ts";
+import { globalOptionSpecs, localGlobalOptions } from "../framework/global-options.ts";
 
 /** `sds completion SHELL`: prints a completion script generated from the command table. */
 export const command = defineCommand({

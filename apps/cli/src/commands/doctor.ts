@@ -1,13 +1,13 @@
 import type { SupplierAccountResponse } from "@sds/schemas";
 import type { WithResponse } from "@sds/client";
-import { createCliClient } from "../internal/client.ts";
-import { defineCommand, type CommandContext } from "../internal/command.ts";
-import { inspectConfig, type ConfigInspection } from "../internal/config.ts";
-import { CheckFailedError } from "../internal/errors.ts";
-import { ExitCode, exitCodeForError } from "../internal/exit-codes.ts";
-import { profilesFileMode } from "../internal/profiles.ts";
-import { joinSentences } from "../internal/report-error.ts";
-import type { Styles } from "../internal/styles.ts";
+import { createCliClient } from "../connection/client.ts";
+import { defineCommand, type CommandContext } from "../framework/command.ts";
+import { inspectConfig, type ConfigInspection } from "../connection/config.ts";
+import { CheckFailedError } from "../framework/errors.ts";
+import { ExitCode, exitCodeForError } from "../framework/exit-codes.ts";
+import { profilesFileMode } from "../connection/profiles.ts";
+import { joinSentences } from "../framework/report-error.ts";
+import type { Styles } from "../framework/styles.ts";
 
 /** The outcome of one check. */
 interface Check {

@@ -1,8 +1,8 @@
-import { localGlobalOptions } from "../internal/global-options.ts";
-import { defineCommand } from "../internal/command.ts";
-import { UsageError } from "../internal/errors.ts";
-import { renderCommandHelp, renderGroupHelp, renderMainHelp } from "../internal/help.ts";
-import { cliVersion } from "../internal/version.ts";
+import { localGlobalOptions } from "../framework/global-options.ts";
+import { defineCommand } from "../framework/command.ts";
+import { UsageError } from "../framework/errors.ts";
+import { renderCommandHelp, renderGroupHelp, renderMainHelp } from "../framework/help.ts";
+import { cliVersion } from "../framework/version.ts";
 
 /** `sds help [COMMAND…]`: the help of a command, a group, or all of sds. */
 export const command = defineCommand({

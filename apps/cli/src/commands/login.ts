@@ -1,9 +1,9 @@
-import { createCliClient } from "../internal/client.ts";
-import { defineCommand, type CommandContext } from "../internal/command.ts";
-import { normalizeBaseUrl } from "../internal/config.ts";
-import { UsageError } from "../internal/errors.ts";
-import { profilesPath, readProfiles, selectProfile, writeProfiles, type Profile } from "../internal/profiles.ts";
-import { promptHidden, readStdinText } from "../internal/stdin.ts";
+import { createCliClient } from "../connection/client.ts";
+import { defineCommand, type CommandContext } from "../framework/command.ts";
+import { normalizeBaseUrl } from "../connection/config.ts";
+import { UsageError } from "../framework/errors.ts";
+import { profilesPath, readProfiles, selectProfile, writeProfiles, type Profile } from "../connection/profiles.ts";
+import { promptHidden, readStdinText } from "../framework/stdin.ts";
 
 /** `sds login`: checks a base URL and key, then saves them as a profile. */
 export const command = defineCommand({

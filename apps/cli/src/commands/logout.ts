@@ -1,7 +1,7 @@
-import { defineCommand } from "../internal/command.ts";
-import { ConfigError } from "../internal/errors.ts";
-import { ExitCode } from "../internal/exit-codes.ts";
-import { profilesPath, readProfiles, selectProfile, writeProfiles } from "../internal/profiles.ts";
+import { defineCommand } from "../framework/command.ts";
+import { ConfigError } from "../framework/errors.ts";
+import { ExitCode } from "../framework/exit-codes.ts";
+import { profilesPath, readProfiles, selectProfile, writeProfiles } from "../connection/profiles.ts";
 
 /** `sds logout`: deletes a saved profile (its base URL and key). */
 export const command = defineCommand({

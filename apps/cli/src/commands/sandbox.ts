@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import type { Sandbox } from "@sds/testing";
-import { defineCommand } from "../internal/command.ts";
-import { CliError, UsageError } from "../internal/errors.ts";
-import { ExitCode } from "../internal/exit-codes.ts";
-import { parseNumberOption } from "../internal/option-values.ts";
+import { defineCommand } from "../framework/command.ts";
+import { CliError, UsageError } from "../framework/errors.ts";
+import { ExitCode } from "../framework/exit-codes.ts";
+import { parseNumberOption } from "../framework/option-values.ts";
 
 /** `sds sandbox`: runs the fake service locally until Ctrl-C. */
 export const command = defineCommand({
@@ -104,7 +104,7 @@ export const command = defineCommand({
         ...(marketplaceUrl === undefined ? {} : { marketplaceUrl }),
       };
       if (output.format === "table") {
-        const { renderKeyValues } = await import("../internal/table.ts");
+        const { renderKeyValues } = await import("../framework/table.ts");
         const first = sandbox.keys[0];
         await output.write(
           `${output.styles.bold("Sandbox running")} (Ctrl-C to stop)\n` +

@@ -160,3 +160,13 @@ export function createTestHome(): TestHome {
     },
   };
 }
+
+/** Runs the built `sds` with another Node binary (such as the machine's older one) instead of the one running the tests. */
+export function runSdsWithNode(
+  node: string,
+  args: readonly string[],
+  home: TestHome,
+  options: RunOptions = {},
+): Promise<SdsResult> {
+  return runProcess(node, [sdsBinary, ...args], home, options);
+}

@@ -1,24 +1,11 @@
-import { z } from "zod";
+import { Change, ChangePage } from "@sds/sync-client";
 import { feedQueryParameters, parseFeedQuery } from "../feed/feed-query.ts";
 import { readFeed } from "../feed/feed-reader.ts";
 import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded, inQuery } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
-import { changeTypes, type SyncStore } from "../inventory-store/store.ts";
-
-/** One entry of the change feed. */
-export const Change = z.object({
-  sequence: z.int(),
-  type: z.enum(changeTypes),
-  surveyId: z.int(),
-  runId: z.int(),
-  occurredAt: z.string(),
-});
-
-/** `GET /v1/changes`. */
-export const ChangePage = z.object({ changes: z.array(Change), next: z.int(), hasMore: z.boolean() });
-export type ChangePage = z.output<typeof ChangePage>;
+import type { SyncStore } from "../inventory-store/store.ts";
 
 /** What the change feed reads. */
 export interface ChangeFeedContext {

@@ -1,21 +1,12 @@
-import { z } from "zod";
+import { FEED_PAGE, FeedQuery as FeedQuerySchema, MAX_WAIT_SECONDS } from "@sds/sync-client";
 import { integer, rejectUnknown, single, type QueryParameter } from "../http/query-params.ts";
 
-/** Default and largest page size of `/v1/changes`. */
-export const FEED_PAGE = { default: 100, max: 1000 } as const;
-/** Longest `wait` of `/v1/changes`, in seconds: beyond it proxies tend to cut idle requests. */
-export const MAX_WAIT_SECONDS = 60;
-
-/** The query parameters of the two feeds, `GET /v1/changes` and `GET /v1/outcomes`, parsed by {@link parseFeedQuery}. */
-export const feedQueryParameters = [
-  { name: "after", description: "Sequence number: the entries after it.", schema: z.int().min(0).default(0) },
-  { name: "limit", description: "Page size.", schema: z.int().min(1).max(FEED_PAGE.max).default(FEED_PAGE.default) },
-  {
-    name: "wait",
-    description: "Seconds to long-poll when nothing follows `after`.",
-    schema: z.int().min(0).max(MAX_WAIT_SECONDS).default(0),
-  },
-] as const satisfies readonly QueryParameter[];
+/** The query parameters of the two feeds, `GET /v1/changes` and `GET /v1/outcomes`, parsed by {@link parseFeedQuery}: `@sds/sync-client`'s `FeedQuery`. */
+export const feedQueryParameters = Object.entries(FeedQuerySchema.shape).map(([name, schema]) => ({
+  name,
+  description: schema.description ?? name,
+  schema,
+})) satisfies readonly QueryParameter[];
 
 const changeParams: ReadonlySet<string> = new Set(feedQueryParameters.map((parameter) => parameter.name));
 

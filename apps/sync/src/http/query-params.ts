@@ -1,3 +1,4 @@
+import { MAX_QUERY_LIST_ITEMS } from "@sds/sync-client";
 import type { z } from "zod";
 import { SyncError, type HttpMeaning } from "../common/errors.ts";
 
@@ -20,8 +21,8 @@ export class ParamError extends SyncError {
   }
 }
 
-/** Longest comma list (`language`, `device`) one query may carry. */
-export const MAX_LIST_ITEMS = 100;
+/** Longest comma list (`language`, `device`) one query may carry: part of the contract, `@sds/sync-client`'s. */
+export const MAX_LIST_ITEMS = MAX_QUERY_LIST_ITEMS;
 
 /**
  * A query parameter as `/openapi.json` describes it. The parsers below are hand-written (they

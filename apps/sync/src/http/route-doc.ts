@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { QueryParameter } from "./query-params.ts";
 
 /*
@@ -98,5 +98,5 @@ export const inQuery = (parameters: readonly QueryParameter[]): Parameter[] =>
 /** The errors of every `/v1` route behind the token, besides its own. */
 export const guarded = ["401", "403", "405", "500"] as const;
 
-/** The body of every JSON error (respond.ts `errorReply`). */
-export const ErrorBody = z.strictObject({ error: z.strictObject({ code: z.string(), message: z.string() }) });
+/** The body of every JSON error (respond.ts `errorReply`): `@sds/sync-client`'s, part of the contract. */
+export { ErrorBody } from "@sds/sync-client";

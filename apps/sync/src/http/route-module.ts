@@ -34,6 +34,13 @@ export type RouteHandler = (request: RouteRequest) => Promise<Reply>;
  */
 export type RouteAccess = "open" | "token" | "signature";
 
+/**
+ * The two listeners of sds-sync: the private API, and the S2S outcome receiver the marketplace
+ * calls (its own host and port when `SYNC_OUTCOMES_PORT` is set). A route names one; a server
+ * serves one or both (`server.ts`).
+ */
+export type Listener = "api" | "outcomes";
+
 /** One route. */
 export interface RouteRow<SchemaName extends string = string, BodyName extends string = string> {
   readonly method: "GET" | "POST";
@@ -41,10 +48,10 @@ export interface RouteRow<SchemaName extends string = string, BodyName extends s
   readonly path: string;
   readonly access: RouteAccess;
   /**
-   * The listener that serves it: the private API, or the S2S receiver (on its own listener when
-   * `SYNC_OUTCOMES_PORT` is set, else on the API's). @default "api"
+   * The listener that serves it: the private API, or the S2S outcome receiver (on its own
+   * listener when `SYNC_OUTCOMES_PORT` is set, else on the API's). @default "api"
    */
-  readonly listener?: "api" | "receiver";
+  readonly listener?: Listener;
   readonly handler: RouteHandler;
   readonly doc: RouteDoc<SchemaName, BodyName>;
 }

@@ -6,7 +6,7 @@ import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
-import type { RouteModule, RouteRow } from "./route-module.ts";
+import type { Listener, RouteModule, RouteRow } from "./route-module.ts";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -18,10 +18,10 @@ export interface ApiServerOptions {
   readonly apiToken: string | undefined;
   readonly logger: Logger;
   /**
-   * Which routes this listener serves: the private API, the S2S outcome receiver (its own
-   * host/port when `SYNC_OUTCOMES_PORT` is set), or both. @default "both"
+   * Which listener's routes this server serves (a route row's `listener`): the private API, the
+   * S2S outcome receiver (its own host/port when `SYNC_OUTCOMES_PORT` is set), or both. @default "both"
    */
-  readonly serve?: "api" | "outcomes" | "both";
+  readonly serve?: Listener | "both";
   /** `SYNC_ALLOWED_HOSTS` (see request-guard.ts). @default [] */
   readonly allowedHosts?: readonly string[] | "any" | undefined;
   /** `SYNC_ALLOWED_ORIGINS`. @default [] */
@@ -39,13 +39,12 @@ export interface ApiServer {
 
 type Served = NonNullable<ApiServerOptions["serve"]>;
 
-/** The router of one listener over the rows it serves: the private API, the outcome receiver, or both. */
+/** The router of one server over the rows it serves: the private API's, the outcome receiver's, or both. */
 function routerFor(modules: readonly RouteModule[], serve: Served) {
   const rows = new Map<string, RouteRow>();
   for (const module of modules) {
     for (const [id, row] of Object.entries(module.routes)) {
-      const receiver = row.listener === "receiver";
-      if (receiver ? serve !== "api" : serve !== "outcomes") rows.set(id, row);
+      if (serve === "both" || serve === (row.listener ?? "api")) rows.set(id, row);
     }
   }
   return { rows, router: createRouter([...rows].map(([id, row]) => ({ id, method: row.method, path: row.path }))) };

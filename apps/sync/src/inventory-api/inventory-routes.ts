@@ -1,10 +1,10 @@
+import { CollectionList, StoredSurvey, StoredSurveyDetail, SurveyPage } from "@sds/sync-client";
 import { z } from "zod";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded, inQuery, pathParameter } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
 import type { SyncStore } from "../inventory-store/store.ts";
 import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
-import { CollectionList, StoredSurvey, StoredSurveyDetail, SurveyPage } from "./inventory-schemas.ts";
 import type { PageCache } from "./page-cache.ts";
 import { encodeCursor, parseSurveyId, parseSurveyQuery, surveyQueryParameters } from "./survey-query.ts";
 

@@ -1,10 +1,10 @@
 import { devices, type Device } from "@sds/schemas";
+import { SURVEY_PAGE, SurveyQuery as SurveyQuerySchema } from "@sds/sync-client";
 import { z } from "zod";
 import {
   decimal,
   integer,
   list,
-  MAX_LIST_ITEMS,
   ParamError,
   parseTimestamp,
   rejectUnknown,
@@ -14,42 +14,19 @@ import {
 import type { SurveyQuery } from "../inventory-store/store.ts";
 import { SURVEY_ID_RANGE } from "../survey-index/survey-id.ts";
 
-/** Default and largest page size of `/v1/surveys`. */
-export const SURVEY_PAGE = { default: 100, max: 1000 } as const;
-/** The query parameters of `GET /v1/surveys`, parsed by {@link parseSurveyQuery}. */
-export const surveyQueryParameters = [
-  {
-    name: "status",
-    description: "Which surveys: live, closed or all.",
-    schema: z.enum(["live", "closed", "all"]).default("live"),
-  },
-  {
-    name: "language",
-    description: "LanguageIds, comma-separated: surveys in any of them.",
-    schema: z.array(z.int().min(0)).max(MAX_LIST_ITEMS),
-    explode: false,
-  },
-  { name: "minCpi", description: "Lowest Cpi (a non-negative decimal).", schema: z.number().min(0) },
-  { name: "maxCpi", description: "Highest Cpi; not below minCpi.", schema: z.number().min(0) },
-  { name: "maxLoi", description: "Longest length of interview, in minutes.", schema: z.number().min(0) },
-  {
-    name: "device",
-    description: "Devices, comma-separated: a survey must allow every one named.",
-    schema: z.array(z.enum(devices as readonly [Device, ...Device[]])).max(MAX_LIST_ITEMS),
-    explode: false,
-  },
-  {
-    name: "updatedSince",
-    description: "Only surveys whose stored copy changed at or after this ISO 8601 date or date-time.",
-    schema: z.string(),
-  },
-  { name: "cursor", description: "The nextCursor of the previous page (opaque).", schema: z.string() },
-  {
-    name: "limit",
-    description: "Page size.",
-    schema: z.int().min(1).max(SURVEY_PAGE.max).default(SURVEY_PAGE.default),
-  },
-] as const satisfies readonly QueryParameter[];
+/**
+ * The query parameters of `GET /v1/surveys` as `/openapi.json` lists them, parsed by
+ * {@link parseSurveyQuery}: `@sds/sync-client`'s `SurveyQuery`, the lists comma-separated.
+ */
+export const surveyQueryParameters = Object.entries(SurveyQuerySchema.shape).map(([name, schema]) => {
+  const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
+  return {
+    name,
+    description: schema.description ?? name,
+    schema: inner,
+    ...(inner instanceof z.ZodArray ? { explode: false as const } : {}),
+  };
+}) satisfies readonly QueryParameter[];
 
 const surveyParams: ReadonlySet<string> = new Set(surveyQueryParameters.map((parameter) => parameter.name));
 

@@ -1,4 +1,5 @@
 import type { Device } from "@sds/schemas";
+import type { ChangeType } from "@sds/sync-client";
 import type { RetentionStore } from "./inventory-retention.ts";
 
 /**
@@ -80,17 +81,8 @@ export interface Leadership {
 /** Live or closed: a survey absent from the live list is kept as closed, never deleted. */
 export type SurveyStatus = "live" | "closed";
 
-/** Kinds of change in the feed. */
-export const changeTypes = [
-  "opened",
-  "updated",
-  "qualifications_changed",
-  "quotas_changed",
-  "closed",
-  "reopened",
-] as const;
-/** One of {@link changeTypes}. */
-export type ChangeType = (typeof changeTypes)[number];
+/* The kinds of change are part of sds-sync's HTTP contract (the change feed), owned by `@sds/sync-client`. */
+export { changeTypes, type ChangeType } from "@sds/sync-client";
 
 /** The diff-relevant state of one stored survey. */
 export interface StoredSurveyState {

@@ -1,14 +1,27 @@
+import {
+  EntryLink,
+  EntryLinkBody,
+  HistoryBody,
+  HistoryImported,
+  MatchBody,
+  MatchResult,
+  Outcome,
+  outcomeKinds,
+  OutcomePage,
+  OutcomeReceipt,
+  ReconcileBody,
+  Reconciled,
+} from "@sds/sync-client";
 import { z } from "zod";
 import { feedQueryParameters } from "../feed/feed-query.ts";
 import { guarded, inQuery, pathParameter, type RouteDoc } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
-import { EntryLink, MatchResult, Outcome, OutcomePage, OutcomeReceipt } from "./loop-schemas.ts";
-import { EntryLinkBody, issueEntryLink, match, MatchBody } from "./match-routes.ts";
-import { HistoryBody, HistoryImported, importHistory } from "./history-routes.ts";
+import { issueEntryLink } from "./entry-link-routes.ts";
+import { importHistory } from "./history-routes.ts";
+import { match } from "./match-routes.ts";
 import { listOutcomes, receiveOutcome } from "./outcome-routes.ts";
-import { ReconcileBody, Reconciled, reconcileOutcomes } from "./reconcile-routes.ts";
-import { outcomeKinds } from "./store/loop-store.ts";
+import { reconcileOutcomes } from "./reconcile-routes.ts";
 
 const outcomeReceiver = {
   summary: "The marketplace's server-to-server outcome call (signed, no bearer token)",
@@ -100,7 +113,7 @@ export function loopRoutes(loop: LoopContext): RouteModule {
         method: "GET",
         path: "/v1/outcomes/{outcome}",
         access: "signature",
-        listener: "receiver",
+        listener: "outcomes",
         handler: (request) => receiveOutcome(loop, request),
         doc: outcomeReceiver,
       },
@@ -108,7 +121,7 @@ export function loopRoutes(loop: LoopContext): RouteModule {
         method: "POST",
         path: "/v1/outcomes/{outcome}",
         access: "signature",
-        listener: "receiver",
+        listener: "outcomes",
         handler: (request) => receiveOutcome(loop, request),
         doc: outcomeReceiver,
       },

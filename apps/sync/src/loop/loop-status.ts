@@ -1,3 +1,4 @@
+import type { ConversionWindows, LoopStatus } from "@sds/sync-client";
 import type { LoopContext } from "./loop-context.ts";
 import type { ConversionCounts, ConversionSummary, LoopStore, OutcomeKind } from "./store/loop-store.ts";
 
@@ -22,7 +23,18 @@ export function windowReport(counts: ConversionCounts): ConversionWindowReport {
   };
 }
 
-const windowNames = ["lifetime", "last24h", "last7d"] as const;
+/** Each window's counts with what is derived from them. */
+function windowReports(counts: {
+  readonly lifetime: ConversionCounts;
+  readonly last24h: ConversionCounts;
+  readonly last7d: ConversionCounts;
+}): ConversionWindows {
+  return {
+    lifetime: windowReport(counts.lifetime),
+    last24h: windowReport(counts.last24h),
+    last7d: windowReport(counts.last7d),
+  };
+}
 
 /**
  * The most surveys `/v1/sync/status` lists one by one (those earning most over the last 7 days,
@@ -67,9 +79,9 @@ async function conversionReport(store: LoopStore, now: Date): Promise<Conversion
  * outcomes by kind, orphans, refused calls, and conversion (entries, outcomes, reversals,
  * earnings net of reversals) in total and per survey, over the lifetime and the last 24 hours
  * and 7 days. Every figure comes from counts kept as entries and outcomes are recorded: O(surveys).
- * The shape is the contract of the status page (docs/status-contract in the notes).
+ * The shape is `@sds/sync-client`'s `LoopStatus`, which `/openapi.json` documents.
  */
-export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
+export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<LoopStatus> {
   const { summary, outcomes, orphans } = await conversionReport(loop.outcomes, now);
   const verdicts = loop.account.verdicts;
   const problems = verdicts
@@ -77,7 +89,6 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
         verdict.kind === "misconfigured" ? [verdict.problem] : [],
       )
     : [];
-  const totals = Object.fromEntries(windowNames.map((name) => [name, windowReport(summary.totals[name])]));
   const listed = [...summary.surveys].sort((a, b) => a.surveyId - b.surveyId);
   return {
     matcher: { surveys: loop.liveMatcher.matcher.size, sequence: loop.liveMatcher.sequence },
@@ -87,19 +98,17 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
       outcomesVerified: verdicts ? verdicts.outgoing.kind === "on" : null,
       problem: problems.length > 0 ? problems.join("; ") : null,
     },
-    warnings: loop.warnings(),
+    warnings: [...loop.warnings()],
     outcomes,
     orphans: { tokens: orphans },
     refused: loop.refusals.totals(),
-    totals,
+    totals: windowReports(summary.totals),
     surveyCount: summary.surveyCount,
     surveys: listed.map((survey) => ({
       surveyId: survey.surveyId,
-      ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])),
+      ...windowReports(survey),
     })),
     inventoryData: routingDataReport(loop),
-    // Kept for readers of the earlier shape: lifetime counts per survey.
-    conversion: listed.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
   };
 }
 

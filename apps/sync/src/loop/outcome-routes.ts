@@ -1,14 +1,12 @@
 import { verifySignedUrl } from "@sds/routing";
+import { isOutcomeKind, loopTextProblem, outcomeKinds, type OutcomePage, type OutcomeReceipt } from "@sds/sync-client";
 import { parseFeedQuery } from "../feed/feed-query.ts";
 import { readFeed } from "../feed/feed-reader.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
 import type { LoopContext } from "./loop-context.ts";
-import { loopTextProblem } from "./loop-text.ts";
-import type { OutcomePage, OutcomeReceipt } from "./loop-schemas.ts";
 import type { RefusalReason } from "./receiver-refusals.ts";
-import { isOutcomeKind, outcomeKinds } from "./store/loop-store.ts";
 
 /** A `Host` header that is a plain `host[:port]` (a name, an IPv4 address or a bracketed IPv6 one): nothing a signature check could be fooled by. */
 const PLAIN_HOST =

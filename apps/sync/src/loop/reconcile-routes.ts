@@ -1,61 +1,10 @@
-import { z } from "zod";
+import { ReconcileBody, type Reconciled, type ReconcileLine } from "@sds/sync-client";
+import type { z } from "zod";
 import { MAX_BATCH_BODY_BYTES, readJsonBody } from "../http/request-body.ts";
 import { json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
-import { loopText } from "./loop-text.ts";
-import { outcomeKinds } from "./store/loop-store.ts";
 
-/** The most reconciliations one request may carry (the CLI sends a file in batches). */
-export const MAX_RECONCILE_BATCH = 1000;
-
-/** Body of `POST /v1/outcomes/reconcile`. */
-export const ReconcileBody = z.strictObject({
-  outcomes: z
-    .array(
-      z.strictObject({
-        token: loopText().pipe(z.string().min(1)),
-        outcome: z.enum(outcomeKinds),
-        reason: z.string().max(500).optional(),
-      }),
-    )
-    .min(1)
-    .max(MAX_RECONCILE_BATCH),
-  dryRun: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: record nothing; each line answers what it would do, in order (a later line of a token sees the earlier line's effect).",
-    ),
-});
-
-/** One line of a reconciliation's answer. */
-const ReconcileLine = z.object({
-  token: z.string(),
-  status: z
-    .enum(["changed", "unchanged", "unknown-token"])
-    .describe(
-      "changed: a transition was recorded (on a dry run: would be); unchanged: the entry's outcome already was this one; unknown-token: no entry carries it (nothing recorded).",
-    ),
-  outcome: z.enum(outcomeKinds),
-  previousOutcome: z.enum(outcomeKinds).nullable(),
-  sequence: z
-    .int()
-    .nullable()
-    .describe("The transition's place in the outcome feed; null when nothing was recorded (and on a dry run)."),
-});
-
-/** `POST /v1/outcomes/reconcile`. */
-export const Reconciled = z.object({
-  dryRun: z.boolean().describe("true when nothing was recorded and the lines say what would happen."),
-  changed: z.int(),
-  unchanged: z.int(),
-  unknown: z.int(),
-  results: z.array(ReconcileLine),
-});
-export type Reconciled = z.output<typeof Reconciled>;
-
-type ReconcileLine = z.output<typeof ReconcileLine>;
 type ReconcileRequest = z.output<typeof ReconcileBody>["outcomes"];
 
 /**

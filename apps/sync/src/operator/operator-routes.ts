@@ -1,3 +1,4 @@
+import { ClosuresConfirmed, CycleRun, RunAccepted, SyncStatus, type LoopStatus } from "@sds/sync-client";
 import { z } from "zod";
 import type { CycleResult } from "../cycle/cycle-result.ts";
 import type { SyncEngine } from "../engine/sync-engine.ts";
@@ -5,49 +6,6 @@ import { errorReply, json } from "../http/respond.ts";
 import { guarded } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
 import type { SyncStore } from "../inventory-store/store.ts";
-
-/** `GET /v1/sync/status`: replica, store, recent cycles, collections, quarantine and the respondent loop. */
-export const SyncStatus = z.looseObject({
-  replica: z.looseObject({ id: z.string(), leader: z.boolean(), running: z.boolean(), consecutiveFailures: z.int() }),
-  closures: z.looseObject({ count: z.int(), sample: z.array(z.int()) }).nullable(),
-  store: z.looseObject({ kind: z.string(), live: z.int(), closed: z.int(), latestSequence: z.int() }),
-  languages: z.array(z.looseObject({ languageId: z.int(), live: z.int(), closed: z.int() })),
-  intervalSeconds: z.number(),
-  runs: z.array(
-    z.looseObject({
-      id: z.int(),
-      status: z.enum(["succeeded", "failed"]),
-      startedAt: z.string(),
-      finishedAt: z.string(),
-    }),
-  ),
-  collections: z.array(z.object({ name: z.string(), fetchedAt: z.string() })),
-  quarantine: z.array(
-    z.looseObject({ key: z.string(), surveyId: z.int().nullable(), source: z.string(), timesSeen: z.int() }),
-  ),
-  loop: z.record(z.string(), z.unknown()),
-});
-
-/** A cycle's result (`POST /v1/sync/run`). */
-export const CycleRun = z.object({
-  run: z.looseObject({
-    id: z.int().nullable(),
-    status: z.enum(["succeeded", "failed"]),
-    startedAt: z.iso.datetime(),
-    finishedAt: z.iso.datetime(),
-    durationMs: z.number(),
-    counts: z.record(z.string(), z.number()),
-    error: z.string().nullable(),
-  }),
-});
-
-/** `POST /v1/sync/run?wait=false`. */
-export const RunAccepted = z.object({ accepted: z.literal(true) });
-export type RunAccepted = z.output<typeof RunAccepted>;
-
-/** `POST /v1/sync/closures/confirm`. */
-export const ClosuresConfirmed = z.object({ confirmed: z.int(), appliedAt: z.string() });
-export type ClosuresConfirmed = z.output<typeof ClosuresConfirmed>;
 
 /** What the operator routes read and drive. */
 export interface OperatorContext {
@@ -58,7 +16,7 @@ export interface OperatorContext {
   readonly engine: Pick<SyncEngine, "status" | "runNow" | "confirmClosures">;
   readonly intervalMs: number;
   /** The respondent loop's section of `/v1/sync/status` (the loop reports on itself). */
-  readonly loopStatus: () => Promise<Record<string, unknown>>;
+  readonly loopStatus: () => Promise<LoopStatus>;
 }
 
 /** The operator's routes: the status of the replica and its store, a manual run, and confirming held closures. */
@@ -137,12 +95,13 @@ async function syncStatus(context: OperatorContext) {
       consecutiveFailures: engine.consecutiveFailures,
       nextRunAt: engine.nextRunAt,
     },
-    closures: engine.closures,
+    closures: engine.closures && { ...engine.closures, sample: [...engine.closures.sample] },
     store: { kind: context.store.kind, ...stats },
     languages,
     intervalSeconds: context.intervalMs / 1000,
     runs: runs.map((run) => ({
       ...run,
+      counts: { ...run.counts },
       startedAt: run.startedAt.toISOString(),
       finishedAt: run.finishedAt.toISOString(),
     })),
@@ -157,7 +116,7 @@ async function syncStatus(context: OperatorContext) {
       issues,
     })),
     loop,
-  });
+  } satisfies SyncStatus);
 }
 
 /** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
@@ -176,14 +135,14 @@ async function runSync(context: OperatorContext, request: RouteRequest) {
 }
 
 /** A cycle result as JSON. */
-export function describeCycle(result: CycleResult): Record<string, unknown> {
+export function describeCycle(result: CycleResult): CycleRun["run"] {
   return {
     id: result.runId ?? null,
     status: result.status,
     startedAt: result.startedAt.toISOString(),
     finishedAt: result.finishedAt.toISOString(),
     durationMs: result.finishedAt.getTime() - result.startedAt.getTime(),
-    counts: result.counts,
+    counts: { ...result.counts },
     error: result.error,
     firstSequence: result.firstSequence,
     lastSequence: result.lastSequence,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { Health, Readiness } from "@sds/sync-client";
 import { json } from "../http/respond.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
@@ -6,25 +6,6 @@ import type { SyncStore } from "../inventory-store/store.ts";
 
 /** Readiness fails once the last success is older than this many intervals. */
 export const STALE_AFTER_INTERVALS = 3;
-
-/** `GET /healthz`. */
-export const Health = z.object({ status: z.literal("ok") });
-export type Health = z.output<typeof Health>;
-
-/** `GET /readyz`, 200 or 503. */
-export const Readiness = z.looseObject({
-  ready: z.boolean(),
-  reason: z.string().optional().describe("Why not ready (503)."),
-  lastSuccessAt: z.iso.datetime().optional(),
-  ageSeconds: z.number().optional(),
-  staleAfterSeconds: z.number().optional(),
-  closuresHeld: z.int().optional(),
-  warnings: z
-    .array(z.string())
-    .optional()
-    .describe("What works but needs an operator's attention (such as outcomes accepted unsigned)."),
-});
-export type Readiness = z.output<typeof Readiness>;
 
 /** What the probes read. */
 export interface ProbeContext {

@@ -1,14 +1,10 @@
 import { WeakKeyError } from "../errors.ts";
-import { MIN_KEY_LENGTH } from "../signature-scheme.ts";
 
 /**
- * Throws {@link WeakKeyError} when `key` has fewer than {@link MIN_KEY_LENGTH} characters
- * (code points, so a key of accented letters counts as it reads).
+ * Throws {@link WeakKeyError} when `key` is empty: an empty HMAC key signs nothing anyone keeps
+ * secret. A short key is the caller's decision (documented examples use 13 and 15 characters):
+ * callers that hold an account's key compare it with `MIN_KEY_LENGTH` and warn or refuse.
  */
 export function assertUsableKey(key: string): void {
-  let length = 0;
-  for (const _character of key) {
-    if (++length >= MIN_KEY_LENGTH) return;
-  }
-  throw new WeakKeyError(MIN_KEY_LENGTH);
+  if (key === "") throw new WeakKeyError(1);
 }

@@ -1,3 +1,4 @@
+import type { OutcomeKind, OutcomeSource } from "@sds/sync-client";
 import type { PruneBatchOutcome } from "../../database/retention.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
@@ -24,15 +25,8 @@ export interface OutcomeRetentionStore {
   feedHorizon(): Promise<number>;
 }
 
-/** The four ends of a respondent's session the marketplace reports, as the receiver's routes name them. */
-export const outcomeKinds = ["complete", "terminate", "overquota", "security"] as const;
-/** One of {@link outcomeKinds}. */
-export type OutcomeKind = (typeof outcomeKinds)[number];
-
-/** Where an outcome came from: the marketplace's S2S call, a reconciliation (import or postback), or an orphan attached to its entry when the entry was issued. */
-export const outcomeSources = ["s2s", "reconcile", "attach"] as const;
-/** One of {@link outcomeSources}. */
-export type OutcomeSource = (typeof outcomeSources)[number];
+/* The outcome kinds and sources are part of sds-sync's HTTP contract, owned by `@sds/sync-client`. */
+export { isOutcomeKind, outcomeKinds, outcomeSources, type OutcomeKind, type OutcomeSource } from "@sds/sync-client";
 
 /** An entry link issued through sds-sync: the denominator of conversion. */
 export interface EntryInput {
@@ -244,8 +238,3 @@ export interface LoopStore extends OutcomeRetentionStore {
 
 /** The loop store under its earlier name. */
 export type OutcomeStore = LoopStore;
-
-/** Whether a string names an outcome. */
-export function isOutcomeKind(value: string): value is OutcomeKind {
-  return (outcomeKinds as readonly string[]).includes(value);
-}

@@ -1,0 +1,186 @@
+import { batchFailure, sendInBatches } from "../../sync/batches.ts";
+import type { CommandContext } from "../../framework/command.ts";
+import { SyncServiceError } from "../../framework/errors.ts";
+import { ExitCode } from "../../framework/exit-codes.ts";
+import { inputName, readInputText, refuseInvalidLines } from "../../framework/input-file.ts";
+import type { RecordColumn } from "../../framework/output.ts";
+import { parseReconcileFile, type ReconcileLine } from "./reconcile-file.ts";
+import { connectSync, type SyncConnection, type syncConnectionOptions } from "../../sync/sync-connection.ts";
+import type { OutcomeKind, Reconciled } from "@sds/sync-client";
+
+type Status = Reconciled["results"][number]["status"];
+
+/** One line's result, as `-o json`, `ndjson` and `csv` print it. */
+export interface ReconcileResult {
+  readonly line: number;
+  readonly token: string;
+  readonly status: Status;
+  readonly previousOutcome: OutcomeKind | null;
+  readonly outcome: OutcomeKind;
+  readonly reason: string | null;
+  /** The transition's place in sds-sync's outcome feed; null when nothing was recorded. */
+  readonly sequence: number | null;
+}
+
+/** What `sds outcomes reconcile -o json` prints. */
+export interface ReconcileReport {
+  readonly dryRun: boolean;
+  readonly lines: number;
+  readonly changed: number;
+  readonly unchanged: number;
+  readonly unknown: number;
+  readonly results: readonly ReconcileResult[];
+}
+
+const columns: readonly RecordColumn<ReconcileResult>[] = [
+  { header: "line", align: "right" },
+  { header: "token" },
+  { header: "status" },
+  { header: "previousOutcome", value: (row) => row.previousOutcome ?? "" },
+  { header: "outcome" },
+  { header: "reason", value: (row) => row.reason ?? "" },
+  { header: "sequence", value: (row) => row.sequence ?? "" },
+];
+
+/** How many unknown tokens the warning names. */
+const namedUnknownTokens = 10;
+
+/** Reads, checks and sends a reconciliation file, then prints what changed (or would). */
+export async function runReconcile(
+  context: CommandContext<typeof syncConnectionOptions>,
+  path: string,
+  options: { readonly size: number; readonly dryRun: boolean },
+): Promise<void> {
+  const sync = await connectSync(context);
+  const { lines, problems } = parseReconcileFile(await readInputText(context, path));
+  refuseInvalidLines(context, path, problems);
+  if (lines.length === 0) context.output.note(`${inputName(path)} has no lines to reconcile.`);
+  const run = await sendInBatches(context, lines, {
+    size: options.size,
+    label: options.dryRun ? "Checking" : "Reconciling",
+    send: (batch, index) => sendBatch(sync, batch, index, options.dryRun),
+  });
+  const results = run.answers.flat();
+  // When the first batch failed nothing was done: the error alone says so.
+  if (run.failure?.batch === 0) throw run.failure.error;
+  await printReport(context, { dryRun: options.dryRun, lines: results.length, ...totals(results), results });
+  if (run.failure !== undefined) {
+    const advice = options.dryRun
+      ? "Nothing was recorded (a dry run)."
+      : "Running the file again is safe: a line already recorded answers unchanged (unless a later line of the same token changed it again).";
+    throw batchFailure(run.failure.error, run.failure.batch, lines, options.size, advice);
+  }
+}
+
+async function sendBatch(
+  sync: SyncConnection,
+  batch: readonly ReconcileLine[],
+  index: number,
+  dryRun: boolean,
+): Promise<ReconcileResult[]> {
+  const outcomes = batch.map((line) => ({
+    token: line.token,
+    outcome: line.outcome,
+    ...(line.reason === undefined ? {} : { reason: line.reason }),
+  }));
+  let answer: Reconciled;
+  try {
+    // `dryRun` only when asked: an sds-sync that predates it refuses the field rather than record.
+    answer = await sync.call((client, options) =>
+      client.outcomes.reconcile(dryRun ? { outcomes, dryRun: true } : { outcomes }, options),
+    );
+  } catch (error) {
+    if (dryRun && error instanceof SyncServiceError && error.status === 400 && /dryRun/.test(error.message)) {
+      throw new SyncServiceError(error.message, ExitCode.Failure, {
+        status: 400,
+        cause: error,
+        hint: "This sds-sync predates dry runs; upgrade it to use --dry-run. Nothing was recorded.",
+      });
+    }
+    throw error;
+  }
+  return readAnswer(answer, batch, index, dryRun);
+}
+
+/**
+ * The answer's lines (their shape checked by the client against sds-sync's schema) joined to the
+ * file's, checked: one result per line sent, in order, for the same tokens. A dry run must say it
+ * was one: otherwise the lines may have been recorded.
+ */
+function readAnswer(
+  answer: Reconciled,
+  batch: readonly ReconcileLine[],
+  index: number,
+  dryRun: boolean,
+): ReconcileResult[] {
+  if (dryRun && !answer.dryRun) {
+    throw new SyncServiceError(
+      `sds-sync did not confirm the dry run of batch ${index + 1}: it may have recorded it`,
+      ExitCode.Failure,
+      { hint: "Check its outcome feed (GET /v1/outcomes) and upgrade sds-sync." },
+    );
+  }
+  const mismatch = () =>
+    new SyncServiceError(`sds-sync's answer to batch ${index + 1} does not match the lines sent`, ExitCode.Validation, {
+      hint: "Check that --sync-url is sds-sync; run with --debug for the exchange.",
+    });
+  if (answer.results.length !== batch.length) throw mismatch();
+  return batch.map((line, position) => {
+    const result = answer.results[position];
+    if (result?.token !== line.token) throw mismatch();
+    return {
+      line: line.line,
+      token: line.token,
+      status: result.status,
+      previousOutcome: result.previousOutcome,
+      outcome: line.outcome,
+      reason: line.reason ?? null,
+      sequence: result.sequence,
+    };
+  });
+}
+
+function totals(results: readonly ReconcileResult[]): { changed: number; unchanged: number; unknown: number } {
+  const count = (status: Status) => results.filter((result) => result.status === status).length;
+  return { changed: count("changed"), unchanged: count("unchanged"), unknown: count("unknown-token") };
+}
+
+async function printReport(context: CommandContext, report: ReconcileReport): Promise<void> {
+  const unknown = report.results.filter((result) => result.status === "unknown-token");
+  if (unknown.length > 0) {
+    const named = unknown
+      .slice(0, namedUnknownTokens)
+      .map((result) => `line ${result.line} ${JSON.stringify(result.token)}`);
+    const more = unknown.length > named.length ? `, and ${unknown.length - named.length} more` : "";
+    context.output.warn(
+      `${unknown.length === 1 ? "1 token matches" : `${unknown.length} tokens match`} no entry issued by sds-sync (nothing recorded for ${unknown.length === 1 ? "it" : "them"}): ${named.join(", ")}${more}`,
+    );
+  }
+  const { format } = context.output;
+  if (format === "ndjson" || format === "csv") return context.output.records(report.results, { columns });
+  await context.output.document(report, (styles, tables) => {
+    const changes = report.results.filter((result) => result.status === "changed");
+    const table =
+      changes.length === 0
+        ? ""
+        : tables.renderTable(
+            [{ header: "TOKEN" }, { header: "CHANGE" }, { header: "REASON" }],
+            changes.map((result) => [
+              result.token,
+              `${result.previousOutcome ?? "pending"} → ${result.outcome}`,
+              result.reason ?? "",
+            ]),
+            { styles, maxWidth: context.output.maxWidth },
+          );
+    return `${table}${summary(report)}\n`;
+  });
+}
+
+/** `Reconciled 4 lines: 1 changed, 2 unchanged, 1 unknown token.`, or its dry-run wording. */
+function summary(report: ReconcileReport): string {
+  const unknown = `${report.unknown} unknown token${report.unknown === 1 ? "" : "s"}`;
+  const lines = `${report.lines} line${report.lines === 1 ? "" : "s"}`;
+  if (report.dryRun)
+    return `Dry run of ${lines}: ${report.changed} would change, ${report.unchanged} unchanged, ${unknown}; nothing was recorded.`;
+  return `Reconciled ${lines}: ${report.changed} changed, ${report.unchanged} unchanged, ${unknown}.`;
+}

@@ -1,0 +1,44 @@
+import { fileInBatches } from "../../sync/batches.ts";
+import { defineCommand } from "../../framework/command.ts";
+import { syncConnectionOptions } from "../../sync/sync-connection.ts";
+
+const defaultBatch = 500;
+
+/** `sds outcomes reconcile FILE`: the marketplace's corrections, sent to sds-sync. */
+export const command = defineCommand({
+  description:
+    "Sends the marketplace's corrections of outcomes (a complete rejected in its quality review, a terminate approved) to sds-sync, which records each as a transition of the entry's outcome with its reason; earnings are then reported net of reversals. FILE is CSV (RFC 4180) with the header token,outcome[,reason], outcome one of complete, terminate, overquota, security; - reads standard input. Every line is checked before anything is sent (problems are listed as FILE:LINE, exit 2). Lines go in order, in batches; a line repeating a token's current outcome changes nothing, and a token no entry carries is reported and not recorded. --dry-run records nothing and lists what would change. Prints the changes (token, previous → new outcome, reason) and the totals; -o json gives every line's result.",
+  arguments: [{ name: "FILE", description: "CSV with the header token,outcome[,reason] (- for standard input)" }],
+  options: {
+    "dry-run": { type: "boolean", description: "record nothing: list what would change" },
+    batch: {
+      type: "string",
+      valueName: "N",
+      // The limit is @sds/sync-client's MAX_RECONCILE_BATCH, checked in run; written out here because
+      // help must not load the package (zod), and a test keeps the two equal.
+      description: `lines per request, 1 to 1000 (default ${defaultBatch})`,
+    },
+    ...syncConnectionOptions,
+  },
+  globalOptions: ["output", "json", "raw-csv", "color", "timeout", "debug", "help"],
+  examples: [
+    {
+      command: "outcomes reconcile rejected.csv --dry-run --sync-url http://127.0.0.1:8787",
+      description: "See what a report would change, recording nothing",
+    },
+    {
+      command: "outcomes reconcile rejected.csv",
+      description: "Record the corrections (SDS_SYNC_URL and SYNC_API_TOKEN set)",
+    },
+    {
+      command: "outcomes reconcile - -o json < report.csv | jq '.results[] | select(.status == \"unknown-token\")'",
+      description: "Tokens sds-sync did not issue",
+    },
+  ],
+  async run(context) {
+    const { MAX_RECONCILE_BATCH } = await import("@sds/sync-client");
+    const { path, size } = fileInBatches(context, defaultBatch, MAX_RECONCILE_BATCH);
+    const { runReconcile } = await import("./reconcile-run.ts");
+    await runReconcile(context, path, { size, dryRun: context.options["dry-run"] === true });
+  },
+});

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** The longest transaction token or respondent id sds-sync takes, in UTF-16 code units. */
+export const MAX_LOOP_TEXT = 200;
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why `text` cannot be a transaction token or a respondent id of sds-sync, or `undefined` when
+ * it can: empty text, more than {@link MAX_LOOP_TEXT} characters, or text that a database (a
+ * NUL byte), a URL (a lone surrogate) or a log line (control characters) cannot hold. sds-sync
+ * answers such text with a 400 naming the field and this sentence; a tool that sends a file
+ * checks each line with it first, so a bad line is refused with its line number before
+ * anything is sent.
+ *
+ * @example
+ * ```ts
+ * loopTextProblem("t-8f2c"); // undefined
+ * loopTextProblem("a\u0000b"); // "must not hold control characters (such as NUL)"
+ * ```
+ */
+export function loopTextProblem(text: string): string | undefined {
+  if (text === "") return "must not be empty";
+  if (text.length > MAX_LOOP_TEXT) return `must be at most ${MAX_LOOP_TEXT} characters, got ${text.length}`;
+  if (LONE_SURROGATE.test(text)) return "must be well-formed Unicode (it holds a lone surrogate)";
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+  if (/[\u0000-\u001f\u007f]/.test(text)) return "must not hold control characters (such as NUL)";
+  return undefined;
+}
+
+/** A zod string refusing what {@link loopTextProblem} refuses (empty text too, unless `allowEmpty`). */
+function loopTextSchema(allowEmpty: boolean) {
+  return z.string().superRefine((text, context) => {
+    if (allowEmpty && text === "") return;
+    const problem = loopTextProblem(text);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  });
+}
+
+/** A transaction token or respondent id: a string {@link loopTextProblem} finds nothing wrong with. */
+export const LoopText = loopTextSchema(false).meta({ minLength: 1, maxLength: MAX_LOOP_TEXT });
+
+/** A respondent id where one is optional: {@link LoopText}, or empty for none. */
+export const LoopTextOrEmpty = loopTextSchema(true).meta({ maxLength: MAX_LOOP_TEXT });

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { LoopText } from "./loop-text.ts";
+import { outcomeKinds, outcomeSources } from "./outcome-kinds.ts";
+
+/** One recorded outcome: a transition of an entry's current outcome, in the outcome feed. */
+export const Outcome = z.object({
+  sequence: z.int(),
+  token: z.string(),
+  outcome: z.enum(outcomeKinds),
+  surveyId: z.int().nullable(),
+  previousOutcome: z.enum(outcomeKinds).nullable(),
+  receivedAt: z.string(),
+  source: z
+    .enum(outcomeSources)
+    .describe(
+      "s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued.",
+    ),
+  reason: z.string().nullable().describe("Why (a reconciliation's reason)."),
+});
+/** One recorded outcome. */
+export type Outcome = z.output<typeof Outcome>;
+
+/** `GET /v1/outcomes`. */
+export const OutcomePage = z.object({ outcomes: z.array(Outcome), next: z.int(), hasMore: z.boolean() });
+/** `GET /v1/outcomes`. */
+export type OutcomePage = z.output<typeof OutcomePage>;
+
+/** `GET`/`POST /v1/outcomes/{outcome}`: the S2S receiver's answer. */
+export const OutcomeReceipt = z.object({ recorded: z.boolean(), outcome: Outcome });
+/** `GET`/`POST /v1/outcomes/{outcome}`. */
+export type OutcomeReceipt = z.output<typeof OutcomeReceipt>;
+
+/** The most reconciliation lines one request may carry (a tool sends a longer file in batches). */
+export const MAX_RECONCILE_BATCH = 1000;
+
+/** The longest reason sds-sync keeps with a reconciliation line. */
+export const MAX_REASON_LENGTH = 500;
+
+/** Body of `POST /v1/outcomes/reconcile`. */
+export const ReconcileBody = z.strictObject({
+  outcomes: z
+    .array(
+      z.strictObject({
+        token: LoopText,
+        outcome: z.enum(outcomeKinds),
+        reason: z.string().max(MAX_REASON_LENGTH).optional(),
+      }),
+    )
+    .min(1)
+    .max(MAX_RECONCILE_BATCH),
+  dryRun: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: record nothing; each line answers what it would do, in order (a later line of a token sees the earlier line's effect).",
+    ),
+});
+/** Body of `POST /v1/outcomes/reconcile`. */
+export type ReconcileBody = z.input<typeof ReconcileBody>;
+
+/** One line of a reconciliation's answer. */
+export const ReconcileLine = z.object({
+  token: z.string(),
+  status: z
+    .enum(["changed", "unchanged", "unknown-token"])
+    .describe(
+      "changed: a transition was recorded (on a dry run: would be); unchanged: the entry's outcome already was this one; unknown-token: no entry carries it (nothing recorded).",
+    ),
+  outcome: z.enum(outcomeKinds),
+  previousOutcome: z.enum(outcomeKinds).nullable(),
+  sequence: z
+    .int()
+    .nullable()
+    .describe("The transition's place in the outcome feed; null when nothing was recorded (and on a dry run)."),
+});
+/** One line of a reconciliation's answer. */
+export type ReconcileLine = z.output<typeof ReconcileLine>;
+
+/** `POST /v1/outcomes/reconcile`. */
+export const Reconciled = z.object({
+  dryRun: z.boolean().describe("true when nothing was recorded and the lines say what would happen."),
+  changed: z.int(),
+  unchanged: z.int(),
+  unknown: z.int(),
+  results: z.array(ReconcileLine),
+});
+/** `POST /v1/outcomes/reconcile`. */
+export type Reconciled = z.output<typeof Reconciled>;

@@ -1,0 +1,11 @@
+import { defineConfig } from "tsdown";
+
+export default defineConfig({
+  entry: ["src/index.ts"],
+  format: "esm",
+  platform: "neutral",
+  dts: true,
+  clean: true,
+  fixedExtension: false,
+  sourcemap: true,
+});
