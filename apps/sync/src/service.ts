@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { describeConfig, type SyncConfig } from "./config/config.ts";
+import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
@@ -18,6 +18,7 @@ import { startLoop, type Loop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
+import { retryWhileUnreachable } from "./database/start-retry.ts";
 import type { SyncStore } from "./store/store.ts";
 import { feedNotifier } from "./feed/change-notifier.ts";
 import { createClientUpstream } from "./upstream/client-upstream.ts";
@@ -112,7 +113,14 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
-  const store = await openStore(config.database);
+  // A database still starting (or a network not up yet) is waited for, with backoff, for
+  // SYNC_DATABASE_START_TIMEOUT_SECONDS: a supervisor need not order the two.
+  const store = await retryWhileUnreachable(() => openStore(config.database), {
+    timeoutMs: (config.databaseStartTimeoutSeconds ?? 60) * 1000,
+    logger,
+    database: describeDatabase(config.database),
+    ...(options.startSignal === undefined ? {} : { signal: options.startSignal }),
+  });
   const metrics = createSyncMetrics(store);
   let requests = 0;
   // Every client below gets `config.operationPaths`; requests to those paths count under their operation.

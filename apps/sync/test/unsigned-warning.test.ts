@@ -7,7 +7,10 @@ import { startServiceHarness } from "./service-harness.ts";
 /** A logger whose lines the test reads. */
 function recordingLogger(): { logger: pino.Logger; messages: string[] } {
   const messages: string[] = [];
-  const logger = pino({ level: "info" }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
+  const logger = pino(
+    { level: "info" },
+    { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) },
+  );
   return { logger, messages };
 }
 
@@ -36,7 +39,9 @@ describe("the warning that outcomes are accepted unsigned", () => {
     const { logger, messages } = recordingLogger();
     let now = 0;
     const unsigned = buildSupplierAccount({
-      overrides: { OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null } },
+      overrides: {
+        OutgoingEncryption: { Enabled: false, Algorithm: "SHA256", QueryParameter: null, EncryptionKey: null },
+      },
     });
     let account = unsigned;
     const settings = new AccountSettings({ fetchAccount: () => Promise.resolve(account), logger, now: () => now });
@@ -53,7 +58,12 @@ describe("the warning that outcomes are accepted unsigned", () => {
 
     account = buildSupplierAccount({
       overrides: {
-        OutgoingEncryption: { Enabled: true, Algorithm: "SHA256", QueryParameter: "hash", EncryptionKey: "0123456789abcdef" },
+        OutgoingEncryption: {
+          Enabled: true,
+          Algorithm: "SHA256",
+          QueryParameter: "hash",
+          EncryptionKey: "0123456789abcdef",
+        },
       },
     });
     await settings.refresh();

@@ -50,6 +50,8 @@ describe("loadConfig", () => {
       yieldCutoffEntries: 20,
       yieldCooldownSeconds: 21_600,
       allowUnauthenticated: false,
+      databaseStartTimeoutSeconds: 60,
+      currency: "USD",
     });
   });
 
