@@ -1,4 +1,11 @@
-import { buildEntryLink, isRoutingError, MAX_MATCH_LIMIT, type MatchRequest, type PastEntry } from "@sds/routing";
+import {
+  buildEntryLink,
+  isRoutingError,
+  MAX_MATCH_LIMIT,
+  type Explanation,
+  type MatchRequest,
+  type PastEntry,
+} from "@sds/routing";
 import { z } from "zod";
 import { readJsonBody } from "../http/request-body.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
@@ -78,12 +85,30 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
   const rest = JSON.stringify({
     eligible: result.eligible,
     sequence,
-    ...(explanation === undefined ? {} : { explanation }),
+    ...(explanation === undefined ? {} : { explanation: explanationAsJson(explanation) }),
   });
   return {
     status: 200,
     body: `{"surveys":[${surveys}],${rest.slice(1)}`,
     contentType: "application/json; charset=utf-8",
+  };
+}
+
+/**
+ * An explanation as the API answers it: its times (`enteredAt`, `heldUntil`; epoch milliseconds
+ * inside `@sds/routing`) in ISO 8601, like every other time of the API.
+ */
+function explanationAsJson(explanation: Explanation): Record<string, unknown> {
+  const iso = (epochMs: number) => new Date(epochMs).toISOString();
+  return {
+    ...explanation,
+    reasons: explanation.reasons.map((reason) =>
+      "enteredAt" in reason
+        ? { ...reason, enteredAt: iso(reason.enteredAt) }
+        : reason.kind === "yield-cutoff"
+          ? { ...reason, heldUntil: iso(reason.heldUntil) }
+          : reason,
+    ),
   };
 }
 
