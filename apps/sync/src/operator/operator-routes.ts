@@ -4,11 +4,22 @@ import type { SyncEngine } from "../engine/sync-engine.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
-import type { SyncStore } from "../store/store.ts";
+import type { LeaderIdentity, SyncStore } from "../store/store.ts";
 
 /** `GET /v1/sync/status`: replica, store, recent cycles, collections, quarantine and the respondent loop. */
 export const SyncStatus = z.looseObject({
-  replica: z.looseObject({ id: z.string(), leader: z.boolean(), running: z.boolean(), consecutiveFailures: z.int() }),
+  replica: z.looseObject({
+    id: z.string(),
+    leader: z.boolean(),
+    running: z.boolean(),
+    consecutiveFailures: z.int(),
+    leaderId: z.string().optional().describe("On a follower: the replica that leads, where it can be told."),
+    leaderAddress: z
+      .string()
+      .optional()
+      .describe("On a follower: the leader's API, where known (http://ADDRESS:PORT)."),
+  }),
+  currency: z.string().describe("SYNC_CURRENCY: the ISO 4217 code of the surveys' CPI, which earnings are in."),
   closures: z.looseObject({ count: z.int(), sample: z.array(z.int()) }).nullable(),
   store: z.looseObject({ kind: z.string(), live: z.int(), closed: z.int(), latestSequence: z.int() }),
   languages: z.array(z.looseObject({ languageId: z.int(), live: z.int(), closed: z.int() })),
@@ -27,6 +38,17 @@ export const SyncStatus = z.looseObject({
   ),
   loop: z.record(z.string(), z.unknown()),
 });
+
+/** What {@link syncStatusReport} answers (see {@link SyncStatus}). */
+export type SyncStatusReport = Record<string, unknown> & {
+  readonly replica: Record<string, unknown> & {
+    readonly leader: boolean;
+    readonly leaderId?: string;
+    readonly leaderAddress?: string;
+  };
+  readonly currency: string;
+  readonly loop: Record<string, unknown>;
+};
 
 /** A cycle's result (`POST /v1/sync/run`). */
 export const CycleRun = z.object({
@@ -59,6 +81,10 @@ export interface OperatorContext {
   readonly intervalMs: number;
   /** The respondent loop's section of `/v1/sync/status` (the loop reports on itself). */
   readonly loopStatus: () => Promise<Record<string, unknown>>;
+  /** Which replica leads, asked on a follower (`undefined`: not known). */
+  readonly leader?: () => Promise<LeaderIdentity | undefined>;
+  /** `SYNC_CURRENCY`: the currency of the surveys' CPI, for the status page. @default "USD" */
+  readonly currency?: string;
 }
 
 /** The operator's routes: the status of the replica and its store, a manual run, and confirming held closures. */
@@ -120,6 +146,21 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
 
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 async function syncStatus(context: OperatorContext) {
+  return json(200, await syncStatusReport(context));
+}
+
+/** The leader as a follower names it: `replica ID (at ADDRESS)`, or that it is not known. */
+function describeLeader(leader: LeaderIdentity | undefined): string {
+  if (leader === undefined) return "which replica leads is not known";
+  return `replica ${leader.id}${leader.address === undefined ? "" : ` at ${leader.address}`} leads`;
+}
+
+/**
+ * The body of `GET /v1/sync/status`, also server-rendered into the status page when the API is
+ * open (no `SYNC_API_TOKEN`). On a follower, `replica.leaderId` (and `leaderAddress`, where known)
+ * name the replica that leads.
+ */
+export async function syncStatusReport(context: OperatorContext): Promise<SyncStatusReport> {
   const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
     context.store.listRuns(20),
     context.store.stats(),
@@ -129,14 +170,19 @@ async function syncStatus(context: OperatorContext) {
     context.store.countByLanguage(),
   ]);
   const engine = context.engine.status();
-  return json(200, {
+  const leader = engine.leader ? undefined : await context.leader?.().catch(() => undefined);
+  return {
     replica: {
       id: engine.replicaId,
       leader: engine.leader,
       running: engine.running,
       consecutiveFailures: engine.consecutiveFailures,
       nextRunAt: engine.nextRunAt,
+      ...(leader === undefined
+        ? {}
+        : { leaderId: leader.id, ...(leader.address === undefined ? {} : { leaderAddress: leader.address }) }),
     },
+    currency: context.currency ?? "USD",
     closures: engine.closures,
     store: { kind: context.store.kind, ...stats },
     languages,
@@ -157,7 +203,7 @@ async function syncStatus(context: OperatorContext) {
       issues,
     })),
     loop,
-  });
+  };
 }
 
 /** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
@@ -165,6 +211,15 @@ async function runSync(context: OperatorContext, request: RouteRequest) {
   const wait = request.url.searchParams.get("wait");
   if (wait !== null && wait !== "true" && wait !== "false")
     return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
+  // Only the leader runs cycles: a follower says which replica to ask instead.
+  if (!context.engine.status().leader) {
+    const leader = await context.leader?.().catch(() => undefined);
+    return errorReply(
+      409,
+      "not_leader",
+      `this replica does not lead and runs no cycle; ${describeLeader(leader)}: send POST /v1/sync/run there`,
+    );
+  }
   // A refused run (ManualRunRefusedError) carries its own answer: 429 with Retry-After.
   const cycle = context.engine.runNow();
   if (wait === "false") {

@@ -1,6 +1,11 @@
 import pg from "pg";
 import { advisoryLockKey, type AdvisoryLockKey } from "../database/advisory-lock.ts";
-import type { Leadership } from "./store.ts";
+import type { LeaderIdentity, Leadership } from "./store.ts";
+
+/** Longest application_name PostgreSQL keeps (NAMEDATALEN - 1); longer ones are cut. */
+const APPLICATION_NAME_LENGTH = 63;
+/** How a lock connection names itself: `sds-sync|<API port>|<replica id>`, the port first so a cut takes the id's end. */
+const ANNOUNCED = /^sds-sync\|(\d*)\|(.+)$/;
 
 /**
  * Leadership by a session-level `pg_try_advisory_lock` held on a dedicated connection. When the
@@ -14,6 +19,7 @@ export class PostgresLeadership implements Leadership {
   #client: pg.Client | undefined;
   #pid: number | undefined;
   #isLeader = false;
+  #applicationName = "sds-sync leadership";
 
   constructor(connectionString: string, schema: string) {
     this.#connectionString = connectionString;
@@ -55,6 +61,38 @@ export class PostgresLeadership implements Leadership {
     }
   }
 
+  async announce(replicaId: string, apiUrl: string): Promise<void> {
+    const port = URL.canParse(apiUrl) ? new URL(apiUrl).port : "";
+    this.#applicationName = `sds-sync|${port}|${replicaId}`.slice(0, APPLICATION_NAME_LENGTH);
+    // A connection opened before the announcement renames itself; a later one is opened with the name.
+    await this.#client
+      ?.query("SELECT set_config('application_name', $1, false)", [this.#applicationName])
+      .catch(() => undefined);
+  }
+
+  /**
+   * The session holding the lock, by its announced name and the address it connects from
+   * (PostgreSQL shows a client's address to its own role and to pg_read_all_stats only).
+   */
+  async holder(): Promise<LeaderIdentity | undefined> {
+    const client = this.#client;
+    if (client === undefined) return undefined;
+    const result = await client
+      .query<{ name: string | null; address: string | null }>(
+        `SELECT a.application_name AS name, host(a.client_addr) AS address
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 2`,
+        [this.#key.classId, this.#key.objectId],
+      )
+      .catch(() => undefined);
+    const row = result?.rows[0];
+    const announced = ANNOUNCED.exec(row?.name ?? "");
+    if (!row || !announced?.[2]) return undefined;
+    const [, port, id] = announced;
+    const host = row.address?.includes(":") ? `[${row.address}]` : row.address;
+    return { id, ...(host && port ? { address: `http://${host}:${port}` } : {}) };
+  }
+
   async release(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
@@ -68,7 +106,8 @@ export class PostgresLeadership implements Leadership {
 
   async #connection(): Promise<pg.Client> {
     if (this.#client) return this.#client;
-    const client = new pg.Client({ connectionString: this.#connectionString, application_name: "sds-sync leadership" });
+    const named = this.#applicationName;
+    const client = new pg.Client({ connectionString: this.#connectionString, application_name: named });
     client.on("error", () => {
       if (this.#client === client) this.#discard();
     });
@@ -77,6 +116,9 @@ export class PostgresLeadership implements Leadership {
     });
     await client.connect();
     const pid = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    // Announced while this connection was being opened: it takes the name now.
+    if (this.#applicationName !== named)
+      await client.query("SELECT set_config('application_name', $1, false)", [this.#applicationName]);
     this.#client = client;
     this.#pid = pid.rows[0]?.pid;
     return client;
