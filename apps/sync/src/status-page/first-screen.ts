@@ -22,6 +22,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 const count = (value: unknown) => (isNumber(value) ? value.toLocaleString("en") : DASH);
+const plural = (value: unknown, one: string, many: string) => `${count(value)} ${value === 1 ? one : many}`;
 
 /** Money in `currency` with its symbol (`$1,234.50`), like the script's. */
 export function formatMoney(value: unknown, currency: string): string {
@@ -96,7 +97,7 @@ export function describeRole(replica: SyncStatusReport["replica"] & { running?: 
 /** The page's HTML with its first screen filled in from `screen`. */
 export function renderFirstScreen(page: string, screen: FirstScreen, now: Date = new Date()): string {
   const { readiness, status } = screen;
-  const replica = status?.replica as (SyncStatusReport["replica"] & Record<string, unknown>) | undefined;
+  const replica = status?.replica;
   const failures = replica?.["consecutiveFailures"];
   const failingNow = isNumber(failures) && failures > 0;
   const loop = status?.loop as
@@ -114,7 +115,7 @@ export function renderFirstScreen(page: string, screen: FirstScreen, now: Date =
   ];
   let state: "ok" | "warn" | "down";
   let headline: string;
-  if (readiness.ready !== true) {
+  if (!readiness.ready) {
     state = "down";
     headline = `Not ready: ${readiness.reason ?? "no reason given"}`;
   } else {
@@ -184,7 +185,9 @@ export function renderFirstScreen(page: string, screen: FirstScreen, now: Date =
   html = fill(html, "fact-earnings", {
     html: factHtml(
       formatMoney(week?.["earnings"], status.currency),
-      week ? `${count(week["entries"])} entries, ${count(week["completes"])} completes` : "",
+      week
+        ? `${plural(week["entries"], "entry", "entries")}, ${plural(week["completes"], "complete", "completes")}`
+        : "",
     ),
   });
   return html;

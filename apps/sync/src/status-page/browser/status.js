@@ -123,6 +123,12 @@ function money(value) {
     return `${value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
   }
 }
+/**
+ * @param {unknown} value
+ * @param {string} one
+ * @param {string} many
+ */
+const plural = (value, one, many) => `${count(value)} ${value === 1 ? one : many}`;
 /** @param {unknown} value A share (0..1). */
 const percent = (value) =>
   isNumber(value) ? `${(value * 100).toLocaleString("en", { maximumFractionDigits: 1 })} %` : DASH;
@@ -497,14 +503,14 @@ function renderMoney(loop) {
       : DASH,
     "",
     loop?.outcomes
-      ? `every outcome an entry reached, each later change counted again; ${count(totals.lifetime?.entries)} entries in all`
+      ? `every outcome an entry reached, each later change counted again; ${plural(totals.lifetime?.entries, "entry", "entries")} in all`
       : "",
   );
   fact(
     "fact-earnings",
     money(week?.earnings),
     "",
-    week ? `${count(week.entries)} entries, ${count(week.completes)} completes` : "",
+    week ? `${plural(week.entries, "entry", "entries")}, ${plural(week.completes, "complete", "completes")}` : "",
   );
 
   renderTopSurveys(surveys);
