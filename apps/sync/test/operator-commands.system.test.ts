@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFakeSupplierApi, DEFAULT_SUPPLIER_ID } from "@sds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./harness.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { spawnService } from "./subprocess.ts";
+
+const pgAvailable = await postgresAvailable();
 
 /*
  * The operator's commands of the built `sds-sync` (dist/main.js, as installed): check-config,
@@ -28,7 +32,11 @@ async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   return port;
 }
 
@@ -109,6 +117,26 @@ describe("sds-sync check-config", () => {
   }, 30_000);
 });
 
+describe.skipIf(!pgAvailable)("sds-sync check-config and migrate on PostgreSQL", () => {
+  it("finds a fresh schema reachable and empty, migrates it, then finds it up to date", async () => {
+    const schema = freshSchemaName("sds_sync_check");
+    const url = new URL(testDatabaseUrl);
+    url.searchParams.set("schema", schema);
+    const env = { SDS_BASE_URL: fake.baseUrl, SDS_API_KEY: apiKey, DATABASE_URL: url.toString() };
+    try {
+      const before = await runBuilt(env, ["check-config"]);
+      expect(before.code, before.output).toBe(0);
+      expect(before.output).toContain(`reachable (schema ${schema}); no tables yet`);
+      const migrated = await runBuilt({ DATABASE_URL: url.toString() }, ["migrate"]);
+      expect(migrated.code, migrated.output).toBe(0);
+      const after = await runBuilt(env, ["check-config"]);
+      expect(after.output).toMatch(/schema at migration (\d+) of \1, up to date/);
+    } finally {
+      await dropSchema(schema);
+    }
+  }, 60_000);
+});
+
 describe("sds-sync migrate", () => {
   it("creates and migrates the store with only DATABASE_URL set, then exits 0; check-config then finds it up to date", async () => {
     const path = join(directory, "migrated", "sds.db");
@@ -144,5 +172,30 @@ describe("the start of sds-sync with its database unreachable", () => {
     // 1 s, then the 1 s left: attempts at 0, 1 and 2 s.
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(output).toMatch(/could not be reached \(\d+ attempts in 2 s, SYNC_DATABASE_START_TIMEOUT_SECONDS\)/);
+  }, 30_000);
+});
+
+describe("a stop while sds-sync waits for its database", () => {
+  it("ends the wait at once and exits 0", async () => {
+    if (!existsSync(builtMain)) throw new Error("apps/sync/dist/main.js is missing: build first");
+    const port = await closedPort();
+    const service = spawnService(
+      {
+        SDS_BASE_URL: fake.baseUrl,
+        SDS_API_KEY: apiKey,
+        DATABASE_URL: `postgres://sync@127.0.0.1:${port}/sds`,
+        SYNC_DATABASE_START_TIMEOUT_SECONDS: "600",
+      },
+      [],
+      { command: [process.execPath, builtMain] },
+    );
+    await waitFor(
+      () => service.output.some((line) => line.includes("the database cannot be reached (attempt 1)")),
+      20_000,
+    );
+    service.child.kill("SIGTERM");
+    const { code } = await service.exited;
+    expect(code, service.output.join("\n")).toBe(0);
+    expect(service.output.join("\n")).toContain("stopped while waiting for the database");
   }, 30_000);
 });
