@@ -185,7 +185,12 @@ export async function walkRespondents(
 }
 
 /** The walk's summary and the four steps to walk a respondent by hand, as the demo prints them. */
-export function describeWalk(walk: LoopWalk, service: SyncService, sandbox: Sandbox): string {
+export function describeWalk(
+  walk: LoopWalk,
+  service: SyncService,
+  sandbox: Sandbox,
+  { keepsRunning }: { readonly keepsRunning: boolean },
+): string {
   const { totals } = walk;
   const url = service.url;
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
@@ -205,13 +210,18 @@ export function describeWalk(walk: LoopWalk, service: SyncService, sandbox: Sand
     `  ${totals.entries} entries: ${totals.completes} completes, ${totals.terminates} terminates, ${totals.overquotas} over quota, ${totals.pending} pending; conversion ${percent(totals.conversion)}, earnings ${totals.earnings.toFixed(2)} (${totals.earningsPerEntry.toFixed(2)} per entry)`,
     ...walk.warnings.map((warning) => `  sds-sync warns: ${warning}`),
     "",
-    `Status page: ${url}/`,
-    "",
-    "Walk a respondent yourself:",
-    `  curl -s -X POST '${url}/v1/match' -H 'content-type: application/json' -d '${matchBody}'`,
-    `  curl -s -X POST '${url}/v1/entry-links' -H 'content-type: application/json' -d '${linkBody}'`,
-    `  curl -i 'LINK'                        # the "link" of the answer above: the marketplace answers 302 and calls the receiver`,
-    `  curl -s '${url}/v1/sync/status'        # loop.totals: entries, completes, conversion, earnings`,
+    // With --once the service stops next: no URL of a process that is gone.
+    ...(keepsRunning
+      ? [
+          `Status page: ${url}/`,
+          "",
+          "Walk a respondent yourself:",
+          `  curl -s -X POST '${url}/v1/match' -H 'content-type: application/json' -d '${matchBody}'`,
+          `  curl -s -X POST '${url}/v1/entry-links' -H 'content-type: application/json' -d '${linkBody}'`,
+          `  curl -i 'LINK'                        # the "link" of the answer above: the marketplace answers 302 and calls the receiver`,
+          `  curl -s '${url}/v1/sync/status'        # loop.totals: entries, completes, conversion, earnings`,
+        ]
+      : ["(--once: sds-sync stops now; run the demo without --once to keep it running, with its status page)"]),
     "",
   ].join("\n");
 }

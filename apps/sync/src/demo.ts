@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startSandbox, type Sandbox } from "@sds/testing";
@@ -140,6 +141,25 @@ function churn(sandbox: Sandbox, round: number): void {
   sandbox.api.addSurvey(supplierId);
 }
 
+function portInUse(port: number): string {
+  return `demo: port ${port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`;
+}
+
+/** Whether sds-sync could listen on `port` of 127.0.0.1 now (the service itself still reports a port taken meanwhile). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => {
+      resolve(false);
+    });
+    probe.listen(port, "127.0.0.1", () => {
+      probe.close(() => {
+        resolve(true);
+      });
+    });
+  });
+}
+
 async function main(): Promise<number> {
   let options: DemoOptions | "help";
   try {
@@ -171,6 +191,11 @@ async function main(): Promise<number> {
     walkStop.abort();
   });
 
+  // A taken port is found before the sandbox's seconds of set-up, not after them.
+  if (options.port !== 0 && !(await portIsFree(options.port))) {
+    process.stderr.write(portInUse(options.port));
+    return 1;
+  }
   const apiKey = "demo-key-sds-sync";
   process.stdout.write(
     `Starting the sandbox with ${options.surveys} surveys${options.marketplace ? " and its marketplace" : ""}…\n`,
@@ -235,8 +260,8 @@ async function main(): Promise<number> {
         walkStop.signal,
       );
       if (walk === undefined) return await stopped(undefined);
-      process.stdout.write(describeWalk(walk, service, sandbox));
-    } else {
+      process.stdout.write(describeWalk(walk, service, sandbox, { keepsRunning: !options.once }));
+    } else if (!options.once) {
       process.stdout.write(`Status page: ${service.url}/\n\n`);
     }
     if (options.once) {
@@ -246,10 +271,7 @@ async function main(): Promise<number> {
   } catch (error) {
     // A Ctrl-C during the account update or the respondents' walk aborts their calls: a stop, not a failure.
     if (signalled.stop) return await stopped(undefined);
-    if (error instanceof PortInUseError)
-      process.stderr.write(
-        `demo: port ${error.port} is already in use: stop what listens there, or run the demo with --port N (--port 0 picks a free one)\n`,
-      );
+    if (error instanceof PortInUseError) process.stderr.write(portInUse(error.port));
     else
       process.stderr.write(
         `demo: ${error instanceof SyncError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -27,7 +27,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   void import("./replay/replay-command.ts").then(async ({ runReplayCommand }) => {
     process.exitCode = await runReplayCommand(argv.slice(1), process.env, process.stdout, process.stderr);
   });
-} else if (argv.length > 0 && argv[0] !== "replay") {
+} else if ((argv[0] === "check-config" || argv[0] === "migrate") && isSupportedNode(process.versions.node)) {
+  // Operator commands (src/commands/): check the configuration, or migrate the database, and exit.
+  void runOperatorCommand(argv[0], argv.slice(1));
+} else if (argv.length > 0 && argv[0] !== "replay" && argv[0] !== "check-config" && argv[0] !== "migrate") {
   process.stderr.write(
     `sds-sync: unknown argument ${JSON.stringify(argv[0])}; sds-sync takes its configuration from the environment (see sds-sync --help)\n`,
   );
@@ -45,6 +48,36 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     );
     process.exit(1);
   });
+}
+
+async function runOperatorCommand(command: "check-config" | "migrate", rest: readonly string[]): Promise<void> {
+  if (rest.length === 1 && (rest[0] === "--help" || rest[0] === "-h")) {
+    const { renderHelp } = await import("./config/help.ts");
+    process.stdout.write(renderHelp(VERSION));
+    return;
+  }
+  if (rest.length > 0) {
+    process.stderr.write(
+      `sds-sync ${command}: takes no arguments (the environment configures it; see sds-sync --help)\n`,
+    );
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  const output = { out: process.stdout, err: process.stderr };
+  try {
+    if (command === "check-config") {
+      const { runCheckConfig } = await import("./commands/check-config.ts");
+      process.exitCode = await runCheckConfig(process.env, output);
+    } else {
+      const { runMigrate } = await import("./commands/migrate.ts");
+      process.exitCode = await runMigrate(process.env, output);
+    }
+  } catch (error) {
+    process.stderr.write(
+      `sds-sync ${command}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 async function run(stopSignals: StopSignals): Promise<void> {

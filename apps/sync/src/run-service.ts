@@ -1,13 +1,13 @@
 import type { Logger } from "pino";
 import { configSecrets, loadConfig } from "./config/config.ts";
 import { isConfigError, SyncError } from "./common/errors.ts";
+import { EXIT_CONFIG, EXIT_TEMPORARY_FAILURE } from "./common/exit-codes.ts";
 import { createLogger } from "./common/logger.ts";
+import { DatabaseUnreachableError } from "./database/start-retry.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { StopSignals } from "./stop-signals.ts";
 import { pauseForTest } from "./test-pause.ts";
 
-/** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
-const EXIT_CONFIG = 78;
 /** How long shutdown may take, from the first signal, before the process gives up waiting and exits non-zero. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -47,11 +47,16 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
       startSignal: startAbort.signal,
     });
   } catch (error) {
+    if (error instanceof DatabaseUnreachableError && startAbort.signal.aborted) {
+      // Stopped while waiting for the database: the stop asked for, not a failure.
+      logger.info("stopped while waiting for the database");
+      return;
+    }
     // Our own errors say what to do in their message; a stack would only bury it.
     if (error instanceof SyncError)
       logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);
     else logger.fatal({ err: error }, "sds-sync could not start");
-    process.exitCode = 1;
+    process.exitCode = error instanceof DatabaseUnreachableError ? EXIT_TEMPORARY_FAILURE : 1;
     return;
   }
   phase.starting = false;

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { describeConfig, type SyncConfig } from "./config/config.ts";
+import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
@@ -10,14 +10,15 @@ import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
 import { PageCache } from "./inventory-api/page-cache.ts";
 import { loopRoutes } from "./loop/loop-routes.ts";
 import { loopStatus } from "./loop/loop-status.ts";
-import { operatorRoutes } from "./operator/operator-routes.ts";
-import { probeRoutes } from "./probes/probe-routes.ts";
+import { operatorRoutes, syncStatusReport } from "./operator/operator-routes.ts";
+import { probeRoutes, readinessReport } from "./probes/probe-routes.ts";
 import { statusPageRoutes } from "./status-page/status-page.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop, type Loop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./inventory-store/open-store.ts";
+import { retryWhileUnreachable } from "./database/start-retry.ts";
 import type { SyncStore } from "./inventory-store/store.ts";
 import { feedNotifier } from "./feed/change-notifier.ts";
 import { createClientUpstream } from "./upstream/client-upstream.ts";
@@ -72,6 +73,7 @@ export interface SyncService {
 
 /** What the route modules of one replica are built from. */
 interface RouteDependencies {
+  readonly config: SyncConfig;
   readonly store: SyncStore;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
@@ -87,13 +89,28 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
+  const probes = { store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() };
+  const operator = {
+    store,
+    engine,
+    intervalMs,
+    loopStatus: () => loopStatus(loop),
+    currency: config.currency ?? "USD",
+    // The lock holder as it announced itself, else the replica that ran the last cycle.
+    leader: async () =>
+      (await store.leadership.holder?.()) ?? (await store.listRuns(1)).map((run) => ({ id: run.replicaId }))[0],
+  };
   const modules = [
-    statusPageRoutes(),
-    probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() }),
+    statusPageRoutes({
+      readiness: () => readinessReport(probes),
+      // Rendered into the page only when the API is open anyway.
+      status: config.apiToken === undefined ? () => syncStatusReport(operator) : undefined,
+    }),
+    probeRoutes(probes),
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
-    operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),
+    operatorRoutes(operator),
     loopRoutes(loop),
   ];
   return [...modules, openApiRoutes(modules)];
@@ -112,7 +129,14 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
-  const store = await openStore(config.database);
+  // A database still starting (or a network not up yet) is waited for, with backoff, for
+  // SYNC_DATABASE_START_TIMEOUT_SECONDS: a supervisor need not order the two.
+  const store = await retryWhileUnreachable(() => openStore(config.database), {
+    timeoutMs: (config.databaseStartTimeoutSeconds ?? 60) * 1000,
+    logger,
+    database: describeDatabase(config.database),
+    ...(options.startSignal === undefined ? {} : { signal: options.startSignal }),
+  });
   const metrics = createSyncMetrics(store);
   let requests = 0;
   // Every client below gets `config.operationPaths`; requests to those paths count under their operation.
@@ -138,12 +162,13 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     });
   const notifier = feedNotifier("changes", () => store.latestSequence(), config, metrics);
   const intervalMs = config.intervalSeconds * 1000;
+  const replicaId = options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const engine = new SyncEngine({
     store,
     upstream,
     intervalMs,
     concurrency: config.concurrency,
-    replicaId: options.replicaId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+    replicaId,
     logger,
     metrics,
     notifier,
@@ -175,6 +200,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   let outcomesServer: ApiServer | undefined;
   try {
     const modules = composeRoutes({
+      config,
       store,
       engine,
       metrics,
@@ -222,6 +248,8 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
+  // Followers name the leader by what it announced, before it can lead: its id and its API's port.
+  await store.leadership.announce?.(replicaId, server.url);
   // A stop asked for during start: the service is about to stop, so no cycle (it would only be
   // aborted) and no pruning pass begins; the caller stops the service next.
   if (options.startSignal?.aborted)

@@ -37,7 +37,7 @@ interface MatchAnswer {
   surveys: { SurveyId: number }[];
   explanation?: {
     eligible: boolean;
-    reasons: { kind: string; groupId?: number; surveyId?: number; message: string }[];
+    reasons: { kind: string; groupId?: number; surveyId?: number; enteredAt?: string; message: string }[];
   };
 }
 
@@ -126,6 +126,10 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 1, skipped: 0 });
     expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 0, skipped: 1 });
     expect(ids(await match(service, { uid: "imported-1" }))).toEqual([D]);
+    // Times in explain are ISO 8601, like every other time of the API.
+    expect((await match(service, { uid: "imported-1", explain: B })).explanation?.reasons).toContainEqual(
+      expect.objectContaining({ kind: "already-entered", enteredAt: "2026-01-05T10:00:00.000Z" }),
+    );
     // A full batch (1,000 entries, long ids: about 150 KB of JSON) fits the batch routes' body limit.
     const full = {
       entries: Array.from({ length: 1000 }, (_, index) => ({

@@ -96,6 +96,8 @@ describe.skipIf(!chromiumPath)("the status page with the loop's full report and 
         Object.assign(body, {
           loop,
           runs,
+          // SYNC_CURRENCY=EUR: earnings carry the euro's symbol.
+          currency: "EUR",
           quarantine: [
             {
               key: `key ${hostile(6)}`,
@@ -143,12 +145,12 @@ describe.skipIf(!chromiumPath)("the status page with the loop's full report and 
     expect(await row("Entries")).toEqual(["10", "40", "100"]);
     expect(await row("Completes")).toEqual(["3", "12", "30"]);
     expect(await row("Conversion")).toEqual(["30 %", "30 %", "30 %"]);
-    expect(await row("Earnings per entry")).toEqual(["0.45", "0.45", "0.45"]);
+    expect(await row("Earnings per entry")).toEqual(["€0.45", "€0.45", "€0.45"]);
     expect(
       (await page.locator("#money-windows tbody tr").allTextContents()).find(
         (line) => line.startsWith("Earnings") && !line.includes("per"),
       ),
-    ).toBe("Earnings4.5018.0045.25");
+    ).toBe("Earnings€4.50€18.00€45.25");
     expect(await row("Reversals")).toEqual(["1", "4", "5"]);
     expect(await page.locator("#fact-reversal-rate").textContent()).toBe("25 % of completes");
     expect(await page.locator("#fact-refused").textContent()).toBe(
@@ -186,8 +188,8 @@ describe.skipIf(!chromiumPath)("the status page with the loop's full report and 
       "20",
       "11",
       "55 %",
-      "22.00",
-      "1.10",
+      "€22.00",
+      "€1.10",
       "0",
     ]);
     await page.getByLabel("Window").selectOption("last7d");

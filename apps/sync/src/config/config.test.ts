@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { operationIds } from "@sds/schemas";
 import { describe, expect, it } from "vitest";
 import { allSettings, configSecrets, describeFallback, loadConfig } from "./config.ts";
+import { renderEnvExample } from "./env-example.ts";
 import { renderHelp } from "./help.ts";
 import { ConfigError } from "../common/errors.ts";
 
@@ -50,6 +51,8 @@ describe("loadConfig", () => {
       yieldCutoffEntries: 20,
       yieldCooldownSeconds: 21_600,
       allowUnauthenticated: false,
+      databaseStartTimeoutSeconds: 60,
+      currency: "USD",
     });
   });
 
@@ -403,3 +406,17 @@ describe("the configuration table", () => {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+describe("deploy/sds-sync.env.example", () => {
+  it("is generated from the configuration table: every setting, commented with its default (pnpm --filter @sds/sync env-example rewrites it)", () => {
+    const file = readFileSync(fileURLToPath(new URL("../../deploy/sds-sync.env.example", import.meta.url)), "utf8");
+    expect(file).toBe(renderEnvExample());
+    const assigned = [...file.matchAll(/^#?([A-Z_]+)=(.*)$/gm)].map((match) => [match[1], match[2]]);
+    expect(assigned.map(([variable]) => variable)).toEqual(allSettings().map(({ setting }) => setting.variable));
+    for (const { setting } of allSettings()) {
+      if (setting.fallback.kind === "default")
+        expect(file).toContain(`\n#${setting.variable}=${setting.fallback.raw}\n`);
+      if (setting.fallback.kind === "required") expect(file).toContain(`\n${setting.variable}=\n`);
+    }
+  });
+});

@@ -77,6 +77,13 @@ export interface SyncConfig extends LoopConfig {
   readonly allowedOrigins?: readonly string[] | undefined;
   /** `SYNC_ALLOW_UNAUTHENTICATED`: start on a non-loopback `HOST` without `SYNC_API_TOKEN`. @default false */
   readonly allowUnauthenticated?: boolean | undefined;
+  /**
+   * `SYNC_DATABASE_START_TIMEOUT_SECONDS`: how long start keeps retrying a database it cannot
+   * reach before it exits 75; 0 tries once. @default 60
+   */
+  readonly databaseStartTimeoutSeconds?: number | undefined;
+  /** `SYNC_CURRENCY`: the ISO 4217 code of the surveys' CPI, which the status page shows earnings in. @default "USD" */
+  readonly currency?: string | undefined;
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
@@ -186,7 +193,7 @@ export const settings = {
   },
   apiToken: {
     variable: "SYNC_API_TOKEN",
-    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace), every /v1 route requires Authorization: Bearer <token>. /healthz, /readyz and /metrics stay open.`,
+    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace), every /v1 route requires Authorization: Bearer <token>. /healthz, /readyz, /metrics, /openapi.json and the status page (/, which asks for the token itself) stay open.`,
     parse: parseApiToken,
     fallback: { kind: "unset" },
     secret: true,
@@ -300,6 +307,20 @@ export const settings = {
     parse: booleanValue,
     fallback: { kind: "default", raw: "false" },
   },
+  databaseStartTimeoutSeconds: {
+    variable: "SYNC_DATABASE_START_TIMEOUT_SECONDS",
+    description:
+      "Seconds (0 to 3600) start keeps trying a database it cannot reach (connection refused, unknown host, a server still starting), with backoff and a log line per attempt, before it exits 75; 0 tries once. A database that answers with an error (a wrong password, a schema newer than this build) fails at once.",
+    parse: numberValue({ min: 0, max: 3600, integer: false }),
+    fallback: { kind: "default", raw: "60" },
+  },
+  currency: {
+    variable: "SYNC_CURRENCY",
+    description:
+      "ISO 4217 code of the currency of the surveys' CPI (three letters, such as USD, EUR, GBP): the status page shows earnings with its symbol.",
+    parse: parseCurrency,
+    fallback: { kind: "default", raw: "USD" },
+  },
 } as const satisfies { readonly [Key in keyof SyncConfig]: Setting<SyncConfig[Key]> };
 
 /** A rule across settings: returns a problem (naming one variable) or nothing. */
@@ -374,10 +395,38 @@ export function allSettings(): { readonly key: SettingKey; readonly setting: Set
  * ```
  */
 export function loadConfig(env: Environment): SyncConfig {
+  const { values, derived } = readSettings(env, settingKeys);
+  const config = Object.fromEntries(values) as Record<SettingKey, unknown>;
+  for (const key of derived) {
+    const fallback = settingOf(key).fallback;
+    if (fallback.kind === "derived") config[key] = fallback.derive(config as unknown as SyncConfig);
+  }
+  const complete = config as unknown as SyncConfig;
+  const broken = configRules.map((rule) => rule(complete)).filter((issue) => issue !== undefined);
+  if (broken.length > 0) throw new ConfigError(broken);
+  return complete;
+}
+
+/**
+ * Reads and validates some settings only, for a command that needs no more (`sds-sync migrate`
+ * reads the database's settings, not the upstream's). A derived setting is left out.
+ *
+ * @throws ConfigError when one of them is missing or invalid, naming each.
+ */
+export function loadSettings<Key extends SettingKey>(env: Environment, keys: readonly Key[]): Pick<SyncConfig, Key> {
+  return Object.fromEntries(readSettings(env, keys).values) as Pick<SyncConfig, Key>;
+}
+
+/** Reads `keys` from the environment: their values, the derived ones left to compute; every problem at once. */
+function readSettings(
+  env: Environment,
+  keys: readonly SettingKey[],
+): { values: Map<SettingKey, unknown>; derived: SettingKey[] } {
   const issues: ConfigIssue[] = [];
   const values = new Map<SettingKey, unknown>();
   const derived: SettingKey[] = [];
-  for (const { key, setting } of allSettings()) {
+  for (const key of keys) {
+    const setting = settingOf(key);
     const raw = env[setting.variable]?.trim();
     const fallback = setting.fallback;
     if (raw === undefined || raw === "") {
@@ -396,19 +445,11 @@ export function loadConfig(env: Environment): SyncConfig {
     }
   }
   if (issues.length > 0) throw new ConfigError(issues);
-  const config = Object.fromEntries(values) as Record<SettingKey, unknown>;
-  for (const key of derived) {
-    const fallback = settingOf(key).fallback;
-    if (fallback.kind === "derived") config[key] = fallback.derive(config as unknown as SyncConfig);
-  }
-  const complete = config as unknown as SyncConfig;
-  const broken = configRules.map((rule) => rule(complete)).filter((issue) => issue !== undefined);
-  if (broken.length > 0) throw new ConfigError(broken);
-  return complete;
+  return { values, derived };
 }
 
 /** The secret values of a configuration (whole secret settings and secret parts), for the logger to scrub. */
-export function configSecrets(config: SyncConfig): string[] {
+export function configSecrets(config: Partial<SyncConfig>): string[] {
   return allSettings().flatMap(({ key, setting }) => {
     const value = config[key];
     if (value === undefined) return [];
@@ -503,6 +544,15 @@ export function describeDatabase(database: DatabaseConfig): string {
   } catch {
     return "postgres (unparseable URL)";
   }
+}
+
+function parseCurrency(value: string): string {
+  const code = value.toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code))
+    throw new SettingProblem(
+      `must be an ISO 4217 currency code of three letters, such as USD or EUR, got ${JSON.stringify(value)}`,
+    );
+  return code;
 }
 
 function parseApiToken(value: string): string {

@@ -34,7 +34,13 @@ export function renderHelp(version: string): string {
   return `sds-sync ${version}: keeps a local, queryable copy of a supplier's live inventory
 
 Usage:
-  sds-sync              start the service (configured by the environment, below)
+  sds-sync              start the service (configured by the environment, below), in the
+                        foreground: SIGTERM or Ctrl-C stops it (run it directly or with exec,
+                        not through a package manager, which does not pass the signal on)
+  sds-sync check-config validate the environment, connect to the database (nothing created)
+                        and read the account upstream (no survey listed or stored)
+  sds-sync migrate      apply the database migrations (DATABASE_URL) and exit, for deploy
+                        pipelines that migrate before they roll the replicas
   sds-sync replay [--policy earnings|yield]... [--seed N] [--no-explore] [--json]
                         replay ranking policies offline on the store's recorded entries
                         (DATABASE_URL; sds-sync replay --help says more)
@@ -45,8 +51,14 @@ Configuration (environment variables; empty values count as unset):
 
 ${entries.join("\n\n")}
 
+Open routes (no token even when SYNC_API_TOKEN is set): /healthz, /readyz, /metrics,
+/openapi.json (the OpenAPI document of every route) and the status page, /.
+
 Exit status: 0 after a clean shutdown (SIGTERM or SIGINT), 78 on invalid configuration,
-64 on an unknown argument, 1 when the store cannot be opened, on an unsupported Node.js
-or on an unexpected error.
+75 when the database stays unreachable for SYNC_DATABASE_START_TIMEOUT_SECONDS, 64 on an
+unknown argument, 1 when the store cannot be opened otherwise, on an unsupported Node.js or
+on an unexpected error. check-config: 0 when all is well, 78 for an invalid setting, 75 when
+the database or the upstream cannot be reached or the upstream refuses the key. migrate: 0
+when migrated, 78, 75 as at start, 1 when a migration fails.
 `;
 }

@@ -1,9 +1,10 @@
 import pg from "pg";
-import { bool, integer } from "../database/columns.ts";
+import { bool, integer, nullable, text } from "../database/columns.ts";
 import { advisoryLockKey, type AdvisoryLockKey } from "../database/advisory-lock.ts";
 import { runOnPostgres } from "../database/postgres-driver.ts";
-import { execute, one } from "../database/program.ts";
+import { execute, first, one } from "../database/program.ts";
 import { command, statement } from "../database/statement.ts";
+import type { LeaderIdentity, Leadership } from "./store.ts";
 
 /*
  * Leadership runs on a connection of its own (the session lock lives and dies with it); its
@@ -15,7 +16,19 @@ const TRY_LOCK = statement<[classId: number, objectId: number], boolean>(
   (row) => bool(row.locked),
 );
 const BACKEND_PID = statement<[], number>("SELECT pg_backend_pid() AS pid", (row) => integer(row.pid));
-import type { Leadership } from "./store.ts";
+const SET_APPLICATION_NAME = command<[name: string]>("SELECT set_config('application_name', ?, false)");
+/** The session holding the lock, by its announced name and the address it connects from. */
+const LOCK_HOLDER = statement<[classId: number, objectId: number], { name: string | null; address: string | null }>(
+  `SELECT a.application_name AS name, host(a.client_addr) AS address
+     FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'advisory' AND l.granted AND l.classid = ?::oid AND l.objid = ?::oid AND l.objsubid = 2`,
+  (row) => ({ name: nullable(text)(row.name), address: nullable(text)(row.address) }),
+);
+
+/** Longest application_name PostgreSQL keeps (NAMEDATALEN - 1); longer ones are cut. */
+const APPLICATION_NAME_LENGTH = 63;
+/** How a lock connection names itself: `sds-sync|<API port>|<replica id>`, the port first so a cut takes the id's end. */
+const ANNOUNCED = /^sds-sync\|(\d*)\|(.+)$/;
 
 /**
  * Leadership by a session-level `pg_try_advisory_lock` held on a dedicated connection. When the
@@ -29,6 +42,7 @@ export class PostgresLeadership implements Leadership {
   #client: pg.Client | undefined;
   #pid: number | undefined;
   #isLeader = false;
+  #applicationName = "sds-sync leadership";
 
   constructor(connectionString: string, schema: string) {
     this.#connectionString = connectionString;
@@ -66,6 +80,32 @@ export class PostgresLeadership implements Leadership {
     }
   }
 
+  async announce(replicaId: string, apiUrl: string): Promise<void> {
+    const port = URL.canParse(apiUrl) ? new URL(apiUrl).port : "";
+    this.#applicationName = `sds-sync|${port}|${replicaId}`.slice(0, APPLICATION_NAME_LENGTH);
+    // A connection opened before the announcement renames itself; a later one is opened with the name.
+    const client = this.#client;
+    if (client !== undefined)
+      await runOnPostgres(client, execute(SET_APPLICATION_NAME, this.#applicationName)).catch(() => undefined);
+  }
+
+  /**
+   * The session holding the lock, by its announced name and the address it connects from
+   * (PostgreSQL shows a client's address to its own role and to pg_read_all_stats only).
+   */
+  async holder(): Promise<LeaderIdentity | undefined> {
+    const client = this.#client;
+    if (client === undefined) return undefined;
+    const row = await runOnPostgres(client, first(LOCK_HOLDER, this.#key.classId, this.#key.objectId)).catch(
+      () => undefined,
+    );
+    const announced = ANNOUNCED.exec(row?.name ?? "");
+    if (!row || !announced?.[2]) return undefined;
+    const [, port, id] = announced;
+    const host = row.address?.includes(":") ? `[${row.address}]` : row.address;
+    return { id, ...(host && port ? { address: `http://${host}:${port}` } : {}) };
+  }
+
   async release(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
@@ -79,7 +119,8 @@ export class PostgresLeadership implements Leadership {
 
   async #connection(): Promise<pg.Client> {
     if (this.#client) return this.#client;
-    const client = new pg.Client({ connectionString: this.#connectionString, application_name: "sds-sync leadership" });
+    const named = this.#applicationName;
+    const client = new pg.Client({ connectionString: this.#connectionString, application_name: named });
     client.on("error", () => {
       if (this.#client === client) this.#discard();
     });
@@ -88,6 +129,9 @@ export class PostgresLeadership implements Leadership {
     });
     await client.connect();
     const pid = await runOnPostgres(client, one(BACKEND_PID));
+    // Announced while this connection was being opened: it takes the name now.
+    if (this.#applicationName !== named)
+      await runOnPostgres(client, execute(SET_APPLICATION_NAME, this.#applicationName));
     this.#client = client;
     this.#pid = pid;
     return client;

@@ -76,6 +76,21 @@ export interface Leadership {
   readonly isLeader: boolean;
   /** Gives leadership up so another replica can take it at once. */
   release(): Promise<void>;
+  /**
+   * Tells the other replicas who this one is, should it lead: its id and the URL of its API.
+   * Only where replicas share a store (PostgreSQL).
+   */
+  announce?(replicaId: string, apiUrl: string): Promise<void>;
+  /** The replica that holds leadership now, as it announced itself, where that can be read. */
+  holder?(): Promise<LeaderIdentity | undefined>;
+}
+
+/** Which replica leads, as a follower reports it. */
+export interface LeaderIdentity {
+  /** The leader's replica id; may end early when it was too long to announce whole. */
+  readonly id: string;
+  /** Where its API may be reached (the address its database connection comes from, and its port), when known. */
+  readonly address?: string;
 }
 
 /** Live or closed: a survey absent from the live list is kept as closed, never deleted. */

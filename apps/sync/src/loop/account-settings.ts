@@ -1,5 +1,6 @@
 import type { SupplierAccount } from "@sds/schemas";
 import type { Logger } from "pino";
+import { LogThrottle } from "../common/log-throttle.ts";
 import { describeUpstreamFailure, upstreamFailureFields } from "../upstream/upstream-failure.ts";
 import { encryptionVerdict, type EncryptionVerdict } from "./encryption-verdict.ts";
 
@@ -21,7 +22,12 @@ export interface AccountSettingsOptions {
   readonly logger: Logger;
   /** Called after every successful read with the verdicts (gauges). */
   readonly onRead?: (verdicts: EncryptionVerdicts) => void;
+  /** The clock of the warnings' rate limit. @default Date.now */
+  readonly now?: () => number;
 }
+
+/** How often, at most, the log repeats that outcomes are accepted unsigned (the account is read about twice a cycle). */
+export const UNSIGNED_WARNING_EVERY_MS = 3_600_000;
 
 /**
  * The account's `IncomingEncryption` (to sign entry links) and `OutgoingEncryption` (to verify
@@ -38,9 +44,11 @@ export class AccountSettings {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | undefined;
   readonly #abort = new AbortController();
+  readonly #unsignedWarnings: LogThrottle;
 
   constructor(options: AccountSettingsOptions) {
     this.#options = options;
+    this.#unsignedWarnings = new LogThrottle(UNSIGNED_WARNING_EVERY_MS, options.now);
   }
 
   /** The encryption settings last read, `undefined` before the first successful read. */
@@ -91,10 +99,15 @@ export class AccountSettings {
     return this.#inFlight;
   }
 
-  /** One warning per read while outcomes are accepted unsigned or an encryption setting cannot be used. */
+  /**
+   * Warns while outcomes are accepted unsigned (at the first read, then at most once an hour: the
+   * state is on `/readyz`, the status page and `sds_sync_outcomes_unsigned` all the while), and at
+   * every read while an encryption setting cannot be used.
+   */
   #warnAbout(verdicts: EncryptionVerdicts): void {
     const { logger } = this.#options;
-    if (verdicts.outgoing.kind === "off")
+    if (verdicts.outgoing.kind !== "off") this.#unsignedWarnings.reset();
+    else if (this.#unsignedWarnings.admit())
       logger.warn(
         "outcomes are accepted unsigned: the account's OutgoingEncryption is off, so anyone who can reach the receiver can record an outcome",
       );

@@ -1,4 +1,4 @@
-import type { MatchRequest, PastEntry } from "@sds/routing";
+import type { Explanation, MatchRequest, PastEntry } from "@sds/routing";
 import { MatchBody } from "@sds/sync-client";
 import type { z } from "zod";
 import { readJsonBody } from "../http/request-body.ts";
@@ -50,11 +50,29 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
   const rest = JSON.stringify({
     eligible: result.eligible,
     sequence,
-    ...(explanation === undefined ? {} : { explanation }),
+    ...(explanation === undefined ? {} : { explanation: explanationAsJson(explanation) }),
   });
   return {
     status: 200,
     body: `{"surveys":[${surveys}],${rest.slice(1)}`,
     contentType: "application/json; charset=utf-8",
+  };
+}
+
+/**
+ * An explanation as the API answers it: its times (`enteredAt`, `heldUntil`; epoch milliseconds
+ * inside `@sds/routing`) in ISO 8601, like every other time of the API.
+ */
+function explanationAsJson(explanation: Explanation): Record<string, unknown> {
+  const iso = (epochMs: number) => new Date(epochMs).toISOString();
+  return {
+    ...explanation,
+    reasons: explanation.reasons.map((reason) =>
+      "enteredAt" in reason
+        ? { ...reason, enteredAt: iso(reason.enteredAt) }
+        : reason.kind === "yield-cutoff"
+          ? { ...reason, heldUntil: iso(reason.heldUntil) }
+          : reason,
+    ),
   };
 }

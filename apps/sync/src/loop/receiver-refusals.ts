@@ -1,5 +1,6 @@
 import { Counter, type Registry } from "prom-client";
 import type { Logger } from "pino";
+import { LogThrottle } from "../common/log-throttle.ts";
 
 /** Why the receiver refused an S2S call: the `reason` label of `sds_sync_outcome_calls_refused_total`. */
 export const refusalReasons = [
@@ -29,8 +30,7 @@ export class ReceiverRefusals {
   readonly #logger: Logger;
   readonly #totals = new Map<RefusalReason, number>();
   #sinceWarning = new Map<RefusalReason, number>();
-  #lastWarningAt = Number.NEGATIVE_INFINITY;
-  readonly #now: () => number;
+  readonly #throttle: LogThrottle;
 
   constructor(registry: Registry, logger: Logger, now: () => number = Date.now) {
     this.#counter = new Counter({
@@ -41,7 +41,7 @@ export class ReceiverRefusals {
     });
     for (const reason of refusalReasons) this.#counter.inc({ reason }, 0);
     this.#logger = logger;
-    this.#now = now;
+    this.#throttle = new LogThrottle(WARN_EVERY_MS, now);
   }
 
   /** Counts one refused call; logs the summary when the last one is a minute old. */
@@ -49,9 +49,7 @@ export class ReceiverRefusals {
     this.#counter.inc({ reason });
     this.#totals.set(reason, (this.#totals.get(reason) ?? 0) + 1);
     this.#sinceWarning.set(reason, (this.#sinceWarning.get(reason) ?? 0) + 1);
-    const now = this.#now();
-    if (now - this.#lastWarningAt < WARN_EVERY_MS) return;
-    this.#lastWarningAt = now;
+    if (!this.#throttle.admit()) return;
     const refused = Object.fromEntries(this.#sinceWarning);
     this.#sinceWarning = new Map();
     this.#logger.warn(

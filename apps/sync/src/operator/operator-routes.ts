@@ -5,7 +5,7 @@ import type { SyncEngine } from "../engine/sync-engine.ts";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
-import type { SyncStore } from "../inventory-store/store.ts";
+import type { LeaderIdentity, SyncStore } from "../inventory-store/store.ts";
 
 /** What the operator routes read and drive. */
 export interface OperatorContext {
@@ -17,6 +17,10 @@ export interface OperatorContext {
   readonly intervalMs: number;
   /** The respondent loop's section of `/v1/sync/status` (the loop reports on itself). */
   readonly loopStatus: () => Promise<LoopStatus>;
+  /** Which replica leads, asked on a follower (`undefined`: not known). */
+  readonly leader?: () => Promise<LeaderIdentity | undefined>;
+  /** `SYNC_CURRENCY`: the currency of the surveys' CPI, for the status page. @default "USD" */
+  readonly currency?: string;
 }
 
 /** The operator's routes: the status of the replica and its store, a manual run, and confirming held closures. */
@@ -78,6 +82,21 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
 
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 async function syncStatus(context: OperatorContext) {
+  return json(200, await syncStatusReport(context));
+}
+
+/** The leader as a follower names it: `replica ID (at ADDRESS)`, or that it is not known. */
+function describeLeader(leader: LeaderIdentity | undefined): string {
+  if (leader === undefined) return "which replica leads is not known";
+  return `replica ${leader.id}${leader.address === undefined ? "" : ` at ${leader.address}`} leads`;
+}
+
+/**
+ * The body of `GET /v1/sync/status`, also server-rendered into the status page when the API is
+ * open (no `SYNC_API_TOKEN`). On a follower, `replica.leaderId` (and `leaderAddress`, where known)
+ * name the replica that leads.
+ */
+export async function syncStatusReport(context: OperatorContext): Promise<SyncStatus> {
   const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
     context.store.listRuns(20),
     context.store.stats(),
@@ -87,14 +106,19 @@ async function syncStatus(context: OperatorContext) {
     context.store.countByLanguage(),
   ]);
   const engine = context.engine.status();
-  return json(200, {
+  const leader = engine.leader ? undefined : await context.leader?.().catch(() => undefined);
+  return {
     replica: {
       id: engine.replicaId,
       leader: engine.leader,
       running: engine.running,
       consecutiveFailures: engine.consecutiveFailures,
       nextRunAt: engine.nextRunAt,
+      ...(leader === undefined
+        ? {}
+        : { leaderId: leader.id, ...(leader.address === undefined ? {} : { leaderAddress: leader.address }) }),
     },
+    currency: context.currency ?? "USD",
     closures: engine.closures && { ...engine.closures, sample: [...engine.closures.sample] },
     store: { kind: context.store.kind, ...stats },
     languages,
@@ -116,7 +140,7 @@ async function syncStatus(context: OperatorContext) {
       issues,
     })),
     loop,
-  } satisfies SyncStatus);
+  } satisfies SyncStatus;
 }
 
 /** `POST /v1/sync/run`: run a cycle now (or `?wait=false` to only ask for one). */
@@ -124,6 +148,15 @@ async function runSync(context: OperatorContext, request: RouteRequest) {
   const wait = request.url.searchParams.get("wait");
   if (wait !== null && wait !== "true" && wait !== "false")
     return errorReply(400, "bad_request", `wait: must be true or false, got ${JSON.stringify(wait)}`);
+  // Only the leader runs cycles: a follower says which replica to ask instead.
+  if (!context.engine.status().leader) {
+    const leader = await context.leader?.().catch(() => undefined);
+    return errorReply(
+      409,
+      "not_leader",
+      `this replica does not lead and runs no cycle; ${describeLeader(leader)}: send POST /v1/sync/run there`,
+    );
+  }
   // A refused run (ManualRunRefusedError) carries its own answer: 429 with Retry-After.
   const cycle = context.engine.runNow();
   if (wait === "false") {

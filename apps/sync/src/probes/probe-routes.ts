@@ -62,11 +62,17 @@ export function probeRoutes(context: ProbeContext): RouteModule {
 
 /** `GET /readyz`: a cycle succeeded (in the shared store) within the last three intervals. */
 async function readiness(context: ProbeContext) {
-  if (context.isStopping()) return json(503, { ready: false, reason: "shutting down" });
+  const report = await readinessReport(context);
+  return json(report.ready ? 200 : 503, report);
+}
+
+/** The body of `GET /readyz` (200 when `ready`, else 503), also server-rendered into the status page. */
+export async function readinessReport(context: ProbeContext): Promise<Readiness> {
+  if (context.isStopping()) return { ready: false, reason: "shutting down" };
   const last = await context.store.lastSuccessfulRun();
   const warnings = context.warnings?.() ?? [];
   const said = warnings.length > 0 ? { warnings: [...warnings] } : {};
-  if (!last) return json(503, { ready: false, reason: "no successful sync cycle yet", ...said } satisfies Readiness);
+  if (!last) return { ready: false, reason: "no successful sync cycle yet", ...said };
   const ageSeconds = (Date.now() - last.finishedAt.getTime()) / 1000;
   const limitSeconds = (STALE_AFTER_INTERVALS * context.intervalMs) / 1000;
   // Held closures keep the replica ready (it serves the last good data, which is the point) but are said out loud.
@@ -78,10 +84,6 @@ async function readiness(context: ProbeContext) {
     ...said,
   };
   if (ageSeconds > limitSeconds)
-    return json(503, {
-      ready: false,
-      reason: "stale: the last successful sync cycle is too old",
-      ...body,
-    } satisfies Readiness);
-  return json(200, { ready: true, ...body } satisfies Readiness);
+    return { ready: false, reason: "stale: the last successful sync cycle is too old", ...body };
+  return { ready: true, ...body };
 }

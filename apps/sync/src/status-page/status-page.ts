@@ -1,4 +1,6 @@
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
+import type { Readiness, SyncStatus } from "@sds/sync-client";
+import { renderFirstScreen } from "./first-screen.ts";
 import { readPageAssets } from "./page-assets.ts";
 
 /**
@@ -14,14 +16,32 @@ const headers = {
   "referrer-policy": "no-referrer",
 };
 
+/** What the page's first screen is rendered from. */
+export interface StatusPageContext {
+  /** `/readyz`'s body: open data. */
+  readonly readiness: () => Promise<Readiness>;
+  /** `/v1/sync/status`'s body, given only when the API needs no token (the page is open to all). */
+  readonly status?: (() => Promise<SyncStatus>) | undefined;
+}
+
 /**
- * The status page (`GET /`) and its script and style sheet. It holds no data (it reads the JSON
- * API, with the token when one is configured), so it is served without a token, like the probes.
+ * The status page (`GET /`) and its script and style sheet. Served without a token, like the
+ * probes: its first screen is rendered from open data (readiness), and from the status only when
+ * the API needs no token either; the script reads the rest with the token.
  */
-export function statusPageRoutes(): RouteModule {
+export function statusPageRoutes(context: StatusPageContext): RouteModule {
   const { html, script, style } = readPageAssets();
   const serve = (body: string, contentType: string) => () =>
     Promise.resolve({ status: 200, body, contentType, headers });
+  const page = async () => {
+    const [readiness, status] = await Promise.all([context.readiness(), context.status?.()]);
+    return {
+      status: 200,
+      body: renderFirstScreen(html, { readiness, status }),
+      contentType: "text/html; charset=utf-8",
+      headers,
+    };
+  };
   return defineRoutes({
     schemas: {},
     routes: {
@@ -29,7 +49,7 @@ export function statusPageRoutes(): RouteModule {
         method: "GET",
         path: "/",
         access: "open",
-        handler: serve(html, "text/html; charset=utf-8"),
+        handler: page,
         doc: { summary: "The status page (HTML)", success: { "200": { contentType: "text/html" } }, errors: ["405"] },
       },
       statusScript: {

@@ -131,7 +131,13 @@ export const SyncStatus = z.object({
     running: z.boolean(),
     consecutiveFailures: count,
     nextRunAt: z.string().nullable(),
+    leaderId: z.string().optional().describe("On a follower: the replica that leads, where it can be told."),
+    leaderAddress: z
+      .string()
+      .optional()
+      .describe("On a follower: the leader's API, where known (http://ADDRESS:PORT)."),
   }),
+  currency: z.string().describe("SYNC_CURRENCY: the ISO 4217 code of the surveys' CPI, which earnings are in."),
   closures: HeldClosures.nullable().describe("The mass-closure guard's state on the leader; null elsewhere."),
   store: z.object({
     kind: z.enum(["sqlite", "postgres"]),

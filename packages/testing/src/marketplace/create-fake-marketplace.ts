@@ -46,6 +46,8 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const concurrentDuplicates = options.s2s?.concurrentDuplicates ?? false;
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, 0x5e55));
   const planned = new Map<string, RespondentOutcome>();
+  /** The outcome each token's session ended in: a second visit of the token ends the same way, as on a marketplace. */
+  const decided = new Map<string, RespondentOutcome>();
   const log: S2sDelivery[] = [];
   const pending = new Set<Promise<void>>();
   const servers = createServerSet();
@@ -117,7 +119,8 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     const names = entryParameterNames(template);
     const token = (names.token === undefined ? undefined : rawQueryValue(original, names.token)) ?? "";
     const uid = (names.uid === undefined ? undefined : rawQueryValue(original, names.uid)) ?? "";
-    const outcome = chosen ?? planned.get(token) ?? drawUnplanned(record.survey);
+    const outcome = chosen ?? planned.get(token) ?? decided.get(token) ?? drawUnplanned(record.survey);
+    if (token !== "") decided.set(token, outcome);
     if (account.S2SUrls.Enabled) {
       const outgoing = encryptionSigning(account.OutgoingEncryption);
       const url = outcomeUrl(account.S2SUrls, outcome, token, uid);

@@ -32,7 +32,8 @@
  *     studyTypesPending?: number } }} LoopStatus
  * @typedef {{ id?: number, status: string, startedAt: string, durationMs?: number, error?: string | null,
  *   counts?: Record<string, number> }} Run
- * @typedef {{ replica: { leader: boolean, running: boolean, consecutiveFailures?: number, nextRunAt?: string | null },
+ * @typedef {{ replica: { leader: boolean, running: boolean, consecutiveFailures?: number, nextRunAt?: string | null,
+ *     leaderId?: string, leaderAddress?: string }, currency?: string,
  *   closures: { count: number, sample: number[], absentCycles?: number, confirmCycles?: number, confirmed?: number } | null,
  *   store: { kind: string, live: number, closed: number, quarantined?: number, latestSequence: number },
  *   languages?: { languageId: number, live: number, closed: number }[], intervalSeconds?: number, runs?: Run[],
@@ -111,9 +112,23 @@ function svg(name, attributes = {}) {
 const isNumber = (value) => typeof value === "number" && Number.isFinite(value);
 /** @param {unknown} value */
 const count = (value) => (isNumber(value) ? value.toLocaleString("en") : DASH);
-/** @param {unknown} value Money in the surveys' `Cpi` currency. */
-const money = (value) =>
-  isNumber(value) ? value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : DASH;
+/** The currency of the surveys' `Cpi` (`SYNC_CURRENCY`), as the service reports it. */
+let currency = "USD";
+/** @param {unknown} value Money in the surveys' `Cpi` currency, with its symbol (`$1,234.50`). */
+function money(value) {
+  if (!isNumber(value)) return DASH;
+  try {
+    return value.toLocaleString("en", { style: "currency", currency });
+  } catch {
+    return `${value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
+  }
+}
+/**
+ * @param {unknown} value
+ * @param {string} one
+ * @param {string} many
+ */
+const plural = (value, one, many) => `${count(value)} ${value === 1 ? one : many}`;
 /** @param {unknown} value A share (0..1). */
 const percent = (value) =>
   isNumber(value) ? `${(value * 100).toLocaleString("en", { maximumFractionDigits: 1 })} %` : DASH;
@@ -126,6 +141,15 @@ function dateTime(iso) {
   const date = iso ? new Date(iso) : undefined;
   if (!date || Number.isNaN(date.getTime())) return DASH;
   return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/**
+ * A time without its year and seconds, for narrow charts: `11-24 20:58 UTC`.
+ * @param {string | null | undefined} iso
+ */
+function shortDateTime(iso) {
+  const full = dateTime(iso);
+  return full === DASH ? DASH : `${full.slice(5, 16)} UTC`;
 }
 
 /** @param {number} seconds */
@@ -312,9 +336,16 @@ function renderHealth() {
     success ? dateTime(success) : "",
   );
   fact("fact-failures", count(failures), failingNow ? "bad" : "");
+  const replica = status?.replica;
   fact(
     "fact-role",
-    status ? `${status.replica.leader ? "Leader" : "Follower"}${status.replica.running ? ", syncing now" : ""}` : DASH,
+    replica ? `${replica.leader ? "Leader" : "Follower"}${replica.running ? ", syncing now" : ""}` : DASH,
+    "",
+    !replica || replica.leader
+      ? ""
+      : replica.leaderId === undefined
+        ? "leader not known"
+        : `leader: ${replica.leaderId}${replica.leaderAddress === undefined ? "" : ` at ${replica.leaderAddress}`}`,
   );
   const next = status?.replica.nextRunAt;
   fact("fact-next-run", next ? sinceNow(next) : DASH, "", next ? dateTime(next) : "");
@@ -417,7 +448,7 @@ function renderMoney(loop) {
       (loop?.totals === undefined ? sumWindows(surveys.map((survey) => survey.lifetime)) : undefined),
   };
   html("money-note").textContent = loop
-    ? `Entries issued through sds-sync (POST /v1/entry-links) and the outcomes their respondents reached; money in the surveys' CPI currency.${loop.totals ? "" : " Windows of 24 h and 7 days appear once the service reports them."}`
+    ? `Entries issued through sds-sync (POST /v1/entry-links) and the outcomes their respondents reached; money in ${currency}, the surveys' CPI currency (SYNC_CURRENCY).${loop.totals ? "" : " Windows of 24 h and 7 days appear once the service reports them."}`
     : "The respondent loop does not report on this service.";
   /** @type {[string, (window: Window) => string][]} */
   const measures = [
@@ -462,6 +493,7 @@ function renderMoney(loop) {
   } else fact("fact-refused", DASH);
   const orphans = loop?.orphans?.tokens;
   fact("fact-orphans", count(orphans), isNumber(orphans) && orphans > 0 ? "warning" : "");
+  // Transitions, not entries: an outcome corrected later (a reversal, a reconciliation) counts again.
   fact(
     "fact-outcomes",
     loop?.outcomes
@@ -469,6 +501,16 @@ function renderMoney(loop) {
           .map(([kind, times]) => `${kind} ${count(times)}`)
           .join(", ")
       : DASH,
+    "",
+    loop?.outcomes
+      ? `every outcome an entry reached, each later change counted again; ${plural(totals.lifetime?.entries, "entry", "entries")} in all`
+      : "",
+  );
+  fact(
+    "fact-earnings",
+    money(week?.earnings),
+    "",
+    week ? `${plural(week.entries, "entry", "entries")}, ${plural(week.completes, "complete", "completes")}` : "",
   );
 
   renderTopSurveys(surveys);
@@ -604,7 +646,10 @@ function barChart(title, runs, value, unit, width) {
   const highest = Math.max(0, ...values);
   label.textContent = `${title}, last ${runs.length} cycles, oldest first; highest ${count(highest)}${unit}`;
   const heading = svg("text", { x: 0, y: 12 });
-  heading.textContent = `${title} (axis to ${count(max)}${unit}${outliers > 0 ? `; ${outliers} above, cut and labelled` : ""})`;
+  heading.textContent =
+    highest === 0
+      ? `${title}: none in the last ${count(runs.length)} cycle${runs.length === 1 ? "" : "s"}`
+      : `${title} (axis to ${count(max)}${unit}${outliers > 0 ? `; ${outliers} above, cut and labelled` : ""})`;
   chart.append(
     label,
     heading,
@@ -643,12 +688,14 @@ function barChart(title, runs, value, unit, width) {
   const first = runs[0];
   const last = runs.at(-1);
   if (first && last) {
+    // Two full dates need about 320 px; a phone gets them without the year and seconds.
+    const stamp = width > 420 ? dateTime : shortDateTime;
     const from = svg("text", { x: left, y: height - 5 });
-    from.textContent = dateTime(first.startedAt);
+    from.textContent = stamp(first.startedAt);
     chart.append(from);
-    if (runs.length > 1 && width > 420) {
+    if (runs.length > 1) {
       const to = svg("text", { x: width, y: height - 5, "text-anchor": "end" });
-      to.textContent = dateTime(last.startedAt);
+      to.textContent = stamp(last.startedAt);
       chart.append(to);
     }
   }
@@ -660,6 +707,17 @@ function renderCycles(runs) {
   const oldestFirst = [...runs].reverse();
   const container = html("cycles-charts");
   const width = Math.max(260, Math.floor(container.clientWidth || 640));
+  if (runs.length === 0) {
+    container.replaceChildren(
+      element(
+        "p",
+        "No cycle recorded yet: once one has run, charts here show each cycle's duration, upstream requests and changes (the last 20 cycles, oldest first).",
+        "note",
+      ),
+    );
+    fillRows("cycles", []);
+    return;
+  }
   container.replaceChildren(
     barChart("Duration", oldestFirst, (run) => run.durationMs ?? 0, " ms", width),
     barChart("Upstream requests", oldestFirst, (run) => run.counts?.["upstreamRequests"] ?? 0, "", width),
@@ -744,6 +802,7 @@ async function readStatus() {
     }
     const reply = await api("/v1/sync/status");
     lastStatus = /** @type {SyncStatus} */ (reply.body);
+    currency = lastStatus.currency ?? "USD";
     statusProblem = "";
     byId("token-form", HTMLFormElement).hidden = true;
     html("status").hidden = false;
