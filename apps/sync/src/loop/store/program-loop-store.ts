@@ -1,9 +1,11 @@
 import type { PruneBatchOutcome } from "../../store/retention.ts";
 import type { Program, ProgramDialect } from "./loop-program.ts";
+import * as events from "./event-position-records.ts";
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type {
+  EventPosition,
   EntryAdmission,
   EntryInput,
   HistoryInput,
@@ -48,6 +50,18 @@ export abstract class ProgramLoopStore implements LoopStore {
 
   listOutcomes(after: number, limit: number) {
     return this.runRead(records.listOutcomes(after, limit));
+  }
+
+  listOutcomesWithEntries(after: number, limit: number) {
+    return this.runRead(events.listOutcomesWithEntries(after, limit));
+  }
+
+  eventPositions() {
+    return this.runRead(events.eventPositions());
+  }
+
+  saveEventPosition(position: EventPosition) {
+    return this.runWrite("saving an event position", events.saveEventPosition(position));
   }
 
   latestSequence() {
