@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
+import { createEvents, type Events } from "./events/events.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
@@ -64,6 +65,8 @@ export interface SyncService {
   readonly metrics: SyncMetrics;
   /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
   readonly pruner: Pruner;
+  /** Events out: the relays to NATS and webhooks (idle when none is configured). */
+  readonly events: Events;
   /** Upstream HTTP requests made so far, retries included. */
   readonly upstreamRequests: () => number;
   /** Stops taking work, aborts a running cycle, closes the server and the store. Safe to call twice. */
@@ -79,6 +82,7 @@ interface RouteDependencies {
   readonly intervalMs: number;
   readonly isStopping: () => boolean;
   readonly loop: LoopContext;
+  readonly events: Events;
 }
 
 /**
@@ -87,14 +91,15 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
+  const { store, engine, metrics, notifier, intervalMs, isStopping, loop, events } = dependencies;
   const modules = [
     statusPageRoutes(),
-    probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() }),
+    probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => [...loop.warnings(), ...events.warnings()] }),
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
     operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),
     loopRoutes(loop),
+    events.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -171,6 +176,20 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     await store.close();
     throw error;
   }
+  let events: Events;
+  try {
+    events = await createEvents({
+      config,
+      logger,
+      inventory: store,
+      outcomes: loop.context.outcomes,
+      registry: metrics.registry,
+    });
+  } catch (error) {
+    await loop.stop();
+    await store.close();
+    throw error;
+  }
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {
@@ -182,6 +201,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       intervalMs,
       isStopping: () => stopping,
       loop: loop.context,
+      events,
     });
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
@@ -220,6 +240,8 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
     logger,
+    // Never prunes what a sink of events out has not acknowledged.
+    holds: () => events.retentionHolds(),
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
   // A stop asked for during start: the service is about to stop, so no cycle (it would only be
@@ -229,6 +251,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   else {
     engine.start();
     pruner.start();
+    events.start();
   }
   logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
 
@@ -241,6 +264,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     engine,
     metrics,
     pruner,
+    events,
     upstreamRequests: () => requests,
     stop() {
       stopped ??= (async () => {
@@ -249,7 +273,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
         // Long-polls end first, so closing the server waits for no one.
         notifier.close();
         loop.context.outcomeNotifier.close();
-        await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
+        await Promise.all([engine.stop(), pruner.stop(), events.stop(), server.close(), outcomesServer?.close()]);
         await Promise.all([loop.stop(), store.close()]);
         logger.info("stopped");
       })();

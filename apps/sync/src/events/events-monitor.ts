@@ -109,7 +109,12 @@ export class EventsMonitor {
     const statuses = await this.refresh();
     const holds: Partial<Record<EventFeed, Date>> = {};
     for (const status of statuses) {
-      const at = status.position === null ? new Date(0) : status.oldestPendingAt === null ? undefined : new Date(status.oldestPendingAt);
+      const at =
+        status.position === null
+          ? new Date(0)
+          : status.oldestPendingAt === null
+            ? undefined
+            : new Date(status.oldestPendingAt);
       const held = holds[status.feed];
       if (at !== undefined && (held === undefined || at < held)) holds[status.feed] = at;
     }

@@ -76,7 +76,8 @@ export function changeSource(store: Pick<SyncStore, "listChanges" | "feedHorizon
 function cpiOf(record: string | undefined): string | null {
   if (record === undefined) return null;
   const cpi = (JSON.parse(record) as { Cpi?: unknown }).Cpi;
-  return cpi === undefined || cpi === null ? null : String(cpi);
+  // The spec types Cpi as a string; a number (a marketplace that sends one) is kept as its text.
+  return typeof cpi === "string" ? cpi : typeof cpi === "number" ? String(cpi) : null;
 }
 
 /** The outcome feed as events, each with its survey's `Cpi` read from the inventory (one read per batch). */

@@ -15,7 +15,10 @@ export const systemClock: RelayClock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve) => {
-      if (signal.aborted) return resolve();
+      if (signal.aborted) {
+        resolve();
+        return;
+      }
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", done);
@@ -136,7 +139,10 @@ export class FeedRelay {
         // The store failed (the feed or the position could not be read or written).
         this.#position = undefined;
         this.#attempts += 1;
-        logger.warn({ err: error, sink: this.#options.sink.name, feed: this.#options.source.feed }, "events: relay step failed");
+        logger.warn(
+          { err: error, sink: this.#options.sink.name, feed: this.#options.source.feed },
+          "events: relay step failed",
+        );
         pauseMs = this.#backoffMs();
       }
       if (pauseMs > 0) await this.#pause(pauseMs);
@@ -180,9 +186,7 @@ export class FeedRelay {
   /** The stored position, or (a sink never run) the feed's horizon: everything kept is delivered. */
   async #loadPosition(): Promise<number> {
     const { sink, source, positions } = this.#options;
-    const stored = (await positions.eventPositions()).find(
-      (row) => row.sink === sink.name && row.feed === source.feed,
-    );
+    const stored = (await positions.eventPositions()).find((row) => row.sink === sink.name && row.feed === source.feed);
     const position = stored?.position ?? (await source.horizon());
     this.#position = position;
     if (stored === undefined) await this.#save(position, true);
@@ -228,7 +232,8 @@ export class FeedRelay {
       feed: this.#options.source.feed,
       position,
       updatedAt: new Date(this.#clock.now()).toISOString(),
-      failingSince: this.#failing && this.#failingSinceMs !== undefined ? new Date(this.#failingSinceMs).toISOString() : null,
+      failingSince:
+        this.#failing && this.#failingSinceMs !== undefined ? new Date(this.#failingSinceMs).toISOString() : null,
       lastError: this.#lastError,
     };
     await this.#options.positions.saveEventPosition(row);

@@ -35,23 +35,30 @@ export interface WebhookSinkOptions {
  */
 const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, "", 0);
+    if (error) {
+      callback(error, "", 0);
+      return;
+    }
     const usable = addresses.filter((entry) => !isNonPublicAddress(entry.address));
     const first = usable[0];
     if (first === undefined) {
       const refused = new Error(
         `${hostname} resolves to a private or loopback address only (set SYNC_WEBHOOK_ALLOW_PRIVATE to allow it)`,
       );
-      return callback(refused, "", 0);
+      callback(refused, "", 0);
+      return;
     }
-    if (options.all) return callback(null, usable as never, 0);
-    callback(null, first.address, first.family);
+    if (options.all) callback(null, usable);
+    else callback(null, first.address, first.family);
   });
 };
 
 /** The text of a refusal, as safe to log and show: printable, short. */
 function shortText(body: Buffer): string {
-  const text = body.toString("utf8").replace(/[^\x20-\x7e]+/g, " ").trim();
+  const text = body
+    .toString("utf8")
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim();
   return text.length > ERROR_TEXT_CHARS ? `${text.slice(0, ERROR_TEXT_CHARS)}…` : text;
 }
 
@@ -84,7 +91,8 @@ export class WebhookSink implements EventSink {
       maxSockets: 1,
       ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
     };
-    this.#agent = options.endpoint.url.protocol === "https:" ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.#agent =
+      options.endpoint.url.protocol === "https:" ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     if (!options.allowPrivate && isNonPublicAddress(hostOf(options.endpoint.url)))
       throw new Error(`${this.name}: ${hostOf(options.endpoint.url)} is a private or loopback address`);
   }
