@@ -27,6 +27,33 @@ export function expectExactlyOnceInOrder(
   return received.filter((id) => id?.startsWith(`${kind}-`)).length - seen.size;
 }
 
+/**
+ * Sends S2S outcome calls (`complete`, fresh tokens) with `concurrency` at once, each worker
+ * pausing `pauseMs` between calls, until `stop` aborts; every call is retried until acknowledged.
+ * Resolves with how many were acknowledged.
+ */
+export async function sendOutcomesUntil(
+  url: () => string,
+  stop: AbortSignal,
+  options: { readonly concurrency: number; readonly pauseMs: number; readonly tokenPrefix: string },
+): Promise<number> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (!stop.aborted) {
+        const token = `${options.tokenPrefix}-${next++}`;
+        for (;;) {
+          const response = await fetch(`${url()}/v1/outcomes/complete?vq_token=${token}`).catch(() => undefined);
+          await response?.body?.cancel();
+          if (response?.status === 200) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+      }
+    }),
+  );
+  return next;
+}
+
 /** Sends `count` S2S outcome calls (`complete`, fresh tokens) with `concurrency` at once, each acknowledged with 200; keeps going over failures until each is acknowledged. */
 export async function floodOutcomes(
   urls: () => string,

@@ -85,7 +85,7 @@ export class EventsMonitor {
     return statuses;
   }
 
-  /** What `/readyz` says of the sinks: those failing, and those behind by more than a minute. */
+  /** What `/readyz` says of the sinks: those failing, those behind after an error, and those behind by more than a minute. */
   warnings(): string[] {
     return this.#statuses.flatMap((status) => {
       const error = status.lastError === null ? "" : `; last error: ${status.lastError}`;
@@ -93,7 +93,8 @@ export class EventsMonitor {
         return [
           `events: ${status.sink} is failing since ${status.failingSince} (${status.lagRecords} ${status.feed} waiting${error}); it is retried every 5 minutes, or at once with POST /v1/webhooks/{name}/resume`,
         ];
-      if (status.lagSeconds > LAG_WARNING_SECONDS)
+      // Behind while failing (NATS down, an endpoint refusing), or behind for long.
+      if ((status.lastError !== null && status.lagRecords > 0) || status.lagSeconds > LAG_WARNING_SECONDS)
         return [
           `events: ${status.sink} is ${status.lagRecords} ${status.feed} (${Math.round(status.lagSeconds)} s) behind${error}`,
         ];

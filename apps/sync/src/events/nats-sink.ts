@@ -15,7 +15,7 @@ import type { FeedEvent } from "./feed-events.ts";
 /** Longest pause between two attempts while NATS is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
 /** How long one publish waits for JetStream's acknowledgement. */
-const PUBLISH_TIMEOUT_MS = 10_000;
+const PUBLISH_TIMEOUT_MS = 5000;
 
 /** Options of {@link NatsSink}. */
 export interface NatsSinkOptions {
