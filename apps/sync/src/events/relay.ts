@@ -178,6 +178,11 @@ export class FeedRelay {
       await this.#save(reached, false);
       return 0;
     }
+    if (report.delivered > 0) {
+      // Progress, then a failure of a later event: that event's retries start afresh.
+      this.#attempts = 0;
+      this.#failingSinceMs = undefined;
+    }
     this.#fail(report.error, failedEvent.id);
     await this.#save(reached, true);
     return this.#backoffMs();
