@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
-import { createEvents, type Events } from "./events/events.ts";
+import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
@@ -117,6 +117,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
+  await checkWebhookAddresses(config);
   const store = await openStore(config.database);
   const metrics = createSyncMetrics(store);
   let requests = 0;
@@ -176,20 +177,13 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     await store.close();
     throw error;
   }
-  let events: Events;
-  try {
-    events = await createEvents({
-      config,
-      logger,
-      inventory: store,
-      outcomes: loop.context.outcomes,
-      registry: metrics.registry,
-    });
-  } catch (error) {
-    await loop.stop();
-    await store.close();
-    throw error;
-  }
+  const events = createEvents({
+    config,
+    logger,
+    inventory: store,
+    outcomes: loop.context.outcomes,
+    registry: metrics.registry,
+  });
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {

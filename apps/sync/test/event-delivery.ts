@@ -22,7 +22,9 @@ export function expectExactlyOnceInOrder(
   expect(missing.slice(0, 10), `${missing.length} ${kind}s never arrived`).toEqual([]);
   const extra = firstArrivals.filter((sequence) => !wanted.includes(sequence));
   expect(extra.slice(0, 10), `${extra.length} ${kind}s arrived that were never recorded`).toEqual([]);
-  const outOfOrder = firstArrivals.findIndex((sequence, index) => index > 0 && sequence < (firstArrivals[index - 1] ?? 0));
+  const outOfOrder = firstArrivals.findIndex(
+    (sequence, index) => index > 0 && sequence < (firstArrivals[index - 1] ?? 0),
+  );
   expect(outOfOrder, `${kind}s out of order at arrival ${outOfOrder}`).toBe(-1);
   return received.filter((id) => id?.startsWith(`${kind}-`)).length - seen.size;
 }

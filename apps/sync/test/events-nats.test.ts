@@ -36,7 +36,9 @@ async function outcomesDelivered(server: TestNatsServer, harness: ServiceHarness
   const feed = await readOutcomeFeed(harness);
   let ids: (string | undefined)[] = [];
   await waitFor(async () => {
-    ids = (await readStream(server.url, "SDS")).map((message) => message.msgId).filter((id) => id?.startsWith("outcome-"));
+    ids = (await readStream(server.url, "SDS"))
+      .map((message) => message.msgId)
+      .filter((id) => id?.startsWith("outcome-"));
     return new Set(ids).size >= feed.length;
   }, 30_000);
   return { ids, sequences: feed.map((record) => record.sequence) };
@@ -64,7 +66,13 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
       ["sds.outcomes.terminate", "outcome-2"],
       ["sds.outcomes.complete", "outcome-3"],
     ]);
-    expect(outcomes[0]?.body).toMatchObject({ sequence: 1, token: "tok-1", surveyId: 9101, uid: "uid-tok-1", Cpi: "2.50" });
+    expect(outcomes[0]?.body).toMatchObject({
+      sequence: 1,
+      token: "tok-1",
+      surveyId: 9101,
+      uid: "uid-tok-1",
+      Cpi: "2.50",
+    });
     expect(outcomes[1]?.body).toMatchObject({ outcome: "terminate", previousOutcome: "complete", uid: "uid-tok-1" });
     expect(outcomes[2]?.body).toMatchObject({ token: "orphan-1", surveyId: null, uid: null, Cpi: null });
     const feed = await readOutcomeFeed(harness);
@@ -95,7 +103,8 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - stoppedAt))));
     const recordedDuringOutage = (await readOutcomeFeed(harness)).length;
     await server.restart();
-    const heldBack = recordedDuringOutage - new Set((await readStream(server.url, "SDS")).map((message) => message.msgId)).size;
+    const heldBack =
+      recordedDuringOutage - new Set((await readStream(server.url, "SDS")).map((message) => message.msgId)).size;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     stopSending.abort();
     await sending;
@@ -120,7 +129,12 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
       const second = await service({ api: first.api, database, config, replicaId: "second", followerPollMs: 100 });
       expect(first.service.store.leadership.isLeader).toBe(true);
       // Outcomes go to whichever replica is up, as a load balancer sends them.
-      const flood = floodOutcomes(() => (firstRunning ? first.service.outcomesUrl : second.service.outcomesUrl), 800, 4, "leader");
+      const flood = floodOutcomes(
+        () => (firstRunning ? first.service.outcomesUrl : second.service.outcomesUrl),
+        800,
+        4,
+        "leader",
+      );
       await waitFor(async () => (await readStream(server.url, "SDS")).length > 200, 30_000);
       firstRunning = false;
       await first.close();

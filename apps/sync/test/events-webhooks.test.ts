@@ -7,7 +7,12 @@ import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { issueEntryLink, readOutcomeFeed, receiveOutcome } from "./loop-traffic.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver, type WebhookReceiverOptions } from "./webhook-receiver.ts";
+import {
+  startWebhookReceiver,
+  TEST_WEBHOOK_SECRET,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from "./webhook-receiver.ts";
 
 /*
  * Events out to signed webhooks: one POST per event, signed the Standard Webhooks way, in
@@ -71,7 +76,10 @@ describe("events out to webhooks", () => {
     expect(complete?.body.data).toMatchObject({ sequence: 1, token: "tok-1", uid: "uid-tok-1", Cpi: "2.50" });
     expect(complete?.body.timestamp).toBe(complete?.body.data.receivedAt);
     expect(reversal?.body.data).toMatchObject({ outcome: "terminate", previousOutcome: "complete" });
-    expect(all.received.find((entry) => entry.id === "change-1")).toMatchObject({ type: "changes.opened", verified: true });
+    expect(all.received.find((entry) => entry.id === "change-1")).toMatchObject({
+      type: "changes.opened",
+      verified: true,
+    });
   });
 
   it("delivers each outcome once and in order to a receiver that fails, times out and answers slowly", async () => {
@@ -153,7 +161,9 @@ describe("events out to webhooks", () => {
       expect(sequences).toHaveLength(300);
       expectExactlyOnceInOrder(ids, sequences, "outcome");
       const metrics = await (await second.request("/metrics")).text();
-      const published = /^sds_sync_events_published_total\{sink="webhook:ledger",feed="outcomes"\} (\d+)$/m.exec(metrics)?.[1];
+      const published = /^sds_sync_events_published_total\{sink="webhook:ledger",feed="outcomes"\} (\d+)$/m.exec(
+        metrics,
+      )?.[1];
       expect(Number(published)).toBeGreaterThan(0);
     },
     120_000,

@@ -11,7 +11,11 @@ import { ensureSystemTool } from "./system-tool.ts";
  * The nats-server binary (Debian's `nats-server`), installed under CI when missing; outside CI a
  * missing binary skips the tests that need it, with a message saying so.
  */
-export const natsServerBinary = ensureSystemTool("nats-server", "nats-server", "the NATS JetStream tests of events out");
+export const natsServerBinary = ensureSystemTool(
+  "nats-server",
+  "nats-server",
+  "the NATS JetStream tests of events out",
+);
 
 /** A `nats-server -js` a test started for itself on a free port, with its own store directory. */
 export interface TestNatsServer {
@@ -29,7 +33,11 @@ async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   if (address === null || typeof address === "string") throw new Error("no port");
   return address.port;
 }
@@ -41,7 +49,9 @@ function accepts(port: number): Promise<boolean> {
       socket.destroy();
       resolve(true);
     });
-    socket.once("error", () => resolve(false));
+    socket.once("error", () => {
+      resolve(false);
+    });
   });
 }
 

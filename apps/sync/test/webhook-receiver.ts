@@ -78,17 +78,26 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
   };
   const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createHttpServer(handle);
   const listen = (port: number) =>
-    new Promise<number>((resolve) => server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+    new Promise<number>((resolve) =>
+      server.listen(port, "127.0.0.1", () => {
+        resolve((server.address() as AddressInfo).port);
+      }),
+    );
   const port = await listen(0);
   const stopListening = async () => {
     for (const response of hanging) response.destroy();
     server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
   };
   return {
     url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/hooks`,
     received,
-    acknowledgedIds: () => received.filter((entry) => entry.answered >= 200 && entry.answered < 300).map((entry) => entry.id),
+    acknowledgedIds: () =>
+      received.filter((entry) => entry.answered >= 200 && entry.answered < 300).map((entry) => entry.id),
     pause: stopListening,
     listenAgain: async () => {
       await listen(port);

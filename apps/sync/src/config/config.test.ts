@@ -49,6 +49,13 @@ describe("loadConfig", () => {
       yieldPriorStrength: 10,
       yieldCutoffEntries: 20,
       yieldCooldownSeconds: 21_600,
+      natsSubjectPrefix: "sds",
+      natsStream: "SDS",
+      natsMaxAgeSeconds: 604_800,
+      natsReplicas: 1,
+      webhookTimeoutMs: 5000,
+      webhookRetryHours: 24,
+      webhookAllowPrivate: false,
       allowUnauthenticated: false,
     });
   });

@@ -68,11 +68,10 @@ export async function checkWebhookAddresses(config: EventsConfig): Promise<void>
 /**
  * Builds events out: a sink for NATS (`SYNC_NATS_URL`) and one per webhook endpoint
  * (`SYNC_WEBHOOK_URLS`), a relay per sink and feed, the monitor, the metrics and the routes.
- * Checks the webhooks' addresses first (exit 78 when refused).
+ * The service checks the webhooks' addresses ({@link checkWebhookAddresses}) before anything opens.
  */
-export async function createEvents(options: EventsOptions): Promise<Events> {
+export function createEvents(options: EventsOptions): Events {
   const { config, logger, inventory, outcomes, registry } = options;
-  await checkWebhookAddresses(config);
   const sinks: EventSink[] = [];
   if (config.natsUrl !== undefined)
     sinks.push(

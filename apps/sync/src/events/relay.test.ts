@@ -17,7 +17,13 @@ function manualClock(start = 1_000_000) {
       new Promise<void>((resolve) => {
         const sleeper = { until: now + ms, resolve };
         sleepers.push(sleeper);
-        signal.addEventListener("abort", () => resolve(), { once: true });
+        signal.addEventListener(
+          "abort",
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
       }),
   };
   return {
@@ -104,7 +110,10 @@ afterEach(async () => {
   await Promise.all(relays.splice(0).map((relay) => relay.stop()));
 });
 
-function relay(options: Partial<ConstructorParameters<typeof FeedRelay>[0]> & Pick<ConstructorParameters<typeof FeedRelay>[0], "sink" | "source" | "positions">) {
+function relay(
+  options: Partial<ConstructorParameters<typeof FeedRelay>[0]> &
+    Pick<ConstructorParameters<typeof FeedRelay>[0], "sink" | "source" | "positions">,
+) {
   const started = new FeedRelay({ isLeader: () => true, logger, random: () => 1 - 1e-12, ...options });
   relays.push(started);
   started.start();
@@ -114,11 +123,22 @@ function relay(options: Partial<ConstructorParameters<typeof FeedRelay>[0]> & Pi
 describe("FeedRelay", () => {
   it("continues from the stored position, as a new leader does", async () => {
     const store = positions();
-    await store.saveEventPosition({ sink: "webhook:ledger", feed: "outcomes", position: 7, updatedAt: "", failingSince: null, lastError: null });
+    await store.saveEventPosition({
+      sink: "webhook:ledger",
+      feed: "outcomes",
+      position: 7,
+      updatedAt: "",
+      failingSince: null,
+      lastError: null,
+    });
     const target = sink();
     relay({ sink: target, source: feed(10), positions: store, clock: manualClock().clock });
-    await vi.waitFor(() => expect(target.delivered).toEqual(["outcome-8", "outcome-9", "outcome-10"]));
-    await vi.waitFor(() => expect(store.rows.get("webhook:ledger/outcomes")?.position).toBe(10));
+    await vi.waitFor(() => {
+      expect(target.delivered).toEqual(["outcome-8", "outcome-9", "outcome-10"]);
+    });
+    await vi.waitFor(() => {
+      expect(store.rows.get("webhook:ledger/outcomes")?.position).toBe(10);
+    });
   });
 
   it("delivers nothing while this replica does not lead", async () => {
@@ -126,11 +146,15 @@ describe("FeedRelay", () => {
     const time = manualClock();
     let leads = false;
     relay({ sink: target, source: feed(3), positions: positions(), clock: time.clock, isLeader: () => leads });
-    await vi.waitFor(() => expect(time.pending.length).toBe(1));
+    await vi.waitFor(() => {
+      expect(time.pending.length).toBe(1);
+    });
     expect(target.delivered).toEqual([]);
     leads = true;
     time.advance(1000);
-    await vi.waitFor(() => expect(target.delivered).toHaveLength(3));
+    await vi.waitFor(() => {
+      expect(target.delivered).toHaveLength(3);
+    });
   });
 
   it("retries within a second, then doubling up to 5 minutes; marks the sink failing past the retry time; resume retries at once", async () => {
@@ -138,11 +162,21 @@ describe("FeedRelay", () => {
     target.state.up = false;
     const time = manualClock();
     const store = positions();
-    const started = relay({ sink: target, source: feed(2), positions: store, clock: time.clock, retryForMs: 3_600_000 });
+    const started = relay({
+      sink: target,
+      source: feed(2),
+      positions: store,
+      clock: time.clock,
+      retryForMs: 3_600_000,
+    });
     const pauses: number[] = [];
     for (let attempt = 1; attempt <= 12; attempt++) {
-      await vi.waitFor(() => expect(target.state.attempts).toBe(attempt));
-      await vi.waitFor(() => expect(time.pending.length).toBe(1));
+      await vi.waitFor(() => {
+        expect(target.state.attempts).toBe(attempt);
+      });
+      await vi.waitFor(() => {
+        expect(time.pending.length).toBe(1);
+      });
       const pause = time.pending[0] ?? 0;
       pauses.push(pause);
       time.advance(pause);
@@ -152,25 +186,48 @@ describe("FeedRelay", () => {
     // 1 + 2 + … + 256 s, then 300 s apart: past an hour only after a few more attempts.
     expect(started.state.failing).toBe(false);
     for (let attempt = 13; !started.state.failing; attempt++) {
-      await vi.waitFor(() => expect(target.state.attempts).toBe(attempt));
-      await vi.waitFor(() => expect(time.pending.length).toBe(1));
+      await vi.waitFor(() => {
+        expect(target.state.attempts).toBe(attempt);
+      });
+      await vi.waitFor(() => {
+        expect(time.pending.length).toBe(1);
+      });
       time.advance(time.pending[0] ?? 0);
     }
-    await vi.waitFor(() => expect(store.rows.get("webhook:ledger/outcomes")?.failingSince).not.toBeNull());
+    await vi.waitFor(() => {
+      expect(store.rows.get("webhook:ledger/outcomes")?.failingSince).not.toBeNull();
+    });
     expect(target.delivered).toEqual([]);
-    await vi.waitFor(() => expect(time.pending.length).toBe(1));
+    await vi.waitFor(() => {
+      expect(time.pending.length).toBe(1);
+    });
     const attempts = target.state.attempts;
     target.state.up = true;
     started.resume();
-    await vi.waitFor(() => expect(target.delivered).toEqual(["outcome-1", "outcome-2"]));
+    await vi.waitFor(() => {
+      expect(target.delivered).toEqual(["outcome-1", "outcome-2"]);
+    });
     expect(target.state.attempts).toBe(attempts + 1);
     expect(started.state.failing).toBe(false);
-    await vi.waitFor(() => expect(store.rows.get("webhook:ledger/outcomes")).toMatchObject({ position: 2, failingSince: null, lastError: null }));
+    await vi.waitFor(() => {
+      expect(store.rows.get("webhook:ledger/outcomes")).toMatchObject({
+        position: 2,
+        failingSince: null,
+        lastError: null,
+      });
+    });
   });
 
   it("says so and goes on from the horizon when the records it had not delivered were pruned", async () => {
     const store = positions();
-    await store.saveEventPosition({ sink: "nats", feed: "outcomes", position: 2, updatedAt: "", failingSince: null, lastError: null });
+    await store.saveEventPosition({
+      sink: "nats",
+      feed: "outcomes",
+      position: 2,
+      updatedAt: "",
+      failingSince: null,
+      lastError: null,
+    });
     const target = sink("nats");
     const skipped = vi.fn();
     relay({
@@ -180,7 +237,9 @@ describe("FeedRelay", () => {
       clock: manualClock().clock,
       observer: { delivered: () => undefined, failed: () => undefined, skipped },
     });
-    await vi.waitFor(() => expect(target.delivered).toEqual(["outcome-6", "outcome-7", "outcome-8"]));
+    await vi.waitFor(() => {
+      expect(target.delivered).toEqual(["outcome-6", "outcome-7", "outcome-8"]);
+    });
     expect(skipped).toHaveBeenCalledWith("nats", "outcomes", 3);
   });
 });
