@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { issueEntryLink, readOutcomeFeed, receiveOutcome } from "./loop-traffic.ts";
@@ -14,6 +17,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  */
 
 const pgAvailable = await postgresAvailable();
+const ledgerExample = fileURLToPath(new URL("../examples/ledger-consumer.ts", import.meta.url));
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -81,6 +85,18 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
     const change = messages.find((message) => message.msgId === "change-1");
     expect(change?.subject).toBe("sds.changes.opened");
     expect(change?.body).toMatchObject({ sequence: 1, type: "opened", surveyId: 9101 });
+    // The durable consumer of the docs credits the complete and takes it back on the reversal.
+    const ledger = spawn(process.execPath, [ledgerExample, server.url], { stdio: ["ignore", "pipe", "pipe"] });
+    cleanups.push(async () => {
+      ledger.kill("SIGTERM");
+      await once(ledger, "exit");
+    });
+    let printed = "";
+    ledger.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+    ledger.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+    await waitFor(() => printed.includes("debit"), 20_000);
+    expect(printed).toContain("credit uid-tok-1 +250 (outcome 1) balance 250");
+    expect(printed).toContain("debit uid-tok-1 -250 (reversal 2: terminate) balance 0");
   });
 
   it("keeps /readyz 200 with a warning naming the sink while NATS is stopped for 10 s, then catches up: each outcome once, in order", async () => {
