@@ -183,6 +183,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     inventory: store,
     outcomes: loop.context.outcomes,
     registry: metrics.registry,
+    notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
   });
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ConfigError } from "../common/errors.ts";
+import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import type { RouteModule } from "../http/route-module.ts";
 import type { EventFeed, LoopStore } from "../loop/store/loop-store.ts";
 import type { SyncStore } from "../store/store.ts";
@@ -25,6 +26,8 @@ export interface EventsOptions {
   readonly inventory: SyncStore;
   readonly outcomes: LoopStore;
   readonly registry: Registry;
+  /** The feeds' notifiers: commits of this replica wake the relays at once. */
+  readonly notifiers?: Partial<Record<EventFeed, Pick<ChangeNotifier, "subscribe">>>;
   /** Time between two reads of a feed with nothing new. @default 200 */
   readonly pollMs?: number;
   readonly clock?: RelayClock;
@@ -71,7 +74,7 @@ export async function checkWebhookAddresses(config: EventsConfig): Promise<void>
  * The service checks the webhooks' addresses ({@link checkWebhookAddresses}) before anything opens.
  */
 export function createEvents(options: EventsOptions): Events {
-  const { config, logger, inventory, outcomes, registry } = options;
+  const { config, logger, inventory, outcomes, registry, notifiers } = options;
   const sinks: EventSink[] = [];
   if (config.natsUrl !== undefined)
     sinks.push(
@@ -112,6 +115,9 @@ export function createEvents(options: EventsOptions): Events {
           logger,
           observer: metrics,
           retryForMs: sink.kind === "webhook" ? (config.webhookRetryHours ?? 24) * 3_600_000 : undefined,
+          ...(notifiers?.[source.feed] === undefined
+            ? {}
+            : { news: (listener: () => void) => notifiers[source.feed]?.subscribe(listener) ?? (() => undefined) }),
           ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
           ...(options.clock === undefined ? {} : { clock: options.clock }),
         }),

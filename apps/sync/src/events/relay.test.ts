@@ -141,6 +141,34 @@ describe("FeedRelay", () => {
     });
   });
 
+  it("reads at once on news of a commit of this replica, without waiting for its next poll", async () => {
+    const target = sink();
+    const time = manualClock();
+    let latest = 0;
+    let notify: () => void = () => undefined;
+    const source = { ...feed(0), read: (after: number, limit: number) => feed(latest).read(after, limit) };
+    relay({
+      sink: target,
+      source,
+      positions: positions(),
+      clock: time.clock,
+      pollMs: 200,
+      news: (listener) => {
+        notify = listener;
+        return () => undefined;
+      },
+    });
+    await vi.waitFor(() => {
+      expect(time.pending).toEqual([200]);
+    });
+    latest = 2;
+    notify();
+    time.advance(10);
+    await vi.waitFor(() => {
+      expect(target.delivered).toEqual(["outcome-1", "outcome-2"]);
+    });
+  });
+
   it("delivers nothing while this replica does not lead", async () => {
     const target = sink();
     const time = manualClock();

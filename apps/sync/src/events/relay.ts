@@ -29,6 +29,12 @@ export const systemClock: RelayClock = {
     }),
 };
 
+/** How long to wait before the next step; an idle pause ends early on news of a commit. */
+interface Pause {
+  readonly ms: number;
+  readonly idle: boolean;
+}
+
 /** What the relay tells the metrics. */
 export interface RelayObserver {
   delivered(sink: string, feed: string, count: number): void;
@@ -52,6 +58,11 @@ export interface FeedRelayOptions {
   readonly clock?: RelayClock;
   /** A number in [0, 1) for the jitter. @default Math.random */
   readonly random?: () => number;
+  /**
+   * Subscribes to commits of this replica to the feed (its notifier): the relay then reads at
+   * once (after a few milliseconds that gather a burst) instead of at its next poll.
+   */
+  readonly news?: (listener: () => void) => () => void;
 }
 
 /** Where one relay stands, for the status and the warnings. */
@@ -69,6 +80,10 @@ export interface RelayState {
 
 /** The first pause after a failure, before jitter. */
 const FIRST_BACKOFF_MS = 1000;
+/** How long news of a commit waits for more before the relay reads: a burst goes out as one batch. */
+const NEWS_GATHER_MS = 10;
+/** Positions are stored at most this often while events flow (and whenever the relay goes idle or fails). */
+const SAVE_EVERY_MS = 250;
 
 /**
  * Relays one feed to one sink, on the leader: reads the feed after the last acknowledged
@@ -84,6 +99,12 @@ export class FeedRelay {
   readonly #clock: RelayClock;
   readonly #stop = new AbortController();
   #wake = new AbortController();
+  /** Aborted by news of a commit: ends an idle pause. */
+  #news = new AbortController();
+  #newsPending = false;
+  #unsubscribe: (() => void) | undefined;
+  #savedAtMs = Number.NEGATIVE_INFINITY;
+  #unsaved = false;
   #running: Promise<void> | undefined;
   #position: number | undefined;
   #attempts = 0;
@@ -108,6 +129,9 @@ export class FeedRelay {
   }
 
   start(): void {
+    this.#unsubscribe ??= this.#options.news?.(() => {
+      this.#onNews();
+    });
     this.#running ??= this.#run();
   }
 
@@ -118,9 +142,19 @@ export class FeedRelay {
   }
 
   async stop(): Promise<void> {
+    this.#unsubscribe?.();
     this.#stop.abort();
     this.#wake.abort();
     await this.#running;
+  }
+
+  #onNews(): void {
+    if (this.#newsPending) return;
+    this.#newsPending = true;
+    void this.#clock.sleep(NEWS_GATHER_MS, this.#stop.signal).then(() => {
+      this.#newsPending = false;
+      this.#news.abort();
+    });
   }
 
   async #run(): Promise<void> {
@@ -132,9 +166,9 @@ export class FeedRelay {
         await this.#pause(pollMs * 5);
         continue;
       }
-      let pauseMs: number;
+      let pause: Pause;
       try {
-        pauseMs = await this.#step();
+        pause = await this.#step();
       } catch (error) {
         // The store failed (the feed or the position could not be read or written).
         this.#position = undefined;
@@ -143,19 +177,27 @@ export class FeedRelay {
           { err: error, sink: this.#options.sink.name, feed: this.#options.source.feed },
           "events: relay step failed",
         );
-        pauseMs = this.#backoffMs();
+        pause = { ms: this.#backoffMs(), idle: false };
       }
-      if (pauseMs > 0) await this.#pause(pauseMs);
+      if (pause.ms > 0) await this.#pause(pause.ms, pause.idle);
     }
+    // Stopping: what was acknowledged and not yet stored is stored now.
+    if (this.#unsaved && this.#position !== undefined && isLeader())
+      await this.#save(this.#position, true).catch(() => undefined);
   }
 
   /** One batch: read, deliver, store the position. Resolves with the pause before the next. */
-  async #step(): Promise<number> {
+  async #step(): Promise<Pause> {
     const { sink, source, pollMs = 200 } = this.#options;
+    // News from here on ends the idle pause that may follow this read.
+    if (this.#news.signal.aborted) this.#news = new AbortController();
     const position = this.#position ?? (await this.#loadPosition());
     const events = await source.read(position, sink.batchSize);
     const first = events[0];
-    if (first === undefined) return pollMs;
+    if (first === undefined) {
+      if (this.#unsaved) await this.#save(position, true);
+      return { ms: pollMs, idle: true };
+    }
     let from = position;
     if (first.sequence > position + 1) from = await this.#skipPruned(position, first.sequence - 1);
     const wanted = events.filter((event) => sink.accepts(event));
@@ -172,11 +214,11 @@ export class FeedRelay {
         this.#options.logger.info({ sink: sink.name, feed: source.feed }, "events: the sink acknowledges again");
       this.#failing = false;
       await this.#save(reached, recovered);
-      return events.length === sink.batchSize ? 0 : pollMs;
+      return events.length === sink.batchSize ? { ms: 0, idle: false } : { ms: pollMs, idle: true };
     }
     if (this.#stop.signal.aborted) {
-      await this.#save(reached, false);
-      return 0;
+      await this.#save(reached, true);
+      return { ms: 0, idle: false };
     }
     if (report.delivered > 0) {
       // Progress, then a failure of a later event: that event's retries start afresh.
@@ -185,7 +227,7 @@ export class FeedRelay {
     }
     this.#fail(report.error, failedEvent.id);
     await this.#save(reached, true);
-    return this.#backoffMs();
+    return { ms: this.#backoffMs(), idle: false };
   }
 
   /** The stored position, or (a sink never run) the feed's horizon: everything kept is delivered. */
@@ -228,10 +270,20 @@ export class FeedRelay {
     }
   }
 
-  async #save(position: number, withState: boolean): Promise<void> {
+  /**
+   * Moves the position to `position` and stores it: at once when `force` (a failure, a recovery,
+   * going idle), else at most every {@link SAVE_EVERY_MS} while events flow. What a crash loses
+   * is sent again with the same ids.
+   */
+  async #save(position: number, force: boolean): Promise<void> {
     const previous = this.#position;
     this.#position = position;
-    if (!withState && previous === position) return;
+    if (!force && previous === position && !this.#unsaved) return;
+    const now = this.#clock.now();
+    if (!force && now - this.#savedAtMs < SAVE_EVERY_MS) {
+      this.#unsaved = true;
+      return;
+    }
     const row: EventPosition = {
       sink: this.#options.sink.name,
       feed: this.#options.source.feed,
@@ -242,6 +294,8 @@ export class FeedRelay {
       lastError: this.#lastError,
     };
     await this.#options.positions.saveEventPosition(row);
+    this.#savedAtMs = now;
+    this.#unsaved = false;
   }
 
   /** Exponential backoff with jitter: within 1 s first, doubling, at most the sink's longest pause. */
@@ -251,8 +305,9 @@ export class FeedRelay {
     return Math.round(ceiling * (0.5 + random() / 2));
   }
 
-  async #pause(ms: number): Promise<void> {
+  async #pause(ms: number, idle = false): Promise<void> {
     if (this.#wake.signal.aborted) this.#wake = new AbortController();
-    await this.#clock.sleep(ms, AbortSignal.any([this.#stop.signal, this.#wake.signal]));
+    const signals = [this.#stop.signal, this.#wake.signal, ...(idle ? [this.#news.signal] : [])];
+    await this.#clock.sleep(ms, AbortSignal.any(signals));
   }
 }
