@@ -1,6 +1,15 @@
 import { jetstreamManager, JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import type { SyncService } from "../service.ts";
+import type { LoopStore } from "../loop/store/loop-store.ts";
+import type { Events } from "./events.ts";
+
+/** What the demo's summary reads of the running service. */
+export interface DemoService {
+  /** The API's base URL. */
+  readonly url: string;
+  readonly events: Pick<Events, "monitor">;
+  readonly loop: { readonly outcomes: Pick<LoopStore, "listOutcomes"> };
+}
 
 /** The demo's own stream and subject prefix: it never touches a stream of the machine's. */
 export const DEMO_NATS = { stream: "SDS_DEMO", subjectPrefix: "sdsdemo" } as const;
@@ -30,7 +39,7 @@ export async function resetDemoStream(url: string): Promise<void> {
  * Waits (a few seconds at most) for the relay to publish what the demo recorded, then says what
  * went to NATS, how to watch completes and reversals arrive, and how to make a reversal.
  */
-export async function describeDemoEvents(service: SyncService, url: string): Promise<string> {
+export async function describeDemoEvents(service: DemoService, url: string): Promise<string> {
   const deadline = Date.now() + 10_000;
   let statuses = await service.events.monitor.refresh();
   while (statuses.some((status) => status.lagRecords > 0) && Date.now() < deadline) {

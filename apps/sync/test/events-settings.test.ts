@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../common/errors.ts";
-import { configSecrets, describeConfig, loadConfig } from "../config/config.ts";
-import { checkWebhookAddresses } from "./events.ts";
-import { nonPublicAddressOf } from "./private-addresses.ts";
-import { subjectMatches, parseSubjectFilter } from "./subject-filter.ts";
+import { ConfigError } from "../src/common/errors.ts";
+import { configSecrets, describeConfig, loadConfig } from "../src/config/config.ts";
+import { checkWebhookAddresses } from "../src/events/events.ts";
+import { nonPublicAddressOf } from "../src/events/private-addresses.ts";
+import { subjectMatches, parseSubjectFilter } from "../src/events/subject-filter.ts";
 
 const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
 const secret = `whsec_${Buffer.from("a test secret of thirty-two bytes").toString("base64")}`;
