@@ -10,6 +10,7 @@ import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { CycleResult } from "./cycle/cycle-result.ts";
 import { describeWalk, pointS2sAtReceiver, walkRespondents } from "./demo-respondents.ts";
+import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-events.ts";
 
 /**
  * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys, and its
@@ -35,6 +36,10 @@ Options:
   --respondents N    respondents walked through the loop at start (default 12; 0 walks none)
   --no-marketplace   no marketplace, no respondents: the inventory side only
   --churn            change a few sandbox surveys before every cycle, so the feed moves
+  --nats             publish the outcome and change feeds to the NATS server (JetStream) at
+                     --nats-url, in the demo's own stream SDS_DEMO, and print the command of a
+                     consumer that shows completes and reversals arriving
+  --nats-url URL     the NATS server of --nats (default nats://127.0.0.1:4222)
   --verbose          show sds-sync's JSON logs (default: errors only; the loop's warnings are
                      printed once, after the respondents)
   -h, --help         show this help
@@ -52,6 +57,8 @@ interface DemoOptions {
   readonly verbose: boolean;
   readonly marketplace: boolean;
   readonly respondents: number;
+  /** `--nats`: the NATS server to publish to, else undefined. */
+  readonly natsUrl: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): DemoOptions | "help" {
@@ -66,6 +73,8 @@ function parseOptions(argv: readonly string[]): DemoOptions | "help" {
       verbose: { type: "boolean", default: false },
       marketplace: { type: "boolean", default: true },
       respondents: { type: "string", default: "12" },
+      nats: { type: "boolean", default: false },
+      "nats-url": { type: "string", default: "nats://127.0.0.1:4222" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -87,6 +96,7 @@ function parseOptions(argv: readonly string[]): DemoOptions | "help" {
     verbose: values.verbose,
     marketplace: values.marketplace,
     respondents: values.marketplace ? integer("respondents", values.respondents, 0, 1000) : 0,
+    natsUrl: values.nats ? values["nats-url"] : undefined,
   };
 }
 
@@ -227,6 +237,7 @@ async function main(): Promise<number> {
 
   try {
     if (signalled.stop) return await stopped(undefined);
+    if (options.natsUrl !== undefined) await resetDemoStream(options.natsUrl);
     const config = loadConfig({
       SDS_BASE_URL: sandbox.baseUrl,
       SDS_API_KEY: apiKey,
@@ -236,6 +247,13 @@ async function main(): Promise<number> {
       SYNC_INTERVAL: String(options.intervalSeconds),
       // Errors only: the sandbox account's OutgoingEncryption is off, and sds-sync warns of it at every account read.
       LOG_LEVEL: options.verbose ? "info" : "error",
+      ...(options.natsUrl === undefined
+        ? {}
+        : {
+            SYNC_NATS_URL: options.natsUrl,
+            SYNC_NATS_STREAM: DEMO_NATS.stream,
+            SYNC_NATS_SUBJECT_PREFIX: DEMO_NATS.subjectPrefix,
+          }),
     });
     process.stdout.write(`Starting sds-sync against ${sandbox.baseUrl}…\n`);
     service = await startSyncService({
@@ -264,6 +282,7 @@ async function main(): Promise<number> {
     } else if (!options.once) {
       process.stdout.write(`Status page: ${service.url}/\n\n`);
     }
+    if (options.natsUrl !== undefined) process.stdout.write(await describeDemoEvents(service, options.natsUrl));
     if (options.once) {
       await cleanUp();
       return 0;

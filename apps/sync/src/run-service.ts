@@ -52,6 +52,12 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
       logger.info("stopped while waiting for the database");
       return;
     }
+    // A setting refused only once checked against the world (a webhook resolving to a private address).
+    if (isConfigError(error)) {
+      process.stderr.write(`sds-sync: ${error.message}\n`);
+      process.exitCode = EXIT_CONFIG;
+      return;
+    }
     // Our own errors say what to do in their message; a stack would only bury it.
     if (error instanceof SyncError)
       logger.fatal({ reason: error.message }, `sds-sync could not start: ${error.message}`);

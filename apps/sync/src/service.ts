@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
+import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
@@ -65,6 +66,8 @@ export interface SyncService {
   readonly metrics: SyncMetrics;
   /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
   readonly pruner: Pruner;
+  /** Events out: the relays to NATS and webhooks (idle when none is configured). */
+  readonly events: Events;
   /** Upstream HTTP requests made so far, retries included. */
   readonly upstreamRequests: () => number;
   /** Stops taking work, aborts a running cycle, closes the server and the store. Safe to call twice. */
@@ -81,6 +84,7 @@ interface RouteDependencies {
   readonly intervalMs: number;
   readonly isStopping: () => boolean;
   readonly loop: LoopContext;
+  readonly events: Events;
 }
 
 /**
@@ -89,8 +93,14 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
-  const probes = { store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() };
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events } = dependencies;
+  const probes = {
+    store,
+    metrics,
+    intervalMs,
+    isStopping,
+    warnings: () => [...loop.warnings(), ...events.warnings()],
+  };
   const operator = {
     store,
     engine,
@@ -112,6 +122,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     changeFeedRoutes({ store, notifier }),
     operatorRoutes(operator),
     loopRoutes(loop),
+    events.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -129,6 +140,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
+  await checkWebhookAddresses(config);
   // A database still starting (or a network not up yet) is waited for, with backoff, for
   // SYNC_DATABASE_START_TIMEOUT_SECONDS: a supervisor need not order the two.
   const store = await retryWhileUnreachable(() => openStore(config.database), {
@@ -196,6 +208,14 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     await store.close();
     throw error;
   }
+  const events = createEvents({
+    config,
+    logger,
+    inventory: store,
+    outcomes: loop.context.outcomes,
+    registry: metrics.registry,
+    notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
+  });
   let server: ApiServer;
   let outcomesServer: ApiServer | undefined;
   try {
@@ -208,6 +228,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       intervalMs,
       isStopping: () => stopping,
       loop: loop.context,
+      events,
     });
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
@@ -246,6 +267,8 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
     logger,
+    // Never prunes what a sink of events out has not acknowledged.
+    holds: () => events.retentionHolds(),
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
   // Followers name the leader by what it announced, before it can lead: its id and its API's port.
@@ -257,6 +280,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   else {
     engine.start();
     pruner.start();
+    events.start();
   }
   logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
 
@@ -269,6 +293,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     engine,
     metrics,
     pruner,
+    events,
     upstreamRequests: () => requests,
     stop() {
       stopped ??= (async () => {
@@ -277,7 +302,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
         // Long-polls end first, so closing the server waits for no one.
         notifier.close();
         loop.context.outcomeNotifier.close();
-        await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
+        await Promise.all([engine.stop(), pruner.stop(), events.stop(), server.close(), outcomesServer?.close()]);
         await Promise.all([loop.stop(), store.close()]);
         logger.info("stopped");
       })();

@@ -13,7 +13,7 @@ const promtool = ensureSystemTool("promtool", "prometheus", "the Prometheus aler
 describe.skipIf(!promtool)("the Prometheus alert rules (deploy/alerts.yml)", () => {
   it("pass promtool check rules", async () => {
     const { stdout } = await run(promtool ?? "promtool", ["check", "rules", "alerts.yml"], { cwd: deploy });
-    expect(stdout).toMatch(/SUCCESS: 10 rules found/);
+    expect(stdout).toMatch(/SUCCESS: 12 rules found/);
   });
 
   it("have a unit test each that expects the alert to fire (SdsSyncAbsent included: every replica down)", () => {

@@ -13,6 +13,7 @@ import addFormats from "ajv-formats";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
+import { parseWebhookEndpoints } from "../src/events/event-settings.ts";
 import { Pruner } from "../src/retention/pruner.ts";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -61,7 +62,17 @@ describe("the OpenAPI document of sds-sync", () => {
         },
       ],
     });
-    harness = await startServiceHarness({ api, config: { apiToken: TOKEN, maxClosureShare: 1 } });
+    harness = await startServiceHarness({
+      api,
+      config: {
+        apiToken: TOKEN,
+        maxClosureShare: 1,
+        // A webhook nothing listens at: its routes answer, its deliveries fail and are retried.
+        webhookEndpoints: parseWebhookEndpoints("ledger=http://127.0.0.1:9/hooks"),
+        webhookSecret: `whsec_${Buffer.from("an openapi secret of 32 bytes!!!").toString("base64")}`,
+        webhookAllowPrivate: true,
+      },
+    });
     const response = await harness.request("/openapi.json");
     expect(response.status).toBe(200);
     document = (await response.json()) as OpenApiDocument;
@@ -180,6 +191,8 @@ describe("the OpenAPI document of sds-sync", () => {
         "/v1/outcomes/{outcome}",
         "/v1/outcomes/reconcile",
         "/v1/respondents/history",
+        "/v1/events",
+        "/v1/webhooks/{name}/resume",
       ].sort(),
     );
   });
@@ -351,6 +364,7 @@ describe("the OpenAPI document of sds-sync", () => {
       ["/v1/collections", 200],
       ["/v1/sync/status", 200],
       ["/v1/outcomes?after=0", 200],
+      ["/v1/events", 200],
     ];
     for (const [path, status] of heads) await call("HEAD", path, status);
     const outcomesBefore = (await call("GET", "/v1/outcomes?after=0", 200)) as { outcomes: unknown[] };
@@ -367,6 +381,9 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("POST", "/v1/sync/run?wait=maybe", 400);
     await call("POST", "/v1/sync/closures/confirm", 202);
     await call("POST", "/v1/sync/closures/confirm", 403, { headers: { origin: "https://elsewhere.example" } });
+    await call("GET", "/v1/events", 200);
+    await call("POST", "/v1/webhooks/ledger/resume", 202);
+    await call("POST", "/v1/webhooks/nobody/resume", 404);
     // An upstream 429 fails the cycle (502 with the run) and holds manual runs back (429).
     await new Promise((resolve) => setTimeout(resolve, 200));
     const fault = harness.api.faults.add({ kind: "status", status: 429, operation: "listSurveys", retryAfter: 60 });
@@ -432,13 +449,19 @@ describe("the OpenAPI document of sds-sync", () => {
       api,
       database,
       replicaId: "openapi-follower",
-      config: { apiToken: TOKEN },
+      config: {
+        apiToken: TOKEN,
+        webhookEndpoints: parseWebhookEndpoints("ledger=http://127.0.0.1:9/hooks"),
+        webhookSecret: `whsec_${Buffer.from("an openapi secret of 32 bytes!!!").toString("base64")}`,
+        webhookAllowPrivate: true,
+      },
     });
     try {
       expect(follower.service.engine.status().leader).toBe(false);
       await call("POST", "/v1/sync/run", 409, { target: follower });
       await call("POST", "/v1/sync/run?wait=false", 409, { target: follower });
       await call("POST", "/v1/sync/closures/confirm", 409, { target: follower });
+      await call("POST", "/v1/webhooks/ledger/resume", 409, { target: follower });
     } finally {
       await follower.close();
       await leader.close();

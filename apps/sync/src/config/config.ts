@@ -4,6 +4,7 @@ import { logLevels, type LogLevel } from "../common/logger.ts";
 import { SettingProblem, booleanValue, numberValue, oneOf } from "../common/setting-parsers.ts";
 import type { DatabaseConfig } from "../database/database-config.ts";
 import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
+import { eventConfigRules, eventSettings, type EventsConfig } from "../events/event-settings.ts";
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
@@ -24,7 +25,7 @@ export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTE
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -300,6 +301,7 @@ export const settings = {
     fallback: { kind: "unset" },
   },
   ...loopSettings,
+  ...eventSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
     description:
@@ -335,6 +337,7 @@ const configRules: readonly ConfigRule[] = [
           variable: "HOST",
           message: `${config.host} is reachable from other machines and SYNC_API_TOKEN is not set: set SYNC_API_TOKEN (every /v1 route then needs it), or SYNC_ALLOW_UNAUTHENTICATED=true to serve the API to anyone who can reach it`,
         },
+  ...eventConfigRules,
 ];
 
 /** Whether a host name or address only ever reaches this machine (`localhost`, 127.0.0.0/8, `::1`). */

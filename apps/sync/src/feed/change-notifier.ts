@@ -28,6 +28,7 @@ export class ChangeNotifier {
   readonly #onWaiting: (waiting: number) => void;
   readonly #onRefused: () => void;
   readonly #waiters = new Set<{ readonly after: number; readonly wake: () => void }>();
+  readonly #listeners = new Set<(sequence: number) => void>();
   #latest = 0;
   #poller: NodeJS.Timeout | undefined;
   #closed = false;
@@ -51,6 +52,16 @@ export class ChangeNotifier {
     if (sequence <= this.#latest) return;
     this.#latest = sequence;
     for (const waiter of this.#waiters) if (sequence > waiter.after) waiter.wake();
+    for (const listener of this.#listeners) listener(sequence);
+  }
+
+  /**
+   * Calls `listener` on every commit of this replica (not on those of others, which only polling
+   * sees; it is no long-poll and takes no waiting place). Returns the unsubscribe.
+   */
+  subscribe(listener: (sequence: number) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**

@@ -31,6 +31,11 @@ export interface PrunerOptions {
   readonly pauseMs?: number;
   /** The clock. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Per feed, the time of the oldest record a consumer that must not miss any (a sink of events
+   * out) has not taken yet: that record and every later one are kept, whatever their age.
+   */
+  readonly holds?: () => Promise<Partial<Record<"changes" | "outcomes", Date>>>;
 }
 
 /** What one pass did. */
@@ -79,12 +84,28 @@ export class Pruner {
 
   /** One pass over every target, now. */
   async pruneOnce(): Promise<PrunePass> {
-    const { store, retentionMs, outcomes, now = Date.now } = this.#options;
+    const { store, retentionMs, outcomes, now = Date.now, holds } = this.#options;
     const deleted: Record<PrunedKind, number> = { changes: 0, runs: 0, quarantine: 0, outcomes: 0, entries: 0 };
     if (!store.leadership.isLeader) return { ran: false, deleted, deferred: false };
-    const steps = pruneSteps(store, new Date(now() - retentionMs), pruneTargets);
-    if (outcomes)
-      steps.push(...pruneSteps(outcomes.store, new Date(now() - outcomes.retentionMs), outcomePruneTargets));
+    const held = (await holds?.()) ?? {};
+    // A feed prefix stops at its first row not older than `before`: the oldest record held stays, and all after it.
+    const horizon = (retention: number, hold: Date | undefined) => {
+      const before = new Date(now() - retention);
+      return hold !== undefined && hold < before ? hold : before;
+    };
+    const steps = pruneSteps(store, new Date(now() - retentionMs), pruneTargets, {
+      changes: horizon(retentionMs, held.changes),
+    });
+    if (outcomes) {
+      // Entries too: an outcome's event carries its entry's uid.
+      const outcomesBefore = horizon(outcomes.retentionMs, held.outcomes);
+      steps.push(
+        ...pruneSteps(outcomes.store, new Date(now() - outcomes.retentionMs), outcomePruneTargets, {
+          outcomes: outcomesBefore,
+          entries: outcomesBefore,
+        }),
+      );
+    }
     // A store that defers (its one writer busy with a cycle) is left for the next pass; the others go on.
     const deferredStores = new Set<unknown>();
     for (const step of steps) {
@@ -154,6 +175,10 @@ function pruneSteps<Target extends PrunedKind>(
   store: { pruneBatch(target: Target, before: Date, limit: number): Promise<PruneBatchOutcome> },
   before: Date,
   targets: readonly Target[],
+  beforeByTarget: Partial<Record<Target, Date>> = {},
 ): PruneStep[] {
-  return targets.map((target) => ({ store, target, pruneBatch: (limit) => store.pruneBatch(target, before, limit) }));
+  return targets.map((target) => {
+    const targetBefore = beforeByTarget[target] ?? before;
+    return { store, target, pruneBatch: (limit) => store.pruneBatch(target, targetBefore, limit) };
+  });
 }

@@ -196,6 +196,26 @@ CREATE TABLE loop_survey_windows (
 `;
 }
 
+/*
+ * Version 6: where each sink of events out (NATS, each webhook) stands in each feed, so a new
+ * leader's relay continues where the old one stopped. Kept beside the outcome feed (on SQLite in
+ * the loop's own file, which a sync cycle never holds), for the change feed's positions too.
+ */
+function eventPositionsSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  return `
+CREATE TABLE event_positions (
+  sink TEXT NOT NULL,
+  feed TEXT NOT NULL CHECK (feed IN ('outcomes', 'changes')),
+  position ${t.bigint} NOT NULL,
+  updated_at ${t.time} NOT NULL,
+  failing_since ${t.time},
+  last_error TEXT,
+  PRIMARY KEY (sink, feed)
+);
+`;
+}
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -222,6 +242,12 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "window totals per survey",
     sqlite: windowTotalsSchema("sqlite"),
     postgres: windowTotalsSchema("postgres"),
+  },
+  {
+    version: 6,
+    name: "event positions of the relay",
+    sqlite: eventPositionsSchema("sqlite"),
+    postgres: eventPositionsSchema("postgres"),
   },
 ];
 

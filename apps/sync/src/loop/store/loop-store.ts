@@ -200,6 +200,12 @@ export interface LoopStore extends OutcomeRetentionStore {
   currentOutcomes(tokens: readonly string[]): Promise<Map<string, OutcomeKind | null>>;
   /** Outcomes with a sequence above `after`, oldest first. */
   listOutcomes(after: number, limit: number): Promise<OutcomeRecord[]>;
+  /** Outcomes with a sequence above `after`, oldest first, each with its entry's uid (what an event carries). */
+  listOutcomesWithEntries(after: number, limit: number): Promise<OutcomeWithEntry[]>;
+  /** Where every sink of events out stands in each feed. */
+  eventPositions(): Promise<EventPosition[]>;
+  /** Stores where a sink stands (never moving its position back), with its failure state. */
+  saveEventPosition(position: EventPosition): Promise<void>;
   /** The outcome feed's latest sequence (all replicas), 0 while nothing was recorded. */
   latestSequence(): Promise<number>;
   /** Lifetime counts per survey with at least one entry, by survey id. */
@@ -234,6 +240,28 @@ export interface LoopStore extends OutcomeRetentionStore {
   /** Deletes hourly counts older than `before` (the windows need the last 7 days); advance the windows first. */
   pruneHourlyCounts(before: Date): Promise<number>;
   close(): Promise<void>;
+}
+
+/** The feeds events out publishes. */
+export type EventFeed = "outcomes" | "changes";
+
+/** Where one sink of events out stands in one feed (`event_positions`). */
+export interface EventPosition {
+  /** `nats`, or `webhook:<name>`. */
+  readonly sink: string;
+  readonly feed: EventFeed;
+  /** The last sequence delivered (acknowledged by the sink). */
+  readonly position: number;
+  readonly updatedAt: string;
+  /** Since when the endpoint is marked failing (retried past `SYNC_WEBHOOK_RETRY_HOURS`), else null. */
+  readonly failingSince: string | null;
+  /** The last delivery error, cleared by the next success. */
+  readonly lastError: string | null;
+}
+
+/** An outcome-feed record with the uid of the entry its token belongs to (null for an orphan). */
+export interface OutcomeWithEntry extends OutcomeRecord {
+  readonly uid: string | null;
 }
 
 /** The loop store under its earlier name. */

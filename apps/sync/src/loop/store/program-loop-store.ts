@@ -4,10 +4,12 @@ import { pruneFeedPrefix, type PruneBatchOutcome } from "../../database/retentio
 import { command, statement } from "../../database/statement.ts";
 import { execute, one } from "../../database/program.ts";
 import { integer } from "../../database/columns.ts";
+import * as events from "./event-position-records.ts";
 import * as records from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type {
+  EventPosition,
   EntryAdmission,
   EntryInput,
   HistoryInput,
@@ -72,6 +74,18 @@ export abstract class ProgramLoopStore implements LoopStore {
 
   listOutcomes(after: number, limit: number) {
     return this.runRead(records.listOutcomes(after, limit));
+  }
+
+  listOutcomesWithEntries(after: number, limit: number) {
+    return this.runRead(events.listOutcomesWithEntries(after, limit));
+  }
+
+  eventPositions() {
+    return this.runRead(events.eventPositions());
+  }
+
+  saveEventPosition(position: EventPosition) {
+    return this.runWrite("saving an event position", events.saveEventPosition(position));
   }
 
   latestSequence() {

@@ -1,0 +1,109 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+
+/** A Standard Webhooks secret for tests. */
+export const TEST_WEBHOOK_SECRET = `whsec_${Buffer.from("a test secret of thirty-two bytes").toString("base64")}`;
+
+/** One POST the receiver got. */
+export interface ReceivedWebhook {
+  readonly id: string;
+  readonly type: string;
+  readonly body: { readonly type: string; readonly timestamp: string; readonly data: Record<string, unknown> };
+  /** Whether the signature verified with {@link TEST_WEBHOOK_SECRET}. */
+  readonly verified: boolean;
+  /** What the receiver answered (0: no answer, it hung up or let the request time out). */
+  readonly answered: number;
+}
+
+/** How the receiver treats one request: answer with a status after a delay, or never answer. */
+export type ReceiverAnswer = { readonly status: number; readonly delayMs?: number } | "hang";
+
+/** A webhook receiver a test runs: it verifies each signature and records every attempt. */
+export interface WebhookReceiver {
+  readonly url: string;
+  /** Every attempt, in arrival order (retries included). */
+  readonly received: ReceivedWebhook[];
+  /** The ids it acknowledged (2xx), in arrival order: what a consumer de-duplicating by webhook-id acts on. */
+  acknowledgedIds(): string[];
+  /** Stops listening (connections refused) until {@link listenAgain}. */
+  pause(): Promise<void>;
+  listenAgain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startWebhookReceiver}. */
+export interface WebhookReceiverOptions {
+  /** How to answer attempt `attempt` (1 for the first) of the event with `id`. @default 204 at once */
+  readonly answer?: (id: string, attempt: number) => ReceiverAnswer;
+  /** A TLS key and certificate: https instead of http. */
+  readonly tls?: { readonly key: string; readonly cert: string };
+}
+
+/** Starts a receiver on 127.0.0.1, a free port. */
+export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
+  const verifier = new Webhook(TEST_WEBHOOK_SECRET);
+  const received: ReceivedWebhook[] = [];
+  const attempts = new Map<string, number>();
+  const hanging = new Set<ServerResponse>();
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const payload = Buffer.concat(chunks).toString("utf8");
+      const id = String(request.headers["webhook-id"]);
+      const attempt = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, attempt);
+      let verified = true;
+      try {
+        verifier.verify(payload, request.headers as Record<string, string>);
+      } catch {
+        verified = false;
+      }
+      const body = JSON.parse(payload) as ReceivedWebhook["body"];
+      const answer = options.answer?.(id, attempt) ?? { status: 204 };
+      const record = (answered: number) => received.push({ id, type: body.type, body, verified, answered });
+      if (answer === "hang") {
+        record(0);
+        hanging.add(response);
+        response.on("close", () => hanging.delete(response));
+        return;
+      }
+      setTimeout(() => {
+        record(answer.status);
+        response.writeHead(answer.status).end();
+      }, answer.delayMs ?? 0);
+    });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createHttpServer(handle);
+  const listen = (port: number) =>
+    new Promise<number>((resolve) =>
+      server.listen(port, "127.0.0.1", () => {
+        resolve((server.address() as AddressInfo).port);
+      }),
+    );
+  const port = await listen(0);
+  const stopListening = async () => {
+    for (const response of hanging) response.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
+  };
+  return {
+    url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/hooks`,
+    received,
+    acknowledgedIds: () =>
+      received.filter((entry) => entry.answered >= 200 && entry.answered < 300).map((entry) => entry.id),
+    pause: stopListening,
+    listenAgain: async () => {
+      await listen(port);
+    },
+    close: async () => {
+      if (server.listening) await stopListening();
+    },
+  };
+}
