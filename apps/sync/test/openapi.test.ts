@@ -209,6 +209,7 @@ describe("the OpenAPI document of sds-sync", () => {
     expect(Object.keys(status?.properties ?? {}).sort()).toEqual(
       [
         "closures",
+        "currency",
         "collections",
         "intervalSeconds",
         "languages",
