@@ -41,7 +41,7 @@ export interface RunOptions {
  * pseudo-terminal) is tested against the built binary in the system tier ({@link runBuiltSds}).
  */
 export function runSds(args: readonly string[], home: TestHome, options: RunOptions = {}): Promise<SdsResult> {
-  return runInProcess(args, home, options, undefined);
+  return oneAtATime(() => runInProcess(args, home, options, undefined));
 }
 
 /**
@@ -54,7 +54,19 @@ export function runSdsOnTerminal(
   home: TestHome,
   options: RunOptions & { readonly columns?: number } = {},
 ): Promise<SdsResult> {
-  return runInProcess(args, home, options, { columns: options.columns ?? 120 });
+  return oneAtATime(() => runInProcess(args, home, options, { columns: options.columns ?? 120 }));
+}
+
+let lastRun: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs in-process commands one after the other, as separate processes would not collide: a
+ * process's files are named for its pid (a profile's temporary file), which runs in one process share.
+ */
+function oneAtATime<T>(run: () => Promise<T>): Promise<T> {
+  const result = lastRun.then(run, run);
+  lastRun = result.catch(() => undefined);
+  return result;
 }
 
 /**
