@@ -5,7 +5,11 @@
 //   in-process, from source, no build first, no fixed sleeps.
 // - The system tier (`pnpm test:system`, `vitest.system.config.ts`): `*.system.test.ts`, what needs
 //   built binaries, tarballs, SIGKILL, Chromium, PostgreSQL replicas, the demo or a release.
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+
+/** Files run at once in the fast tier: SDS_TEST_WORKERS, or twice the cores. */
+const fastTierWorkers = Number(process.env["SDS_TEST_WORKERS"] ?? 2 * availableParallelism());
 
 /** The system tier's files: a file name says its tier. */
 const systemTestFiles = ["src/**/*.system.test.ts", "test/**/*.system.test.ts"];
@@ -26,6 +30,10 @@ export const sharedVitestConfig = defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...systemTestFiles],
     reporters: ["default", report("test-results.json")],
+    // Vitest's default is one worker fewer than the cores (one on two cores), which runs the files
+    // one after another; most of a file's time is spent waiting (sockets, PostgreSQL, the service's
+    // own timers), so more files at once overlap the waits.
+    maxWorkers: fastTierWorkers,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
