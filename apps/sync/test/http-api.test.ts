@@ -396,8 +396,9 @@ describe("the HTTP API at shutdown", () => {
       const answer = await longPoll;
       console.info(`shutdown with keep-alive clients took ${elapsed.toFixed(0)} ms`);
       expect(answer.connection).toBe("close");
-      // Loose: the grace period for busy connections is 3 s and keep-alive idles for 5 s; a fast shutdown takes milliseconds.
-      expect(elapsed).toBeLessThan(1000);
+      // The grace period for busy connections is 3 s and keep-alive idles for 5 s; a fast shutdown
+      // takes milliseconds, and stays below the grace period on a loaded machine.
+      expect(elapsed).toBeLessThan(3000);
     } finally {
       agent.destroy();
       await harness.close().catch(() => undefined);
