@@ -193,5 +193,4 @@ describe("sds completion", () => {
       ]);
     },
   );
-
 });

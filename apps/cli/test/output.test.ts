@@ -73,5 +73,4 @@ describe("output formats and terminals", () => {
     );
     expect(csv.stdout.split("\r\n")).toHaveLength(5);
   });
-
 });

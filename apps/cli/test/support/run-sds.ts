@@ -138,7 +138,9 @@ async function runInProcess(
       answered = true;
       // Typed after the prompt is shown, as a person would: not inside the write that shows it.
       const { input } = options.answer;
-      setImmediate(() => type(input));
+      setImmediate(() => {
+        type(input);
+      });
     }
   };
   if (terminal !== undefined) {
@@ -157,7 +159,9 @@ async function runInProcess(
   const timeoutMs = options.timeoutMs ?? 15_000;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new Error(`sds ${args.join(" ")} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(`sds ${args.join(" ")} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
     }, timeoutMs);
   });
   try {
