@@ -40,9 +40,9 @@ export const sharedVitestConfig = defineConfig({
 });
 
 /**
- * The system tier: processes, browsers and registries, which take seconds each. Its files run
- * one at a time per package (they start servers and child processes of their own, and two
- * cores are shared with the other package's run); its tests set the budget of each wait they make.
+ * The system tier: processes, browsers and registries, which take seconds each. Its files keep
+ * Vitest's default of one worker fewer than the cores (one at a time on two cores): they start
+ * child processes that need the cores themselves, and some assert how fast a process stops.
  */
 export const systemVitestConfig = defineConfig({
   resolve: { conditions: ["@sds/source"] },
