@@ -8,8 +8,8 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
-/** Files run at once in the fast tier: SDS_TEST_WORKERS, or twice the cores. */
-const fastTierWorkers = Number(process.env["SDS_TEST_WORKERS"] ?? 2 * availableParallelism());
+/** Files run at once per package in the fast tier: SDS_TEST_WORKERS, or as many as the cores. */
+const fastTierWorkers = Number(process.env["SDS_TEST_WORKERS"] ?? availableParallelism());
 
 /** The system tier's files: a file name says its tier. */
 const systemTestFiles = ["src/**/*.system.test.ts", "test/**/*.system.test.ts"];
@@ -32,10 +32,11 @@ export const sharedVitestConfig = defineConfig({
     reporters: ["default", report("test-results.json")],
     // Vitest's default is one worker fewer than the cores (one on two cores), which runs the files
     // one after another; most of a file's time is spent waiting (sockets, PostgreSQL, the service's
-    // own timers), so more files at once overlap the waits.
+    // own timers), so more files at once overlap the waits. Not more than the cores: turbo runs
+    // every package's tests at once.
     maxWorkers: fastTierWorkers,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });
 

@@ -175,7 +175,7 @@ describe("sds export", () => {
         expect(readdirSync(testbed.home.path).filter((name) => name.endsWith(".tmp"))).toHaveLength(1);
         expect(testbed.fake.api.requestLog().map((entry) => entry.operationId)).toContain("getSurveyQualifications");
       },
-      { timeout: 30_000, interval: 20 },
+      { timeout: 90_000, interval: 20 },
     );
     started.child.kill("SIGINT");
     const result = await started.result;

@@ -28,7 +28,10 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Written to standard input, which is then closed. */
   readonly input?: string;
-  /** Give up after this long. @default 15000 */
+  /**
+   * Give up after this long. @default no limit in-process (the test's own timeout catches a
+   * hang); 60000 for a process, which is then killed
+   */
   readonly timeoutMs?: number;
   /** Type `input` once the output shows `after` (a prompt), as a person would; stdin stays open until then. */
   readonly answer?: { readonly after: string; readonly input: string };
@@ -156,8 +159,9 @@ async function runInProcess(
   };
   if (options.answer === undefined) type(options.input ?? "");
   let timer: NodeJS.Timeout | undefined;
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const { timeoutMs } = options;
   const timedOut = new Promise<never>((_, reject) => {
+    if (timeoutMs === undefined) return;
     timer = setTimeout(() => {
       reject(
         new Error(`sds ${args.join(" ")} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
@@ -258,7 +262,7 @@ function runProcess(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`sds ${args.join(" ")} did not finish in time\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 15_000);
+    }, options.timeoutMs ?? 60_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
