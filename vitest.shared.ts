@@ -1,15 +1,58 @@
-// Shared Vitest settings: resolve workspace packages from source and write a JSON report
-// that `.ci/run` sums into its closing "N passed, M failed" line.
-import { defineConfig } from "vitest/config";
+// Shared Vitest settings of the two test tiers. Both resolve workspace packages from source and
+// write a JSON report that scripts/sum-test-results.mjs sums into the check's closing line.
+//
+// - The fast tier (`pnpm test`, `vitest.config.ts`): every `*.test.ts` except the system tier's,
+//   in-process, from source, no build first, no fixed sleeps.
+// - The system tier (`pnpm test:system`, `vitest.system.config.ts`): `*.system.test.ts`, what needs
+//   built binaries, tarballs, SIGKILL, Chromium, PostgreSQL replicas, the demo or a release.
+import { availableParallelism } from "node:os";
+import { configDefaults, defineConfig } from "vitest/config";
 
+/** Files run at once per package in the fast tier: SDS_TEST_WORKERS, or as many as the cores. */
+const fastTierWorkers = Number(process.env["SDS_TEST_WORKERS"] ?? availableParallelism());
+
+/** The system tier's files: a file name says its tier. */
+const systemTestFiles = ["src/**/*.system.test.ts", "test/**/*.system.test.ts"];
+
+/** The report's file name; SDS_VITEST_REPORT names another, for a second run of the same suite (scripts/test-node-floor.sh). */
+const report = (fallback: string) =>
+  ["json", { outputFile: process.env["SDS_VITEST_REPORT"] ?? fallback }] as [string, { outputFile: string }];
+
+/**
+ * The fast tier. The timeouts are a hang detector, not a budget: a test waits for what it needs
+ * (`vi.waitFor`, a polled condition with its own deadline), so a loaded machine makes it slower,
+ * never red.
+ */
 export const sharedVitestConfig = defineConfig({
   resolve: { conditions: ["@sds/source"] },
   ssr: { resolve: { conditions: ["@sds/source"] } },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // SDS_VITEST_REPORT: another report name, for a second run of the same suite (scripts/test-node-floor.sh).
-    reporters: ["default", ["json", { outputFile: process.env["SDS_VITEST_REPORT"] ?? "test-results.json" }]],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    exclude: [...configDefaults.exclude, ...systemTestFiles],
+    reporters: ["default", report("test-results.json")],
+    // Vitest's default is one worker fewer than the cores (one on two cores), which runs the files
+    // one after another; most of a file's time is spent waiting (sockets, PostgreSQL, the service's
+    // own timers), so more files at once overlap the waits. Not more than the cores: turbo runs
+    // every package's tests at once.
+    maxWorkers: fastTierWorkers,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
+
+/**
+ * The system tier: processes, browsers and registries, which take seconds each. Its files keep
+ * Vitest's default of one worker fewer than the cores (one at a time on two cores): they start
+ * child processes that need the cores themselves, and some assert how fast a process stops.
+ */
+export const systemVitestConfig = defineConfig({
+  resolve: { conditions: ["@sds/source"] },
+  ssr: { resolve: { conditions: ["@sds/source"] } },
+  test: {
+    include: systemTestFiles,
+    exclude: [...configDefaults.exclude],
+    reporters: ["default", report("system-test-results.json")],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# Every check: build, lint, typecheck, tests, publint and are-the-types-wrong, then one closing
-# line "N passed, M failed" summed over every package's Vitest JSON report.
+# Every check: build, lint, typecheck, both test tiers (the fast tier `test` and the system tier
+# `test:system`, which holds the end-to-end release test), publint and are-the-types-wrong, the
+# format, the API reports and the API reference, the suites again on the Node floor, then one
+# closing line "N passed, M failed, K skipped" summed over every Vitest JSON report.
+# Each step says how long it took, so a slow check shows where its time goes.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 bash scripts/install-system-tools.sh || echo "setup: could not install the system tools; tests that need them fail under CI" >&2
 
 find packages apps tooling -maxdepth 2 -name '*test-results.json' -delete
 status=0
-pnpm exec turbo run build lint typecheck test publint --output-logs=errors-only --continue || status=$?
+started=$SECONDS
+timed() {
+  local label="$1" step_started=$SECONDS step_status=0
+  shift
+  "$@" || step_status=$?
+  echo "check: $label took $((SECONDS - step_started)) s (exit $step_status)" >&2
+  return "$step_status"
+}
+
+# The Node-floor run reads sources only (no build), so it runs beside the turbo graph, where the
+# system tier's tests spend much of their time waiting on processes and sockets.
+floor_log="$(mktemp)"
+( timed "the suites on the Node floor" bash scripts/test-node-floor.sh >"$floor_log" 2>&1 ) &
+floor_pid=$!
+
+timed "turbo (build, lint, typecheck, test, test:system, publint)" \
+  pnpm exec turbo run build lint typecheck test test:system publint --output-logs=errors-only --continue || status=$?
 # The layout of code and data is Prettier's (applied with `pnpm format`); a file it would change fails the check.
-pnpm -s format:check || status=$?
-node tooling/release/src/package-metadata.ts --check || status=$?
-node tooling/release/src/api-report.ts --check || status=$?
+timed "format" pnpm -s format:check || status=$?
+timed "package metadata" node tooling/release/src/package-metadata.ts --check || status=$?
+timed "API reports" node tooling/release/src/api-report.ts --check || status=$?
 # The API reference (TypeDoc, warnings as errors) into docs/api/.
-pnpm -s docs || status=$?
-# The end-to-end release test: a temporary copy is versioned, built and published to a private
-# registry, then installed and used from outside the workspace (tooling/release/src/release-test).
-pnpm --filter @sds/release-tooling test:release || status=$?
-# The client and testing suites again, on the lowest Node the packages declare (engines).
-bash scripts/test-node-floor.sh || status=$?
+timed "API reference" pnpm -s docs || status=$?
+
+wait "$floor_pid" || status=$?
+cat "$floor_log"
+rm -f "$floor_log"
+echo "check: all steps took $((SECONDS - started)) s" >&2
 node scripts/sum-test-results.mjs || status=$?
 exit "$status"

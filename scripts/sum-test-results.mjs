@@ -1,4 +1,5 @@
-// Sums every package's Vitest JSON report into the one closing line CI reads.
+// Sums every package's Vitest JSON reports (the fast tier, the system tier and the run on the
+// Node floor) into the one closing line CI reads: "N passed, M failed, K skipped".
 // Exits non-zero when a report is missing or no test ran, so an empty run cannot pass.
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -12,10 +13,10 @@ for (const group of ["packages", "apps", "tooling"]) {
     const dir = join(group, name);
     if (!existsSync(join(dir, "package.json"))) continue;
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    // `test` writes test-results.json; `test:release` (the end-to-end release test) its own.
+    // `test` (the fast tier) writes test-results.json; `test:system` (the system tier) its own.
     const runs = [
       ["test", "test-results.json"],
-      ["test:release", "release-test-results.json"],
+      ["test:system", "system-test-results.json"],
     ].filter(([script]) => pkg.scripts?.[script]);
     // The same suite again on the lowest supported Node (scripts/test-node-floor.sh), when it ran.
     if (existsSync(join(dir, "node-floor-test-results.json")))

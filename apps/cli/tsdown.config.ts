@@ -9,7 +9,7 @@ import packageJson from "./package.json" with { type: "json" };
  *   commands share (configuration, profiles, the lazy client), for every command;
  * - `table`: text tables and string-width (slow to load), only when a table is drawn;
  * - one chunk per command, so zod, ky and the client load only for the commands using them:
- *   a command imports those inside `run` (test/startup.test.ts checks that help loads none).
+ *   a command imports those inside `run` (test/startup.system.test.ts checks that help loads none).
  * Measure with `pnpm --filter @sds/cli bench`.
  */
 const helpModules =

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commandCatalog } from "../src/commands/registry.ts";
 
 const commandEntries = commandCatalog.entries;
-import { createTestHome, runSds, sdsBinary, type TestHome } from "./support/run-sds.ts";
+import { createTestHome, runSds, type TestHome } from "./support/run-sds.ts";
 import { itWithShell } from "./support/shells.ts";
 
 let home: TestHome;
@@ -193,13 +193,4 @@ describe("sds completion", () => {
       ]);
     },
   );
-
-  it("writes the script even when stdout is a terminal (no table formatting)", () => {
-    const result = spawnSync("script", ["-qec", `${process.execPath} ${sdsBinary} completion bash`, "/dev/null"], {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: home.path },
-    });
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain("complete -o default -F _sds_completion sds");
-  });
 });

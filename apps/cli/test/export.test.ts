@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Survey } from "@sds/schemas";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseCsv } from "../src/framework/csv-reader.ts";
 import { startFake } from "./support/fake-service.ts";
 import { runSds, runSdsOnTerminal, startSds } from "./support/run-sds.ts";
@@ -226,7 +226,14 @@ describe("sds export", () => {
     testbed.fake.api.faults.add({ kind: "latency", ms: 400, operation: "getSurveyQualifications" });
     const out = join(testbed.home.path, "interrupted.ndjson");
     const started = startSds(["export", "--out", out, "--concurrency", "1"], testbed.home, { env: testbed.fake.env });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // Interrupted mid-export: once its temporary file is open and a slow answer is awaited.
+    await vi.waitFor(
+      () => {
+        expect(readdirSync(testbed.home.path).filter((name) => name.endsWith(".tmp"))).toHaveLength(1);
+        expect(testbed.fake.api.requestLog().map((entry) => entry.operationId)).toContain("getSurveyQualifications");
+      },
+      { timeout: 90_000, interval: 20 },
+    );
     started.child.kill("SIGINT");
     const result = await started.result;
     expect(result.code).toBe(130);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs sds-sync from packed tarballs (see pack-tarballs.sh) into DIR with plain npm, as a user
 # outside the repository would; the service is then DIR/node_modules/.bin/sds-sync. Used by the
-# Dockerfile and by test/install.test.ts.
+# Dockerfile and by test/install.system.test.ts.
 #   apps/sync/deploy/install-tarballs.sh /opt/sds-sync /tmp/sds-tarballs
 set -euo pipefail
 dir="${1:?usage: install-tarballs.sh DIR TARBALL_DIR}"

@@ -2,7 +2,7 @@
 # Packs @sds/sync and every workspace package it depends on (its "workspace:" dependencies,
 # transitively) into DEST as npm tarballs, the way they are published (workspace: and catalog:
 # versions resolved). Build first (pnpm exec turbo run build --filter=@sds/sync...). Used by the
-# Dockerfile and by test/install.test.ts, so the image installs exactly what the test installs.
+# Dockerfile and by test/install.system.test.ts, so the image installs exactly what the test installs.
 #   apps/sync/deploy/pack-tarballs.sh /tmp/sds-tarballs
 set -euo pipefail
 dest="${1:?usage: pack-tarballs.sh DEST}"

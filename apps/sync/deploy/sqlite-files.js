@@ -11,7 +11,7 @@ export const ledgers = { store: "schema_migrations", loop: "loop_schema_migratio
 /**
  * The loop's file beside a store file: `sds.db` → `sds.loop.db`, `sds` → `sds.loop.db`. A copy
  * of `loopDatabasePath` (src/loop/store/sqlite-loop-store.ts), which the scripts cannot import;
- * test/backup-restore.test.ts checks both agree.
+ * test/backup-restore.system.test.ts checks both agree.
  */
 export function loopPathOf(storePath) {
   const extension = extname(storePath);

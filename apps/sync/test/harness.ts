@@ -61,8 +61,8 @@ export interface CycleHarness {
   /** The mass-closure guard, when the harness was given its settings. */
   readonly guard: ClosureGuard | undefined;
   readonly store: SyncStore;
-  /** Runs one cycle against the fake and returns its result. */
-  cycle(): Promise<CycleResult>;
+  /** Runs one cycle against the fake and returns its result; `settings` add to the harness's for this cycle. */
+  cycle(settings?: CycleSettings): Promise<CycleResult>;
   /** Requests the fake logged since the last call (or since the start). */
   takeRequests(): ReturnType<FakeSupplierApi["requestLog"]>;
   close(): Promise<void>;
@@ -121,7 +121,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
     server,
     guard,
     store,
-    cycle: () =>
+    cycle: (settings) =>
       runCycle(
         {
           store,
@@ -131,6 +131,7 @@ export async function createCycleHarness(options: CycleHarnessOptions = {}): Pro
           logger: silentLogger,
           requestCount: () => requests,
           ...options.cycle,
+          ...settings,
           ...(guard ? { closureGuard: guard } : {}),
         },
         index,

@@ -385,8 +385,9 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("GET", "/v1/events", 200);
     await call("POST", "/v1/webhooks/ledger/resume", 202);
     await call("POST", "/v1/webhooks/nobody/resume", 404);
-    // An upstream 429 fails the cycle (502 with the run) and holds manual runs back (429).
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // An upstream 429 fails the cycle (502 with the run) and holds manual runs back (429), once
+    // the cycles asked for above are over: a run waited for joins them or follows them.
+    await call("POST", "/v1/sync/run", 200);
     const fault = harness.api.faults.add({ kind: "status", status: 429, operation: "listSurveys", retryAfter: 60 });
     try {
       await call("POST", "/v1/sync/run", 502);

@@ -15,7 +15,7 @@ import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from 
 /*
  * The deploy scripts' edges, without a service: how they name the loop file, a store from
  * before the loop, and each refusal (exit 1, nothing changed) and usage error (exit 2). The
- * round trips through a running service are in backup-restore.test.ts.
+ * round trips through a running service are in backup-restore.system.test.ts.
  */
 
 const run = promisify(execFile);

@@ -20,8 +20,10 @@ describe.each(transportModes)("timeouts and aborts (%s)", (mode) => {
   });
 
   it("retries an attempt that timed out, and the next one succeeds", async () => {
-    harness.api.faults.add({ kind: "latency", ms: 3000, count: 1 });
-    const { response } = await harness.sds.surveys.list({ timeout: 100 }).withResponse();
+    // The first attempt waits far longer than its timeout; the second has the whole timeout to
+    // answer, which a loaded machine needs (100 ms was not enough there).
+    harness.api.faults.add({ kind: "latency", ms: 30_000, count: 1 });
+    const { response } = await harness.sds.surveys.list({ timeout: 1500 }).withResponse();
     expect(response.attempts).toBe(2);
     expect(retries[0]?.error).toBeInstanceOf(TimeoutError);
   });

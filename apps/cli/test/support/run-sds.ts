@@ -2,10 +2,17 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { commandCatalog } from "../../src/commands/registry.ts";
+import type { CliIo, OutputStream } from "../../src/internal/io.ts";
+import { runCli } from "../../src/internal/run-cli.ts";
 
-/** The built binary: the tests run what users run. */
+/** The built binary, what users run: the system tier's tests (`*.system.test.ts`) run it. */
 export const sdsBinary = fileURLToPath(new URL("../../dist/sds.js", import.meta.url));
+
+/** The entry point from source, for a process that needs no build (the fast tier's {@link startSds}). */
+const sdsSource = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 
 /** What one run of `sds` did. */
 export interface SdsResult {
@@ -21,17 +28,55 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Written to standard input, which is then closed. */
   readonly input?: string;
-  /** Give up after this long. @default 15000 */
+  /**
+   * Give up after this long. @default no limit in-process (the test's own timeout catches a
+   * hang); 60000 for a process, which is then killed
+   */
   readonly timeoutMs?: number;
   /** Type `input` once the output shows `after` (a prompt), as a person would; stdin stays open until then. */
   readonly answer?: { readonly after: string; readonly input: string };
 }
 
 /**
- * Runs the built `sds` with piped stdio (so not on a terminal) and a clean environment: no
- * SDS_* variable of the machine running the tests leaks in.
+ * Runs `sds` from source in this process (its `runCli`, as the entry point calls it) with
+ * piped stdio (so not on a terminal) and a clean environment: no SDS_* variable of the machine
+ * running the tests leaks in. What only a process does (module loading, EPIPE, signals, a real
+ * pseudo-terminal) is tested against the built binary in the system tier ({@link runBuiltSds}).
  */
 export function runSds(args: readonly string[], home: TestHome, options: RunOptions = {}): Promise<SdsResult> {
+  return oneAtATime(() => runInProcess(args, home, options, undefined));
+}
+
+/**
+ * Runs `sds` from source in this process as on a terminal: stdout, stderr and stdin are one
+ * terminal 120 columns wide (so their output is merged), whose line discipline echoes what is
+ * typed unless the command put it in raw mode, as a pseudo-terminal would.
+ */
+export function runSdsOnTerminal(
+  args: readonly string[],
+  home: TestHome,
+  options: RunOptions & { readonly columns?: number } = {},
+): Promise<SdsResult> {
+  return oneAtATime(() => runInProcess(args, home, options, { columns: options.columns ?? 120 }));
+}
+
+let lastRun: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs in-process commands one after the other, as separate processes would not collide: a
+ * process's files are named for its pid (a profile's temporary file), which runs in one process share.
+ */
+function oneAtATime<T>(run: () => Promise<T>): Promise<T> {
+  const result = lastRun.then(run, run);
+  lastRun = result.catch(() => undefined);
+  return result;
+}
+
+/**
+ * Runs the built `sds` with piped stdio and a clean environment, as a user's shell would: for
+ * the system tier's tests of what only the built binary shows.
+ */
+export function runBuiltSds(args: readonly string[], home: TestHome, options: RunOptions = {}): Promise<SdsResult> {
   return runProcess(process.execPath, [sdsBinary, ...args], home, options);
 }
 
@@ -40,7 +85,7 @@ export function runSds(args: readonly string[], home: TestHome, options: RunOpti
  * terminal would: stdout, stderr and stdin are all the terminal (so their output is merged,
  * with `\r\n` line ends turned into `\n`). The terminal is 120 columns wide.
  */
-export async function runSdsOnTerminal(
+export async function runBuiltSdsOnTerminal(
   args: readonly string[],
   home: TestHome,
   options: RunOptions & { readonly columns?: number } = {},
@@ -48,6 +93,87 @@ export async function runSdsOnTerminal(
   const command = `stty cols ${options.columns ?? 120} rows 40 2>/dev/null; exec ${[process.execPath, sdsBinary, ...args].map(shellQuote).join(" ")}`;
   const result = await runProcess("script", ["-qefc", command, "/dev/null"], home, options);
   return { ...result, stdout: result.stdout.replaceAll("\r\n", "\n") };
+}
+
+/** The environment `sds` sees: a clean one, the test's HOME and config home, and `env` on top. */
+function environment(home: TestHome, env: RunOptions["env"]): NodeJS.ProcessEnv {
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: home.path,
+    XDG_CONFIG_HOME: home.configPath,
+    TERM: "xterm-256color",
+    ...env,
+  };
+  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
+}
+
+/** A stand-in for stdout or stderr that keeps what is written. */
+function capture(append: (text: string) => void, terminal: { readonly columns: number } | undefined): OutputStream {
+  return {
+    write: (chunk: string) => {
+      append(chunk);
+      return true;
+    },
+    once: () => undefined,
+    ...(terminal === undefined ? {} : { isTTY: true, columns: terminal.columns }),
+  };
+}
+
+async function runInProcess(
+  args: readonly string[],
+  home: TestHome,
+  options: RunOptions,
+  terminal: { readonly columns: number } | undefined,
+): Promise<SdsResult> {
+  let stdout = "";
+  let stderr = "";
+  let rawMode = false;
+  let answered = false;
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  /** Typing on the terminal: the line discipline echoes it (Enter as a new line) unless in raw mode. */
+  const type = (text: string) => {
+    if (terminal !== undefined && !rawMode) stdout += text.replaceAll("\r", "\n");
+    stdin.end(text);
+  };
+  const appendStdout = (text: string) => {
+    stdout += text;
+    if (options.answer !== undefined && !answered && stdout.includes(options.answer.after)) {
+      answered = true;
+      // Typed after the prompt is shown, as a person would: not inside the write that shows it.
+      const { input } = options.answer;
+      setImmediate(() => {
+        type(input);
+      });
+    }
+  };
+  if (terminal !== undefined) {
+    stdin.isTTY = true;
+    stdin.setRawMode = (mode: boolean) => (rawMode = mode);
+  }
+  const io: CliIo = {
+    stdout: capture(appendStdout, terminal),
+    // A terminal is one stream: what goes to stderr shows among stdout's lines.
+    stderr: capture(terminal === undefined ? (text) => (stderr += text) : appendStdout, terminal),
+    stdin,
+    env: environment(home, options.env),
+  };
+  if (options.answer === undefined) type(options.input ?? "");
+  let timer: NodeJS.Timeout | undefined;
+  const { timeoutMs } = options;
+  const timedOut = new Promise<never>((_, reject) => {
+    if (timeoutMs === undefined) return;
+    timer = setTimeout(() => {
+      reject(
+        new Error(`sds ${args.join(" ")} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
+    }, timeoutMs);
+  });
+  try {
+    const code = await Promise.race([runCli(args, io, commandCatalog), timedOut]);
+    return { code, signal: null, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function shellQuote(word: string): string {
@@ -64,11 +190,28 @@ export interface StartedSds {
   readonly result: Promise<SdsResult>;
 }
 
-/** Starts the built `sds` with piped stdio and returns at once, for commands that run until stopped. */
+/**
+ * Starts `sds` from source as a process of its own (no build needed) with piped stdio and
+ * returns at once, for commands that run until stopped or are interrupted by a signal.
+ */
 export function startSds(args: readonly string[], home: TestHome, options: RunOptions = {}): StartedSds {
   let handle: ProcessHandle | undefined;
-  const result = runProcess(process.execPath, [sdsBinary, ...args], home, options, (started) => (handle = started));
+  const result = runProcess(
+    process.execPath,
+    ["--conditions=@sds/source", sdsSource, ...args],
+    home,
+    options,
+    (started) => (handle = started),
+  );
   // runProcess spawns synchronously, inside the Promise executor, so the handle is set by now.
+  if (handle === undefined) throw new Error("sds did not start");
+  return { ...handle, result };
+}
+
+/** Starts the built `sds` with piped stdio and returns at once: {@link startSds} for the system tier. */
+export function startBuiltSds(args: readonly string[], home: TestHome, options: RunOptions = {}): StartedSds {
+  let handle: ProcessHandle | undefined;
+  const result = runProcess(process.execPath, [sdsBinary, ...args], home, options, (started) => (handle = started));
   if (handle === undefined) throw new Error("sds did not start");
   return { ...handle, result };
 }
@@ -84,13 +227,7 @@ function runProcess(
 ): Promise<SdsResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, [...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: home.path,
-        XDG_CONFIG_HOME: home.configPath,
-        TERM: "xterm-256color",
-        ...options.env,
-      },
+      env: environment(home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -125,7 +262,7 @@ function runProcess(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`sds ${args.join(" ")} did not finish in time\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 15_000);
+    }, options.timeoutMs ?? 60_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-/** sds-sync's built entry, as its package's `bin` names it (turbo builds it before these tests). */
-const syncMain = join(dirname(createRequire(import.meta.url).resolve("@sds/sync/package.json")), "dist", "main.js");
+/** sds-sync's entry point from source (run with the `@sds/source` condition): the tests need no build. */
+const syncMain = join(dirname(createRequire(import.meta.url).resolve("@sds/sync/package.json")), "src", "main.ts");
 
 /** sds-sync running as a child process on a free port, with a SQLite store in a temporary directory. */
 export interface RunningSync {
@@ -29,14 +29,12 @@ export interface StartSyncOptions {
 }
 
 /**
- * Starts the built sds-sync (`node dist/main.js`) with `PORT=0` and resolves once its log says
+ * Starts sds-sync from source (`node --conditions=@sds/source src/main.ts`) with `PORT=0` and resolves once its log says
  * "sds-sync listening", with the URL from that line.
  */
 export async function startSync(options: StartSyncOptions): Promise<RunningSync> {
-  if (!existsSync(syncMain))
-    throw new Error(`${syncMain} is missing: build sds-sync first (pnpm --filter @sds/sync build)`);
   const directory = mkdtempSync(join(tmpdir(), "sds-cli-sync-"));
-  const child = spawn(process.execPath, [syncMain], {
+  const child = spawn(process.execPath, ["--conditions=@sds/source", syncMain], {
     env: {
       PATH: process.env.PATH ?? "",
       PORT: "0",

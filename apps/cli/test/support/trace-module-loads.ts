@@ -1,4 +1,4 @@
-// Preloaded with `node --import` by test/startup.test.ts: prints the URL of every module the
+// Preloaded with `node --import` by test/startup.system.test.ts: prints the URL of every module the
 // process resolves to stderr, one `module-load URL` line each, so a test can see what a
 // command loaded.
 import { registerHooks } from "node:module";

@@ -114,8 +114,9 @@ describe("the hostile upstream", () => {
       const text = await response.text();
       const bodyAfter = performance.now() - began;
       expect(text).toBe(honest);
-      expect(headersAfter).toBeLessThan(100);
-      expect(bodyAfter).toBeGreaterThanOrEqual(140);
+      // Measured from the headers, not from a fixed budget a loaded machine exceeds: the headers
+      // come with the first chunk, the other three at least an interval apart each.
+      expect(bodyAfter - headersAfter).toBeGreaterThanOrEqual(140);
     });
 
     it("hangs before the headers, or after part of the body, until the client gives up", async () => {
@@ -124,8 +125,13 @@ describe("the hostile upstream", () => {
       hostile.use({ kind: "hang" });
       await expect(list(base, AbortSignal.timeout(200))).rejects.toThrow(/aborted|timeout/i);
       hostile.use({ kind: "hang", afterBytes: 10 });
-      const response = await fetch(`${base}/surveys`, { headers, signal: AbortSignal.timeout(300) });
+      // The client gives up 300 ms after the headers, however long they took to come.
+      const giveUp = new AbortController();
+      const response = await fetch(`${base}/surveys`, { headers, signal: giveUp.signal });
       expect(response.status).toBe(200);
+      setTimeout(() => {
+        giveUp.abort();
+      }, 300);
       await expect(response.text()).rejects.toThrow(/aborted|timeout/i);
     });
   });

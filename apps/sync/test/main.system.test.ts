@@ -125,7 +125,7 @@ describe("the sds-sync process", () => {
             { command: [process.execPath, ...commandFlags, "--conditions=@sds/source", sourceMain] },
           );
           const url = await service.url;
-          // A signal before the start-up cycle settles is another test's business (crash.test.ts).
+          // A signal before the start-up cycle settles is another test's business (crash.system.test.ts).
           await waitFor(async () => (await fetch(`${url}/readyz`)).ok, 20_000);
           // The same PID now runs with the flags: no parent left to forward signals or to orphan a child.
           const commandLine = readFileSync(`/proc/${service.child.pid ?? 0}/cmdline`, "utf8").split("\0");

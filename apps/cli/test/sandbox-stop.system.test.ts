@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { Agent, get } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestHome, startSds, type TestHome } from "./support/run-sds.ts";
+import { createTestHome, startBuiltSds, type TestHome } from "./support/run-sds.ts";
 
 let home: TestHome;
 beforeEach(() => {
@@ -26,7 +26,7 @@ function getThrough(agent: Agent, url: string, headers: Record<string, string>):
 describe("sds sandbox stopping", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`exits within 500 ms of ${signal} while one client holds an idle keep-alive connection and another waits on a slow answer`, async () => {
-      const sandbox = startSds(["sandbox", "--port", "0", "--surveys", "20", "--api-key", "stop-key"], home);
+      const sandbox = startBuiltSds(["sandbox", "--port", "0", "--surveys", "20", "--api-key", "stop-key"], home);
       await sandbox.waitForOutput("}\n");
       const { baseUrl } = JSON.parse(sandbox.stdout()) as { baseUrl: string };
       const agent = new Agent({ keepAlive: true });

@@ -1,5 +1,5 @@
 /*
- * The end-to-end release test (scripts/check.sh runs it after the build: `pnpm test:release`).
+ * The end-to-end release test, in the system tier (`pnpm --filter @sds/release-tooling test:system`).
  * In a temporary copy of the repository: `changeset version`, a build, and `changeset publish`
  * into a private Verdaccio started here. Then, as another team would, in empty projects outside
  * the workspace: install only @sds/client by semver range, type-check a strict consumer and run

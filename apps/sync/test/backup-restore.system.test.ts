@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeKind, OutcomeRecord } from "../src/loop/store/loop-store.ts";
 import { withStore } from "./database-location.ts";
@@ -182,7 +182,13 @@ describe("backup and restore, as the runbook says", () => {
         streamed.push({ token, sentAt, acknowledgedAt: performance.now() });
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The backup starts while outcomes stream in: once the first was acknowledged.
+    await vi.waitFor(
+      () => {
+        expect(streamed.length).toBeGreaterThan(0);
+      },
+      { timeout: 30_000, interval: 5 },
+    );
     const backupStarted = performance.now();
     try {
       await backup();

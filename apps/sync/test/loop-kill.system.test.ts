@@ -30,8 +30,11 @@ import { spawnService, type ServiceProcess } from "./subprocess.ts";
 const available = await postgresAvailable();
 /** The seed of the flood's choices (surveys, outcomes, duplicates); set SDS_LOOP_KILL_SEED to replay. */
 const seed = Number(process.env.SDS_LOOP_KILL_SEED ?? 20_260_611);
-/** Milliseconds of flood before each round's SIGKILL. */
-const KILL_AFTER_MS = [300, 800, 1500] as const;
+/**
+ * Acknowledged outcome calls before each round's SIGKILL: the kill comes once the flood has
+ * written (entry links and outcomes), however fast this machine runs it, never at a fixed time.
+ */
+const KILL_AFTER_OUTCOMES = [25, 100, 250] as const;
 const WORKERS = 30;
 /** Share of acknowledged entries whose outcome the marketplace reports at once. */
 const OUTCOME_SHARE = 0.5;
@@ -40,7 +43,6 @@ const DUPLICATE_SHARE = 0.25;
 /** Share of acknowledged outcomes changed afterwards (a reversal, or a terminate turned complete). */
 const CHANGE_SHARE = 0.2;
 const OUTCOMES: readonly OutcomeKind[] = ["complete", "terminate", "overquota"];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How many problems, and the first few: a failure names what was lost without printing thousands of lines. */
 const firstOf = (problems: readonly string[]) => ({ count: problems.length, first: problems.slice(0, 5) });
 
@@ -112,8 +114,9 @@ interface FloodReport {
 
 /**
  * WORKERS clients issue entry links for fresh tokens (a respondent each) and report outcomes for a
- * share of the acknowledged ones, until `service` is killed `killAfterMs` into the flood. What was
- * answered before the kill must be an acknowledgement; requests the kill cut off are not.
+ * share of the acknowledged ones, until `service` is killed once `killAfterOutcomes` outcome calls
+ * were acknowledged. What was answered before the kill must be an acknowledgement; requests the
+ * kill cut off are not.
  */
 async function floodAndKill(
   service: ServiceProcess,
@@ -122,7 +125,7 @@ async function floodAndKill(
   surveys: readonly number[],
   random: SeededRandom,
   round: number,
-  killAfterMs: number,
+  killAfterOutcomes: number,
 ): Promise<FloodReport> {
   let killed = false;
   let inFlight = 0;
@@ -130,6 +133,13 @@ async function floodAndKill(
   let linksAcknowledged = 0;
   let outcomesAcknowledged = 0;
   const unexpected: string[] = [];
+  /** Resolves once enough outcomes were acknowledged, or at the first unexpected answer (then the test fails on it). */
+  let progressed = (): void => undefined;
+  const killMoment = new Promise<void>((resolve) => {
+    progressed = () => {
+      if (outcomesAcknowledged >= killAfterOutcomes || unexpected.length > 0) resolve();
+    };
+  });
   /** The answer, read to its end, or undefined when the request failed (only the kill may make it fail). */
   const exchange = async (what: string, send: () => Promise<Response>): Promise<Answer | undefined> => {
     inFlight += 1;
@@ -139,6 +149,7 @@ async function floodAndKill(
     } catch (error) {
       if (killed) cutByKill += 1;
       else unexpected.push(`${what}: ${(error as Error).message}`);
+      progressed();
       return undefined;
     } finally {
       inFlight -= 1;
@@ -151,11 +162,13 @@ async function floodAndKill(
     if (answer === undefined) return false;
     if (answer.status !== 200) {
       unexpected.push(`${outcome} of ${token}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      progressed();
       return false;
     }
     const { recorded, outcome: record } = answer.body as { recorded: boolean; outcome: OutcomeRecord };
     campaign.outcomeAcks.push({ token, outcome, recorded, record });
     outcomesAcknowledged += 1;
+    progressed();
     return true;
   };
   const worker = async (index: number) => {
@@ -167,6 +180,7 @@ async function floodAndKill(
       if (answer === undefined) continue;
       if (answer.status !== 201) {
         unexpected.push(`entry link ${token}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        progressed();
         continue;
       }
       asked.acknowledged = { link: String(answer.body.link), issuedAt: String(answer.body.issuedAt) };
@@ -180,7 +194,8 @@ async function floodAndKill(
     }
   };
   const workers = Array.from({ length: WORKERS }, (_, index) => worker(index));
-  await sleep(killAfterMs);
+  // Or as soon as the service exits by itself: then the kill finds no process, and the checks below say so.
+  await Promise.race([killMoment, service.exited]);
   service.child.kill("SIGKILL");
   const inFlightAtKill = inFlight;
   killed = true;
@@ -353,7 +368,7 @@ describe.each([
   }
 
   it.skipIf(!enabled)(
-    `keeps every acknowledged entry link and outcome exactly once through ${KILL_AFTER_MS.length} kills mid-flood, with counts that agree with the records`,
+    `keeps every acknowledged entry link and outcome exactly once through ${KILL_AFTER_OUTCOMES.length} kills mid-flood, with counts that agree with the records`,
     async () => {
       const random = createSeededRandom(seed + (name === "SQLite" ? 0 : 1));
       api = createFakeSupplierApi({
@@ -377,9 +392,9 @@ describe.each([
       const surveys = await probe(url, campaign, 0, live);
       expect(surveys.length, "surveys sds-sync issues entry links for").toBeGreaterThanOrEqual(10);
       const log: string[] = [];
-      for (const [index, killAfterMs] of KILL_AFTER_MS.entries()) {
+      for (const [index, killAfterOutcomes] of KILL_AFTER_OUTCOMES.entries()) {
         const round = index + 1;
-        const flood = await floodAndKill(service, url, campaign, surveys, random, round, killAfterMs);
+        const flood = await floodAndKill(service, url, campaign, surveys, random, round, killAfterOutcomes);
         // A flood that acknowledged nothing, or a kill that cut nothing off, proves nothing.
         expect(flood.linksAcknowledged, `round ${round}: entry links acknowledged`).toBeGreaterThan(0);
         expect(flood.outcomesAcknowledged, `round ${round}: outcomes acknowledged`).toBeGreaterThan(0);
@@ -389,7 +404,7 @@ describe.each([
         await probe(url, campaign, round, surveys);
         const read = await expectStoreHoldsEveryAcknowledgement(url, campaign);
         log.push(
-          `round ${round} (kill after ${killAfterMs} ms): ${flood.linksAcknowledged} links and ${flood.outcomesAcknowledged} outcomes acknowledged, ` +
+          `round ${round} (kill after ${killAfterOutcomes} outcomes): ${flood.linksAcknowledged} links and ${flood.outcomesAcknowledged} outcomes acknowledged, ` +
             `${flood.inFlightAtKill} in flight at the kill, ${flood.cutByKill} cut off, ${read.committedUnacknowledged} committed unacknowledged; feed ${read.feed}`,
         );
       }
