@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { commandCatalog } from "../../src/commands/registry.ts";
-import type { CliIo, OutputStream } from "../../src/internal/io.ts";
-import { runCli } from "../../src/internal/run-cli.ts";
+import type { CliIo, OutputStream } from "../../src/framework/io.ts";
+import { runCli } from "../../src/framework/run-cli.ts";
 
 /** The built binary, what users run: the system tier's tests (`*.system.test.ts`) run it. */
 export const sdsBinary = fileURLToPath(new URL("../../dist/sds.js", import.meta.url));
