@@ -139,6 +139,8 @@ describe("sds match", () => {
     expect(withExplanation.surveys.map((survey) => survey.SurveyId)).not.toContain(SURVEY);
     expect(JSON.stringify(withExplanation.explanation)).toContain("already-entered");
 
+    const inWords = await sds(["match", "--answers", "{}", "--uid", "m-2", "--explain", String(SURVEY), "-o", "table"]);
+    expect(inWords.stderr).toMatch(new RegExp(`^Survey ${SURVEY}: out\\.\\n  already-entered: .+$`, "m"));
     const table = await sds(["match", "--answers", "{}", "-o", "table", "--no-color"]);
     expect(table.stdout).toMatch(new RegExp(`^\\s*${SURVEY}\\s+2\\.50\\b`, "m"));
     expect(table.stderr).toMatch(/^\d+ shown of \d+ eligible\.$/m);

@@ -1,5 +1,5 @@
 import type * as SyncClientPackage from "@sds/sync-client";
-import type { SyncClient, SyncRequestOptions } from "@sds/sync-client";
+import type { SyncClient, SyncClientHooks, SyncRequestOptions } from "@sds/sync-client";
 import type { CommandContext, OptionSpecs } from "../framework/command.ts";
 import { nonEmpty, normalizeBaseUrl } from "../connection/config.ts";
 import { ConfigError, SyncServiceError, UsageError } from "../framework/errors.ts";
@@ -74,7 +74,7 @@ export async function connectSync(context: CommandContext<typeof syncConnectionO
     userAgent: `sds-cli/${cliVersion}`,
     // Everything was resolved above, from this run's environment: nothing more is read.
     env: {},
-    fetch: tracingFetch(context),
+    hooks: debugHooks(context),
   });
   return {
     baseUrl,
@@ -108,18 +108,24 @@ async function readToken(context: CommandContext<typeof syncConnectionOptions>):
   return nonEmpty(context.io.env[SYNC_TOKEN_ENV])?.trim();
 }
 
-/** `fetch` with `--debug`'s request trace on stderr (the token shown as `[REDACTED]`). */
-function tracingFetch(context: CommandContext): typeof fetch {
-  return async (input, init) => {
-    if (!context.globals.debug) return fetch(input, init);
-    const request = new Request(input, init);
-    const trace = (line: string) => context.io.stderr.write(context.output.errorStyles.dim(`debug: ${line}`) + "\n");
-    const authorized = request.headers.has("authorization") ? " [authorization: Bearer [REDACTED]]" : "";
-    trace(`→ ${request.method} ${request.url}${authorized}`);
-    const started = performance.now();
-    const response = await fetch(request);
-    trace(`← ${response.status} ${request.method} ${request.url} in ${Math.round(performance.now() - started)} ms`);
-    return response;
+/** `--debug`'s request trace on stderr, from the client's hooks (which see the token only as `[REDACTED]`). */
+function debugHooks(context: CommandContext): SyncClientHooks {
+  if (!context.globals.debug) return {};
+  const trace = (line: string) => context.io.stderr.write(context.output.errorStyles.dim(`debug: ${line}`) + "\n");
+  return {
+    onRequest: (event) => {
+      // The hook sees the header's value as [REDACTED] already; the token is always a bearer token.
+      const authorized = Object.keys(event.headers).some((name) => name.toLowerCase() === "authorization");
+      trace(
+        `→ ${event.method} ${event.url}${authorized ? " [authorization: Bearer [REDACTED]]" : ""}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`,
+      );
+    },
+    onResponse: (event) => {
+      trace(`← ${event.status} ${event.method} ${event.url} in ${Math.round(event.durationMs)} ms`);
+    },
+    onRetry: (event) => {
+      trace(`retrying ${event.method} ${event.url}: ${event.error.message}`);
+    },
   };
 }
 

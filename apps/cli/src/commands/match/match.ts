@@ -71,11 +71,19 @@ export const command = defineCommand({
       emptyMessage: "No live survey matches these answers.",
     });
     output.note(`${result.surveys.length} shown of ${result.eligible} eligible.`);
-    if (result.explanation !== undefined) {
-      output.note(`Survey ${explain ?? ""}:`);
-      const { flattenDocument, tableCell } = await import("../../framework/cell.ts");
-      for (const [field, value] of flattenDocument(result.explanation))
-        output.note(`  ${field === "" ? "" : `${field}: `}${tableCell(value)}`);
+    const { explanation } = result;
+    if (explanation !== undefined) {
+      // In words on stderr, beside the table: `Survey 101377: out (already-entered: …)`.
+      output.note(
+        explanation.eligible
+          ? `Survey ${explanation.surveyId}: the respondent qualifies.`
+          : `Survey ${explanation.surveyId}: out.`,
+      );
+      for (const reason of explanation.reasons) output.note(`  ${reason.kind}: ${reason.message}`);
+      if (explanation.yield !== undefined)
+        output.note(
+          `  yield estimate ${explanation.yield.estimate.toFixed(3)} (${explanation.yield.evidence.completes} completes of ${explanation.yield.evidence.decided} decided; prior ${explanation.yield.prior.mean.toFixed(3)} from ${explanation.yield.prior.source})`,
+        );
     }
   },
 });
