@@ -7,11 +7,13 @@
 import { encryptionSigning, signUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import * as syncClient from "@sds/sync-client";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ZodType } from "zod";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { parseWebhookEndpoints } from "../src/events/event-settings.ts";
 import { Pruner } from "../src/retention/pruner.ts";
@@ -195,6 +197,16 @@ describe("the OpenAPI document of sds-sync", () => {
         "/v1/webhooks/{name}/resume",
       ].sort(),
     );
+  });
+
+  it("takes every body it documents from @sds/sync-client, the contract's one owner", () => {
+    const { schemas } = (document as unknown as { components: { schemas: Readonly<Record<string, unknown>> } })
+      .components;
+    // The document's own outline is the one schema that is not a route's body.
+    const named = Object.keys(schemas).filter((name) => name !== "OpenApiDocument");
+    expect(named.length).toBeGreaterThan(20);
+    const contract: Readonly<Record<string, unknown>> = syncClient;
+    expect(named.filter((name) => !(contract[name] instanceof ZodType))).toEqual([]);
   });
 
   it("documents the status payload field by field, the respondent loop's section included", () => {

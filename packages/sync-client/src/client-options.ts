@@ -2,9 +2,10 @@ import type { FetchFunction, RetryOptions } from "@sds/client";
 import type { SyncClientHooks } from "./hooks.ts";
 
 /**
- * When and how to retry: the options of `@sds/client`, with the same defaults (2 retries,
- * 0.5 s doubling up to 8 s with full jitter, a `Retry-After` of up to a minute obeyed, a longer
- * one thrown at once as the error). Only operations safe to repeat are retried (every GET,
+ * When and how to retry: the options of `@sds/client`, with its defaults (2 retries, 0.5 s
+ * doubling up to 8 s with full jitter) but for `maxRetryAfter`, 10 s here: a `Retry-After` of
+ * up to 10 s (a store or settings hiccup) is waited out, a longer one (links that cannot be
+ * signed yet: 60 s) is thrown at once as the error, for the caller to decide. Only operations safe to repeat are retried (every GET,
  * matching, entry links of one token, history imports, dry-run reconciliations), on HTTP 408,
  * 429 and 5xx, network failures and attempt timeouts. A reconciliation that records is never
  * retried: a second run of the same lines could record other transitions.

@@ -90,13 +90,21 @@ describe("the sds-sync client's transport", () => {
     ]);
     expect(await soon.outcomes.list()).toEqual(page);
     await server?.close();
+    // sds-sync's 60 s (entry links that cannot be signed yet) is beyond the default 10 s: the caller decides.
     const late = await clientFor([
-      { status: 429, headers: { "retry-after": "120" }, body: errorBody("too_many", "later") },
+      { status: 503, headers: { "retry-after": "60" }, body: errorBody("entry_links_unsignable", "later") },
     ]);
-    const error = await late.outcomes.list().catch((caught: unknown) => caught);
-    expect(isSyncRateLimitError(error)).toBe(true);
-    expect(error).toMatchObject({ retryAfter: 120_000, attempts: 1 });
+    const error = await late.entryLinks.create({ surveyId: 7, token: "t-1" }).catch((caught: unknown) => caught);
+    expect(isSyncServerError(error)).toBe(true);
+    expect(error).toMatchObject({ retryAfter: 60_000, attempts: 1, code: "entry_links_unsignable" });
     expect(server?.received).toHaveLength(1);
+    await server?.close();
+    const spaced = await clientFor([
+      { status: 429, headers: { "retry-after": "30" }, body: errorBody("too_many_requests", "runs are spaced") },
+    ]);
+    const refused = await spaced.status().catch((caught: unknown) => caught);
+    expect(isSyncRateLimitError(refused)).toBe(true);
+    expect(refused).toMatchObject({ retryAfter: 30_000, attempts: 1 });
   });
 
   it("gives up after the retry limit with the last answer's error", async () => {

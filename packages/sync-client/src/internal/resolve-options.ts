@@ -42,11 +42,16 @@ export interface SyncCallSettings {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/*
+ * @sds/client's defaults, but for `maxRetryAfter`: sds-sync answers a respondent's request, so a
+ * store or settings hiccup (Retry-After: 5) is waited out, and a minute's wait (links that cannot
+ * be signed yet: Retry-After: 60) is the caller's to decide, thrown at once.
+ */
 const defaultRetry: ResolvedRetry = {
   limit: 2,
   initialDelay: 500,
   maxDelay: 8000,
-  maxRetryAfter: 60_000,
+  maxRetryAfter: 10_000,
   jitter: true,
 };
 /** The longest delay `setTimeout` can wait. */

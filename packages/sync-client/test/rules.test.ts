@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import {
+  EntryLinkBody,
+  enteredAtProblem,
+  HistoryBody,
+  loopTextProblem,
+  MAX_HISTORY_BATCH,
+  MAX_LOOP_TEXT,
+  MAX_RECONCILE_BATCH,
+  parseOutcomeKind,
+  ReconcileBody,
+} from "../src/index.ts";
+
+/*
+ * The rules sds-sync checks bodies with, as a tool that sends a file checks each line first:
+ * one owner (this package) for the service, the client and the CLI.
+ */
+
+describe("the loop's rules", () => {
+  it("says what a token or respondent id may not hold, in sds-sync's words", () => {
+    expect(loopTextProblem("t-8f2c")).toBeUndefined();
+    expect(loopTextProblem("x".repeat(MAX_LOOP_TEXT))).toBeUndefined();
+    expect(loopTextProblem("😀")).toBeUndefined();
+    expect(loopTextProblem("")).toBe("must not be empty");
+    expect(loopTextProblem("x".repeat(MAX_LOOP_TEXT + 1))).toBe("must be at most 200 characters, got 201");
+    expect(loopTextProblem("a\uD800b")).toBe("must be well-formed Unicode (it holds a lone surrogate)");
+    expect(loopTextProblem("a\u0000b")).toBe("must not hold control characters (such as NUL)");
+    expect(loopTextProblem("a\tb")).toBe("must not hold control characters (such as NUL)");
+  });
+
+  it("takes an entry link without a respondent id as an empty one, and refuses an empty token", () => {
+    expect(EntryLinkBody.parse({ surveyId: 7, token: "t-1" })).toEqual({ surveyId: 7, token: "t-1", uid: "" });
+    expect(EntryLinkBody.safeParse({ surveyId: 7, token: "t-1", uid: "" }).success).toBe(true);
+    const empty = EntryLinkBody.safeParse({ surveyId: 7, token: "" });
+    expect(empty.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([[["token"], "must not be empty"]]);
+  });
+
+  it("holds a batch to 1,000 lines, for reconciliation and history import alike", () => {
+    const lines = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ token: `t-${index}`, outcome: "complete" }));
+    expect(ReconcileBody.safeParse({ outcomes: lines(MAX_RECONCILE_BATCH) }).success).toBe(true);
+    expect(ReconcileBody.safeParse({ outcomes: lines(MAX_RECONCILE_BATCH + 1) }).success).toBe(false);
+    const entries = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        uid: `r-${index}`,
+        surveyId: 7,
+        enteredAt: "2026-01-05T10:00:00Z",
+      }));
+    expect(HistoryBody.safeParse({ entries: entries(MAX_HISTORY_BATCH) }).success).toBe(true);
+    expect(HistoryBody.safeParse({ entries: entries(MAX_HISTORY_BATCH + 1) }).success).toBe(false);
+  });
+
+  it("reads an outcome as a report spells it, and a history time as sds-sync takes it", () => {
+    expect(parseOutcomeKind(" Complete ")).toBe("complete");
+    expect(parseOutcomeKind("finished")).toBeUndefined();
+    expect(enteredAtProblem("2026-01-05T12:00:00+02:00")).toBeUndefined();
+    expect(enteredAtProblem("2026-02-30T10:00:00Z")).toMatch(/^must be an ISO 8601 time/);
+    expect(enteredAtProblem("2026-01-05T10:00Z")).toMatch(/^must be an ISO 8601 time/);
+  });
+});
