@@ -265,7 +265,9 @@ describe("FeedRelay", () => {
       clock: manualClock().clock,
       retryForMs: 3_600_000,
     });
-    await vi.waitFor(() => { expect(target.state.attempts).toBe(1); });
+    await vi.waitFor(() => {
+      expect(target.state.attempts).toBe(1);
+    });
     expect(started.state.failing).toBe(true);
     expect(store.rows.get("webhook:ledger/outcomes")?.failingSince).toBe("2026-11-27T00:00:00.000Z");
   });
