@@ -38,8 +38,12 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
     const key = join(directory, "key.pem");
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1"]
-        .concat(["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]),
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1"].concat([
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ]),
       { stdio: "ignore" },
     );
     nats = await startNatsServer();
@@ -113,7 +117,7 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
     const url = await service.url;
     try {
       const feed: { sequence: number; token: string }[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = (await (await fetch(`${url}/v1/outcomes?after=${after}&limit=1000`)).json()) as {
           outcomes: { sequence: number; token: string }[];
           next: number;

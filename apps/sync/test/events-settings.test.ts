@@ -37,6 +37,16 @@ describe("the events' settings", () => {
     expect(subjectMatches(config.webhookEndpoints?.[1]?.filter, "changes.closed")).toBe(true);
   });
 
+  it("never log a key in a webhook URL's query", () => {
+    const config = loadConfig({
+      ...minimal,
+      SYNC_WEBHOOK_URLS: "ledger=https://ledger.example/hooks?token=0123456789abcdef",
+      SYNC_WEBHOOK_SECRET: secret,
+    });
+    expect(configSecrets(config)).toContain("0123456789abcdef");
+    expect(JSON.stringify(describeConfig(config))).not.toContain("0123456789abcdef");
+  });
+
   it("never log the NATS password or the webhook secret", () => {
     const config = loadConfig({
       ...minimal,

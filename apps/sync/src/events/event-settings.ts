@@ -172,8 +172,13 @@ export const eventSettings = {
       "Comma list of NAME=URL[|SUBJECT…]: https endpoints that receive every event as a Standard Webhooks POST, optionally only the subjects matching NATS wildcards such as outcomes.> (ledger=https://ledger.example/hooks|outcomes.>). Private and loopback addresses are refused unless SYNC_WEBHOOK_ALLOW_PRIVATE.",
     parse: parseWebhookEndpoints,
     fallback: { kind: "unset" },
+    // A receiver may take a key in the query (?token=…): the query is never shown, its values never logged.
     describe: (endpoints: readonly WebhookEndpoint[] | undefined) =>
       endpoints?.map((endpoint) => `${endpoint.name}=${endpoint.url.origin}${endpoint.url.pathname}`),
+    secretsIn: (endpoints: readonly WebhookEndpoint[] | undefined) =>
+      (endpoints ?? []).flatMap((endpoint) =>
+        [...endpoint.url.searchParams.values()].filter((value) => value.length >= 8),
+      ),
   },
   webhookSecret: {
     variable: "SYNC_WEBHOOK_SECRET",

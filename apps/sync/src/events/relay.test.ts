@@ -246,6 +246,32 @@ describe("FeedRelay", () => {
     });
   });
 
+  it("keeps the failing mark a former leader stored", async () => {
+    const store = positions();
+    await store.saveEventPosition({
+      sink: "webhook:ledger",
+      feed: "outcomes",
+      position: 0,
+      updatedAt: "",
+      failingSince: "2026-11-27T00:00:00.000Z",
+      lastError: "HTTP 503",
+    });
+    const target = sink();
+    target.state.up = false;
+    const started = relay({
+      sink: target,
+      source: feed(1),
+      positions: store,
+      clock: manualClock().clock,
+      retryForMs: 3_600_000,
+    });
+    await vi.waitFor(() => {
+      expect(target.state.attempts).toBe(1);
+    });
+    expect(started.state.failing).toBe(true);
+    expect(store.rows.get("webhook:ledger/outcomes")?.failingSince).toBe("2026-11-27T00:00:00.000Z");
+  });
+
   it("says so and goes on from the horizon when the records it had not delivered were pruned", async () => {
     const store = positions();
     await store.saveEventPosition({

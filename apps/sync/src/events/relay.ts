@@ -236,6 +236,12 @@ export class FeedRelay {
     const stored = (await positions.eventPositions()).find((row) => row.sink === sink.name && row.feed === source.feed);
     const position = stored?.position ?? (await source.horizon());
     this.#position = position;
+    if (stored?.failingSince != null) {
+      // A new leader keeps the failing mark (and its clock) of the old one.
+      this.#failing = true;
+      this.#failingSinceMs = Date.parse(stored.failingSince);
+      this.#lastError = stored.lastError;
+    }
     if (stored === undefined) await this.#save(position, true);
     return position;
   }
