@@ -1,16 +1,22 @@
 import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "../../test/postgres.ts";
 import { StoreError } from "../common/errors.ts";
 import { bool, decimal, integer, isoTime, json, nullable, oneOf, text } from "./columns.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
-import { execute, first, one, rows } from "./program.ts";
+import { runPostgresTransaction } from "./postgres-driver.ts";
+import { execute, first, one, rows, type Program } from "./program.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 import { SqliteConnection } from "./sqlite-driver.ts";
 import { command, compileStatement, statement } from "./statement.ts";
 
+const ITEMS_TABLE =
+  "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL, kind TEXT NOT NULL)";
+
 function connection(): SqliteConnection {
   const db = new DatabaseSync(":memory:");
-  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL, kind TEXT NOT NULL)");
+  db.exec(ITEMS_TABLE);
   return new SqliteConnection(db);
 }
 
@@ -28,22 +34,24 @@ const LOCK = command<[]>((dialect) => {
   return locks === null ? null : `SELECT ${locks}`;
 });
 
+/** One program for both drivers: a lock only PostgreSQL takes, three inserts, a read by a bound list. */
+function* insertThenFind(): Program<{ inserted: number; found: unknown[] }> {
+  yield* execute(LOCK);
+  let inserted = 0;
+  for (const [id, name] of [
+    [1, "a"],
+    [2, "b"],
+    [3, "c"],
+  ] as const)
+    inserted += yield* execute(INSERT, id, name, 9.5, "book");
+  return { inserted, found: yield* rows(ITEMS, [3, 1, 42]) };
+}
+
+const postgres = await postgresAvailable();
+
 describe("programs over typed statements", () => {
   it("runs a program on SQLite: binds a list, skips what the dialect does not need, decodes each row once", () => {
-    const db = connection();
-    const result = db.run(
-      (function* () {
-        yield* execute(LOCK);
-        let inserted = 0;
-        for (const [id, name] of [
-          [1, "a"],
-          [2, "b"],
-          [3, "c"],
-        ] as const)
-          inserted += yield* execute(INSERT, id, name, 9.5, "book");
-        return { inserted, found: yield* rows(ITEMS, [3, 1, 42]) };
-      })(),
-    );
+    const result = connection().run(insertThenFind());
     expect(result).toEqual({
       inserted: 3,
       found: [
@@ -51,6 +59,19 @@ describe("programs over typed statements", () => {
         { id: 3, name: "c", kind: "book" },
       ],
     });
+  });
+
+  it.skipIf(!postgres)("runs the same program on PostgreSQL to the same result", async () => {
+    const schema = freshSchemaName("sds_data_layer");
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 1, options: `-c search_path=${schema}` });
+    try {
+      await pool.query(`CREATE SCHEMA ${schema}`);
+      await pool.query(ITEMS_TABLE);
+      expect(await runPostgresTransaction(pool, insertThenFind())).toEqual(connection().run(insertThenFind()));
+    } finally {
+      await pool.end();
+      await dropSchema(schema);
+    }
   });
 
   it("refuses a value the store should not hold with a StoreError, never a default", () => {

@@ -8,6 +8,14 @@ import type { RawRow, Statement, StatementText } from "./statement.ts";
  * synchronous) runs every step at once, so no other work interleaves while it holds the write
  * lock; PostgreSQL awaits each step on one pooled connection. What the dialects write
  * differently is in the dialect objects (sql-dialect.ts), never in a program.
+ *
+ * Why not kysely (0.29.9, measured on 2026-11-28 with the loop's entry write: a token lock, a
+ * read, an insert and a count upsert per transaction, 16 at a time, on this machine under load):
+ * its PostgreSQL dialect runs on `pg` but sends every statement unnamed (parsed and planned each
+ * time): 483–630 entries/s against 761–764 with these programs' prepared statements. Its SQLite
+ * dialect fits `node:sqlite` with a small adapter (`reader` from `columns()`), but runs each query
+ * as a promise behind a mutex, so a write cannot join SqliteGroupCommit's synchronous group
+ * (`synchronous = FULL` then costs one fsync per write): 162–301 entries/s against 1,902–3,280.
  */
 
 /** One statement to run with its parameters: what a driver gets (the program decodes the rows). */
