@@ -1,4 +1,4 @@
-import { ClosuresConfirmed, CycleRun, RunAccepted, SyncStatus, type LoopStatus } from "@sds/sync-client";
+import { ClosuresConfirmed, CycleRun, RunAccepted, STATUS_LIMITS, SyncStatus, type LoopStatus } from "@sds/sync-client";
 import { z } from "zod";
 import type { CycleResult } from "../cycle/cycle-result.ts";
 import type { SyncEngine } from "../engine/sync-engine.ts";
@@ -79,10 +79,10 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
 /** `GET /v1/sync/status`: this replica, store counts, recent cycles, collections and quarantine. */
 async function syncStatus(context: OperatorContext) {
   const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
-    context.store.listRuns(20),
+    context.store.listRuns(STATUS_LIMITS.runs),
     context.store.stats(),
     context.store.listCollections(),
-    context.store.listQuarantine(20),
+    context.store.listQuarantine(STATUS_LIMITS.quarantine),
     context.loopStatus(),
     context.store.countByLanguage(),
   ]);
