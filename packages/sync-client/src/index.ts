@@ -68,6 +68,7 @@ export {
   RunAccepted,
   RunCounts,
   RunSummary,
+  STATUS_LIMITS,
   SyncStatus,
 } from "./schemas/status.ts";
 export { Health, Readiness } from "./schemas/probes.ts";

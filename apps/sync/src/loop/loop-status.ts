@@ -1,4 +1,4 @@
-import type { ConversionWindows, LoopStatus } from "@sds/sync-client";
+import { STATUS_LIMITS, type ConversionWindows, type LoopStatus } from "@sds/sync-client";
 import type { LoopContext } from "./loop-context.ts";
 import type { ConversionCounts, ConversionSummary, LoopStore, OutcomeKind } from "./store/loop-store.ts";
 
@@ -41,7 +41,7 @@ function windowReports(counts: {
  * then over their lifetime): the page polls it every 5 s per tab, and 5,000 surveys in three
  * windows are megabytes. The totals count every survey.
  */
-export const MAX_STATUS_SURVEYS = 500;
+export const MAX_STATUS_SURVEYS = STATUS_LIMITS.surveys;
 
 /** The store's part of the status, as last read, by store: read again only when its version moved. */
 const lastReports = new WeakMap<object, { readonly version: string; readonly report: Promise<ConversionReport> }>();

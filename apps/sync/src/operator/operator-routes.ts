@@ -1,4 +1,4 @@
-import { ClosuresConfirmed, CycleRun, RunAccepted, SyncStatus, type LoopStatus } from "@sds/sync-client";
+import { ClosuresConfirmed, CycleRun, RunAccepted, STATUS_LIMITS, SyncStatus, type LoopStatus } from "@sds/sync-client";
 import { z } from "zod";
 import type { CycleResult } from "../cycle/cycle-result.ts";
 import type { SyncEngine } from "../engine/sync-engine.ts";
@@ -98,10 +98,10 @@ function describeLeader(leader: LeaderIdentity | undefined): string {
  */
 export async function syncStatusReport(context: OperatorContext): Promise<SyncStatus> {
   const [runs, stats, collections, quarantine, loop, languages] = await Promise.all([
-    context.store.listRuns(20),
+    context.store.listRuns(STATUS_LIMITS.runs),
     context.store.stats(),
     context.store.listCollections(),
-    context.store.listQuarantine(20),
+    context.store.listQuarantine(STATUS_LIMITS.quarantine),
     context.loopStatus(),
     context.store.countByLanguage(),
   ]);

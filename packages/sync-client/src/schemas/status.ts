@@ -9,6 +9,13 @@ import type { OutcomeKind } from "./outcome-kinds.ts";
 
 const count = z.int().min(0);
 
+/**
+ * How much `GET /v1/sync/status` lists one by one: the loop's surveys (those earning most over
+ * the last 7 days, then over their lifetime; the totals count every survey), the most recent
+ * cycles and the most recently seen quarantined items.
+ */
+export const STATUS_LIMITS = { surveys: 500, runs: 20, quarantine: 20 } as const;
+
 /** A cycle's counts, by name (`listed`, `opened`, `closed`, `upstreamRequests`, …). */
 export const RunCounts = z
   .record(z.string(), z.number())
@@ -105,7 +112,9 @@ export const LoopStatus = z.object({
   surveyCount: count.describe("Surveys with at least one entry."),
   surveys: z
     .array(ConversionWindows.extend({ surveyId: z.int() }))
-    .describe("At most 500 surveys, those earning most over the last 7 days, then over their lifetime; by SurveyId."),
+    .describe(
+      `At most ${STATUS_LIMITS.surveys} surveys, those earning most over the last 7 days, then over their lifetime; by SurveyId.`,
+    ),
   inventoryData: RoutingDataReport,
 });
 /** The respondent loop's section of the status. */
@@ -149,7 +158,7 @@ export const SyncStatus = z.object({
   }),
   languages: z.array(z.object({ languageId: z.int(), live: count, closed: count })),
   intervalSeconds: z.number(),
-  runs: z.array(RunSummary).describe("The most recent cycles, newest first (at most 20)."),
+  runs: z.array(RunSummary).describe(`The most recent cycles, newest first (at most ${STATUS_LIMITS.runs}).`),
   collections: z.array(z.object({ name: z.string(), fetchedAt: z.string() })),
   quarantine: z
     .array(
@@ -163,7 +172,7 @@ export const SyncStatus = z.object({
         issues: z.unknown(),
       }),
     )
-    .describe("Items in quarantine now, most recently seen first (at most 20)."),
+    .describe(`Items in quarantine now, most recently seen first (at most ${STATUS_LIMITS.quarantine}).`),
   loop: LoopStatus,
 });
 /** `GET /v1/sync/status`. */
