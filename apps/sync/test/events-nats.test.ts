@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { advisoryLockKey } from "../src/database/advisory-lock.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { issueEntryLink, readOutcomeFeed, receiveOutcome } from "./loop-traffic.ts";
 import { expectExactlyOnceInOrder, floodOutcomes, sendOutcomesUntil } from "./event-delivery.ts";
@@ -166,4 +168,57 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
     },
     120_000,
   );
+
+  it.skipIf(!pgAvailable)(
+    "publishes nothing twice when the old leader loses its lock mid-flood and both relays overlap for a moment",
+    async () => {
+      const server = await nats();
+      const schema = freshSchemaName("sds_sync_events_lock");
+      cleanups.push(() => dropSchema(schema));
+      const database = { kind: "postgres", connectionString: testDatabaseUrl, schema } as const;
+      const config = { natsUrl: new URL(server.url) };
+      const first = await service({ database, config, replicaId: "first", followerPollMs: 100 });
+      const second = await service({ api: first.api, database, config, replicaId: "second", followerPollMs: 100 });
+      const stopSending = new AbortController();
+      // Both replicas receive outcomes, as behind a load balancer; neither stops.
+      let turn = 0;
+      const sending = sendOutcomesUntil(
+        () => ((turn += 1) % 2 === 0 ? first : second).service.outcomesUrl,
+        stopSending.signal,
+        { concurrency: 4, pauseMs: 2, tokenPrefix: "lock" },
+      );
+      await waitFor(async () => (await readStream(server.url, "SDS")).length > 200, 30_000);
+      // The leader's lock session dies (a network cut): another replica may take the lock while the
+      // old leader's relay is still publishing its batch. Until the second replica leads.
+      for (let attempt = 0; !second.service.store.leadership.isLeader; attempt++) {
+        expect(attempt, "the second replica never took the lock").toBeLessThan(20);
+        await terminateLockSession(schema);
+        await waitFor(
+          () => first.service.store.leadership.isLeader || second.service.store.leadership.isLeader,
+          15_000,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      stopSending.abort();
+      await sending;
+      const { ids, sequences } = await outcomesDelivered(server, second);
+      expect(expectExactlyOnceInOrder(ids, sequences, "outcome"), "repeats JetStream kept").toBe(0);
+    },
+    120_000,
+  );
 });
+
+/** Terminates the PostgreSQL session holding the schema's leadership lock (as a cut connection would). */
+async function terminateLockSession(schema: string): Promise<void> {
+  const key = advisoryLockKey(schema);
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 2",
+      [key.classId, key.objectId],
+    );
+  } finally {
+    await client.end();
+  }
+}

@@ -88,7 +88,9 @@ export class WebhookSink implements EventSink {
     this.#now = options.now ?? Date.now;
     const agentOptions = {
       keepAlive: true,
-      maxSockets: 1,
+      // One connection per feed: each feed's relay sends one request at a time, and neither may
+      // wait (its timeout running) behind the other's slow request.
+      maxSockets: 2,
       ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
     };
     this.#agent =
