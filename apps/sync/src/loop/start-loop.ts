@@ -1,5 +1,5 @@
 import { createClient } from "@sds/client";
-import { entryLinkProblem } from "@sds/routing";
+import { DEFAULT_YIELD_CUTOFF, entryLinkProblem } from "@sds/routing";
 import type { Logger } from "pino";
 import type { DatabaseConfig } from "../database/database-config.ts";
 import type { LoopConfig } from "./loop-settings.ts";
@@ -18,7 +18,7 @@ import {
 import { RoutingDataRefresher } from "./routing-data-refresher.ts";
 import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
-import { openOutcomeStore } from "./store/open-loop-store.ts";
+import { openLoopStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
@@ -71,7 +71,9 @@ export interface Loop {
  */
 export async function startLoop(options: LoopOptions): Promise<Loop> {
   const { config, logger, inventory, cycles, metrics } = options;
-  const outcomes = await openOutcomeStore(config.database);
+  const outcomes = await openLoopStore(config.database, {
+    yieldCutoffEntries: config.yieldCutoffEntries ?? DEFAULT_YIELD_CUTOFF.entries,
+  });
   const sds = createClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,

@@ -201,7 +201,7 @@ CREATE TABLE loop_survey_windows (
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
- * their own file (see `openSqliteOutcomeStore`). Append new versions; never edit an applied one.
+ * their own file (see `openSqliteLoopStore`). Append new versions; never edit an applied one.
  */
 export const outcomeMigrations: readonly Migration[] = [
   { version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") },

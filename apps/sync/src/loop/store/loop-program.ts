@@ -1,5 +1,3 @@
-import type { Dialect } from "../../database/migration-ledger.ts";
-
 /*
  * The loop store's logic is written once, as generator "programs" that yield SQL steps and get
  * rows back; each driver runs them inside its own transaction. SQLite (node:sqlite is
@@ -47,6 +45,3 @@ export async function runProgram<T>(program: Program<T>, execute: (step: SqlStep
   while (!next.done) next = program.next(await execute(next.value));
   return next.value;
 }
-
-/** The driver a program runs on, for the few statements the dialects write differently. */
-export type ProgramDialect = Dialect;

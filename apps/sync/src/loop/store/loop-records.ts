@@ -1,4 +1,6 @@
-import { query, queryOne, type Program, type ProgramDialect, type SqlRow, type SqlValue } from "./loop-program.ts";
+import type { Dialect } from "../../database/migration-ledger.ts";
+import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
+import { query, queryOne, type Program, type SqlRow, type SqlValue } from "./loop-program.ts";
 import {
   conversionWindows,
   outcomeKinds,
@@ -182,7 +184,7 @@ export function* windowsDue(now: Date): Program<boolean> {
  * Takes the hours that left each window (as of `now`) out of its totals, once: the edge moves
  * with them. Cheap when no hour boundary was crossed since the last call (two counter reads).
  */
-export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<void> {
+export function* advanceWindows(dialect: Dialect, now: Date): Program<void> {
   const current = hourOf(now);
   if (dialect === "postgres") yield* query(`SELECT pg_advisory_xact_lock(${WINDOWS_LOCK_KEY})`);
   for (const window of windowNames) {
@@ -203,7 +205,7 @@ export function* advanceWindows(dialect: ProgramDialect, now: Date): Program<voi
  * of it): every entry of this respondent, on every replica, waits there for the one before.
  * One statement: the target list runs left to right, so the order of locks is the documented one.
  */
-function* lockForRecording(dialect: ProgramDialect, token: string, respondent?: string): Program<void> {
+function* lockForRecording(dialect: Dialect, token: string, respondent?: string): Program<void> {
   if (dialect !== "postgres") return;
   const locks = `pg_advisory_xact_lock(hashtextextended(?, 7)), pg_advisory_xact_lock_shared(${WINDOWS_LOCK_KEY})`;
   if (respondent === undefined) {
@@ -235,14 +237,33 @@ interface CurrentEntry {
 /** Settings the recording programs need. */
 export interface RecordingSettings {
   /**
-   * Decided entries with no complete after which a survey is held out of yield ranking (the
-   * time it reaches each multiple is kept as `cutoff_reached_at`). @default 20
+   * Decided entries with no complete after which a survey is held out of yield ranking
+   * (`SYNC_YIELD_CUTOFF_ENTRIES`): the time an outcome makes the survey fail a trial, by
+   * `@sds/routing`'s `reachesYieldCutoff`, is kept as `cutoff_reached_at`. @default 20
    */
-  readonly cutoffEntries: number;
+  readonly yieldCutoffEntries: number;
 }
 
 /** The default {@link RecordingSettings}. */
-export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 };
+export const defaultRecordingSettings: RecordingSettings = { yieldCutoffEntries: DEFAULT_YIELD_CUTOFF.entries };
+
+/** A survey's tally as `loop_survey_counts` holds it after a change, and as it stood before. */
+function tallies(
+  row: SqlRow | undefined,
+  previous: OutcomeKind | null,
+  next: OutcomeKind,
+): { readonly before: YieldTally; readonly after: YieldTally } {
+  const completes = Number(row?.completes);
+  const after = {
+    decided: completes + Number(row?.terminates) + Number(row?.overquotas) + Number(row?.security),
+    completes,
+  };
+  const before = {
+    decided: after.decided - (previous === null ? 1 : 0),
+    completes: after.completes - (next === "complete" ? 1 : 0) + (previous === "complete" ? 1 : 0),
+  };
+  return { before, after };
+}
 
 /** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
 function* applyTransition(
@@ -277,11 +298,8 @@ function* applyTransition(
     "SELECT completes, terminates, overquotas, security FROM loop_survey_counts WHERE survey_id = ?",
     entry.surveyId,
   );
-  const decided =
-    Number(after?.completes) + Number(after?.terminates) + Number(after?.overquotas) + Number(after?.security);
-  // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
-  const cutoff =
-    previous === null && Number(after?.completes) === 0 && decided > 0 && decided % settings.cutoffEntries === 0;
+  const { before, after: tally } = tallies(after, previous, next);
+  const cutoff = reachesYieldCutoff(before, tally, { entries: settings.yieldCutoffEntries });
   yield* query(
     "UPDATE loop_survey_counts SET last_outcome_at = ?, cutoff_reached_at = CASE WHEN ? = 1 THEN ? ELSE cutoff_reached_at END WHERE survey_id = ?",
     at.getTime(),
@@ -333,9 +351,9 @@ function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number |
 
 /** {@link LoopStore.recordOutcome}. */
 export function* recordOutcome(
-  dialect: ProgramDialect,
+  dialect: Dialect,
   input: OutcomeInput,
-  settings: RecordingSettings = defaultRecordingSettings,
+  settings: RecordingSettings,
 ): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
@@ -448,7 +466,7 @@ const POSTGRES_INSERT_ENTRY = `WITH entry AS (
 )
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows FROM entry`;
 
-function* insertEntry(dialect: ProgramDialect, entry: EntryInput): Program<SqlRow | undefined> {
+function* insertEntry(dialect: Dialect, entry: EntryInput): Program<SqlRow | undefined> {
   const values = [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at.toISOString()] as const;
   const hour = hourOf(entry.at);
   if (dialect === "postgres") return yield* queryOne(POSTGRES_INSERT_ENTRY, ...values, hour);
@@ -469,10 +487,10 @@ function* insertEntry(dialect: ProgramDialect, entry: EntryInput): Program<SqlRo
  * {@link applyTransition}.
  */
 export function* recordEntry<Refusal>(
-  dialect: ProgramDialect,
+  dialect: Dialect,
   entry: EntryInput,
   admit: EntryAdmission<Refusal> | undefined,
-  settings: RecordingSettings = defaultRecordingSettings,
+  settings: RecordingSettings,
 ): Program<RecordEntryResult<Refusal>> {
   const repeatOrConflict = (row: SqlRow): RecordEntryResult<Refusal> => {
     const existing = toEntry(row);

@@ -242,9 +242,6 @@ export interface LoopStore extends OutcomeRetentionStore {
   close(): Promise<void>;
 }
 
-/** The loop store under its earlier name. */
-export type OutcomeStore = LoopStore;
-
 /** Whether a string names an outcome. */
 export function isOutcomeKind(value: string): value is OutcomeKind {
   return (outcomeKinds as readonly string[]).includes(value);

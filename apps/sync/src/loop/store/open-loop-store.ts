@@ -1,16 +1,17 @@
 import type { DatabaseConfig } from "../../database/database-config.ts";
-import type { OutcomeStore } from "./loop-store.ts";
+import type { RecordingSettings } from "./loop-records.ts";
+import type { LoopStore } from "./loop-store.ts";
 
 /**
- * Opens the outcome store beside the sync store `DATABASE_URL` names: the same PostgreSQL
- * schema, or the SQLite file `<name>.loop.db` next to the sync store's file. Imported only when
- * used, like the sync store.
+ * Opens the loop store beside the sync store `DATABASE_URL` names: the same PostgreSQL schema,
+ * or the SQLite file `<name>.loop.db` next to the sync store's file, recording with `settings`
+ * (the configured yield cut-off). Imported only when used, like the sync store.
  */
-export async function openOutcomeStore(database: DatabaseConfig): Promise<OutcomeStore> {
+export async function openLoopStore(database: DatabaseConfig, settings: RecordingSettings): Promise<LoopStore> {
   if (database.kind === "sqlite") {
-    const { openSqliteOutcomeStore } = await import("./sqlite-loop-store.ts");
-    return openSqliteOutcomeStore(database.path);
+    const { openSqliteLoopStore } = await import("./sqlite-loop-store.ts");
+    return openSqliteLoopStore(database.path, settings);
   }
-  const { openPostgresOutcomeStore } = await import("./postgres-loop-store.ts");
-  return openPostgresOutcomeStore({ connectionString: database.connectionString, schema: database.schema });
+  const { openPostgresLoopStore } = await import("./postgres-loop-store.ts");
+  return openPostgresLoopStore({ connectionString: database.connectionString, schema: database.schema }, settings);
 }

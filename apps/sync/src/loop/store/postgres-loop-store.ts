@@ -8,6 +8,7 @@ import { outcomeLedger } from "./loop-migrations.ts";
 import { postgresPlaceholders, preparedStatementName } from "../../database/postgres-query.ts";
 import { runProgram, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
 import type { LoopStore, OutcomePruneTarget } from "./loop-store.ts";
+import { defaultRecordingSettings, type RecordingSettings } from "./loop-records.ts";
 import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /**
@@ -16,9 +17,12 @@ import { ProgramLoopStore } from "./program-loop-store.ts";
  * it: the receiver runs on each. `poolSize` is 8 unless given. Every failure afterwards arrives
  * as a StoreError (the one wrapping, database/store-errors.ts).
  */
-export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): Promise<LoopStore> {
+export async function openPostgresLoopStore(
+  options: PostgresSchemaOptions,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Promise<LoopStore> {
   const { pool } = await openMigratedPool(options, 8, outcomeLedger, "the PostgreSQL outcome store");
-  return withStoreErrors<LoopStore>(new PostgresLoopStore(pool));
+  return withStoreErrors<LoopStore>(new PostgresLoopStore(pool, settings));
 }
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
@@ -40,8 +44,8 @@ class PostgresLoopStore extends ProgramLoopStore {
   readonly #pool: pg.Pool;
   #closed = false;
 
-  constructor(pool: pg.Pool) {
-    super();
+  constructor(pool: pg.Pool, settings: RecordingSettings) {
+    super(settings);
     this.#pool = pool;
   }
 

@@ -1,6 +1,8 @@
+import type { Dialect } from "../../database/migration-ledger.ts";
 import type { PruneBatchOutcome } from "../../store/retention.ts";
-import type { Program, ProgramDialect } from "./loop-program.ts";
+import type { Program } from "./loop-program.ts";
 import * as records from "./loop-records.ts";
+import type { RecordingSettings } from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type {
@@ -20,7 +22,13 @@ import type {
  * horizon, closing.
  */
 export abstract class ProgramLoopStore implements LoopStore {
-  abstract readonly kind: ProgramDialect;
+  abstract readonly kind: Dialect;
+  /** What recording needs from the configuration (the yield cut-off). */
+  protected readonly settings: RecordingSettings;
+
+  constructor(settings: RecordingSettings) {
+    this.settings = settings;
+  }
 
   /** Runs a program that only reads. */
   protected abstract runRead<T>(program: Program<T>): Promise<T>;
@@ -35,11 +43,11 @@ export abstract class ProgramLoopStore implements LoopStore {
     entry: EntryInput,
     admit?: EntryAdmission<Refusal>,
   ): Promise<RecordEntryResult<Refusal>> {
-    return this.runWrite("recording an entry", records.recordEntry(this.kind, entry, admit));
+    return this.runWrite("recording an entry", records.recordEntry(this.kind, entry, admit, this.settings));
   }
 
   recordOutcome(outcome: OutcomeInput) {
-    return this.runWrite("recording an outcome", records.recordOutcome(this.kind, outcome));
+    return this.runWrite("recording an outcome", records.recordOutcome(this.kind, outcome, this.settings));
   }
 
   currentOutcomes(tokens: readonly string[]) {

@@ -10,6 +10,7 @@ import { pruneSqliteFeedPrefix } from "../../store/sqlite-retention.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import { runProgramSync, type Program, type SqlRow, type SqlStep } from "./loop-program.ts";
 import type { LoopStore, OutcomePruneTarget } from "./loop-store.ts";
+import { defaultRecordingSettings, type RecordingSettings } from "./loop-records.ts";
 import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /** The outcome feed's horizon in one statement (one snapshot): below its oldest kept row, else the counter. */
@@ -36,14 +37,17 @@ export function loopDatabasePath(path: string): string {
  * store's path. One process per file, like the sync store. Every failure afterwards arrives as a
  * StoreError (the one wrapping, database/store-errors.ts).
  */
-export function openSqliteOutcomeStore(syncStorePath: string): Promise<LoopStore> {
+export function openSqliteLoopStore(
+  syncStorePath: string,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Promise<LoopStore> {
   const path = loopDatabasePath(syncStorePath);
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(db, outcomeLedger);
-    return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db)));
+    return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db, settings)));
   } catch (error) {
     return Promise.reject(
       new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }),
@@ -74,8 +78,8 @@ class SqliteLoopStore extends ProgramLoopStore {
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
-  constructor(db: DatabaseSync) {
-    super();
+  constructor(db: DatabaseSync, settings: RecordingSettings) {
+    super(settings);
     this.#db = db;
     this.#writes = new SqliteGroupCommit(db);
   }
