@@ -1,9 +1,9 @@
 import type { Dialect } from "../../database/migration-ledger.ts";
 import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
+import { requiredRow, storedOutcome, storedOutcomeOrNull, storedSource } from "./stored-values.ts";
 import { query, queryOne, type Program, type SqlRow, type SqlValue } from "./loop-program.ts";
 import {
   conversionWindows,
-  outcomeKinds,
   type ConversionCounts,
   type EntryAdmission,
   type EntryInput,
@@ -39,8 +39,6 @@ export function toIso(value: unknown): string {
   return value instanceof Date ? value.toISOString() : String(value);
 }
 
-const asOutcome = (value: unknown): OutcomeKind | null => outcomeKinds.find((kind) => kind === value) ?? null;
-
 /** One row of `loop_entries`. */
 export function toEntry(row: SqlRow): EntryRecord {
   return {
@@ -49,7 +47,7 @@ export function toEntry(row: SqlRow): EntryRecord {
     uid: String(row.uid),
     cpi: Number(row.cpi),
     issuedAt: toIso(row.issued_at),
-    outcome: asOutcome(row.outcome),
+    outcome: storedOutcomeOrNull(row.outcome, "loop_entries.outcome"),
   };
 }
 
@@ -58,11 +56,11 @@ export function toOutcome(row: SqlRow): OutcomeRecord {
   return {
     sequence: Number(row.sequence),
     token: String(row.token),
-    outcome: asOutcome(row.outcome) ?? "complete",
+    outcome: storedOutcome(row.outcome, "loop_outcomes.outcome"),
     surveyId: row.survey_id === null || row.survey_id === undefined ? null : Number(row.survey_id),
-    previousOutcome: asOutcome(row.previous_outcome),
+    previousOutcome: storedOutcomeOrNull(row.previous_outcome, "loop_outcomes.previous_outcome"),
     receivedAt: toIso(row.received_at),
-    source: (row.source as OutcomeSource | undefined) ?? "s2s",
+    source: storedSource(row.source),
     reason: typeof row.reason === "string" ? row.reason : null,
   };
 }
@@ -85,7 +83,7 @@ function toPastEntry(row: SqlRow): PastEntry {
   return {
     surveyId: Number(row.survey_id),
     enteredAt: Date.parse(toIso(row.issued_at)),
-    outcome: asOutcome(row.outcome),
+    outcome: storedOutcomeOrNull(row.outcome, "loop_entries.outcome"),
   };
 }
 
@@ -223,7 +221,7 @@ SELECT (SELECT count(*) FROM respondent) AS inserted, ${locks}`,
 /** The next sequence of the outcome feed; on PostgreSQL the counter row stays locked until commit, so sequences follow commit order. */
 function* nextSequence(): Program<number> {
   const row = yield* queryOne("UPDATE loop_counters SET value = value + 1 WHERE name = 'outcomes' RETURNING value");
-  return Number(row?.value);
+  return Number(requiredRow(row, "the outcome feed's counter").value);
 }
 
 interface CurrentEntry {
@@ -320,7 +318,7 @@ function* applyTransition(
     earnings: next === "complete" ? entry.cpi : 0,
   });
   yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
-  return toOutcome(row ?? {});
+  return toOutcome(requiredRow(row, "a new outcome"));
 }
 
 function currentEntry(row: SqlRow): CurrentEntry {
@@ -328,7 +326,7 @@ function currentEntry(row: SqlRow): CurrentEntry {
     token: String(row.token),
     surveyId: Number(row.survey_id),
     cpi: Number(row.cpi),
-    outcome: asOutcome(row.outcome),
+    outcome: storedOutcomeOrNull(row.outcome, "loop_entries.outcome"),
     outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at),
   };
 }
@@ -389,7 +387,7 @@ export function* recordOutcome(
   }
   // No entry carries the token (yet): an orphan, kept apart and counted apart, attached if the entry is issued later.
   const orphan = yield* queryOne("SELECT outcome FROM loop_orphans WHERE token = ?", input.token);
-  const previous = asOutcome(orphan?.outcome);
+  const previous = orphan === undefined ? null : storedOutcome(orphan.outcome, "loop_orphans.outcome");
   if (previous === input.outcome)
     return { recorded: false, record: yield* lastTransition(input.token, input.outcome, null) };
   const sequence = yield* nextSequence();
@@ -412,7 +410,7 @@ export function* recordOutcome(
   );
   if (!orphan) yield* query(ADD_TO_COUNTER, "orphans", 1);
   yield* query(ADD_TO_COUNTER, `outcome:${input.outcome}`, 1);
-  return { recorded: true, record: toOutcome(row ?? {}) };
+  return { recorded: true, record: toOutcome(requiredRow(row, "a new orphan outcome")) };
 }
 
 /**
@@ -436,7 +434,7 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
   const history: PastEntry[] = [];
   for (const row of yield* query(READ_FOR_ENTRY, token, token, uid, historyLimit)) {
     if (row.kind === "known") known = row;
-    else if (row.kind === "orphan") orphan = asOutcome(row.outcome);
+    else if (row.kind === "orphan") orphan = storedOutcome(row.outcome, "loop_orphans.outcome");
     else history.push(toPastEntry(row));
   }
   return { known, orphan, history };
@@ -513,7 +511,12 @@ export function* recordEntry<Refusal>(
     yield* query("SELECT value FROM loop_counters WHERE name = 'outcomes' FOR UPDATE");
   const inserted = yield* insertEntry(dialect, entry);
   if (!inserted)
-    return repeatOrConflict((yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token)) ?? {});
+    return repeatOrConflict(
+      requiredRow(
+        yield* queryOne("SELECT * FROM loop_entries WHERE token = ?", entry.token),
+        "the entry holding the token",
+      ),
+    );
   if (facts.orphan === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
   const attached = yield* applyTransition(
     { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
@@ -564,7 +567,7 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
       `SELECT token, outcome FROM loop_entries WHERE source = 'link' AND token IN (${chunk.map(() => "?").join(", ")})`,
       ...chunk,
     );
-    for (const row of rows) outcomes.set(String(row.token), asOutcome(row.outcome));
+    for (const row of rows) outcomes.set(String(row.token), storedOutcomeOrNull(row.outcome, "loop_entries.outcome"));
   }
   return outcomes;
 }
@@ -644,8 +647,7 @@ export function* conversionVersion(now: Date): Program<string> {
 export function* outcomeCounts(): Program<Record<OutcomeKind, number>> {
   const counts: Record<OutcomeKind, number> = { complete: 0, terminate: 0, overquota: 0, security: 0 };
   for (const row of yield* query("SELECT name, value FROM loop_counters WHERE name LIKE 'outcome:%'")) {
-    const kind = asOutcome(String(row.name).slice("outcome:".length));
-    if (kind) counts[kind] = Number(row.value);
+    counts[storedOutcome(String(row.name).slice("outcome:".length), "loop_counters.name")] = Number(row.value);
   }
   return counts;
 }
