@@ -69,8 +69,8 @@ drawn AS MATERIALIZED (
   SELECT i, ? + abs(random()) % ? AS survey_id, abs(random()) % ? AS respondent,
     ? - abs(random()) % ? AS issued_ms, abs(random()) % 1000 AS roll, 60000 + abs(random()) % 1740000 AS delay FROM n
 )
-INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source)
-SELECT printf('bench-%010d', i), survey_id, printf('respondent-%06d', respondent), 0.5 + (survey_id % 30) * 0.25,
+INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, outcome, outcome_at, source)
+SELECT printf('bench-%010d', i), survey_id, printf('respondent-%06d', respondent), 500000 + (survey_id % 30) * 250000,
   strftime(${ISO}, issued_ms / 1000.0, 'unixepoch'),
   CASE WHEN roll < 100 THEN 'complete' WHEN roll < 250 THEN 'terminate' WHEN roll < 300 THEN 'overquota' END,
   CASE WHEN roll < 300 THEN strftime(${ISO}, min(issued_ms + delay, ?) / 1000.0, 'unixepoch') END,
@@ -79,7 +79,7 @@ FROM drawn`;
 
 const COUNT_SUMS = `SUM(CASE WHEN outcome = 'complete' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'terminate' THEN 1 ELSE 0 END),
   SUM(CASE WHEN outcome = 'overquota' THEN 1 ELSE 0 END), SUM(CASE WHEN outcome = 'security' THEN 1 ELSE 0 END),
-  COALESCE(SUM(CASE WHEN outcome = 'complete' THEN cpi ELSE 0 END), 0)`;
+  COALESCE(SUM(CASE WHEN outcome = 'complete' THEN cpi_micros ELSE 0 END), 0)`;
 const HOUR_OF = (column: string) => `CAST(strftime('%s', ${column}) AS INTEGER) / 3600`;
 
 /** Seeds the loop file; the store must not be open elsewhere. */
@@ -126,7 +126,7 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
     });
     timed(phases, "counts", () => {
       transaction(db, () => {
-        db.exec(`INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, earnings)
+        db.exec(`INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, earnings_micros)
           SELECT survey_id, COUNT(*), ${COUNT_SUMS} FROM loop_entries GROUP BY survey_id`);
         // Hourly rows only for the hours the service keeps (entries by issue hour, outcomes by arrival hour).
         const firstHour = Math.floor(now / HOUR_MS) - KEPT_HOURS;
@@ -136,17 +136,17 @@ export async function seedLoopStore(command: SeedCommand): Promise<SeedReport> {
           SELECT survey_id, ${HOUR_OF("issued_at")}, COUNT(*) FROM loop_entries WHERE issued_at >= ? GROUP BY 1, 2`,
         ).run(since);
         db.prepare(
-          `INSERT INTO loop_survey_hours (survey_id, hour, completes, terminates, overquotas, security, earnings)
+          `INSERT INTO loop_survey_hours (survey_id, hour, completes, terminates, overquotas, security, earnings_micros)
           SELECT survey_id, ${HOUR_OF("outcome_at")}, ${COUNT_SUMS} FROM loop_entries WHERE outcome IS NOT NULL AND outcome_at >= ? GROUP BY 1, 2
           ON CONFLICT (survey_id, hour) DO UPDATE SET completes = excluded.completes, terminates = excluded.terminates,
-            overquotas = excluded.overquotas, security = excluded.security, earnings = excluded.earnings`,
+            overquotas = excluded.overquotas, security = excluded.security, earnings_micros = excluded.earnings_micros`,
         ).run(since);
         db.exec("INSERT INTO loop_respondents (uid) SELECT DISTINCT uid FROM loop_entries");
         // The windows' totals, as the service keeps them (schema version 5): the hours after each window's edge.
         for (const window of ["last24h", "last7d"]) {
           db.prepare(
-            `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
-            SELECT survey_id, ?, SUM(entries), SUM(completes), SUM(terminates), SUM(overquotas), SUM(security), SUM(reversals), SUM(earnings)
+            `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
+            SELECT survey_id, ?, SUM(entries), SUM(completes), SUM(terminates), SUM(overquotas), SUM(security), SUM(reversals), SUM(earnings_micros)
             FROM loop_survey_hours WHERE hour > (SELECT value FROM loop_counters WHERE name = ?) GROUP BY survey_id`,
           ).run(window, `window-edge:${window}`);
         }

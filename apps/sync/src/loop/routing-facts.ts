@@ -14,8 +14,11 @@ export interface RoutingFactsSettings {
   readonly recontactStudyTypes: readonly number[];
   /** What a survey whose group list cannot be read does: route as if it had no groups, or stay out. @default "route" */
   readonly missingGroups: "route" | "exclude";
-  /** Why a survey's URL cannot make an entry link (checked once per survey as it enters the matcher), or undefined. */
-  readonly unusableUrl: (survey: Survey) => string | undefined;
+  /**
+   * Why the service cannot route to a survey for everyone (checked once per survey as it enters
+   * the matcher): its URL cannot make an entry link, or its Cpi is not a price. Undefined when it can.
+   */
+  readonly unusable: (survey: Survey) => string | undefined;
 }
 
 /**
@@ -57,7 +60,7 @@ export class RoutingFacts {
     return this.#data;
   }
 
-  /** Surveys whose URL cannot make an entry link, with the reason. */
+  /** Surveys the service cannot route to (their URL cannot make an entry link, their Cpi is not a price), with the reason. */
   get unusable(): ReadonlyMap<number, string> {
     return this.#unusable;
   }
@@ -97,7 +100,7 @@ export class RoutingFacts {
     const before = this.#traits.get(id);
     if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
     this.#traits.set(id, traits);
-    const unusable = this.#settings.unusableUrl(survey);
+    const unusable = this.#settings.unusable(survey);
     if (unusable === undefined) this.#unusable.delete(id);
     else this.#unusable.set(id, unusable);
     this.#applyOne(matcher, id);

@@ -6,6 +6,7 @@ import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
+import { cpiProblem } from "./money.ts";
 import { routingDataReport } from "./loop-status.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
 import {
@@ -86,7 +87,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const facts = new RoutingFacts({
     recontactStudyTypes: config.recontactStudyTypes ?? [],
     missingGroups: config.missingGroups ?? "route",
-    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+    // A Cpi that is not a price never reaches an entry, so never a sum (money.ts).
+    unusable: (survey) => cpiProblem(survey.Cpi) ?? entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
   });
   const loopMetrics = createLoopMetrics(metrics.registry, () => {
     const report = routingDataReport({ facts });

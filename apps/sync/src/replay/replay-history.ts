@@ -1,3 +1,5 @@
+import { microsToAmount } from "../loop/money.ts";
+
 /*
  * What a replay reads: the entries the loop store recorded (issued through POST /v1/entry-links,
  * not imported history), in issue order, and what the service knew of each survey (its Ir from
@@ -35,7 +37,7 @@ export interface ReplayHistory {
 /** The statements a replay runs, the same on both drivers. */
 export const REPLAY_SQL = {
   entries:
-    "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
+    "SELECT survey_id, cpi_micros, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
   surveys: "SELECT id, ir FROM surveys",
   stats: "SELECT survey_id, conversion FROM loop_survey_stats WHERE conversion IS NOT NULL",
 } as const;
@@ -60,7 +62,7 @@ export function historyFromRows(rows: {
       typeof row.outcome === "string" && OUTCOMES.has(row.outcome) ? (row.outcome as RecordedEntry["outcome"]) : null;
     return {
       surveyId: Number(row.survey_id),
-      cpi: Number(row.cpi),
+      cpi: microsToAmount(Number(row.cpi_micros)),
       issuedAt: millis(row.issued_at),
       outcome,
       outcomeAt:

@@ -1,5 +1,7 @@
 import type { Dialect } from "../../database/migration-ledger.ts";
 import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
+import { cpiMicros, storedCpiMicros, storedEarningsMicros } from "./stored-money.ts";
+import { microsToAmount } from "../money.ts";
 import { requiredRow, storedOutcome, storedOutcomeOrNull, storedSource } from "./stored-values.ts";
 import { query, queryOne, type Program, type SqlRow, type SqlValue } from "./loop-program.ts";
 import {
@@ -45,7 +47,7 @@ export function toEntry(row: SqlRow): EntryRecord {
     token: String(row.token),
     surveyId: Number(row.survey_id),
     uid: String(row.uid),
-    cpi: Number(row.cpi),
+    cpi: microsToAmount(storedCpiMicros(row.cpi_micros)),
     issuedAt: toIso(row.issued_at),
     outcome: storedOutcomeOrNull(row.outcome, "loop_entries.outcome"),
   };
@@ -75,7 +77,7 @@ export function toCounts(row: SqlRow | undefined): ConversionCounts {
     overquotas: count("overquotas"),
     securityTerminates: count("security"),
     reversals: count("reversals"),
-    earnings: count("earnings"),
+    earnings: microsToAmount(storedEarningsMicros(row?.earnings_micros)),
   };
 }
 
@@ -95,6 +97,7 @@ interface CountDelta {
   overquota?: number;
   security?: number;
   reversals?: number;
+  /** In integer micros. */
   earnings?: number;
 }
 
@@ -115,18 +118,18 @@ const COUNT_COLUMNS = [
   "overquotas",
   "security",
   "reversals",
-  "earnings",
+  "earnings_micros",
 ] as const;
 const ADD_COUNTS = (table: string) =>
   COUNT_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
-const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
+const ADD_LIFETIME_COUNTS = `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`;
-const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
+const ADD_HOUR_COUNTS = `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`;
 const ADD_TO_COUNTER =
   "INSERT INTO loop_counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + excluded.value";
 
-const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+const ADD_WINDOW_COUNTS = `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`;
 
 /** The windows whose totals are kept per survey (see {@link conversionWindows}). */
@@ -163,9 +166,9 @@ const EXPIRE_WINDOW = `UPDATE loop_survey_windows SET
   entries = loop_survey_windows.entries - expired.entries, completes = loop_survey_windows.completes - expired.completes,
   terminates = loop_survey_windows.terminates - expired.terminates, overquotas = loop_survey_windows.overquotas - expired.overquotas,
   security = loop_survey_windows.security - expired.security, reversals = loop_survey_windows.reversals - expired.reversals,
-  earnings = loop_survey_windows.earnings - expired.earnings
+  earnings_micros = loop_survey_windows.earnings_micros - expired.earnings_micros
 FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
-  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
+  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings_micros) AS earnings_micros FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
 WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`;
 
 /** Whether an hour left a window since its edge last moved: only then does a read need the write transaction of {@link advanceWindows}. */
@@ -227,7 +230,8 @@ function* nextSequence(): Program<number> {
 interface CurrentEntry {
   readonly token: string;
   readonly surveyId: number;
-  readonly cpi: number;
+  /** The Cpi as issued, in integer micros (money.ts). */
+  readonly cpiMicros: number;
   readonly outcome: OutcomeKind | null;
   readonly outcomeAt: string | null;
 }
@@ -288,7 +292,7 @@ function* applyTransition(
   yield* query("UPDATE loop_entries SET outcome = ?, outcome_at = ? WHERE token = ?", next, iso, entry.token);
   const previous = entry.outcome;
   const reversal = previous === "complete" ? 1 : 0;
-  const earned = (next === "complete" ? entry.cpi : 0) - (previous === "complete" ? entry.cpi : 0);
+  const earned = (next === "complete" ? entry.cpiMicros : 0) - (previous === "complete" ? entry.cpiMicros : 0);
   const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
   if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
   yield* addCounts(entry.surveyId, null, lifetime);
@@ -309,13 +313,13 @@ function* applyTransition(
   if (previous !== null && entry.outcomeAt !== null) {
     yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), {
       [previous]: -1,
-      earnings: previous === "complete" ? -entry.cpi : 0,
+      earnings: previous === "complete" ? -entry.cpiMicros : 0,
     });
   }
   yield* addCounts(entry.surveyId, hourOf(at), {
     [next]: 1,
     reversals: reversal,
-    earnings: next === "complete" ? entry.cpi : 0,
+    earnings: next === "complete" ? entry.cpiMicros : 0,
   });
   yield* query(ADD_TO_COUNTER, `outcome:${next}`, 1);
   return toOutcome(requiredRow(row, "a new outcome"));
@@ -325,7 +329,7 @@ function currentEntry(row: SqlRow): CurrentEntry {
   return {
     token: String(row.token),
     surveyId: Number(row.survey_id),
-    cpi: Number(row.cpi),
+    cpiMicros: storedCpiMicros(row.cpi_micros),
     outcome: storedOutcomeOrNull(row.outcome, "loop_entries.outcome"),
     outcomeAt: row.outcome_at === null || row.outcome_at === undefined ? null : toIso(row.outcome_at),
   };
@@ -357,7 +361,7 @@ export function* recordOutcome(
   const reason = input.reason ?? null;
   yield* lockForRecording(dialect, input.token);
   const entryRow = yield* queryOne(
-    "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+    "SELECT token, survey_id, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
     input.token,
   );
   if (entryRow) {
@@ -418,9 +422,9 @@ export function* recordOutcome(
  * already carries the token, the outcome that arrived for it first (an orphan), and the
  * respondent's latest entries (none when `historyLimit` is 0).
  */
-const READ_FOR_ENTRY = `SELECT 'known' AS kind, token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE token = ?
+const READ_FOR_ENTRY = `SELECT 'known' AS kind, token, survey_id, uid, cpi_micros, issued_at, outcome FROM loop_entries WHERE token = ?
 UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome FROM loop_orphans WHERE token = ?
-UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`;
+UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi_micros, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`;
 
 interface EntryFacts {
   readonly known: SqlRow | undefined;
@@ -447,7 +451,7 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
  * their edges under the windows lock, as {@link addCounts} does. No row when the token is taken.
  */
 const POSTGRES_INSERT_ENTRY = `WITH entry AS (
-  INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES ($1, $2, $3, $4, $5, 'link')
+  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES ($1, $2, $3, $4, $5, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING *
 ), lifetime AS (
   INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
@@ -465,11 +469,11 @@ const POSTGRES_INSERT_ENTRY = `WITH entry AS (
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows FROM entry`;
 
 function* insertEntry(dialect: Dialect, entry: EntryInput): Program<SqlRow | undefined> {
-  const values = [entry.token, entry.surveyId, entry.uid, entry.cpi, entry.at.toISOString()] as const;
+  const values = [entry.token, entry.surveyId, entry.uid, cpiMicros(entry.cpi), entry.at.toISOString()] as const;
   const hour = hourOf(entry.at);
   if (dialect === "postgres") return yield* queryOne(POSTGRES_INSERT_ENTRY, ...values, hour);
   const inserted = yield* queryOne(
-    "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
+    "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *",
     ...values,
   );
   if (inserted) {
@@ -519,7 +523,7 @@ export function* recordEntry<Refusal>(
     );
   if (facts.orphan === null) return { kind: "recorded", entry: toEntry(inserted), attached: [] };
   const attached = yield* applyTransition(
-    { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
+    { token: entry.token, surveyId: entry.surveyId, cpiMicros: cpiMicros(entry.cpi), outcome: null, outcomeAt: null },
     facts.orphan,
     entry.at,
     "attach",
@@ -538,7 +542,7 @@ export function* importHistory(entries: readonly HistoryInput[]): Program<{ impo
     const at = item.enteredAt.toISOString();
     const token = `history:${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`;
     const row = yield* queryOne(
-      "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING RETURNING token",
+      "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING RETURNING token",
       token,
       item.surveyId,
       item.uid,
@@ -607,7 +611,7 @@ const TOP_SURVEYS = `SELECT c.survey_id, ${prefixed("c", "")}, ${prefixed("d", "
   FROM loop_survey_counts AS c
   LEFT JOIN loop_survey_windows AS d ON d.survey_id = c.survey_id AND d.window_name = 'last24h'
   LEFT JOIN loop_survey_windows AS w ON w.survey_id = c.survey_id AND w.window_name = 'last7d'
-  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings, 0) DESC, c.earnings DESC, c.survey_id LIMIT ?`;
+  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings_micros, 0) DESC, c.earnings_micros DESC, c.survey_id LIMIT ?`;
 
 /**
  * {@link LoopStore.conversionSummary}: three statements, the sums and the ordering done by the

@@ -16,7 +16,8 @@ describe("unknown values in the loop store", () => {
     for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
   });
 
-  async function storeWith(corrupt: (db: DatabaseSync) => void) {
+  /** A store holding one entry, one outcome and one orphan, with `corruption` (SQL) applied behind its back. */
+  async function storeWith(corruption: string) {
     const directory = mkdtempSync(join(tmpdir(), "sds-loop-values-"));
     directories.push(directory);
     const path = join(directory, "sds.db");
@@ -27,13 +28,13 @@ describe("unknown values in the loop store", () => {
     await setup.recordOutcome({ token: "orphan", outcome: "terminate", at });
     await setup.close();
     const db = new DatabaseSync(loopDatabasePath(path));
-    corrupt(db);
+    db.exec(corruption);
     db.close();
     return openSqliteLoopStore(path);
   }
 
   it("refuses an entry whose stored outcome is unknown instead of counting it as a complete", async () => {
-    const store = await storeWith((db) => db.exec("UPDATE loop_entries SET outcome = 'completed' WHERE token = 't1'"));
+    const store = await storeWith("UPDATE loop_entries SET outcome = 'completed' WHERE token = 't1'");
     try {
       await expect(store.currentOutcomes(["t1"])).rejects.toThrow(StoreError);
       await expect(store.currentOutcomes(["t1"])).rejects.toThrow(
@@ -49,17 +50,15 @@ describe("unknown values in the loop store", () => {
   });
 
   it("refuses an unknown outcome source, orphan outcome or outcome counter", async () => {
-    const sources = await storeWith((db) => db.exec("UPDATE loop_outcomes SET source = 'magic'"));
+    const sources = await storeWith("UPDATE loop_outcomes SET source = 'magic'");
     await expect(sources.listOutcomes(0, 10)).rejects.toThrow(/unknown outcome source/);
     await sources.close();
-    const orphans = await storeWith((db) => db.exec("UPDATE loop_orphans SET outcome = 'win'"));
+    const orphans = await storeWith("UPDATE loop_orphans SET outcome = 'win'");
     await expect(orphans.recordOutcome({ token: "orphan", outcome: "complete", at: new Date() })).rejects.toThrow(
       StoreError,
     );
     await orphans.close();
-    const counters = await storeWith((db) =>
-      db.exec("INSERT INTO loop_counters (name, value) VALUES ('outcome:win', 3)"),
-    );
+    const counters = await storeWith("INSERT INTO loop_counters (name, value) VALUES ('outcome:win', 3)");
     await expect(counters.outcomeCounts()).rejects.toThrow(StoreError);
     await counters.close();
   });

@@ -19,7 +19,7 @@ export function storedOutcomeOrNull(value: unknown, column: string): OutcomeKind
 export function storedOutcome(value: unknown, column: string): OutcomeKind {
   const kind = outcomeKinds.find((candidate) => candidate === value);
   if (kind === undefined)
-    throw new StoreError(`the loop store holds an unknown outcome in ${column}: ${JSON.stringify(value) ?? "nothing"}`);
+    throw new StoreError(`the loop store holds an unknown outcome in ${column}: ${JSON.stringify(value)}`);
   return kind;
 }
 
@@ -28,7 +28,7 @@ export function storedSource(value: unknown): OutcomeSource {
   const source = outcomeSources.find((candidate) => candidate === value);
   if (source === undefined)
     throw new StoreError(
-      `the loop store holds an unknown outcome source in loop_outcomes.source: ${JSON.stringify(value) ?? "nothing"}`,
+      `the loop store holds an unknown outcome source in loop_outcomes.source: ${JSON.stringify(value)}`,
     );
   return source;
 }
