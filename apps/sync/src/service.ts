@@ -217,7 +217,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     retentionMs: config.retentionSeconds * 1000,
     // 0 (the default) keeps entry links and outcomes forever: business records.
     outcomes: config.outcomeRetentionSeconds
-      ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 }
+      ? { store: loop.context.store, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),

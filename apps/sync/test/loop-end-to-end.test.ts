@@ -115,8 +115,12 @@ describe("the respondent loop, end to end over HTTP", () => {
 
     // Conversion in status: 3 completes of 6 entries at a CPI of 9.00.
     const status = await call("/v1/sync/status");
-    const loop = status.body.loop as { conversion: unknown[]; outcomes: unknown; account: unknown };
-    expect(loop.conversion).toEqual([
+    const loop = status.body.loop as {
+      surveys: { surveyId: number; lifetime: object }[];
+      outcomes: unknown;
+      account: unknown;
+    };
+    expect(loop.surveys.map((survey) => ({ surveyId: survey.surveyId, ...survey.lifetime }))).toEqual([
       {
         surveyId: 7003,
         entries: 6,

@@ -211,9 +211,9 @@ describe("the respondent loop over HTTP", () => {
     expect(list.outcomes.map((each) => each.token)).toEqual(["tok-a", "tok-b"]);
     expect(list.next).toBe(2);
     const status = (await (await service.request("/v1/sync/status", { headers: authorized })).json()) as {
-      loop: { conversion: unknown[]; outcomes: unknown };
+      loop: { surveys: { surveyId: number; lifetime: object }[]; outcomes: unknown };
     };
-    expect(status.loop.conversion).toEqual([
+    expect(status.loop.surveys.map((survey) => ({ surveyId: survey.surveyId, ...survey.lifetime }))).toEqual([
       {
         surveyId: 9001,
         entries: 2,

@@ -164,11 +164,13 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     expect(pass.ran).toBe(true);
     expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
     expect(await getJson<OutcomePage>(harness, "/v1/outcomes?after=0&limit=1000")).toEqual(before);
-    const status = await getJson<{ loop: { conversion: { surveyId: number; entries: number }[] } }>(
+    const status = await getJson<{ loop: { surveys: { surveyId: number; lifetime: { entries: number } }[] } }>(
       harness,
       "/v1/sync/status",
     );
-    expect(status.loop.conversion).toContainEqual(expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1 }));
+    expect(
+      status.loop.surveys.map(({ surveyId, lifetime }) => ({ surveyId, entries: lifetime.entries })),
+    ).toContainEqual({ surveyId: survey?.SurveyId, entries: 1 });
   });
 });
 
@@ -195,10 +197,16 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
     const pass = await harness.service.pruner.pruneOnce();
     expect(pass.deleted).toMatchObject({ outcomes: 2, entries: 1 });
     // The counts are kept as they were recorded: pruning the entries does not take back what they earned.
-    const status = await getJson<{ loop: { conversion: unknown[] } }>(harness, "/v1/sync/status");
-    expect(status.loop.conversion).toEqual([
-      expect.objectContaining({ surveyId: survey?.SurveyId, entries: 1, completes: 1 }),
-    ]);
+    const status = await getJson<{
+      loop: { surveys: { surveyId: number; lifetime: { entries: number; completes: number } }[] };
+    }>(harness, "/v1/sync/status");
+    expect(
+      status.loop.surveys.map(({ surveyId, lifetime }) => ({
+        surveyId,
+        entries: lifetime.entries,
+        completes: lifetime.completes,
+      })),
+    ).toEqual([{ surveyId: survey?.SurveyId, entries: 1, completes: 1 }]);
 
     // A reader that kept up goes on; one behind the horizon is told so, and where to go on from.
     await receive(harness, "overquota", "young-1");

@@ -43,7 +43,7 @@ export type HistoryImported = z.output<typeof HistoryImported>;
 export async function importHistory(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, HistoryBody, MAX_BATCH_BODY_BYTES);
   if (!body.ok) return body.reply;
-  const result = await loop.outcomes.importHistory(
+  const result = await loop.store.importHistory(
     body.value.entries.map((entry) => ({
       uid: entry.uid,
       surveyId: entry.surveyId,

@@ -67,10 +67,10 @@ async function conversionReport(store: LoopStore, now: Date): Promise<Conversion
  * outcomes by kind, orphans, refused calls, and conversion (entries, outcomes, reversals,
  * earnings net of reversals) in total and per survey, over the lifetime and the last 24 hours
  * and 7 days. Every figure comes from counts kept as entries and outcomes are recorded: O(surveys).
- * The shape is the contract of the status page (docs/status-contract in the notes).
+ * The shape is the contract of the status page (status-page/browser/status.js reads it).
  */
 export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<Record<string, unknown>> {
-  const { summary, outcomes, orphans } = await conversionReport(loop.outcomes, now);
+  const { summary, outcomes, orphans } = await conversionReport(loop.store, now);
   const verdicts = loop.account.verdicts;
   const problems = verdicts
     ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) =>
@@ -98,8 +98,6 @@ export async function loopStatus(loop: LoopContext, now: Date = new Date()): Pro
       ...Object.fromEntries(windowNames.map((name) => [name, windowReport(survey[name])])),
     })),
     inventoryData: routingDataReport(loop),
-    // Kept for readers of the earlier shape: lifetime counts per survey.
-    conversion: listed.map((survey) => ({ surveyId: survey.surveyId, ...windowReport(survey.lifetime) })),
   };
 }
 

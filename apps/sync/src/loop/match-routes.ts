@@ -66,7 +66,7 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
   const { explain, uid } = body.value;
-  const history = uid === undefined ? undefined : await loop.outcomes.respondentHistory(uid, MATCH_HISTORY_LIMIT);
+  const history = uid === undefined ? undefined : await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
   const respondent = toMatchRequest(body.value, history);
   const live = loop.liveMatcher;
   const { matcher } = live;
@@ -142,7 +142,7 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const price = parseCpi(survey.Cpi);
   if ("problem" in price)
     return errorReply(409, "survey_unroutable", `survey ${surveyId} is held out of routing: ${price.problem}`);
-  const result = await loop.outcomes.recordEntry(
+  const result = await loop.store.recordEntry(
     { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now },
     refusal,
   );

@@ -225,7 +225,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     context: {
       liveMatcher,
       account,
-      outcomes,
+      store: outcomes,
       outcomeNotifier,
       refusals: new ReceiverRefusals(metrics.registry, logger),
       warnings: () => loopWarnings(account, config.outcomesPublicUrl),

@@ -20,14 +20,12 @@
  *   conversion?: number, earningsPerEntry?: number }} Window
  * @typedef {"last24h" | "last7d" | "lifetime"} WindowName
  * @typedef {{ surveyId: number, last24h?: Window, last7d?: Window, lifetime?: Window }} SurveyWindows
- * @typedef {{ surveyId: number, entries?: number, completes?: number, terminates?: number,
- *   overquotas?: number, securityTerminates?: number, conversion?: number, earningsPerEntry?: number }} LegacyConversion
  * @typedef {{ matcher?: { surveys?: number, sequence?: number },
  *   account?: { fetchedAt?: string | null, entryLinksSigned?: boolean | null, outcomesVerified?: boolean | null, problem?: string | null },
  *   warnings?: string[], outcomes?: Record<string, number>, orphans?: { tokens?: number },
  *   refused?: { total?: number, byReason?: Record<string, number> },
  *   totals?: { last24h?: Window, last7d?: Window, lifetime?: Window },
- *   surveys?: SurveyWindows[], conversion?: LegacyConversion[],
+ *   surveys?: SurveyWindows[],
  *   inventoryData?: { groups?: { surveys?: number, unavailable?: number, pending?: number }, recontact?: { studies?: number, unavailable?: number },
  *     studyTypesPending?: number } }} LoopStatus
  * @typedef {{ id?: number, status: string, startedAt: string, durationMs?: number, error?: string | null,
@@ -354,22 +352,12 @@ function collectWarnings(readiness, loop) {
 // Money: the respondent loop
 
 /**
- * The loop's surveys, from `surveys` or, before the loop reported windows, from `conversion`
- * (lifetime only: its earnings are earnings per entry × entries).
+ * The loop's surveys, each with its windows.
  * @param {LoopStatus} loop
  * @returns {SurveyWindows[]}
  */
 function loopSurveys(loop) {
-  if (Array.isArray(loop.surveys)) return loop.surveys;
-  return (loop.conversion ?? []).map((row) => ({
-    surveyId: row.surveyId,
-    lifetime: {
-      ...row,
-      ...(isNumber(row.earningsPerEntry) && isNumber(row.entries)
-        ? { earnings: row.earningsPerEntry * row.entries }
-        : {}),
-    },
-  }));
+  return Array.isArray(loop.surveys) ? loop.surveys : [];
 }
 
 /**
