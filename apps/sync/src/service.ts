@@ -5,7 +5,7 @@ import { describeConfig, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
-import { startApiServer, type ApiServer } from "./http/server.ts";
+import { startApiServer } from "./http/server.ts";
 import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
 import { PageCache } from "./inventory-api/page-cache.ts";
 import { loopRoutes } from "./loop/loop-routes.ts";
@@ -14,7 +14,9 @@ import { operatorRoutes } from "./operator/operator-routes.ts";
 import { probeRoutes } from "./probes/probe-routes.ts";
 import { statusPageRoutes } from "./status-page/status-page.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
-import { startLoop, type Loop } from "./loop/start-loop.ts";
+import { startLoop } from "./loop/start-loop.ts";
+import type { Clock } from "./loop/runtime/clock.ts";
+import { CleanupStack } from "./common/cleanup-stack.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
@@ -41,8 +43,10 @@ export interface SyncServiceOptions {
   readonly retry?: number;
   /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
   readonly pruneEveryMs?: number;
-  /** Awaited inside start once the store is open and migrated, before the loop loads: a seam for the tests of signals during start. */
+  /** Awaited inside start once the store is open and migrated, before the loop loads: where a test asks for a stop during start. */
   readonly afterStoreOpen?: () => Promise<void>;
+  /** The clock the loop's background tasks run on. @default the wall clock */
+  readonly clock?: Clock;
   /**
    * Aborted when a stop is asked for while start is under way: start then skips what it can (the
    * rest of the matcher's load, the first account read, the first cycle and pruning pass) and
@@ -101,7 +105,9 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 
 /**
  * Opens the store (migrating it), starts the sync engine and the HTTP API. The first cycle
- * starts at once when this replica leads.
+ * starts at once when this replica leads. Everything it opens is registered on one clean-up
+ * stack: a start that fails half-way closes what it opened, and `stop()` closes all of it, last
+ * opened first.
  *
  * @example
  * ```ts
@@ -110,9 +116,21 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
  * ```
  */
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  const cleanup = new CleanupStack();
+  try {
+    return await assembleService(options, cleanup);
+  } catch (error) {
+    await cleanup.disposeAsync().catch((cleanupError: unknown) => {
+      options.logger.warn({ err: cleanupError }, "sds-sync could not close what it had opened before its start failed");
+    });
+    throw error;
+  }
+}
+
+async function assembleService(options: SyncServiceOptions, cleanup: CleanupStack): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
-  const store = await openStore(config.database);
+  const store = cleanup.use(await openStore(config.database), (opened) => opened.close());
   const metrics = createSyncMetrics(store);
   let requests = 0;
   // Every client below gets `config.operationPaths`; requests to those paths count under their operation.
@@ -155,36 +173,32 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   });
 
   let stopping = false;
-  let loop: Loop;
-  try {
-    await options.afterStoreOpen?.();
-    loop = await startLoop({
+  await options.afterStoreOpen?.();
+  const loop = cleanup.use(
+    await startLoop({
       config,
       logger,
       inventory: store,
       cycles: engine,
       metrics,
       fetch,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }),
-    });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  let server: ApiServer;
-  let outcomesServer: ApiServer | undefined;
-  try {
-    const modules = composeRoutes({
-      store,
-      engine,
-      metrics,
-      notifier,
-      intervalMs,
-      isStopping: () => stopping,
-      loop: loop.context,
-    });
-    const separate = config.outcomesPort !== undefined;
-    server = await startApiServer({
+    }),
+    (started) => started.stop(),
+  );
+  const modules = composeRoutes({
+    store,
+    engine,
+    metrics,
+    notifier,
+    intervalMs,
+    isStopping: () => stopping,
+    loop: loop.context,
+  });
+  const separate = config.outcomesPort !== undefined;
+  const server = cleanup.use(
+    await startApiServer({
       modules,
       host: config.host,
       port: config.port,
@@ -193,25 +207,23 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       serve: separate ? "api" : "both",
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
-    });
-    if (config.outcomesPort !== undefined) {
-      outcomesServer = await startApiServer({
-        modules,
-        host: config.outcomesHost ?? config.host,
-        port: config.outcomesPort,
-        apiToken: config.apiToken,
-        logger,
-        serve: "outcomes",
-      }).catch(async (error: unknown) => {
-        await server.close();
-        throw error;
-      });
-    }
-  } catch (error) {
-    await loop.stop();
-    await store.close();
-    throw error;
-  }
+    }),
+    (started) => started.close(),
+  );
+  const outcomesServer =
+    config.outcomesPort === undefined
+      ? undefined
+      : cleanup.use(
+          await startApiServer({
+            modules,
+            host: config.outcomesHost ?? config.host,
+            port: config.outcomesPort,
+            apiToken: config.apiToken,
+            logger,
+            serve: "outcomes",
+          }),
+          (started) => started.close(),
+        );
   const pruner = new Pruner({
     store,
     retentionMs: config.retentionSeconds * 1000,
@@ -221,6 +233,12 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       : undefined,
     logger,
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
+  });
+  cleanup.defer(() => Promise.all([engine.stop(), pruner.stop()]));
+  // Long-polls end first, so closing the servers waits for no one.
+  cleanup.defer(() => {
+    notifier.close();
+    loop.context.outcomeNotifier.close();
   });
   // A stop asked for during start: the service is about to stop, so no cycle (it would only be
   // aborted) and no pruning pass begins; the caller stops the service next.
@@ -246,11 +264,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       stopped ??= (async () => {
         stopping = true;
         logger.info("stopping: no new cycles, closing the API and the store");
-        // Long-polls end first, so closing the server waits for no one.
-        notifier.close();
-        loop.context.outcomeNotifier.close();
-        await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
-        await Promise.all([loop.stop(), store.close()]);
+        await cleanup.disposeAsync();
         logger.info("stopped");
       })();
       return stopped;
