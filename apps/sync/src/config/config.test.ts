@@ -49,6 +49,10 @@ describe("loadConfig", () => {
       yieldPriorStrength: 10,
       yieldCutoffEntries: 20,
       yieldCooldownSeconds: 21_600,
+      matcherPollMs: 1000,
+      routingFactsReloadMs: 2000,
+      windowAdvanceSeconds: 600,
+      hourlyCountsPruneSeconds: 600,
       allowUnauthenticated: false,
     });
   });
