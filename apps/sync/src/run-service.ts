@@ -4,7 +4,6 @@ import { isConfigError, SyncError } from "./common/errors.ts";
 import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./test-pause.ts";
 
 /** Exit status of a configuration error (EX_CONFIG of sysexits.h), so supervisors can tell it from a crash. */
 const EXIT_CONFIG = 78;
@@ -43,7 +42,6 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
     service = await startSyncService({
       config,
       logger,
-      afterStoreOpen: () => pauseForTest("store-open", stopSignals),
       startSignal: startAbort.signal,
     });
   } catch (error) {
