@@ -103,6 +103,9 @@ describe.each(stores)("money from a hostile upstream on %s", (_name, databaseFor
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ error: { code: "survey_unroutable" } });
     }
+    // Counted where an operator looks: the two surveys whose Cpi is not a price.
+    const metrics = await (await service.request("/metrics")).text();
+    expect(metrics).toContain('sds_sync_surveys_unroutable{reason="price"} 2');
     for (const surveyId of [NOT_A_NUMBER, INFINITE, EXPONENT, EMPTY])
       expect((await link(service, surveyId, `bad-${surveyId}`)).status).toBe(404);
     expect((await service.request(`/v1/surveys/${NOT_A_NUMBER}`)).status).toBe(404);

@@ -104,16 +104,29 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
     recontactStudyTypes: config.recontactStudyTypes ?? [],
     missingGroups: config.missingGroups ?? "route",
     // A Cpi that is not a price never reaches an entry, so never a sum (money.ts).
-    unusable: (survey) => cpiProblem(survey.Cpi) ?? entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+    unusable: (survey) => {
+      const price = cpiProblem(survey.Cpi);
+      if (price !== undefined) return { reason: "price", message: price };
+      const url = entryLinkProblem(survey.SurveyUrl, { placeholders })?.message;
+      return url === undefined ? undefined : { reason: "url", message: url };
+    },
   });
-  const loopMetrics = createLoopMetrics(metrics.registry, () => {
-    const report = routingDataReport({ facts });
-    return {
-      groups: report.groups.unavailable,
-      recontact: report.recontact.unavailable,
-      stats: report.stats.unavailable,
-    };
-  });
+  const loopMetrics = createLoopMetrics(
+    metrics.registry,
+    () => {
+      const report = routingDataReport({ facts });
+      return {
+        groups: report.groups.unavailable,
+        recontact: report.recontact.unavailable,
+        stats: report.stats.unavailable,
+      };
+    },
+    () => {
+      const counts = { price: 0, url: 0 };
+      for (const unusable of facts.unusable.values()) counts[unusable.reason] += 1;
+      return counts;
+    },
+  );
   const runtime = new LoopRuntime({ clock: options.clock ?? systemClock, logger });
   // Disposed of last to first: the account's reads end first, so that a task waiting on one does not hold the stop.
   cleanup.defer(() => runtime.stop());
