@@ -12,16 +12,6 @@ import type { LoopStore } from "./store/loop-store.ts";
 /** The windows read the last 7 days of hourly counts; a day more is kept, and older hours are deleted. */
 const HOURLY_COUNTS_KEPT_MS = 8 * 24 * 3_600_000;
 
-/** The names of the loop's background tasks. */
-export const loopTaskNames = [
-  "matcher-follower",
-  "account-refresh",
-  "cycle-follower",
-  "routing-facts-reload",
-  "window-advance",
-  "hourly-counts-pruning",
-] as const;
-
 /** What the loop's background tasks work on. */
 export interface LoopTaskParts {
   readonly config: LoopConfig & { readonly intervalSeconds: number };

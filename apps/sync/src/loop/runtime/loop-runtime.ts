@@ -61,11 +61,6 @@ export class LoopRuntime {
     return this.#abort.signal;
   }
 
-  /** The names of the tasks, in the order they were added. */
-  get taskNames(): string[] {
-    return [...this.#tasks.keys()];
-  }
-
   /** Adds a task; it runs once the runtime {@link start}s. */
   add(task: RuntimeTask): void {
     if (this.#tasks.has(task.name)) throw new Error(`a task named ${task.name} already exists`);
