@@ -113,7 +113,7 @@ async function drainBacklog(): Promise<{ readonly events: number; readonly secon
   for (let start = 0; start < backlog; start += 1000)
     await Promise.all(
       Array.from({ length: Math.min(1000, backlog - start) }, (_, index) =>
-        writer.loop.outcomes.recordOutcome({ token: `backlog-${start + index}`, outcome: "complete", at: new Date() }),
+        writer.loop.store.recordOutcome({ token: `backlog-${start + index}`, outcome: "complete", at: new Date() }),
       ),
     );
   await writer.stop();

@@ -37,7 +37,7 @@ async function postJson(url: string, body: unknown, expected: readonly number[])
  */
 export async function reloadYieldCounts(service: SyncService): Promise<void> {
   const { loop } = service;
-  loop.facts.update(loop.liveMatcher.matcher, undefined, await loop.outcomes.yieldCounts());
+  loop.facts.update(loop.liveMatcher.matcher, undefined, await loop.store.yieldCounts());
 }
 
 /**

@@ -64,7 +64,7 @@ async function best<T>(name: string, work: () => Promise<T> | T): Promise<T> {
 try {
   await untilFirstCycle(service);
   const { store } = service;
-  const outcomes = service.loop.outcomes;
+  const outcomes = service.loop.store;
   await best("store.listRuns(20)", () => store.listRuns(20));
   await best("store.stats()", () => store.stats());
   await best("store.listCollections()", () => store.listCollections());
@@ -85,16 +85,14 @@ try {
     });
   await best("loopStatus() cached (the version did not move)", () => loopStatus(service.loop));
   const body = await best("loopStatus() with its reads", () =>
-    loopStatus({ ...service.loop, outcomes: uncached(outcomes) }),
+    loopStatus({ ...service.loop, store: uncached(outcomes) }),
   );
   const answered = uncached(outcomes, {
     conversionSummary: () => Promise.resolve(summary),
     outcomeCounts: () => Promise.resolve(counts),
     orphanCount: () => Promise.resolve(0),
   });
-  await best("loopStatus() JavaScript only (reads answered)", () =>
-    loopStatus({ ...service.loop, outcomes: answered }),
-  );
+  await best("loopStatus() JavaScript only (reads answered)", () => loopStatus({ ...service.loop, store: answered }));
   await best("JSON.stringify(loop section)", () => JSON.stringify(body).length);
   for (const [field, value] of Object.entries(body))
     console.log(`  loop.${field}: ${JSON.stringify(value).length.toLocaleString("en")} bytes`);

@@ -36,7 +36,7 @@ export async function measureInProcess(
   for (let index = 0; index < rounds; index++) {
     const uid = String(at(pools.uids, index));
     const t0 = performance.now();
-    const history = await loop.outcomes.respondentHistory(uid, MATCH_HISTORY_LIMIT);
+    const history = await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
     const t1 = performance.now();
     const body = `${String(at(pools.profiles, index)).slice(0, -1)},"uid":${JSON.stringify(uid)}}`;
     const result = matcher.match(toMatchRequest(MatchBody.parse(JSON.parse(body)), history));
@@ -53,7 +53,7 @@ export async function measureInProcess(
   const entries = Math.max(1, Math.floor(rounds / 5));
   const started = performance.now();
   for (let index = 0; index < entries; index++) {
-    await loop.outcomes.recordEntry(
+    await loop.store.recordEntry(
       {
         token: `in-process-${Date.now().toString(36)}-${index}`,
         surveyId: Number(at(pools.surveyIds, index)),

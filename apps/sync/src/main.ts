@@ -1,7 +1,7 @@
 import { missingHeapFlags, missingMemoryEnv } from "./heap-flags.ts";
 import { catchStopSignals, type StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./test-pause.ts";
 import { isSupportedNode, MIN_NODE_VERSION, VERSION } from "./common/version.ts";
+import { runUnlessStopped } from "./run-unless-stopped.ts";
 
 /*
  * The entry of `sds-sync`. It imports nothing but small modules without imports of their own, so
@@ -80,25 +80,12 @@ async function runOperatorCommand(command: "check-config" | "migrate", rest: rea
   }
 }
 
-async function run(stopSignals: StopSignals): Promise<void> {
-  await pauseForTest("entry", stopSignals);
-  await pauseForTest("service-import", stopSignals);
-  const { runService } = await import("./run-service.ts");
-  // Loading modules may not turn the event loop: a signal that came meanwhile is delivered now.
-  await deliverCaughtSignals();
-  if (stopSignals.received !== undefined) {
-    process.stderr.write(`sds-sync: ${stopSignals.received} received before start: not starting\n`);
-    return;
-  }
-  await runService(stopSignals);
-}
-
-/**
- * Signals reach JavaScript in the event loop's poll phase, which runs before setImmediate
- * callbacks: once this resolves, every signal caught so far has reached the listeners.
- */
-function deliverCaughtSignals(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+function run(stopSignals: StopSignals): Promise<void> {
+  return runUnlessStopped(
+    stopSignals,
+    async () => (await import("./run-service.ts")).runService,
+    (line) => process.stderr.write(line),
+  );
 }
 
 /**

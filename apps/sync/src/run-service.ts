@@ -6,7 +6,6 @@ import { createLogger } from "./common/logger.ts";
 import { DatabaseUnreachableError } from "./database/start-retry.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { StopSignals } from "./stop-signals.ts";
-import { pauseForTest } from "./test-pause.ts";
 
 /** How long shutdown may take, from the first signal, before the process gives up waiting and exits non-zero. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -43,7 +42,6 @@ export async function runService(stopSignals: StopSignals): Promise<void> {
     service = await startSyncService({
       config,
       logger,
-      afterStoreOpen: () => pauseForTest("store-open", stopSignals),
       startSignal: startAbort.signal,
     });
   } catch (error) {

@@ -19,6 +19,8 @@ import { startLoop, type Loop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./inventory-store/open-store.ts";
+import type { Clock } from "./loop/runtime/clock.ts";
+import { CleanupStack } from "./common/cleanup-stack.ts";
 import { retryWhileUnreachable } from "./database/start-retry.ts";
 import type { SyncStore } from "./inventory-store/store.ts";
 import { feedNotifier } from "./feed/change-notifier.ts";
@@ -43,8 +45,10 @@ export interface SyncServiceOptions {
   readonly retry?: number;
   /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
   readonly pruneEveryMs?: number;
-  /** Awaited inside start once the store is open and migrated, before the loop loads: a seam for the tests of signals during start. */
+  /** Awaited inside start once the store is open and migrated, before the loop loads: where a test asks for a stop during start. */
   readonly afterStoreOpen?: () => Promise<void>;
+  /** The clock the loop's background tasks run on. @default the wall clock */
+  readonly clock?: Clock;
   /**
    * Aborted when a stop is asked for while start is under way: start then skips what it can (the
    * rest of the matcher's load, the first account read, the first cycle and pruning pass) and
@@ -129,7 +133,9 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
 
 /**
  * Opens the store (migrating it), starts the sync engine and the HTTP API. The first cycle
- * starts at once when this replica leads.
+ * starts at once when this replica leads. Everything it opens is registered on one clean-up
+ * stack: a start that fails half-way closes what it opened, and `stop()` closes all of it, last
+ * opened first.
  *
  * @example
  * ```ts
@@ -138,17 +144,32 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
  * ```
  */
 export async function startSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  const cleanup = new CleanupStack();
+  try {
+    return await assembleService(options, cleanup);
+  } catch (error) {
+    await cleanup.disposeAsync().catch((cleanupError: unknown) => {
+      options.logger.warn({ err: cleanupError }, "sds-sync could not close what it had opened before its start failed");
+    });
+    throw error;
+  }
+}
+
+async function assembleService(options: SyncServiceOptions, cleanup: CleanupStack): Promise<SyncService> {
   const { config, logger } = options;
   logger.info({ config: describeConfig(config) }, "starting sds-sync");
   await checkWebhookAddresses(config);
   // A database still starting (or a network not up yet) is waited for, with backoff, for
   // SYNC_DATABASE_START_TIMEOUT_SECONDS: a supervisor need not order the two.
-  const store = await retryWhileUnreachable(() => openStore(config.database), {
-    timeoutMs: (config.databaseStartTimeoutSeconds ?? 60) * 1000,
-    logger,
-    database: describeDatabase(config.database),
-    ...(options.startSignal === undefined ? {} : { signal: options.startSignal }),
-  });
+  const store = cleanup.use(
+    await retryWhileUnreachable(() => openStore(config.database), {
+      timeoutMs: (config.databaseStartTimeoutSeconds ?? 60) * 1000,
+      logger,
+      database: describeDatabase(config.database),
+      ...(options.startSignal === undefined ? {} : { signal: options.startSignal }),
+    }),
+    (opened) => opened.close(),
+  );
   const metrics = createSyncMetrics(store);
   let requests = 0;
   // Every client below gets `config.operationPaths`; requests to those paths count under their operation.
@@ -192,46 +213,43 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
   });
 
   let stopping = false;
-  let loop: Loop;
-  try {
-    await options.afterStoreOpen?.();
-    loop = await startLoop({
+  await options.afterStoreOpen?.();
+  const loop = cleanup.use(
+    await startLoop({
       config,
       logger,
       inventory: store,
       cycles: engine,
       metrics,
       fetch,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }),
-    });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+    }),
+    (started) => started.stop(),
+  );
   const events = createEvents({
     config,
     logger,
     inventory: store,
-    outcomes: loop.context.outcomes,
+    outcomes: loop.context.store,
     registry: metrics.registry,
     notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
   });
-  let server: ApiServer;
-  let outcomesServer: ApiServer | undefined;
-  try {
-    const modules = composeRoutes({
-      config,
-      store,
-      engine,
-      metrics,
-      notifier,
-      intervalMs,
-      isStopping: () => stopping,
-      loop: loop.context,
-      events,
-    });
-    const separate = config.outcomesPort !== undefined;
-    server = await startApiServer({
+  cleanup.defer(() => events.stop());
+  const modules = composeRoutes({
+    config,
+    store,
+    engine,
+    metrics,
+    notifier,
+    intervalMs,
+    isStopping: () => stopping,
+    loop: loop.context,
+    events,
+  });
+  const separate = config.outcomesPort !== undefined;
+  const server = cleanup.use(
+    await startApiServer({
       modules,
       host: config.host,
       port: config.port,
@@ -240,36 +258,40 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       serve: separate ? "api" : "both",
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
-    });
-    if (config.outcomesPort !== undefined) {
-      outcomesServer = await startApiServer({
-        modules,
-        host: config.outcomesHost ?? config.host,
-        port: config.outcomesPort,
-        apiToken: config.apiToken,
-        logger,
-        serve: "outcomes",
-      }).catch(async (error: unknown) => {
-        await server.close();
-        throw error;
-      });
-    }
-  } catch (error) {
-    await loop.stop();
-    await store.close();
-    throw error;
-  }
+    }),
+    (started) => started.close(),
+  );
+  const outcomesServer =
+    config.outcomesPort === undefined
+      ? undefined
+      : cleanup.use(
+          await startApiServer({
+            modules,
+            host: config.outcomesHost ?? config.host,
+            port: config.outcomesPort,
+            apiToken: config.apiToken,
+            logger,
+            serve: "outcomes",
+          }),
+          (started) => started.close(),
+        );
   const pruner = new Pruner({
     store,
     retentionMs: config.retentionSeconds * 1000,
     // 0 (the default) keeps entry links and outcomes forever: business records.
     outcomes: config.outcomeRetentionSeconds
-      ? { store: loop.context.outcomes, retentionMs: config.outcomeRetentionSeconds * 1000 }
+      ? { store: loop.context.store, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
     logger,
     // Never prunes what a sink of events out has not acknowledged.
     holds: () => events.retentionHolds(),
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
+  });
+  cleanup.defer(() => Promise.all([engine.stop(), pruner.stop()]));
+  // Long-polls end first, so closing the servers waits for no one.
+  cleanup.defer(() => {
+    notifier.close();
+    loop.context.outcomeNotifier.close();
   });
   // Followers name the leader by what it announced, before it can lead: its id and its API's port.
   await store.leadership.announce?.(replicaId, server.url);
@@ -299,11 +321,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       stopped ??= (async () => {
         stopping = true;
         logger.info("stopping: no new cycles, closing the API and the store");
-        // Long-polls end first, so closing the server waits for no one.
-        notifier.close();
-        loop.context.outcomeNotifier.close();
-        await Promise.all([engine.stop(), pruner.stop(), events.stop(), server.close(), outcomesServer?.close()]);
-        await Promise.all([loop.stop(), store.close()]);
+        await cleanup.disposeAsync();
         logger.info("stopped");
       })();
       return stopped;

@@ -45,7 +45,7 @@ function prunerAnHourLater(harness: ServiceHarness, withHolds: boolean): Pruner 
   return new Pruner({
     store: service.store,
     retentionMs: 60_000,
-    outcomes: { store: service.loop.outcomes, retentionMs: 60_000 },
+    outcomes: { store: service.loop.store, retentionMs: 60_000 },
     logger: silentLogger,
     now: () => Date.now() + 3_600_000,
     ...(withHolds ? { holds: () => service.events.retentionHolds() } : {}),
@@ -58,7 +58,7 @@ describe("retention with events out", () => {
     const pass = await prunerAnHourLater(harness, true).pruneOnce();
     // 1 and 2 go (unless one shares its millisecond with 3: the hold is a time, so it errs on keeping).
     expect(pass.deleted.outcomes).toBeLessThanOrEqual(2);
-    const kept = await harness.service.loop.outcomes.listOutcomes(0, 10);
+    const kept = await harness.service.loop.store.listOutcomes(0, 10);
     expect(kept.map((record) => record.sequence).slice(-3)).toEqual([3, 4, 5]);
     // The change feed was passed over by this endpoint (outcomes only): nothing holds it.
     expect(pass.deleted.changes).toBeGreaterThan(0);

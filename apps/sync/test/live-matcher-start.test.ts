@@ -68,7 +68,6 @@ describe("the matcher's load at start", () => {
     const counted = countingPages(store, () => undefined);
     const matcher = new LiveMatcher({ store: counted.store, logger });
     await matcher.start(new AbortController().signal);
-    matcher.stop();
     expect(counted.pages()).toBe(3);
     expect(matcher.loaded).toBe(true);
     expect(matcher.matcher.size).toBe(SURVEYS);
@@ -83,7 +82,6 @@ describe("the matcher's load at start", () => {
     });
     const matcher = new LiveMatcher({ store: counted.store, logger });
     await matcher.start(stop.signal);
-    matcher.stop();
     expect(counted.pages()).toBe(1);
     expect(matcher.loaded).toBe(false);
     expect(matcher.matcher.size).toBe(0);
@@ -98,7 +96,6 @@ describe("the matcher's load at start", () => {
     await matcher.start(stop.signal);
     expect(matcher.loaded).toBe(false);
     await matcher.refresh();
-    matcher.stop();
     expect(matcher.loaded).toBe(true);
     expect(matcher.matcher.size).toBe(SURVEYS);
   });

@@ -80,15 +80,14 @@ describe("respondent-aware routing against a hostile upstream", () => {
     );
     return harness;
   }
-  const post = postJson;
   const matched = async (service: ServiceHarness, uid?: string) => {
-    const answer = (await (await post(service, "/v1/match", { answers: {}, ...(uid ? { uid } : {}) })).json()) as {
+    const answer = (await (await postJson(service, "/v1/match", { answers: {}, ...(uid ? { uid } : {}) })).json()) as {
       surveys: { SurveyId: number }[];
     };
     return answer.surveys.map((survey) => survey.SurveyId).sort((x, y) => x - y);
   };
   const explained = async (service: ServiceHarness, uid: string, surveyId: number) => {
-    const answer = (await (await post(service, "/v1/match", { answers: {}, uid, explain: surveyId })).json()) as {
+    const answer = (await (await postJson(service, "/v1/match", { answers: {}, uid, explain: surveyId })).json()) as {
       explanation: { reasons: { kind: string; message: string }[] };
     };
     return answer.explanation.reasons;
@@ -97,7 +96,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
   async function waitUntil(service: ServiceHarness, done: (status: Status) => boolean): Promise<Status> {
     let last: Status | undefined;
     await waitFor(async () => {
-      await post(service, "/v1/sync/run", {});
+      await postJson(service, "/v1/sync/run", {});
       last = (await (await service.request("/v1/sync/status")).json()) as Status;
       return done(last);
     }, 20_000);
@@ -114,7 +113,9 @@ describe("respondent-aware routing against a hostile upstream", () => {
     async (body) => {
       const service = await start();
       expect(await gauge(service, "groups")).toBe(0);
-      expect((await post(service, "/v1/entry-links", { surveyId: A, token: `${body}-a`, uid: "r1" })).status).toBe(201);
+      expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: `${body}-a`, uid: "r1" })).status).toBe(
+        201,
+      );
       expect(await matched(service, "r1")).toEqual([D]);
 
       service.hostile.use({ kind: "malformed-survey-groups", body });
@@ -146,7 +147,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
       await waitUntil(service, (status) => status.loop.inventoryData.recontact.unavailable >= 1);
       expect(await matched(service, "vip-1")).toEqual([A, B, D]);
       expect((await explained(service, "vip-1", C)).map((reason) => reason.kind)).toEqual(["recontact"]);
-      const refused = await post(service, "/v1/entry-links", { surveyId: C, token: `${body}-c`, uid: "vip-1" });
+      const refused = await postJson(service, "/v1/entry-links", { surveyId: C, token: `${body}-c`, uid: "vip-1" });
       expect(refused.status).toBe(409);
       expect(await gauge(service, "recontact")).toBe(1);
       expect(log.some((line) => /re-contact lists could not be read/.test(line))).toBe(true);
@@ -184,17 +185,17 @@ describe("respondent-aware routing against a hostile upstream", () => {
     const service = await start({ missingGroups: "exclude" });
     expect(await matched(service)).toEqual([A, B, D]);
     service.hostile.use({ kind: "malformed-survey-groups", body: "html" });
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(201);
     await waitUntil(service, (status) => status.loop.inventoryData.groups.unavailable >= 2);
     expect(await matched(service)).toEqual([D]);
     expect(await matched(service, "anyone")).toEqual([D]);
     // No link into a survey held out for everyone; a retry of a link issued before still gets its link back.
-    const held = await post(service, "/v1/entry-links", { surveyId: B, token: "held", uid: "r3" });
+    const held = await postJson(service, "/v1/entry-links", { surveyId: B, token: "held", uid: "r3" });
     expect([held.status, ((await held.json()) as { error: { code: string } }).error.code]).toEqual([
       409,
       "survey_unroutable",
     ]);
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(200);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "before", uid: "r2" })).status).toBe(200);
     service.hostile.clear();
     await waitUntil(service, (status) => status.loop.inventoryData.groups.unavailable === 0);
     expect(await matched(service)).toEqual([A, B, D]);

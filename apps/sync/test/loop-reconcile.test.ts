@@ -99,17 +99,18 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     harness = service;
     await waitFor(
       async () =>
-        (await post(service, "/v1/entry-links", { surveyId: SURVEY, token: "tok-1", uid: "r1" })).status === 201,
+        (await postJson(service, "/v1/entry-links", { surveyId: SURVEY, token: "tok-1", uid: "r1" })).status === 201,
       20_000,
     );
-    expect((await post(service, "/v1/entry-links", { surveyId: SURVEY, token: "tok-2", uid: "r2" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: SURVEY, token: "tok-2", uid: "r2" })).status).toBe(
+      201,
+    );
     for (const token of ["tok-1", "tok-2"])
       expect((await fetch(`${service.service.outcomesUrl}/v1/outcomes/complete?vq_token=${token}`)).status).toBe(200);
     return service;
   }
-  const post = postJson;
   const reconcile = async (service: ServiceHarness, body: unknown) => {
-    const response = await post(service, "/v1/outcomes/reconcile", body);
+    const response = await postJson(service, "/v1/outcomes/reconcile", body);
     expect(response.status).toBe(200);
     return (await response.json()) as ReconcileAnswer;
   };
@@ -228,7 +229,9 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
       { outcomes: [{ token: "tok-1", outcome: "rejected" }] },
       { outcomes: corrections, dryRun: "yes" },
     ]) {
-      expect((await post(service, "/v1/outcomes/reconcile", body)).status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect((await postJson(service, "/v1/outcomes/reconcile", body)).status, JSON.stringify(body).slice(0, 80)).toBe(
+        400,
+      );
     }
     expect((await reconcile(service, { outcomes: lines.slice(0, 1000), dryRun: true })).changed).toBe(1);
     expect(await feed(service)).toHaveLength(2);

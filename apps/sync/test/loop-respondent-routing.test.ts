@@ -65,9 +65,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     harnesses.push(harness);
     return harness;
   }
-  const post = postJson;
   const match = async (harness: ServiceHarness, body: Record<string, unknown>) =>
-    (await (await post(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
+    (await (await postJson(harness, "/v1/match", { answers: {}, ...body })).json()) as MatchAnswer;
   const ids = (answer: MatchAnswer) => answer.surveys.map((survey) => survey.SurveyId);
   /** Waits until the leader's refresher has read the groups and the re-contact list (a respondent with no history sees neither A nor B blocked, C out). */
   const routingDataRead = (harness: ServiceHarness) =>
@@ -95,7 +94,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
       (await match(service, { uid: "vip-2", explain: C })).explanation?.reasons.map((reason) => reason.kind),
     ).toEqual(["recontact"]);
 
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(201);
     expect(ids(await match(service, { uid: "r1" }))).toEqual([D]);
     const explainedB = await match(service, { uid: "r1", explain: B });
     expect(explainedB.explanation?.reasons).toContainEqual(
@@ -106,15 +105,17 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
       ["already-entered"],
     );
 
-    const refused = await post(service, "/v1/entry-links", { surveyId: B, token: "r1-b", uid: "r1" });
+    const refused = await postJson(service, "/v1/entry-links", { surveyId: B, token: "r1-b", uid: "r1" });
     expect(refused.status).toBe(409);
     const { error } = (await refused.json()) as { error: { code: string; message: string } };
     expect(error.code).toBe("respondent_excluded");
     expect(error.message).toMatch(/survey-group/);
-    expect((await post(service, "/v1/entry-links", { surveyId: C, token: "anon-c" })).status).toBe(409);
-    expect((await post(service, "/v1/entry-links", { surveyId: C, token: "vip-c", uid: "vip-1" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: C, token: "anon-c" })).status).toBe(409);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: C, token: "vip-c", uid: "vip-1" })).status).toBe(
+      201,
+    );
     // The same token again is the same entry (200), not a second entry refused by the rules.
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(200);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(200);
   });
 
   it("takes a history imported from elsewhere into account, once", async () => {
@@ -123,8 +124,14 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     const batch = {
       entries: [{ uid: "imported-1", surveyId: B, enteredAt: "2026-01-05T10:00:00Z", outcome: "complete" }],
     };
-    expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 1, skipped: 0 });
-    expect(await (await post(service, "/v1/respondents/history", batch)).json()).toEqual({ imported: 0, skipped: 1 });
+    expect(await (await postJson(service, "/v1/respondents/history", batch)).json()).toEqual({
+      imported: 1,
+      skipped: 0,
+    });
+    expect(await (await postJson(service, "/v1/respondents/history", batch)).json()).toEqual({
+      imported: 0,
+      skipped: 1,
+    });
     expect(ids(await match(service, { uid: "imported-1" }))).toEqual([D]);
     // Times in explain are ISO 8601, like every other time of the API.
     expect((await match(service, { uid: "imported-1", explain: B })).explanation?.reasons).toContainEqual(
@@ -138,13 +145,16 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
         enteredAt: "2026-01-05T10:00:00Z",
       })),
     };
-    expect(await (await post(service, "/v1/respondents/history", full)).json()).toEqual({ imported: 1000, skipped: 0 });
+    expect(await (await postJson(service, "/v1/respondents/history", full)).json()).toEqual({
+      imported: 1000,
+      skipped: 0,
+    });
     for (const bad of [
       { entries: [] },
       { entries: [{ uid: "", surveyId: B, enteredAt: "2026-01-05T10:00:00Z" }] },
       { entries: [{ uid: "x", surveyId: B, enteredAt: "yesterday" }] },
     ]) {
-      expect((await post(service, "/v1/respondents/history", bad)).status, JSON.stringify(bad)).toBe(400);
+      expect((await postJson(service, "/v1/respondents/history", bad)).status, JSON.stringify(bad)).toBe(400);
     }
   });
 
@@ -152,14 +162,14 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     // Nothing upstream says when groups change: they are fetched again once older than SYNC_GROUPS_REFRESH_SECONDS (1 s here).
     const service = await start(databaseFor(), { groupsRefreshSeconds: 1 });
     await routingDataRead(service);
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "leaver", uid: "r9" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "leaver", uid: "r9" })).status).toBe(201);
     expect(ids(await match(service, { uid: "r9" }))).toEqual([D]);
     // A leaves every group it was in (the fake puts surveys with groups in groups of its own too).
     for (const group of service.api.listSurveyGroups(DEFAULT_SUPPLIER_ID))
       if (group.SurveyGroupSurveys.includes(A)) service.api.removeFromSurveyGroup(group.SurveyGroupID, A);
     // Each cycle of the leader refreshes what is due (A's groups once older than a second).
     await waitFor(async () => {
-      await post(service, "/v1/sync/run", {});
+      await postJson(service, "/v1/sync/run", {});
       return ids(await match(service, { uid: "r9" })).join() === [B, D].join();
     }, 20_000);
   });
@@ -167,13 +177,15 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
   it("keeps a new grouped survey out until its groups are read, and says why", async () => {
     const service = await start();
     await routingDataRead(service);
-    expect((await post(service, "/v1/entry-links", { surveyId: A, token: "before-e", uid: "r5" })).status).toBe(201);
+    expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "before-e", uid: "r5" })).status).toBe(
+      201,
+    );
     // A new survey of A's group; its groups come slowly, so the cycle that brings it ends long before they are read.
     const E = 9105;
     service.api.addSurvey(DEFAULT_SUPPLIER_ID, open(E, "8.00", { Has_Survey_Groups: true }));
     service.api.addToSurveyGroup(GROUP, E);
     service.api.faults.add({ kind: "latency", ms: 1500, operation: "getSurveyGroups" });
-    expect((await post(service, "/v1/sync/run", {})).status).toBe(200);
+    expect((await postJson(service, "/v1/sync/run", {})).status).toBe(200);
     // The matcher follows the store: wait until it holds E (live), not yet its groups.
     await waitFor(
       async () =>
@@ -186,11 +198,11 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect(waiting.explanation?.reasons.map((reason) => reason.kind)).toEqual(["unusable-survey-url"]);
     expect(waiting.explanation?.reasons[0]?.message).toMatch(/survey groups have not been read yet/);
     expect(ids(await match(service, { uid: "r5" }))).not.toContain(E);
-    const tooSoon = await post(service, "/v1/entry-links", { surveyId: E, token: "too-soon", uid: "r5" });
+    const tooSoon = await postJson(service, "/v1/entry-links", { surveyId: E, token: "too-soon", uid: "r5" });
     expect(tooSoon.status).toBe(409);
     expect(tooSoon.headers.get("retry-after")).toBe("10");
     expect(((await tooSoon.json()) as { error: { code: string } }).error.code).toBe("survey_unroutable");
-    const anonymous = await post(service, "/v1/entry-links", { surveyId: E, token: "too-soon-anonymous" });
+    const anonymous = await postJson(service, "/v1/entry-links", { surveyId: E, token: "too-soon-anonymous" });
     expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe("survey_unroutable");
     const status = (await (await service.request("/v1/sync/status")).json()) as {
       loop: { inventoryData: { groups: { pending: number } } };
@@ -213,7 +225,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     const race = async (uid: string) => {
       const attempts = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
-          post(index % 2 === 0 ? first : second, "/v1/entry-links", {
+          postJson(index % 2 === 0 ? first : second, "/v1/entry-links", {
             surveyId: index % 4 < 2 ? A : B,
             token: `race-${uid}-${index}`,
             uid,
@@ -227,15 +239,15 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect(newcomer.filter((status) => status === 201)).toHaveLength(1);
     expect(newcomer.filter((status) => status === 409)).toHaveLength(11);
     // A respondent already known (an entry elsewhere): only the lock on their existing row keeps the race to one link.
-    expect((await post(first, "/v1/entry-links", { surveyId: D, token: "known-d", uid: "known-racer" })).status).toBe(
-      201,
-    );
+    expect(
+      (await postJson(first, "/v1/entry-links", { surveyId: D, token: "known-d", uid: "known-racer" })).status,
+    ).toBe(201);
     for (let round = 0; round < 5; round += 1) {
       const uid = `known-racer${round === 0 ? "" : `-${round}`}`;
       if (round > 0)
-        expect((await post(second, "/v1/entry-links", { surveyId: D, token: `known-d-${round}`, uid })).status).toBe(
-          201,
-        );
+        expect(
+          (await postJson(second, "/v1/entry-links", { surveyId: D, token: `known-d-${round}`, uid })).status,
+        ).toBe(201);
       const known = await race(uid);
       expect(
         known.filter((status) => status === 201),

@@ -1,6 +1,6 @@
 import type { FakeSupplierApi, SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
+import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -50,7 +50,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     api = undefined;
   });
 
-  async function start(database = databaseFor()): Promise<ServiceHarness> {
+  async function start(database = databaseFor(), config: Partial<SyncConfig> = {}): Promise<ServiceHarness> {
     if (api === undefined) {
       api = loopFake(inventory);
       // Stats with no conversion leave the prior on Ir; PRICED's says 12.5 %.
@@ -60,15 +60,14 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     }
     const harness = await startServiceHarness({
       api,
-      config: { maxClosureShare: 1 },
+      config: { maxClosureShare: 1, ...config },
       ...(database ? { database } : {}),
     });
     harnesses.push(harness);
     return harness;
   }
-  const post = postJson;
   const match = async (harness: ServiceHarness, body: Record<string, unknown>) => {
-    const response = await post(harness, "/v1/match", { answers: {}, ...body });
+    const response = await postJson(harness, "/v1/match", { answers: {}, ...body });
     expect(response.status).toBe(200);
     return (await response.json()) as MatchAnswer;
   };
@@ -89,7 +88,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     for (const [index, outcome] of outcomes.entries()) {
       const token = `t-${surveyId}-${index}`;
       const uid = `u-${surveyId}-${index}`;
-      expect((await post(harness, "/v1/entry-links", { surveyId, token, uid })).status).toBe(201);
+      expect((await postJson(harness, "/v1/entry-links", { surveyId, token, uid })).status).toBe(201);
       const received = await fetch(`${harness.service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${token}`);
       expect(received.status).toBe(200);
       tokens.push(token);
@@ -184,7 +183,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     await statsRead(service);
     const converted = await learnBoth(service);
     const before = (await explainYield(service, CONVERTS))?.estimate ?? Number.NaN;
-    const reversed = await post(service, "/v1/outcomes/reconcile", {
+    const reversed = await postJson(service, "/v1/outcomes/reconcile", {
       outcomes: [{ token: converted[0], outcome: "terminate", reason: "quality: speeder" }],
     });
     expect(reversed.status).toBe(200);
@@ -193,6 +192,19 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     const after = (await explainYield(service, CONVERTS))?.estimate ?? Number.NaN;
     expect(after).toBeCloseTo(16 / 25, 10);
     expect(after).toBeLessThan(before);
+  });
+
+  it("holds a survey out of yield order after SYNC_YIELD_CUTOFF_ENTRIES decided entries without a complete", async () => {
+    const service = await start(databaseFor(), { yieldCutoffEntries: 5 });
+    await statsRead(service);
+    await recordOutcomes(service, STALLS, ["terminate", "overquota", "terminate", "security", "terminate"]);
+    await evidenceReads(service, STALLS, 5, 0);
+    const explained = await match(service, { order: "yield", explore: false, explain: STALLS });
+    expect(explained.explanation?.eligible).toBe(false);
+    expect(explained.explanation).toMatchObject({ reasons: [{ kind: "yield-cutoff", decided: 5 }] });
+    expect(ids(await match(service, { order: "yield", explore: false }))).toEqual([CONVERTS, PRICED]);
+    // Earnings order does not hold it out.
+    expect(ids(await match(service, { order: "earnings" }))).toEqual([STALLS, CONVERTS, PRICED]);
   });
 
   it.runIf(storeName === "PostgreSQL")(

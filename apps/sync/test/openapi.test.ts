@@ -437,7 +437,7 @@ describe("the OpenAPI document of sds-sync", () => {
       await call("GET", path, 503, path === "/readyz" ? { token: null } : {});
     }
     // The respondent loop's records live in a store of their own.
-    await harness.service.loop.outcomes.close();
+    await harness.service.loop.store.close();
     const [survey] = harness.api.listSurveys(DEFAULT_SUPPLIER_ID);
     await call("GET", "/v1/outcomes?after=0", 503);
     await call("HEAD", "/v1/outcomes?after=0", 503);

@@ -1,19 +1,19 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { StoreError } from "../src/common/errors.ts";
-import type { OutcomeStore } from "../src/loop/store/loop-store.ts";
+import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 
 /** A fresh, empty outcome store location, opened as often as a test likes. */
-export type OutcomeStoreHarness = StoreLocation<OutcomeStore>;
+export type OutcomeStoreHarness = StoreLocation<LoopStore>;
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
-/** The behavioural contract of {@link OutcomeStore}, run against both implementations. */
+/** The behavioural contract of {@link LoopStore}, run against both implementations. */
 export function describeOutcomeStoreConformance(name: string, createHarness: () => Promise<OutcomeStoreHarness>): void {
   describe(`${name} outcome store conformance`, () => {
     const open = storesPerTest(createHarness);
-    let store: OutcomeStore;
+    let store: LoopStore;
     beforeEach(async () => {
       store = await open();
     });

@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { openPostgresOutcomeStore } from "../src/loop/store/postgres-loop-store.ts";
+import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
 import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -9,7 +9,7 @@ describe.skipIf(!available)("PostgreSQL", () => {
   describeOutcomeStoreConformance("PostgreSQL", () => {
     const schema = freshSchemaName("sds_loop_test");
     return Promise.resolve({
-      open: () => openPostgresOutcomeStore({ connectionString: testDatabaseUrl, schema, poolSize: 4 }),
+      open: () => openPostgresLoopStore({ connectionString: testDatabaseUrl, schema, poolSize: 4 }),
       destroy: () => dropSchema(schema),
     });
   });

@@ -6,7 +6,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { latestSchemaVersion } from "../src/inventory-store/migrations.ts";
 import { openPostgresStore } from "../src/inventory-store/postgres-store.ts";
-import { openSqliteOutcomeStore, loopDatabasePath } from "../src/loop/store/sqlite-loop-store.ts";
+import { openSqliteLoopStore, loopDatabasePath } from "../src/loop/store/sqlite-loop-store.ts";
 import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -40,7 +40,7 @@ describe("a store migrated by a newer sds-sync", () => {
     const directory = mkdtempSync(join(tmpdir(), "sds-sync-schema-"));
     const path = join(directory, "sds.db");
     try {
-      await (await openSqliteOutcomeStore(path)).close();
+      await (await openSqliteLoopStore(path)).close();
       const raw = new DatabaseSync(loopDatabasePath(path));
       const known = (
         raw.prepare("SELECT MAX(version) AS version FROM loop_schema_migrations").get() as { version: number }
@@ -49,7 +49,7 @@ describe("a store migrated by a newer sds-sync", () => {
         .prepare("INSERT INTO loop_schema_migrations (version, name, applied_at) VALUES (?, 'from the future', ?)")
         .run(known + 1, new Date().toISOString());
       raw.close();
-      await expect(openSqliteOutcomeStore(path)).rejects.toThrow(
+      await expect(openSqliteLoopStore(path)).rejects.toThrow(
         `schema is at version ${known + 1}, newer than this sds-sync knows (${known})`,
       );
     } finally {

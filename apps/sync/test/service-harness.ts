@@ -11,6 +11,8 @@ import {
 import type { Logger } from "pino";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
+import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
+import type { Clock } from "../src/loop/runtime/clock.ts";
 import { defaultSupplierFake, listenBehindHostileFront, silentLogger, waitFor } from "./harness.ts";
 
 /** sds-sync running in-process against the fake over HTTP. */
@@ -39,6 +41,10 @@ export interface ServiceHarnessOptions {
   readonly pruneEveryMs?: number;
   /** Where the service logs. @default silent */
   readonly logger?: Logger;
+  /** The clock the loop's background tasks run on (a test's ManualClock). @default the wall clock */
+  readonly clock?: Clock;
+  /** The `fetch` sds-sync reaches the fake with (such as one that rewrites its answers). @default globalThis.fetch */
+  readonly fetch?: FetchFunction;
 }
 
 /**
@@ -77,6 +83,8 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
     ...(options.pruneEveryMs === undefined ? {} : { pruneEveryMs: options.pruneEveryMs }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -5,14 +5,14 @@ import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { migrateSqlite } from "../src/database/sqlite-migrate.ts";
 import { outcomeLedger } from "../src/loop/store/loop-migrations.ts";
-import { loopDatabasePath, openSqliteOutcomeStore } from "../src/loop/store/sqlite-loop-store.ts";
+import { loopDatabasePath, openSqliteLoopStore } from "../src/loop/store/sqlite-loop-store.ts";
 import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
 
 describeOutcomeStoreConformance("SQLite", () => {
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-outcomes-"));
   const path = join(directory, "nested", "sds.db");
   return Promise.resolve({
-    open: () => openSqliteOutcomeStore(path),
+    open: () => openSqliteLoopStore(path),
     destroy: () => {
       rmSync(directory, { recursive: true, force: true });
       return Promise.resolve();
@@ -45,7 +45,7 @@ describe("the loop store's version 3 migration", () => {
         (1, 'a', 'complete', 7, NULL, '${at}'), (2, 'b', 'terminate', 7, NULL, '${at}'), (3, 'stray', 'overquota', NULL, NULL, '${at}')`);
       db.exec("UPDATE loop_counters SET value = 3 WHERE name = 'outcomes'");
       db.close();
-      const store = await openSqliteOutcomeStore(path);
+      const store = await openSqliteLoopStore(path);
       expect(await store.conversion()).toEqual([
         {
           surveyId: 7,

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openPostgresOutcomeStore } from "../src/loop/store/postgres-loop-store.ts";
-import { loopDatabasePath, openSqliteOutcomeStore } from "../src/loop/store/sqlite-loop-store.ts";
+import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
+import { loopDatabasePath, openSqliteLoopStore } from "../src/loop/store/sqlite-loop-store.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { openSqliteStore } from "../src/inventory-store/sqlite-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -38,7 +38,7 @@ async function makeStore(path: string, outcomes: number, withLoop = true): Promi
   const store = await openSqliteStore({ path });
   await store.close();
   if (!withLoop) return;
-  const loop = await openSqliteOutcomeStore(path);
+  const loop = await openSqliteLoopStore(path);
   for (let index = 0; index < outcomes; index++) {
     await loop.recordEntry({ token: `t${index}`, surveyId: 7, uid: `u${index}`, cpi: 1.25, at: new Date() });
     await loop.recordOutcome({ token: `t${index}`, outcome: "complete", at: new Date() });
@@ -47,7 +47,7 @@ async function makeStore(path: string, outcomes: number, withLoop = true): Promi
 }
 
 async function outcomesIn(storePath: string): Promise<number> {
-  const loop = await openSqliteOutcomeStore(storePath);
+  const loop = await openSqliteLoopStore(storePath);
   try {
     return await loop.latestSequence();
   } finally {
@@ -103,7 +103,7 @@ describe("the SQLite backup and restore scripts", () => {
     expect((await runScript("sqlite-backup.js", join(directory, "sds.db"), join(directory, "backup.db"))).code).toBe(0);
     const target = join(directory, "live.db");
     await makeStore(target, 5);
-    const held: LoopStore = await openSqliteOutcomeStore(target);
+    const held: LoopStore = await openSqliteLoopStore(target);
     try {
       const refused = await runScript("sqlite-restore.js", join(directory, "backup.db"), target);
       expect(refused.code).toBe(1);
@@ -196,7 +196,7 @@ describe.skipIf(!postgresUp)("loop-to-postgres.js refusals", () => {
   });
 
   it("refuses a schema at another version of the loop tables, and copies nothing", async () => {
-    await (await openPostgresOutcomeStore({ connectionString: testDatabaseUrl, schema })).close();
+    await (await openPostgresLoopStore({ connectionString: testDatabaseUrl, schema })).close();
     await query(
       `DELETE FROM "${schema}".loop_schema_migrations WHERE version = (SELECT max(version) FROM "${schema}".loop_schema_migrations)`,
     );
@@ -209,8 +209,8 @@ describe.skipIf(!postgresUp)("loop-to-postgres.js refusals", () => {
   });
 
   it("refuses a loop file that a running service holds open, unless --force; accepts the loop file's own name", async () => {
-    await (await openPostgresOutcomeStore({ connectionString: testDatabaseUrl, schema })).close();
-    const held = await openSqliteOutcomeStore(join(directory, "sds.db"));
+    await (await openPostgresLoopStore({ connectionString: testDatabaseUrl, schema })).close();
+    const held = await openSqliteLoopStore(join(directory, "sds.db"));
     try {
       const refused = await runScript("loop-to-postgres.js", join(directory, "sds.db"), databaseUrl());
       expect(refused.code).toBe(1);

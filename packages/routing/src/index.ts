@@ -90,7 +90,9 @@ export {
   DEFAULT_YIELD_CUTOFF,
   heldOutUntil,
   isHeldOut,
+  reachesYieldCutoff,
   recordOutcome,
   type YieldCutoff,
+  type YieldTally,
   type YieldOutcome,
 } from "./yield/yield-cutoff.ts";

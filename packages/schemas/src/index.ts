@@ -81,4 +81,3 @@ export {
 } from "./conversions.ts";
 export { MASKED_SECRET, maskAccountSecrets, maskSecret } from "./secrets.ts";
 export { buildOpenApiDocument, toComponentSchemas } from "./openapi.ts";
-export { createRouter, type RouteDefinition, type RouteMatch, type Router } from "./router.ts";

@@ -4,7 +4,8 @@ import { createLogger } from "../common/logger.ts";
 import { configSecrets, describeDatabase, loadSettings } from "../config/config.ts";
 import { DatabaseUnreachableError, retryWhileUnreachable } from "../database/start-retry.ts";
 import { outcomeLedger } from "../loop/store/loop-migrations.ts";
-import { openOutcomeStore } from "../loop/store/open-loop-store.ts";
+import { openLoopStore } from "../loop/store/open-loop-store.ts";
+import { defaultRecordingSettings } from "../loop/store/loop-records.ts";
 import { syncLedger } from "../inventory-store/migrations.ts";
 import { openStore } from "../inventory-store/open-store.ts";
 
@@ -37,7 +38,7 @@ export async function runMigrate(env: NodeJS.ProcessEnv, output: CommandOutput):
       database: describeDatabase(database),
     });
     await store.close();
-    const outcomes = await openOutcomeStore(database);
+    const outcomes = await openLoopStore(database, defaultRecordingSettings);
     await outcomes.close();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

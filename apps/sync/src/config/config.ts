@@ -12,7 +12,6 @@ import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
 import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
 
 export type { DatabaseConfig };
-export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTES, isLoopbackHost };
 
 /*
  * The configuration of sds-sync is one table, `settings`: each row names its environment

@@ -8,7 +8,7 @@ export interface DemoService {
   /** The API's base URL. */
   readonly url: string;
   readonly events: Pick<Events, "monitor">;
-  readonly loop: { readonly outcomes: Pick<LoopStore, "listOutcomes"> };
+  readonly loop: { readonly store: Pick<LoopStore, "listOutcomes"> };
 }
 
 /** The demo's own stream and subject prefix: it never touches a stream of the machine's. */
@@ -47,7 +47,7 @@ export async function describeDemoEvents(service: DemoService, url: string): Pro
     statuses = await service.events.monitor.refresh();
   }
   const published = (feed: string) => statuses.find((status) => status.feed === feed)?.position ?? 0;
-  const complete = (await service.loop.outcomes.listOutcomes(0, 1000)).find((record) => record.outcome === "complete");
+  const complete = (await service.loop.store.listOutcomes(0, 1000)).find((record) => record.outcome === "complete");
   const reversal = JSON.stringify({
     outcomes: [{ token: complete?.token ?? "TOKEN", outcome: "terminate", reason: "fraud" }],
   });

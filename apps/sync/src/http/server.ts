@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRouter, type RouteMatch } from "@sds/schemas";
+import { createRouter, type RouteMatch } from "@sds/schemas/internal/router";
 import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";

@@ -41,7 +41,6 @@ export class AccountSettings {
   #current: LinkEncryption | undefined;
   #verdicts: EncryptionVerdicts | undefined;
   #fetchedAt: Date | undefined;
-  #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | undefined;
   readonly #abort = new AbortController();
   readonly #unsignedWarnings: LogThrottle;
@@ -120,15 +119,8 @@ export class AccountSettings {
     }
   }
 
-  /** Reads now, then every `everyMs`. */
-  start(everyMs: number): Promise<void> {
-    this.#timer = setInterval(() => void this.refresh(), everyMs);
-    this.#timer.unref();
-    return this.refresh();
-  }
-
+  /** Ends a read under way; later reads fail at once (the service is stopping). */
   stop(): void {
-    clearInterval(this.#timer);
     this.#abort.abort();
   }
 }

@@ -4,6 +4,7 @@ import { readJsonBody } from "../http/request-body.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
+import { microsToAmount, parseCpi } from "./money.ts";
 import type { LoopContext } from "./loop-context.ts";
 
 /** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
@@ -55,8 +56,14 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   // recognised (a retry gets its link back) and, with a uid, under a lock on the respondent (every replica): two
   // concurrent links of one respondent into one survey, or into two surveys of a group, yield one.
   const refusal = (history: readonly PastEntry[]) => linkRefusal(loop, surveyId, uid, history, now.getTime());
-  const result = await loop.outcomes.recordEntry(
-    { token, surveyId, uid, cpi: Number(survey.Cpi) || 0, at: now },
+  // The matcher holds a survey whose Cpi is not a price out (refusal above); parsed again for the amount itself.
+  const price = parseCpi(survey.Cpi);
+  if ("problem" in price)
+    return errorReply(409, "survey_unroutable", `survey ${surveyId} is held out of routing: ${price.problem}`, {
+      "retry-after": "10",
+    });
+  const result = await loop.store.recordEntry(
+    { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now },
     refusal,
   );
   if (result.kind === "conflict")

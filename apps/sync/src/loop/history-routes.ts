@@ -13,7 +13,7 @@ import type { LoopContext } from "./loop-context.ts";
 export async function importHistory(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, HistoryBody, MAX_BATCH_BODY_BYTES);
   if (!body.ok) return body.reply;
-  const result = await loop.outcomes.importHistory(
+  const result = await loop.store.importHistory(
     body.value.entries.map((entry) => ({
       uid: entry.uid,
       surveyId: entry.surveyId,

@@ -9,8 +9,6 @@ import { RecordCache } from "./record-cache.ts";
 export interface LiveMatcherOptions {
   readonly store: InventoryReader;
   readonly logger: Logger;
-  /** How often the store is checked for committed cycles (every replica, leader or not), in ms. @default 1000 */
-  readonly pollMs?: number;
   /** Most text of serialised survey records kept in memory for answers, in bytes. @default {@link DEFAULT_RECORD_CACHE_BYTES} */
   readonly recordCacheBytes?: number;
   /** Options of every matcher this one builds (the routing policy, yield ranking). */
@@ -64,14 +62,12 @@ export class LiveMatcher {
   #recordsVersion = 0;
   readonly #store: InventoryReader;
   readonly #logger: Logger;
-  readonly #pollMs: number;
   readonly #facts: SurveyFactsListener | undefined;
   #sequence = 0;
   #runId: number | undefined;
   #awaitingRefetch = new Set<number>();
   #refreshing: Promise<void> | undefined;
   #again = false;
-  #timer: NodeJS.Timeout | undefined;
   #loaded = false;
   /** Set while {@link LiveMatcher.start} runs: its first load stops between pages once this aborts. */
   #startSignal: AbortSignal | undefined;
@@ -79,7 +75,6 @@ export class LiveMatcher {
   constructor(options: LiveMatcherOptions) {
     this.#store = options.store;
     this.#logger = options.logger;
-    this.#pollMs = options.pollMs ?? 1000;
     this.#facts = options.facts;
     this.#matcherOptions = options.matcherOptions ?? {};
     this.#matcher = new SurveyMatcher(this.#matcherOptions);
@@ -148,10 +143,11 @@ export class LiveMatcher {
   }
 
   /**
-   * Loads the live inventory, then checks the store every `pollMs`. A stop asked for during the
-   * load (`stopSignal`) abandons it between pages (at 100,000 surveys the load takes seconds, and
-   * a service about to stop has no use for it): the matcher then stays unloaded and does not poll,
-   * and the service answers matches with 503 until an explicit refresh loads it.
+   * Loads the live inventory; following the store afterwards is the loop runtime's
+   * `matcher-follower` task ({@link refresh} every `SYNC_MATCHER_POLL_MS`). A stop asked for during
+   * the load (`stopSignal`) abandons it between pages (at 100,000 surveys the load takes seconds,
+   * and a service about to stop has no use for it): the matcher then stays unloaded, and the
+   * service answers matches with 503 until a refresh loads it.
    */
   async start(stopSignal?: AbortSignal): Promise<void> {
     this.#startSignal = stopSignal;
@@ -160,19 +156,6 @@ export class LiveMatcher {
     } finally {
       this.#startSignal = undefined;
     }
-    // Not polling either: a poll would load in full what the stop just abandoned, during the shutdown.
-    if (stopSignal?.aborted) return;
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) => {
-        this.#logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
-      });
-    }, this.#pollMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { OutcomeKind, OutcomeStore } from "./store/loop-store.ts";
+import type { OutcomeKind, LoopStore } from "./store/loop-store.ts";
 import type { ChangeNotifier } from "../feed/change-notifier.ts";
 import type { AccountSettings } from "./account-settings.ts";
 import type { LiveMatcher } from "./live-matcher.ts";
@@ -10,7 +10,8 @@ import type { RoutingFacts } from "./routing-facts.ts";
 export interface LoopContext {
   readonly liveMatcher: LiveMatcher;
   readonly account: AccountSettings;
-  readonly outcomes: OutcomeStore;
+  /** The loop store: entries, outcomes, conversion counts and the routing data the leader fetched. */
+  readonly store: LoopStore;
   /**
    * Wakes long-polling readers of `GET /v1/outcomes?wait=`: the change feed's mechanism, over
    * the outcome feed's sequence (published by this replica's receiver, polled for the others').

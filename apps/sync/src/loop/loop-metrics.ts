@@ -13,12 +13,28 @@ export interface LoopMetrics {
 /** How many surveys' routing data (groups, re-contact list, stats) could not be read at their last fetch, by kind. */
 export type RoutingDataUnavailable = () => Readonly<Record<"groups" | "recontact" | "stats", number>>;
 
+/** How many live surveys the service cannot route to for anyone, by reason: a Cpi that is not a price, a URL that cannot make an entry link. */
+export type UnroutableSurveys = () => Readonly<Record<"price" | "url", number>>;
+
 /**
  * Registers the loop's metrics in `registry`, every series present from the start (at 0).
- * `routingDataUnavailable` is read at each scrape.
+ * `routingDataUnavailable` and `unroutableSurveys` are read at each scrape.
  */
-export function createLoopMetrics(registry: Registry, routingDataUnavailable: RoutingDataUnavailable): LoopMetrics {
+export function createLoopMetrics(
+  registry: Registry,
+  routingDataUnavailable: RoutingDataUnavailable,
+  unroutableSurveys: UnroutableSurveys,
+): LoopMetrics {
   const registers = [registry];
+  new Gauge({
+    name: "sds_sync_surveys_unroutable",
+    help: "Live surveys held out of routing for everyone, by reason: price (a Cpi that is not a price: negative, more than 6 decimals, above 10000; no entry or sum ever carries it) or url (a SurveyUrl that cannot make an entry link).",
+    labelNames: ["reason"],
+    registers,
+    collect() {
+      for (const [reason, surveys] of Object.entries(unroutableSurveys())) this.set({ reason }, surveys);
+    },
+  });
   new Gauge({
     name: "sds_sync_routing_data_unavailable",
     help: "Surveys whose survey groups, re-contact list or stats could not be read at their last fetch (a 404 or an unreadable body), by kind: groups are then ignored (or the survey excluded, SYNC_MISSING_GROUPS=exclude), re-contact studies kept out, Ir used as the yield prior.",

@@ -41,6 +41,14 @@ export interface LoopConfig {
   readonly yieldCutoffEntries?: number | undefined;
   /** `SYNC_YIELD_COOLDOWN_SECONDS`: how long such a survey is held out. @default 21600 (6 h) */
   readonly yieldCooldownSeconds?: number | undefined;
+  /** `SYNC_MATCHER_POLL_MS`: how often every replica's matcher checks the store for committed cycles. @default 1000 */
+  readonly matcherPollMs?: number | undefined;
+  /** `SYNC_ROUTING_FACTS_RELOAD_MS`: how often every replica reloads the routing data and yield counts from the loop store. @default 2000 */
+  readonly routingFactsReloadMs?: number | undefined;
+  /** `SYNC_WINDOW_ADVANCE_SECONDS`: how often the hours that left the 24-hour and 7-day windows are taken out of their totals. @default 600 */
+  readonly windowAdvanceSeconds?: number | undefined;
+  /** `SYNC_HOURLY_COUNTS_PRUNE_SECONDS`: how often hourly conversion counts older than 8 days are deleted. @default 600 */
+  readonly hourlyCountsPruneSeconds?: number | undefined;
 }
 
 function parseOutcomesPublicUrl(value: string): string {
@@ -185,5 +193,32 @@ export const loopSettings = {
     description: "Seconds (60 to 2592000) a survey that reached the yield cut-off is held out of yield ranking.",
     parse: numberValue({ min: 60, max: 2_592_000, integer: true }),
     fallback: { kind: "default", raw: "21600" },
+  },
+  matcherPollMs: {
+    variable: "SYNC_MATCHER_POLL_MS",
+    description:
+      "Milliseconds (100 to 60000) between two checks of every replica's matcher for cycles committed to the store (followers run no cycle of their own).",
+    parse: numberValue({ min: 100, max: 60_000, integer: true }),
+    fallback: { kind: "default", raw: "1000" },
+  },
+  routingFactsReloadMs: {
+    variable: "SYNC_ROUTING_FACTS_RELOAD_MS",
+    description:
+      "Milliseconds (100 to 600000) between two reloads of the routing data and the yield counts from the loop store, so that every replica ranks and excludes alike.",
+    parse: numberValue({ min: 100, max: 600_000, integer: true }),
+    fallback: { kind: "default", raw: "2000" },
+  },
+  windowAdvanceSeconds: {
+    variable: "SYNC_WINDOW_ADVANCE_SECONDS",
+    description:
+      "Seconds (1 to 3600) between two passes that take the hours that left the last 24 hours and 7 days out of those windows' totals (a status read does it too).",
+    parse: numberValue({ min: 1, max: 3600, integer: true }),
+    fallback: { kind: "default", raw: "600" },
+  },
+  hourlyCountsPruneSeconds: {
+    variable: "SYNC_HOURLY_COUNTS_PRUNE_SECONDS",
+    description: "Seconds (1 to 86400) between two passes that delete hourly conversion counts older than 8 days.",
+    parse: numberValue({ min: 1, max: 86_400, integer: true }),
+    fallback: { kind: "default", raw: "600" },
   },
 } as const satisfies { readonly [Key in keyof LoopConfig]-?: PlainSetting<NonNullable<LoopConfig[Key]>> };

@@ -82,7 +82,7 @@ async function conversionReport(store: LoopStore, now: Date): Promise<Conversion
  * The shape is `@sds/sync-client`'s `LoopStatus`, which `/openapi.json` documents.
  */
 export async function loopStatus(loop: LoopContext, now: Date = new Date()): Promise<LoopStatus> {
-  const { summary, outcomes, orphans } = await conversionReport(loop.outcomes, now);
+  const { summary, outcomes, orphans } = await conversionReport(loop.store, now);
   const verdicts = loop.account.verdicts;
   const problems = verdicts
     ? [verdicts.incoming, verdicts.outgoing].flatMap((verdict) =>

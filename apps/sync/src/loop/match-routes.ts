@@ -37,7 +37,7 @@ export async function match(loop: LoopContext, request: RouteRequest): Promise<R
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
   const { explain, uid } = body.value;
-  const history = uid === undefined ? undefined : await loop.outcomes.respondentHistory(uid, MATCH_HISTORY_LIMIT);
+  const history = uid === undefined ? undefined : await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
   const respondent = toMatchRequest(body.value, history);
   const live = loop.liveMatcher;
   const { matcher } = live;

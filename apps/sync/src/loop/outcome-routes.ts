@@ -119,7 +119,7 @@ export async function receiveOutcome(loop: LoopContext, request: RouteRequest): 
   }
   // HEAD (a link checker, a monitor) must change nothing: the call checked, nothing recorded.
   if (request.incoming.method === "HEAD") return json(200, {});
-  const result = await loop.outcomes.recordOutcome({ token, outcome, at: new Date() });
+  const result = await loop.store.recordOutcome({ token, outcome, at: new Date() });
   if (result.recorded) {
     loop.countOutcome(outcome);
     loop.outcomeNotifier.publish(result.record.sequence);
@@ -130,7 +130,7 @@ export async function receiveOutcome(loop: LoopContext, request: RouteRequest): 
 /** `GET /v1/outcomes?after=N&limit=M&wait=S`: recorded outcomes in order, long-polling like the change feed. */
 export async function listOutcomes(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const query = parseFeedQuery(request.url.searchParams);
-  const store = loop.outcomes;
+  const store = loop.store;
   const read = await readFeed(
     {
       list: (after, limit) => store.listOutcomes(after, limit),

@@ -34,7 +34,7 @@ export async function reconcileOutcomes(loop: LoopContext, request: RouteRequest
 async function recordLines(loop: LoopContext, lines: ReconcileRequest): Promise<ReconcileLine[]> {
   const results: ReconcileLine[] = [];
   for (const line of lines) {
-    const result = await loop.outcomes.recordOutcome({
+    const result = await loop.store.recordOutcome({
       token: line.token,
       outcome: line.outcome,
       at: new Date(),
@@ -63,7 +63,7 @@ async function recordLines(loop: LoopContext, lines: ReconcileRequest): Promise<
  * Outcomes arriving meanwhile are not foreseen: a preview, not a reservation.
  */
 async function previewLines(loop: LoopContext, lines: ReconcileRequest): Promise<ReconcileLine[]> {
-  const current = await loop.outcomes.currentOutcomes(lines.map((line) => line.token));
+  const current = await loop.store.currentOutcomes(lines.map((line) => line.token));
   return lines.map((line): ReconcileLine => {
     const base = { token: line.token, outcome: line.outcome, sequence: null };
     if (!current.has(line.token)) return { ...base, status: "unknown-token", previousOutcome: null };

@@ -8,14 +8,23 @@ export interface SurveyTraits {
   readonly studyTypeId: number | null;
 }
 
+/** Why the service cannot route to a survey for anyone: its Cpi is not a price, or its URL cannot make an entry link. */
+export interface UnusableSurvey {
+  readonly reason: "price" | "url";
+  readonly message: string;
+}
+
 /** Settings of {@link RoutingFacts}. */
 export interface RoutingFactsSettings {
   /** `StudyTypeId`s of re-contact studies configured by hand (`SYNC_RECONTACT_STUDY_TYPES`), besides those the StudyTypes collection names. */
   readonly recontactStudyTypes: readonly number[];
   /** What a survey whose group list cannot be read does: route as if it had no groups, or stay out. @default "route" */
   readonly missingGroups: "route" | "exclude";
-  /** Why a survey's URL cannot make an entry link (checked once per survey as it enters the matcher), or undefined. */
-  readonly unusableUrl: (survey: Survey) => string | undefined;
+  /**
+   * Why the service cannot route to a survey for everyone (checked once per survey as it enters
+   * the matcher): its URL cannot make an entry link, or its Cpi is not a price. Undefined when it can.
+   */
+  readonly unusable: (survey: Survey) => UnusableSurvey | undefined;
 }
 
 /**
@@ -29,7 +38,7 @@ export class RoutingFacts {
   #data: RoutingData = { version: -1, groups: new Map(), recontact: new Map(), stats: new Map(), fetches: [] };
   #evidence = new Map<number, SurveyYieldCounts>();
   readonly #traits = new Map<number, SurveyTraits>();
-  readonly #unusable = new Map<number, string>();
+  readonly #unusable = new Map<number, UnusableSurvey>();
   #recontactTypes = new Set<number>();
   /** Whether the StudyTypes collection was read (or is known to be unavailable): until then no study type is known not to be re-contact. */
   #studyTypesKnown = false;
@@ -57,8 +66,8 @@ export class RoutingFacts {
     return this.#data;
   }
 
-  /** Surveys whose URL cannot make an entry link, with the reason. */
-  get unusable(): ReadonlyMap<number, string> {
+  /** Surveys the service cannot route to (their URL cannot make an entry link, their Cpi is not a price), with the reason. */
+  get unusable(): ReadonlyMap<number, UnusableSurvey> {
     return this.#unusable;
   }
 
@@ -97,7 +106,7 @@ export class RoutingFacts {
     const before = this.#traits.get(id);
     if (before?.hasGroups !== traits.hasGroups || before.studyTypeId !== traits.studyTypeId) this.#changed.add(id);
     this.#traits.set(id, traits);
-    const unusable = this.#settings.unusableUrl(survey);
+    const unusable = this.#settings.unusable(survey);
     if (unusable === undefined) this.#unusable.delete(id);
     else this.#unusable.set(id, unusable);
     this.#applyOne(matcher, id);
@@ -173,7 +182,7 @@ export class RoutingFacts {
     pending: { readonly studyType: boolean; readonly groups: boolean },
   ): string | undefined {
     const unusable = this.#unusable.get(surveyId);
-    if (unusable !== undefined) return unusable;
+    if (unusable !== undefined) return unusable.message;
     if (pending.studyType)
       return "whether its study type is a re-contact one is not known yet (the StudyTypes collection has not been read): held out until it is";
     if (pending.groups)

@@ -1,30 +1,29 @@
 import { createClient } from "@sds/client";
-import { entryLinkProblem } from "@sds/routing";
+import { DEFAULT_YIELD_CUTOFF, entryLinkProblem } from "@sds/routing";
 import type { Logger } from "pino";
 import type { DatabaseConfig } from "../database/database-config.ts";
 import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
+import { cpiProblem } from "./money.ts";
 import { routingDataReport } from "./loop-status.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
-import {
-  entryPlaceholders,
-  matcherOptions,
-  readRecontactStudyTypes,
-  refreshRoutingData,
-  routingPolicy,
-} from "./routing-setup.ts";
+import { entryPlaceholders, matcherOptions, routingPolicy } from "./routing-setup.ts";
 import { RoutingDataRefresher } from "./routing-data-refresher.ts";
 import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
-import { openOutcomeStore } from "./store/open-loop-store.ts";
+import { openLoopStore } from "./store/open-loop-store.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
 import { AccountSettings } from "./account-settings.ts";
 import { LiveMatcher } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";
+import { addLoopTasks } from "./loop-tasks.ts";
+import { systemClock, type Clock } from "./runtime/clock.ts";
+import { LoopRuntime } from "./runtime/loop-runtime.ts";
+import { CleanupStack } from "../common/cleanup-stack.ts";
 
 /** How long the start waits for the first read of the account, in ms. */
 const ACCOUNT_START_WAIT_MS = 5000;
@@ -51,8 +50,8 @@ export interface LoopOptions {
   readonly metrics: Pick<SyncMetrics, "registry" | "longPollsWaiting" | "longPollsRefused">;
   /** The `fetch` the account is read with (the service's counting one). */
   readonly fetch: FetchFunction;
-  /** How often the matcher checks the store for commits, in ms. @default 1000 */
-  readonly matcherPollMs?: number;
+  /** The clock the loop's background tasks run on (loop-tasks.ts). @default the wall clock */
+  readonly clock?: Clock;
   /** Aborted when the service is asked to stop while starting: the rest of the matcher's load and the first account read are then skipped. */
   readonly startSignal?: AbortSignal;
 }
@@ -60,18 +59,38 @@ export interface LoopOptions {
 /** The respondent loop of one replica. */
 export interface Loop {
   readonly context: LoopContext;
-  /** Stops following the store and the account, closes the outcome store. */
+  /** The loop's background tasks (loop-tasks.ts). */
+  readonly runtime: LoopRuntime;
+  /** Stops the background tasks (waiting for runs under way), the feed's notifier and the account's reads, then closes the loop store. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts the respondent loop: opens the outcome store, loads the matcher from the store, reads
- * the account's encryption settings; afterwards both are refreshed after every cycle this
- * replica runs and on timers (every replica: followers run no cycle).
+ * Starts the respondent loop: opens the loop store, loads the matcher from the inventory, reads
+ * the account's encryption settings, then starts the loop's background tasks (loop-tasks.ts).
+ * Everything it opens is registered on one clean-up stack: a start that fails half-way closes
+ * what it opened, and {@link Loop.stop} closes all of it, last opened first.
  */
 export async function startLoop(options: LoopOptions): Promise<Loop> {
+  const cleanup = new CleanupStack();
+  try {
+    return await assembleLoop(options, cleanup);
+  } catch (error) {
+    await cleanup.disposeAsync().catch((cleanupError: unknown) => {
+      options.logger.warn({ err: cleanupError }, "the loop could not close what it had opened before its start failed");
+    });
+    throw error;
+  }
+}
+
+async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promise<Loop> {
   const { config, logger, inventory, cycles, metrics } = options;
-  const outcomes = await openOutcomeStore(config.database);
+  const store = cleanup.use(
+    await openLoopStore(config.database, {
+      yieldCutoffEntries: config.yieldCutoffEntries ?? DEFAULT_YIELD_CUTOFF.entries,
+    }),
+    (opened) => opened.close(),
+  );
   const sds = createClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -84,16 +103,33 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const facts = new RoutingFacts({
     recontactStudyTypes: config.recontactStudyTypes ?? [],
     missingGroups: config.missingGroups ?? "route",
-    unusableUrl: (survey) => entryLinkProblem(survey.SurveyUrl, { placeholders })?.message,
+    // A Cpi that is not a price never reaches an entry, so never a sum (money.ts).
+    unusable: (survey) => {
+      const price = cpiProblem(survey.Cpi);
+      if (price !== undefined) return { reason: "price", message: price };
+      const url = entryLinkProblem(survey.SurveyUrl, { placeholders })?.message;
+      return url === undefined ? undefined : { reason: "url", message: url };
+    },
   });
-  const loopMetrics = createLoopMetrics(metrics.registry, () => {
-    const report = routingDataReport({ facts });
-    return {
-      groups: report.groups.unavailable,
-      recontact: report.recontact.unavailable,
-      stats: report.stats.unavailable,
-    };
-  });
+  const loopMetrics = createLoopMetrics(
+    metrics.registry,
+    () => {
+      const report = routingDataReport({ facts });
+      return {
+        groups: report.groups.unavailable,
+        recontact: report.recontact.unavailable,
+        stats: report.stats.unavailable,
+      };
+    },
+    () => {
+      const counts = { price: 0, url: 0 };
+      for (const unusable of facts.unusable.values()) counts[unusable.reason] += 1;
+      return counts;
+    },
+  );
+  const runtime = new LoopRuntime({ clock: options.clock ?? systemClock, logger });
+  // Disposed of last to first: the account's reads end first, so that a task waiting on one does not hold the stop.
+  cleanup.defer(() => runtime.stop());
   const account = new AccountSettings({
     fetchAccount: async (signal) => (await sds.account.get({ signal })).data,
     logger,
@@ -101,16 +137,13 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       loopMetrics.recordVerdicts(verdicts);
     },
   });
-  const liveMatcher = new LiveMatcher({
-    store: inventory,
-    logger,
-    facts,
-    matcherOptions: matcherOptions(config),
-    ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }),
+  cleanup.defer(() => {
+    account.stop();
   });
+  const liveMatcher = new LiveMatcher({ store: inventory, logger, facts, matcherOptions: matcherOptions(config) });
   const refresher = new RoutingDataRefresher({
     client: sds,
-    store: outcomes,
+    store,
     facts,
     logger,
     settings: {
@@ -119,109 +152,29 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       cycleMs: config.intervalSeconds * 1000,
     },
   });
+  addLoopTasks(runtime, { config, logger, store, inventory, cycles, liveMatcher, account, facts, refresher });
+
+  await liveMatcher.start(options.startSignal);
+  await firstAccountRead(account, logger, options.startSignal);
+  // Every replica reads the routing data and the yield counts the store holds before it serves, so all rank and exclude alike.
+  await runtime.runNow("routing-facts-reload");
+  // A stop asked for during start: the service stops next, and a poll would only load in full what the stop abandoned.
+  if (options.startSignal?.aborted)
+    logger.info("start: a stop was asked for; the loop's background tasks are not started");
+  else runtime.start();
+
+  const outcomeNotifier = cleanup.use(
+    feedNotifier("outcomes", () => store.latestSequence(), config, metrics),
+    (notifier) => {
+      notifier.close();
+    },
+  );
   const outcomesTotal = loopMetrics.outcomes;
-  try {
-    await liveMatcher.start(options.startSignal);
-    // The first read is awaited briefly so the receiver is usable at once, but an upstream that
-    // hangs must not hold the start: until a read succeeds the receiver answers 503 and senders retry.
-    // A stop asked for meanwhile ends the wait too: the service is about to stop, and a hanging
-    // upstream would otherwise hold the shutdown for the whole wait.
-    const { startSignal } = options;
-    const stopAsked = new Promise<void>((resolve) => {
-      if (startSignal?.aborted) resolve();
-      startSignal?.addEventListener(
-        "abort",
-        () => {
-          resolve();
-        },
-        { once: true },
-      );
-    });
-    const waited = await Promise.race([
-      account.start(config.intervalSeconds * 1000).then(() => "read" as const),
-      new Promise<"timeout">((resolve) => {
-        setTimeout(() => {
-          resolve("timeout");
-        }, ACCOUNT_START_WAIT_MS).unref();
-      }),
-      stopAsked.then(() => "stop" as const),
-    ]);
-    if (waited === "stop") logger.info("start: a stop was asked for; not waiting for the account settings");
-  } catch (error) {
-    liveMatcher.stop();
-    account.stop();
-    await outcomes.close();
-    throw error;
-  }
-  const state = { stopped: false };
-  const isStopped = (): boolean => state.stopped;
-  const refreshAbort = new AbortController();
-  let refreshing: Promise<void> = Promise.resolve();
-  const followCycles = async (): Promise<void> => {
-    while (!isStopped()) {
-      await cycles.nextCycle();
-      if (isStopped()) return;
-      await Promise.all([
-        liveMatcher.refresh().catch((error: unknown) => {
-          logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
-        }),
-        account.refresh(),
-      ]);
-      if (isStopped()) return;
-      // Only the leader runs cycles, so the routing data is fetched once per replica set. Tracked, so
-      // that a stop waits for a refresh under way before it closes the store the refresh writes to.
-      refreshing = (async () => {
-        await refreshRoutingData(inventory, facts, refresher, refreshAbort.signal, logger);
-        if (!isStopped()) await followRoutingFacts();
-      })();
-      await refreshing;
-    }
-  };
-  // Every replica reads the routing data and the yield counts the store holds, so all rank and exclude alike.
-  let routingVersion = -1;
-  let studyTypesRead = false;
-  const followRoutingFacts = async (): Promise<void> => {
-    // The timer or the cycle follower may fire while the loop stops: the store is closed by then.
-    if (isStopped()) return;
-    try {
-      const version = await outcomes.routingDataVersion();
-      // Followers run no refresh: they learn which study types are re-contact studies here, once the leader stored the collection.
-      if (version !== routingVersion || !studyTypesRead)
-        studyTypesRead = await readRecontactStudyTypes(inventory, facts, logger);
-      const data = version === routingVersion ? undefined : await outcomes.readRoutingData();
-      const counts = await outcomes.yieldCounts();
-      facts.update(liveMatcher.matcher, data, counts);
-      routingVersion = version;
-    } catch (error) {
-      if (!isStopped())
-        logger.warn({ err: error }, "the routing data could not be read; the matcher keeps what it holds");
-    }
-  };
-  await followRoutingFacts();
-  const factsTimer = setInterval(() => void followRoutingFacts(), 2000);
-  factsTimer.unref();
-  void followCycles();
-  // The windows read the last 7 days of hourly counts; older hours are dropped every ten minutes.
-  const pruneHours = setInterval(() => {
-    // The windows first: an hour leaving the last 7 days is subtracted from its totals before its row goes.
-    const now = new Date();
-    outcomes
-      .advanceWindows(now)
-      .then(() => outcomes.pruneHourlyCounts(new Date(now.getTime() - 8 * 24 * 3_600_000)))
-      .catch((error: unknown) => {
-        logger.warn(
-          { err: error },
-          "old hourly conversion counts could not be pruned; they are tried again in ten minutes",
-        );
-      });
-  }, 600_000);
-  pruneHours.unref();
-  const outcomeNotifier = feedNotifier("outcomes", () => outcomes.latestSequence(), config, metrics);
   return {
     context: {
       liveMatcher,
       account,
-      outcomes,
+      store,
       outcomeNotifier,
       refusals: new ReceiverRefusals(metrics.registry, logger),
       warnings: () => loopWarnings(account, config.outcomesPublicUrl),
@@ -234,17 +187,39 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
       policy: routingPolicy(config),
       publicUrl: config.outcomesPublicUrl,
     },
-    async stop() {
-      state.stopped = true;
-      refreshAbort.abort();
-      clearInterval(factsTimer);
-      clearInterval(pruneHours);
-      outcomeNotifier.close();
-      liveMatcher.stop();
-      account.stop();
-      // The abort ends its fetches at once; it writes nothing after it (routing-data-refresher.ts).
-      await refreshing.catch(() => undefined);
-      await outcomes.close();
-    },
+    runtime,
+    stop: () => cleanup.disposeAsync(),
   };
+}
+
+/**
+ * The first read of the account, awaited briefly so the receiver is usable at once; an upstream
+ * that hangs must not hold the start: until a read succeeds the receiver answers 503 and senders
+ * retry. A stop asked for meanwhile ends the wait too: the service is about to stop, and a
+ * hanging upstream would otherwise hold the shutdown for the whole wait.
+ */
+async function firstAccountRead(account: AccountSettings, logger: Logger, startSignal?: AbortSignal): Promise<void> {
+  const stopAsked = new Promise<void>((resolve) => {
+    if (startSignal?.aborted) resolve();
+    startSignal?.addEventListener(
+      "abort",
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const waited = await Promise.race([
+    account.refresh().then(() => "read" as const),
+    new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => {
+        resolve("timeout");
+      }, ACCOUNT_START_WAIT_MS);
+      timer.unref();
+    }),
+    stopAsked.then(() => "stop" as const),
+  ]);
+  clearTimeout(timer);
+  if (waited === "stop") logger.info("start: a stop was asked for; not waiting for the account settings");
 }

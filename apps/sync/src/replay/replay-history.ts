@@ -1,3 +1,5 @@
+import { microsToAmount } from "../loop/money.ts";
+
 /*
  * What a replay reads: the entries the loop store recorded (issued through POST /v1/entry-links,
  * not imported history), in issue order, and what the service knew of each survey (its Ir from
@@ -39,13 +41,13 @@ export interface ReplayHistory {
 
 /** The recorded entries, in issue order. */
 export const RECORDED_ENTRIES = statement<[], RecordedEntry>(
-  "SELECT survey_id, cpi, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
+  "SELECT survey_id, cpi_micros, issued_at, outcome, outcome_at FROM loop_entries WHERE source = 'link' ORDER BY issued_at, token",
   (row) => {
     const outcome = maybeOutcomeKind(row.outcome);
     const outcomeAt = nullable(isoTime)(row.outcome_at);
     return {
       surveyId: integer(row.survey_id),
-      cpi: decimal(row.cpi),
+      cpi: microsToAmount(integer(row.cpi_micros)),
       issuedAt: Date.parse(isoTime(row.issued_at)),
       outcome,
       outcomeAt: outcome === null || outcomeAt === null ? null : Date.parse(outcomeAt),

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { OutcomeStore } from "../loop/store/loop-store.ts";
+import type { LoopStore } from "../loop/store/loop-store.ts";
 import type { PruneBatchOutcome } from "../database/retention.ts";
 import { pruneTargets, type PruneTarget } from "../inventory-store/inventory-retention.ts";
 import { outcomePruneTargets, type OutcomePruneTarget } from "../loop/store/loop-store.ts";
@@ -10,7 +10,7 @@ export type PrunedKind = PruneTarget | OutcomePruneTarget;
 
 /** The respondent loop's records and how long they are kept. */
 export interface OutcomeRetention {
-  readonly store: Pick<OutcomeStore, "pruneBatch">;
+  readonly store: Pick<LoopStore, "pruneBatch">;
   /** `SYNC_OUTCOME_RETENTION_SECONDS` in ms. */
   readonly retentionMs: number;
 }

@@ -1,4 +1,5 @@
-import { createRouter, operationIds, operations, type OperationId } from "@sds/schemas";
+import { operationIds, operations, type OperationId } from "@sds/schemas";
+import { createRouter } from "@sds/schemas/internal/router";
 import type { OperationPaths } from "./operation-paths.ts";
 
 /** A function with the signature of the global `fetch`. */

@@ -6,7 +6,7 @@ import {
   DEFAULT_PRIOR_STRENGTH,
   posteriorMean,
 } from "../yield/conversion-estimate.ts";
-import { resolveYieldCutoff, type YieldCutoff } from "../yield/yield-cutoff.ts";
+import { heldOutUntil, resolveYieldCutoff, type YieldCutoff } from "../yield/yield-cutoff.ts";
 import { checkYieldEvidence, type YieldEvidence } from "../yield/yield-evidence.ts";
 import type { ExclusionReason, YieldExplanation } from "./match-types.ts";
 import { SlotMarks } from "./slot-marks.ts";
@@ -102,11 +102,7 @@ export class YieldRanker {
       checkYieldEvidence(surveyId, evidence);
       this.#evidence.set(surveyId, evidence);
     }
-    const until =
-      evidence?.cutoffReachedAt === undefined || evidence.completes > 0
-        ? undefined
-        : evidence.cutoffReachedAt + this.#cooldownMs;
-    this.#heldUntil.set(surveyId, until, slot);
+    this.#heldUntil.set(surveyId, heldOutUntil(evidence, { cooldownMs: this.#cooldownMs }), slot);
   }
 
   /** Words of the slots that may be held out (test a candidate's bit before calling {@link isHeldOut}). */

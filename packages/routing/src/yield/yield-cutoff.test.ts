@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { heldOutUntil, isHeldOut, recordOutcome, type YieldOutcome } from "./yield-cutoff.ts";
+import { heldOutUntil, isHeldOut, reachesYieldCutoff, recordOutcome, type YieldOutcome } from "./yield-cutoff.ts";
 import type { YieldEvidence } from "./yield-evidence.ts";
 
 const HOUR = 3_600_000;
@@ -58,5 +58,26 @@ describe("recordOutcome and the cut-off", () => {
     expect(() => recordOutcome(undefined, "failure", 0, { entries: 0 })).toThrow(
       /entries must be a positive integer, got 0/,
     );
+  });
+});
+
+describe("reachesYieldCutoff, the one rule of the store, the ranker and replay", () => {
+  const five = { entries: 5 };
+  it("fails a trial when a newly decided entry brings a survey without a complete to a multiple of the cut-off", () => {
+    expect(reachesYieldCutoff({ decided: 4, completes: 0 }, { decided: 5, completes: 0 }, five)).toBe(true);
+    expect(reachesYieldCutoff({ decided: 5, completes: 0 }, { decided: 6, completes: 0 }, five)).toBe(false);
+    expect(reachesYieldCutoff({ decided: 9, completes: 0 }, { decided: 10, completes: 0 }, five)).toBe(true);
+    expect(reachesYieldCutoff({ decided: 4, completes: 1 }, { decided: 5, completes: 1 }, five)).toBe(false);
+  });
+
+  it("fails a trial when a reversal leaves no complete among at least the cut-off's decided entries", () => {
+    expect(reachesYieldCutoff({ decided: 7, completes: 1 }, { decided: 7, completes: 0 }, five)).toBe(true);
+    expect(reachesYieldCutoff({ decided: 4, completes: 1 }, { decided: 4, completes: 0 }, five)).toBe(false);
+    expect(reachesYieldCutoff({ decided: 7, completes: 2 }, { decided: 7, completes: 1 }, five)).toBe(false);
+  });
+
+  it("fails none on a revision between failures, a failure revised into a complete, or a repeat", () => {
+    expect(reachesYieldCutoff({ decided: 5, completes: 0 }, { decided: 5, completes: 0 }, five)).toBe(false);
+    expect(reachesYieldCutoff({ decided: 5, completes: 0 }, { decided: 5, completes: 1 }, five)).toBe(false);
   });
 });

@@ -32,17 +32,51 @@ export function resolveYieldCutoff(cutoff: YieldCutoff = {}): Required<YieldCuto
 /** One outcome for {@link recordOutcome}: a complete, a failure (terminate, overquota, security), or a complete reversed later. */
 export type YieldOutcome = "complete" | "failure" | "reversal";
 
+/** A survey's decided entries and the completes that stand among them: what the cut-off is decided on. */
+export interface YieldTally {
+  /** Entries with a decided outcome. */
+  readonly decided: number;
+  /** Completes net of reversals, at most `decided`. */
+  readonly completes: number;
+}
+
 /**
- * The evidence after one more outcome, for a service that keeps counters as outcomes arrive.
+ * The cut-off rule, the one every caller applies (the matcher's evidence, sds-sync's store as it
+ * records an outcome, `sds-sync replay`): whether one change of a survey's tally, from `before`
+ * to `after`, makes it fail a trial. Only a survey left with no complete can fail one:
+ *
+ * - a newly decided entry fails it when the decided count reaches a multiple of `entries`
+ *   (20, 40, 60 …): a survey held out receives no yield-ranked entries, so once the cool-down
+ *   is over it gets a fresh trial of up to `entries` more before the next cut-off;
+ * - a reversal (a standing complete taken back; the entry stays decided) fails it when at least
+ *   `entries` entries are decided: the evidence now shows `entries` or more decided entries and
+ *   no complete, which is what a trial tests, so the cool-down starts at the reversal rather
+ *   than at the next multiple;
+ * - any other change (a failure revised into another failure, a failure revised into a complete,
+ *   a repeat) fails none.
+ *
+ * @example
+ * ```ts
+ * reachesYieldCutoff({ decided: 19, completes: 0 }, { decided: 20, completes: 0 }); // true
+ * reachesYieldCutoff({ decided: 25, completes: 1 }, { decided: 25, completes: 0 }); // true: a reversal
+ * ```
+ */
+export function reachesYieldCutoff(before: YieldTally, after: YieldTally, cutoff?: YieldCutoff): boolean {
+  const { entries } = resolveYieldCutoff(cutoff);
+  if (after.completes > 0) return false;
+  if (after.decided > before.decided) return after.decided % entries === 0;
+  if (after.completes < before.completes) return after.decided >= entries;
+  return false;
+}
+
+/**
+ * The evidence after one more outcome, for a service that keeps counters as outcomes arrive; the
+ * cut-off is decided by {@link reachesYieldCutoff}.
  *
  * - `complete`: one more decided entry and one more complete.
- * - `failure`: one more decided entry. When the survey then has no complete and its decided
- *   count is a multiple of `entries` (20, 40, 60 …), it has failed a trial: `cutoffReachedAt`
- *   becomes `at`. A survey held out receives no yield-ranked entries, so once the cool-down is
- *   over it gets a fresh trial of up to `entries` more before the next cut-off.
+ * - `failure`: one more decided entry.
  * - `reversal`: a complete taken back, one complete fewer (the entry stays decided, now a
- *   failure). If that leaves no complete and at least `entries` decided, the cut-off is reached
- *   at `at`.
+ *   failure); ignored when there is no complete to take back.
  *
  * A service that rebuilds counters from stored outcomes gets the same result by replaying them
  * in time order.
@@ -59,22 +93,15 @@ export function recordOutcome(
   at: number,
   cutoff?: YieldCutoff,
 ): YieldEvidence {
-  const { entries } = resolveYieldCutoff(cutoff);
+  resolveYieldCutoff(cutoff);
   const current: YieldEvidence = evidence ?? { decided: 0, completes: 0 };
-  let { decided, completes } = current;
-  let reached = false;
-  if (outcome === "complete") {
-    decided++;
-    completes++;
-  } else if (outcome === "failure") {
-    decided++;
-    reached = completes === 0 && decided % entries === 0;
-  } else {
-    if (completes === 0) return current;
-    completes--;
-    reached = completes === 0 && decided >= entries;
-  }
-  return { ...current, decided, completes, ...(reached ? { cutoffReachedAt: at } : {}) };
+  if (outcome === "reversal" && current.completes === 0) return current;
+  const after: YieldTally = {
+    decided: current.decided + (outcome === "reversal" ? 0 : 1),
+    completes: current.completes + (outcome === "complete" ? 1 : outcome === "reversal" ? -1 : 0),
+  };
+  const reached = reachesYieldCutoff(current, after, cutoff);
+  return { ...current, ...after, ...(reached ? { cutoffReachedAt: at } : {}) };
 }
 
 /**

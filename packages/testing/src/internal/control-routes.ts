@@ -9,7 +9,8 @@ import type {
   SurveyPatch,
   SurveyStatusFilter,
 } from "../fake/types.ts";
-import { createRouter, type SurveyQuota } from "@sds/schemas";
+import type { SurveyQuota } from "@sds/schemas";
+import { createRouter } from "@sds/schemas/internal/router";
 import { ControlError } from "./control-error.ts";
 import { errorResponse, jsonResponse, okBody } from "./envelope.ts";
 import { readJsonBody } from "./request-body.ts";

@@ -1,4 +1,5 @@
-import { createRouter, operationIds, operations, type OperationId, type Router } from "@sds/schemas";
+import { operationIds, operations, type OperationId } from "@sds/schemas";
+import { createRouter, type Router } from "@sds/schemas/internal/router";
 
 /** The router of the fake service itself, built from the `operations` table of `@sds/schemas`. */
 export const operationRouter: Router<OperationId> = createRouter(

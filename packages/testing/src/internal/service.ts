@@ -1,4 +1,5 @@
-import type { OperationId, RouteMatch } from "@sds/schemas";
+import type { OperationId } from "@sds/schemas";
+import type { RouteMatch } from "@sds/schemas/internal/router";
 import { API_BASE_PATH, API_KEY_HEADER, CONTROL_PREFIX, fakeErrorCodes } from "../fake/constants.ts";
 import { formatMillis } from "./dates.ts";
 import { errorResponse } from "./envelope.ts";

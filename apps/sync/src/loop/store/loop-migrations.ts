@@ -216,10 +216,26 @@ CREATE TABLE event_positions (
 `;
 }
 
+/*
+ * Version 9 (6 to 8 are other features'): money in integer micros (millionths of the currency),
+ * so sums are exact on SQLite's REAL columns as on PostgreSQL's numeric (loop/money.ts). The
+ * columns are renamed with their unit, so a statement still reading the old unit fails loudly.
+ */
+const MONEY_COLUMNS = [
+  ["loop_entries", "cpi", "cpi_micros"],
+  ["loop_survey_counts", "earnings", "earnings_micros"],
+  ["loop_survey_hours", "earnings", "earnings_micros"],
+  ["loop_survey_windows", "earnings", "earnings_micros"],
+] as const;
+const MONEY_IN_MICROS = MONEY_COLUMNS.map(
+  ([table, column, renamed]) =>
+    `UPDATE ${table} SET ${column} = ROUND(${column} * 1000000);\nALTER TABLE ${table} RENAME COLUMN ${column} TO ${renamed};\n`,
+).join("");
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
- * their own file (see `openSqliteOutcomeStore`). Append new versions; never edit an applied one.
+ * their own file (see `openSqliteLoopStore`). Append new versions; never edit an applied one.
  */
 export const outcomeMigrations: readonly Migration[] = [
   { version: 1, name: "entries and outcomes", sqlite: loopSchema("sqlite"), postgres: loopSchema("postgres") },
@@ -249,6 +265,7 @@ export const outcomeMigrations: readonly Migration[] = [
     sqlite: eventPositionsSchema("sqlite"),
     postgres: eventPositionsSchema("postgres"),
   },
+  { version: 9, name: "money in integer micros", sqlite: MONEY_IN_MICROS, postgres: MONEY_IN_MICROS },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */

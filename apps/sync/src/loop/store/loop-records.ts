@@ -1,4 +1,6 @@
-import { decimal, integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
+import { integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { cpiMicros, storedCpiMicros } from "./stored-money.ts";
 import { execute, first, one, rows, type Program } from "../../database/program.ts";
 import { command, statement, type RawRow } from "../../database/statement.ts";
 import {
@@ -51,6 +53,7 @@ interface CountDelta {
   overquota?: number;
   security?: number;
   reversals?: number;
+  /** In integer micros. */
   earnings?: number;
 }
 
@@ -69,15 +72,15 @@ const COUNT_VALUES = (delta: CountDelta): CountValues => [
 const ADD_COUNTS = (table: string) =>
   COUNT_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(", ");
 const ADD_LIFETIME_COUNTS = command<[surveyId: number, ...CountValues]>(
-  `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings)
+  `INSERT INTO loop_survey_counts (survey_id, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id) DO UPDATE SET ${ADD_COUNTS("loop_survey_counts")}`,
 );
 const ADD_HOUR_COUNTS = command<[surveyId: number, hour: number, ...CountValues]>(
-  `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings)
+  `INSERT INTO loop_survey_hours (survey_id, hour, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, hour) DO UPDATE SET ${ADD_COUNTS("loop_survey_hours")}`,
 );
 const ADD_WINDOW_COUNTS = command<[surveyId: number, window: string, ...CountValues]>(
-  `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings)
+  `INSERT INTO loop_survey_windows (survey_id, window_name, entries, completes, terminates, overquotas, security, reversals, earnings_micros)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, window_name) DO UPDATE SET ${ADD_COUNTS("loop_survey_windows")}`,
 );
 const ADD_TO_COUNTER = command<[name: string, amount: number]>(
@@ -126,9 +129,9 @@ const EXPIRE_WINDOW = command<[edge: number, target: number, window: string]>(`U
   entries = loop_survey_windows.entries - expired.entries, completes = loop_survey_windows.completes - expired.completes,
   terminates = loop_survey_windows.terminates - expired.terminates, overquotas = loop_survey_windows.overquotas - expired.overquotas,
   security = loop_survey_windows.security - expired.security, reversals = loop_survey_windows.reversals - expired.reversals,
-  earnings = loop_survey_windows.earnings - expired.earnings
+  earnings_micros = loop_survey_windows.earnings_micros - expired.earnings_micros
 FROM (SELECT survey_id, SUM(entries) AS entries, SUM(completes) AS completes, SUM(terminates) AS terminates, SUM(overquotas) AS overquotas,
-  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings) AS earnings FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
+  SUM(security) AS security, SUM(reversals) AS reversals, SUM(earnings_micros) AS earnings_micros FROM loop_survey_hours WHERE hour > ? AND hour <= ? GROUP BY survey_id) AS expired
 WHERE loop_survey_windows.survey_id = expired.survey_id AND loop_survey_windows.window_name = ?`);
 
 /** Whether an hour left a window since its edge last moved: only then does a read need the write transaction of {@link advanceWindows}. */
@@ -235,7 +238,8 @@ const MARK_OUTCOME_TIME = command<[at: number, cutoff: number, cutoffAt: number,
 interface CurrentEntry {
   readonly token: string;
   readonly surveyId: number;
-  readonly cpi: number;
+  /** The Cpi as issued, in integer micros (money.ts). */
+  readonly cpiMicros: number;
   readonly outcome: OutcomeKind | null;
   readonly outcomeAt: string | null;
 }
@@ -243,14 +247,23 @@ interface CurrentEntry {
 /** Settings the recording programs need. */
 export interface RecordingSettings {
   /**
-   * Decided entries with no complete after which a survey is held out of yield ranking (the
-   * time it reaches each multiple is kept as `cutoff_reached_at`). @default 20
+   * Decided entries with no complete after which a survey is held out of yield ranking
+   * (`SYNC_YIELD_CUTOFF_ENTRIES`): the time an outcome makes the survey fail a trial, by
+   * `@sds/routing`'s `reachesYieldCutoff`, is kept as `cutoff_reached_at`. @default 20
    */
-  readonly cutoffEntries: number;
+  readonly yieldCutoffEntries: number;
 }
 
 /** The default {@link RecordingSettings}. */
-export const defaultRecordingSettings: RecordingSettings = { cutoffEntries: 20 };
+export const defaultRecordingSettings: RecordingSettings = { yieldCutoffEntries: DEFAULT_YIELD_CUTOFF.entries };
+
+/** A survey's tally before a change, from the tally after it and the change itself. */
+function tallyBefore(after: YieldTally, previous: OutcomeKind | null, next: OutcomeKind): YieldTally {
+  return {
+    decided: after.decided - (previous === null ? 1 : 0),
+    completes: after.completes - (next === "complete" ? 1 : 0) + (previous === "complete" ? 1 : 0),
+  };
+}
 
 /** Records one change of an entry's current outcome: the feed row, the entry, and the counts moved from the old outcome to the new. */
 function* applyTransition(
@@ -277,26 +290,27 @@ function* applyTransition(
   yield* execute(SET_ENTRY_OUTCOME, next, iso, entry.token);
   const previous = entry.outcome;
   const reversal = previous === "complete" ? 1 : 0;
-  const earned = (next === "complete" ? entry.cpi : 0) - (previous === "complete" ? entry.cpi : 0);
+  const earned = (next === "complete" ? entry.cpiMicros : 0) - (previous === "complete" ? entry.cpiMicros : 0);
   const lifetime: CountDelta = { [next]: 1, reversals: reversal, earnings: earned };
   if (previous !== null) lifetime[previous] = (lifetime[previous] ?? 0) - 1;
   yield* addCounts(entry.surveyId, null, lifetime);
   const after = yield* one(DECIDED, entry.surveyId);
-  // A newly decided entry that brings a survey without a complete to a multiple of the cut-off starts its cool-down now.
-  const cutoff =
-    previous === null && after.completes === 0 && after.decided > 0 && after.decided % settings.cutoffEntries === 0;
+  // The one cut-off rule (@sds/routing): the change that makes the survey fail a trial starts its cool-down now.
+  const cutoff = reachesYieldCutoff(tallyBefore(after, previous, next), after, {
+    entries: settings.yieldCutoffEntries,
+  });
   yield* execute(MARK_OUTCOME_TIME, at.getTime(), cutoff ? 1 : 0, at.getTime(), entry.surveyId);
   // Hourly: the old outcome leaves the hour it arrived in; the new one (and the reversal) count in this hour.
   if (previous !== null && entry.outcomeAt !== null) {
     yield* addCounts(entry.surveyId, hourOf(Date.parse(entry.outcomeAt)), {
       [previous]: -1,
-      earnings: previous === "complete" ? -entry.cpi : 0,
+      earnings: previous === "complete" ? -entry.cpiMicros : 0,
     });
   }
   yield* addCounts(entry.surveyId, hourOf(at), {
     [next]: 1,
     reversals: reversal,
-    earnings: next === "complete" ? entry.cpi : 0,
+    earnings: next === "complete" ? entry.cpiMicros : 0,
   });
   yield* execute(ADD_TO_COUNTER, `outcome:${next}`, 1);
   return record;
@@ -304,11 +318,11 @@ function* applyTransition(
 
 /** The entry issued through sds-sync that carries a token, as a transition reads it. */
 const CURRENT_ENTRY = statement<[token: string], CurrentEntry>(
-  "SELECT token, survey_id, cpi, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+  "SELECT token, survey_id, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
   (row) => ({
     token: text(row.token),
     surveyId: integer(row.survey_id),
-    cpi: decimal(row.cpi),
+    cpiMicros: storedCpiMicros(row.cpi_micros),
     outcome: maybeOutcomeKind(row.outcome),
     outcomeAt: nullable(isoTime)(row.outcome_at),
   }),
@@ -345,7 +359,7 @@ function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number |
 /** {@link LoopStore.recordOutcome}. */
 export function* recordOutcome(
   input: OutcomeInput,
-  settings: RecordingSettings = defaultRecordingSettings,
+  settings: RecordingSettings,
 ): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
@@ -411,9 +425,9 @@ function decodeEntryFact(row: RawRow): EntryFact {
  * respondent's latest entries (none when the limit is 0).
  */
 const READ_FOR_ENTRY = statement<[token: string, token: string, uid: string, historyLimit: number], EntryFact>(
-  `SELECT 'known' AS kind, token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE token = ?
+  `SELECT 'known' AS kind, token, survey_id, uid, cpi_micros, issued_at, outcome FROM loop_entries WHERE token = ?
 UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome FROM loop_orphans WHERE token = ?
-UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`,
+UNION ALL SELECT * FROM (SELECT 'history', token, survey_id, uid, cpi_micros, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`,
   decodeEntryFact,
 );
 
@@ -444,13 +458,13 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
  * program counts it. No row when the token is taken.
  */
 const INSERT_ENTRY = statement<
-  [token: string, surveyId: number, uid: string, cpi: number, issuedAt: string, hour: number],
+  [token: string, surveyId: number, uid: string, cpiMicros: number, issuedAt: string, hour: number],
   { readonly entry: EntryRecord; readonly counted: boolean }
 >(
   (dialect) =>
     dialect.dataModifyingCte
       ? `WITH entry AS (
-  INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link')
+  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING *
 ), lifetime AS (
   INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
@@ -467,7 +481,7 @@ const INSERT_ENTRY = statement<
 )
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted FROM entry`
       : // The hour is bound as above and returned: this statement counts nothing.
-        "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *, ? AS hour, 0 AS counted",
+        "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *, ? AS hour, 0 AS counted",
   (row) => ({ entry: decodeEntry(row), counted: row.counted === true || row.counted === 1 }),
 );
 const ENTRY = statement<[token: string], EntryRecord>("SELECT * FROM loop_entries WHERE token = ?", decodeEntry);
@@ -480,7 +494,7 @@ const ENTRY = statement<[token: string], EntryRecord>("SELECT * FROM loop_entrie
 export function* recordEntry<Refusal>(
   entry: EntryInput,
   admit: EntryAdmission<Refusal> | undefined,
-  settings: RecordingSettings = defaultRecordingSettings,
+  settings: RecordingSettings,
 ): Program<RecordEntryResult<Refusal>> {
   const repeatOrConflict = (existing: EntryRecord): RecordEntryResult<Refusal> => ({
     kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
@@ -503,7 +517,7 @@ export function* recordEntry<Refusal>(
     entry.token,
     entry.surveyId,
     entry.uid,
-    entry.cpi,
+    cpiMicros(entry.cpi),
     entry.at.toISOString(),
     hour,
   );
@@ -514,7 +528,7 @@ export function* recordEntry<Refusal>(
   }
   if (facts.orphan === null) return { kind: "recorded", entry: inserted.entry, attached: [] };
   const attached = yield* applyTransition(
-    { token: entry.token, surveyId: entry.surveyId, cpi: entry.cpi, outcome: null, outcomeAt: null },
+    { token: entry.token, surveyId: entry.surveyId, cpiMicros: cpiMicros(entry.cpi), outcome: null, outcomeAt: null },
     facts.orphan,
     entry.at,
     "attach",
@@ -529,7 +543,7 @@ export function* recordEntry<Refusal>(
 const IMPORT_ENTRY = command<
   [token: string, surveyId: number, uid: string, at: string, outcome: OutcomeKind | null, outcomeAt: string | null]
 >(
-  "INSERT INTO loop_entries (token, survey_id, uid, cpi, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING",
+  "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING",
 );
 
 /** {@link LoopStore.importHistory}: deterministic tokens, so importing the same file twice adds nothing. */
@@ -616,7 +630,7 @@ const TOP_SURVEYS = statement<[limit: number], SurveyConversion>(
   FROM loop_survey_counts AS c
   LEFT JOIN loop_survey_windows AS d ON d.survey_id = c.survey_id AND d.window_name = 'last24h'
   LEFT JOIN loop_survey_windows AS w ON w.survey_id = c.survey_id AND w.window_name = 'last7d'
-  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings, 0) DESC, c.earnings DESC, c.survey_id LIMIT ?`,
+  WHERE c.entries > 0 ORDER BY COALESCE(w.earnings_micros, 0) DESC, c.earnings_micros DESC, c.survey_id LIMIT ?`,
   (row) => ({
     surveyId: integer(row.survey_id),
     lifetime: decodeCounts(row),

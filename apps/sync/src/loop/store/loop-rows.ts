@@ -1,5 +1,7 @@
 import { decimal, epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
 import type { RawRow } from "../../database/statement.ts";
+import { microsToAmount } from "../money.ts";
+import { storedCpiMicros, storedEarningsMicros } from "./stored-money.ts";
 import {
   outcomeKinds,
   outcomeSources,
@@ -26,7 +28,7 @@ export function decodeEntry(row: RawRow): EntryRecord {
     token: text(row.token),
     surveyId: integer(row.survey_id),
     uid: text(row.uid),
-    cpi: decimal(row.cpi),
+    cpi: microsToAmount(storedCpiMicros(row.cpi_micros)),
     issuedAt: isoTime(row.issued_at),
     outcome: maybeOutcomeKind(row.outcome),
   };
@@ -63,7 +65,7 @@ export const COUNT_COLUMNS = [
   "overquotas",
   "security",
   "reversals",
-  "earnings",
+  "earnings_micros",
 ] as const;
 
 /** The counts of a row of `loop_survey_counts`, or of a sum of count rows; `prefix` names them in a joined row (`d_entries`). */
@@ -76,7 +78,7 @@ export function decodeCounts(row: RawRow, prefix = ""): ConversionCounts {
     overquotas: integer(count("overquotas")),
     securityTerminates: integer(count("security")),
     reversals: integer(count("reversals")),
-    earnings: decimal(count("earnings")),
+    earnings: microsToAmount(storedEarningsMicros(count("earnings_micros"))),
   };
 }
 

@@ -264,5 +264,3 @@ export interface OutcomeWithEntry extends OutcomeRecord {
   readonly uid: string | null;
 }
 
-/** The loop store under its earlier name. */
-export type OutcomeStore = LoopStore;

@@ -5,6 +5,7 @@ import type { Program } from "../../database/program.ts";
 import { withStoreErrors } from "../../database/store-errors.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import type { LoopStore } from "./loop-store.ts";
+import { defaultRecordingSettings, type RecordingSettings } from "./loop-records.ts";
 import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /**
@@ -13,9 +14,12 @@ import { ProgramLoopStore } from "./program-loop-store.ts";
  * it: the receiver runs on each. `poolSize` is 8 unless given. Every failure afterwards arrives
  * as a StoreError (the one wrapping, database/store-errors.ts).
  */
-export async function openPostgresOutcomeStore(options: PostgresSchemaOptions): Promise<LoopStore> {
+export async function openPostgresLoopStore(
+  options: PostgresSchemaOptions,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Promise<LoopStore> {
   const { pool } = await openMigratedPool(options, 8, outcomeLedger, "the PostgreSQL outcome store");
-  return withStoreErrors<LoopStore>(new PostgresLoopStore(pool));
+  return withStoreErrors<LoopStore>(new PostgresLoopStore(pool, settings));
 }
 
 /** The loop store on node-postgres: reads on the pool, writes in one transaction on one connection. */
@@ -24,8 +28,8 @@ class PostgresLoopStore extends ProgramLoopStore {
   readonly #pool: pg.Pool;
   #closed = false;
 
-  constructor(pool: pg.Pool) {
-    super();
+  constructor(pool: pg.Pool, settings: RecordingSettings) {
+    super(settings);
     this.#pool = pool;
   }
 

@@ -6,6 +6,7 @@ import { execute, one } from "../../database/program.ts";
 import { integer } from "../../database/columns.ts";
 import * as events from "./event-position-records.ts";
 import * as records from "./loop-records.ts";
+import type { RecordingSettings } from "./loop-records.ts";
 import * as routing from "./routing-data-records.ts";
 import type { RoutingDataWrite } from "./routing-data-records.ts";
 import type {
@@ -49,6 +50,12 @@ function* pruneLoopRecords(target: OutcomePruneTarget, before: Date, limit: numb
  */
 export abstract class ProgramLoopStore implements LoopStore {
   abstract readonly kind: DialectName;
+  /** What recording needs from the configuration (the yield cut-off). */
+  protected readonly settings: RecordingSettings;
+
+  constructor(settings: RecordingSettings) {
+    this.settings = settings;
+  }
 
   /** Runs a program that only reads. */
   protected abstract runRead<T>(program: Program<T>): Promise<T>;
@@ -61,11 +68,11 @@ export abstract class ProgramLoopStore implements LoopStore {
     entry: EntryInput,
     admit?: EntryAdmission<Refusal>,
   ): Promise<RecordEntryResult<Refusal>> {
-    return this.runWrite("recording an entry", records.recordEntry(entry, admit));
+    return this.runWrite("recording an entry", records.recordEntry(entry, admit, this.settings));
   }
 
   recordOutcome(outcome: OutcomeInput) {
-    return this.runWrite("recording an outcome", records.recordOutcome(outcome));
+    return this.runWrite("recording an outcome", records.recordOutcome(outcome, this.settings));
   }
 
   currentOutcomes(tokens: readonly string[]) {

@@ -9,6 +9,7 @@ import { migrateSqlite } from "../../database/sqlite-migrate.ts";
 import { withStoreErrors } from "../../database/store-errors.ts";
 import { outcomeLedger } from "./loop-migrations.ts";
 import type { LoopStore } from "./loop-store.ts";
+import { defaultRecordingSettings, type RecordingSettings } from "./loop-records.ts";
 import { ProgramLoopStore } from "./program-loop-store.ts";
 
 /**
@@ -28,14 +29,17 @@ export function loopDatabasePath(path: string): string {
  * store's path. One process per file, like the sync store. Every failure afterwards arrives as a
  * StoreError (the one wrapping, database/store-errors.ts).
  */
-export function openSqliteOutcomeStore(syncStorePath: string): Promise<LoopStore> {
+export function openSqliteLoopStore(
+  syncStorePath: string,
+  settings: RecordingSettings = defaultRecordingSettings,
+): Promise<LoopStore> {
   const path = loopDatabasePath(syncStorePath);
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(db, outcomeLedger);
-    return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db)));
+    return Promise.resolve(withStoreErrors<LoopStore>(new SqliteLoopStore(db, settings)));
   } catch (error) {
     return Promise.reject(
       new StoreError(`cannot open the SQLite outcome store at ${path}: ${(error as Error).message}`, { cause: error }),
@@ -56,8 +60,8 @@ class SqliteLoopStore extends ProgramLoopStore {
   readonly #writes: SqliteGroupCommit;
   #closed = false;
 
-  constructor(db: DatabaseSync) {
-    super();
+  constructor(db: DatabaseSync, settings: RecordingSettings) {
+    super(settings);
     this.#connection = new SqliteConnection(db);
     this.#writes = new SqliteGroupCommit(db);
   }

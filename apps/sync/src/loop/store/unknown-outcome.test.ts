@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreError } from "../../common/errors.ts";
-import { loopDatabasePath, openSqliteOutcomeStore } from "./sqlite-loop-store.ts";
+import { loopDatabasePath, openSqliteLoopStore } from "./sqlite-loop-store.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -16,7 +16,7 @@ describe("the loop store reading a value it should not hold", () => {
     const directory = mkdtempSync(join(tmpdir(), "sds-unknown-outcome-"));
     directories.push(directory);
     const path = join(directory, "sds.db");
-    const store = await openSqliteOutcomeStore(path);
+    const store = await openSqliteLoopStore(path);
     await store.recordEntry({ token: "t-1", surveyId: 7, uid: "u-1", cpi: 1.5, at: new Date("2026-11-28T08:00:00Z") });
     // Another writer (a restore, a hand edit) leaves an outcome this build does not know.
     const raw = new DatabaseSync(loopDatabasePath(path));

@@ -4,6 +4,9 @@
  * is the lowest package both depend on at run time, and because the paths it matches are the
  * contract's own (`operations[id].path`, `{param}` templates).
  *
+ * Not public API: it is reached through `@sds/schemas/internal/router` by this repository's own
+ * packages only, is left out of the API report, and may change in any release.
+ *
  * A library router (hono's RegExpRouter and friends) would match as fast but would still need
  * this file's policy around it (405 with `Allow`, HEAD on GET routes, percent-decoding of
  * parameters, one trailing-slash rule), and would add a run-time dependency to both packages

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRouter } from "./index.ts";
+import { createRouter } from "./router.ts";
 
 const router = createRouter([
   { id: "list", method: "GET", path: "/v1/surveys" },
