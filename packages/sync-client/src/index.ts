@@ -71,6 +71,7 @@ export {
   STATUS_LIMITS,
   SyncStatus,
 } from "./schemas/status.ts";
+export { EventSinkStatus, EventsStatus, WebhookResumed } from "./schemas/events.ts";
 export { Health, Readiness } from "./schemas/probes.ts";
 export { ErrorBody } from "./schemas/error-body.ts";
 

@@ -1,32 +1,9 @@
 import { z } from "zod";
+import { EventsStatus, WebhookResumed } from "@sds/sync-client";
 import { errorReply, json } from "../http/respond.ts";
 import { guarded, pathParameter } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { SinkFeedStatus } from "./events-monitor.ts";
-
-/** Where one sink stands in one feed. */
-export const EventSinkStatus = z.object({
-  sink: z.string(),
-  feed: z.enum(["outcomes", "changes"]),
-  position: z.int().nullable().describe("The last sequence the sink acknowledged; null before the relay first ran."),
-  latest: z.int(),
-  lagRecords: z.int(),
-  lagSeconds: z.number(),
-  oldestPendingAt: z.string().nullable(),
-  failingSince: z.string().nullable(),
-  lastError: z.string().nullable(),
-  updatedAt: z.string().nullable(),
-});
-
-/** `GET /v1/events`. */
-export const EventsStatus = z.object({
-  leader: z.boolean().describe("Whether this replica runs the relay."),
-  sinks: z.array(EventSinkStatus),
-});
-export type EventsStatus = z.output<typeof EventsStatus>;
-
-/** `POST /v1/webhooks/{name}/resume`. */
-export const WebhookResumed = z.object({ webhook: z.string(), resumed: z.literal(true) });
 
 /** What the events' routes act on. */
 export interface EventRoutesContext {

@@ -357,10 +357,7 @@ function* lastTransition(token: string, outcome: OutcomeKind, surveyId: number |
 }
 
 /** {@link LoopStore.recordOutcome}. */
-export function* recordOutcome(
-  input: OutcomeInput,
-  settings: RecordingSettings,
-): Program<RecordOutcomeResult> {
+export function* recordOutcome(input: OutcomeInput, settings: RecordingSettings): Program<RecordOutcomeResult> {
   const source = input.source ?? "s2s";
   const reason = input.reason ?? null;
   yield* lockForRecording(input.token);

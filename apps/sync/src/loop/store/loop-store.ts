@@ -263,4 +263,3 @@ export interface EventPosition {
 export interface OutcomeWithEntry extends OutcomeRecord {
   readonly uid: string | null;
 }
-

@@ -38,7 +38,7 @@ describe("unknown values in the loop store", () => {
     try {
       await expect(store.currentOutcomes(["t1"])).rejects.toThrow(StoreError);
       await expect(store.currentOutcomes(["t1"])).rejects.toThrow(
-        /unknown outcome in loop_entries.outcome: "completed"/,
+        /"completed" where one of complete, terminate, overquota, security was expected/,
       );
       await expect(store.recordOutcome({ token: "t1", outcome: "complete", at: new Date() })).rejects.toThrow(
         StoreError,
@@ -51,7 +51,7 @@ describe("unknown values in the loop store", () => {
 
   it("refuses an unknown outcome source, orphan outcome or outcome counter", async () => {
     const sources = await storeWith("UPDATE loop_outcomes SET source = 'magic'");
-    await expect(sources.listOutcomes(0, 10)).rejects.toThrow(/unknown outcome source/);
+    await expect(sources.listOutcomes(0, 10)).rejects.toThrow(/"magic" where one of/);
     await sources.close();
     const orphans = await storeWith("UPDATE loop_orphans SET outcome = 'win'");
     await expect(orphans.recordOutcome({ token: "orphan", outcome: "complete", at: new Date() })).rejects.toThrow(
