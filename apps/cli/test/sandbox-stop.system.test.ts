@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { Agent, get } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestHome, startBuiltSds, type TestHome } from "./support/run-sds.ts";
 
 let home: TestHome;
@@ -43,7 +43,14 @@ describe("sds sandbox stopping", () => {
         });
         expect(fault.status).toBe(201);
         const slow = getThrough(agent, `${baseUrl}/surveys`, { "eq-partner-access-key": "stop-key" }).catch(() => 0);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // The slow answer is under way once the sandbox applied the fault to it.
+        await vi.waitFor(
+          async () => {
+            const { faults } = (await (await fetch(`${controlUrl}/faults`)).json()) as { faults: { fired: number }[] };
+            expect(faults[0]?.fired).toBe(1);
+          },
+          { timeout: 30_000, interval: 20 },
+        );
         const exited = once(sandbox.child, "exit");
         const signalled = performance.now();
         sandbox.child.kill(signal);
