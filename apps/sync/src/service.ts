@@ -288,11 +288,15 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
   });
   cleanup.defer(() => Promise.all([engine.stop(), pruner.stop()]));
-  // Long-polls end first, so closing the servers waits for no one.
+  // Long-polls end in the same turn as the listeners begin to close: their answers then say
+  // `Connection: close`, and closing waits for no one.
   cleanup.defer(() => {
+    const closing = [server.close(), outcomesServer?.close()];
     notifier.close();
     loop.context.outcomeNotifier.close();
+    return Promise.all(closing);
   });
+
   // Followers name the leader by what it announced, before it can lead: its id and its API's port.
   await store.leadership.announce?.(replicaId, server.url);
   // A stop asked for during start: the service is about to stop, so no cycle (it would only be

@@ -34,7 +34,12 @@ async function setUp(): Promise<{ harness: ServiceHarness; receiver: WebhookRece
   await floodOutcomes(() => harness.service.outcomesUrl, 5, 1, "kept");
   await waitFor(async () => {
     const statuses = await harness.service.events.monitor.refresh();
-    return statuses.some((status) => status.feed === "outcomes" && status.position === 2);
+    // The change feed's relay passes over every change (the endpoint takes outcomes only): once it
+    // has, nothing holds the change feed, whichever relay ran first.
+    return (
+      statuses.some((status) => status.feed === "outcomes" && status.position === 2) &&
+      statuses.some((status) => status.feed === "changes" && status.lagRecords === 0)
+    );
   });
   return { harness, receiver };
 }

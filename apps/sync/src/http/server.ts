@@ -89,7 +89,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       send(response, reply);
     });
   });
-  return { url: origin, port: address.port, close: (graceMs) => closeServer(server, state, graceMs ?? 3000) };
+  // Closing twice (a stop that begins it early, then the clean-up stack) waits for the same close.
+  let closed: Promise<void> | undefined;
+  return { url: origin, port: address.port, close: (graceMs) => (closed ??= closeServer(server, state, graceMs ?? 3000)) };
 }
 
 async function handle(
