@@ -7,6 +7,7 @@ import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
+import { sessionSettings, type SessionConfig } from "../session/session-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
 import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
 
@@ -24,7 +25,7 @@ export { DEFAULT_MAX_LIST_BYTES, DEFAULT_MAX_LONG_POLLS, DEFAULT_MAX_RECORD_BYTE
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig {
+export interface SyncConfig extends LoopConfig, SessionConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -293,6 +294,7 @@ export const settings = {
     fallback: { kind: "unset" },
   },
   ...loopSettings,
+  ...sessionSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
     description:

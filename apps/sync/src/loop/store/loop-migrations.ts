@@ -1,4 +1,5 @@
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
+import { questionSchema, sessionSchema } from "./session-schema.ts";
 
 const types = {
   sqlite: { time: "TEXT", decimal: "REAL", bigint: "INTEGER" },
@@ -224,6 +225,19 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "window totals per survey",
     sqlite: windowTotalsSchema("sqlite"),
     postgres: windowTotalsSchema("postgres"),
+  },
+  // Versions 7 and 8: the respondent's session (session-schema.ts; its room is src/session).
+  {
+    version: 7,
+    name: "sessions, attempts, profiles and answer counts",
+    sqlite: sessionSchema("sqlite"),
+    postgres: sessionSchema("postgres"),
+  },
+  {
+    version: 8,
+    name: "the question catalogue",
+    sqlite: questionSchema("sqlite"),
+    postgres: questionSchema("postgres"),
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { PruneBatchOutcome } from "../../store/retention.ts";
+import type { Program } from "./loop-program.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
@@ -29,8 +30,12 @@ export const outcomeKinds = ["complete", "terminate", "overquota", "security"] a
 /** One of {@link outcomeKinds}. */
 export type OutcomeKind = (typeof outcomeKinds)[number];
 
-/** Where an outcome came from: the marketplace's S2S call, a reconciliation (import or postback), or an orphan attached to its entry when the entry was issued. */
-export const outcomeSources = ["s2s", "reconcile", "attach"] as const;
+/**
+ * Where an outcome came from: the marketplace's S2S call, a reconciliation (import or postback),
+ * an orphan attached to its entry when the entry was issued, a signed return of the respondent
+ * when the account's S2S URLs are disabled (`redirect`), or a drop: no outcome in time (`timeout`).
+ */
+export const outcomeSources = ["s2s", "reconcile", "attach", "redirect", "timeout"] as const;
 /** One of {@link outcomeSources}. */
 export type OutcomeSource = (typeof outcomeSources)[number];
 
@@ -239,6 +244,10 @@ export interface LoopStore extends OutcomeRetentionStore {
   advanceWindows(now: Date): Promise<void>;
   /** Deletes hourly counts older than `before` (the windows need the last 7 days); advance the windows first. */
   pruneHourlyCounts(before: Date): Promise<number>;
+  /** Runs a program of a feature over the loop's tables (the session's) that only reads. */
+  read<T>(program: Program<T>): Promise<T>;
+  /** Runs a program of a feature over the loop's tables in one write transaction (`what` names it in errors); durable when it resolves. */
+  write<T>(what: string, program: Program<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -108,6 +108,14 @@ export abstract class ProgramLoopStore implements LoopStore {
     return this.runRead(routing.yieldCounts());
   }
 
+  read<T>(program: Program<T>): Promise<T> {
+    return this.runRead(program);
+  }
+
+  write<T>(what: string, program: Program<T>): Promise<T> {
+    return this.runWrite(what, program);
+  }
+
   pruneHourlyCounts(before: Date) {
     return this.runWrite("pruning hourly counts", records.pruneHourlyCounts(before));
   }
