@@ -15,6 +15,7 @@ import { probeRoutes } from "./probes/probe-routes.ts";
 import { statusPageRoutes } from "./status-page/status-page.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop, type Loop } from "./loop/start-loop.ts";
+import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./store/open-store.ts";
@@ -60,6 +61,8 @@ export interface SyncService {
   readonly store: SyncStore;
   /** The respondent loop: matcher, account settings, outcome store. */
   readonly loop: LoopContext;
+  /** The respondent's sessions. */
+  readonly sessions: SessionRoom;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
   /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
@@ -79,6 +82,7 @@ interface RouteDependencies {
   readonly intervalMs: number;
   readonly isStopping: () => boolean;
   readonly loop: LoopContext;
+  readonly sessions: SessionRoom;
 }
 
 /**
@@ -87,14 +91,15 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { store, engine, metrics, notifier, intervalMs, isStopping, loop } = dependencies;
+  const { store, engine, metrics, notifier, intervalMs, isStopping, loop, sessions } = dependencies;
   const modules = [
     statusPageRoutes(),
     probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() }),
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
     operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),
-    loopRoutes(loop),
+    loopRoutes(loop, sessions.profiles),
+    sessions.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -156,8 +161,10 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
 
   let stopping = false;
   let loop: Loop;
+  let sessions: SessionRoom;
   try {
     await options.afterStoreOpen?.();
+    const sessionSurveys = sessionInventory(config);
     loop = await startLoop({
       config,
       logger,
@@ -165,7 +172,17 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       cycles: engine,
       metrics,
       fetch,
+      inventoryFollower: sessionSurveys.follower,
       ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }),
+    });
+    sessions = startSessions({
+      config,
+      loop: loop.context,
+      inventory: sessionSurveys.inventory,
+      cycles: engine,
+      logger,
+      registry: metrics.registry,
+      fetch,
     });
   } catch (error) {
     await store.close();
@@ -182,6 +199,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       intervalMs,
       isStopping: () => stopping,
       loop: loop.context,
+      sessions,
     });
     const separate = config.outcomesPort !== undefined;
     server = await startApiServer({
@@ -208,6 +226,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       });
     }
   } catch (error) {
+    await sessions.stop();
     await loop.stop();
     await store.close();
     throw error;
@@ -238,6 +257,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
     outcomesUrl: outcomesServer?.url ?? server.url,
     store,
     loop: loop.context,
+    sessions,
     engine,
     metrics,
     pruner,
@@ -250,6 +270,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
         notifier.close();
         loop.context.outcomeNotifier.close();
         await Promise.all([engine.stop(), pruner.stop(), server.close(), outcomesServer?.close()]);
+        await sessions.stop();
         await Promise.all([loop.stop(), store.close()]);
         logger.info("stopped");
       })();

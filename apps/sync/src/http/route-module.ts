@@ -36,7 +36,7 @@ export type RouteAccess = "open" | "token" | "signature";
 
 /** One route. */
 export interface RouteRow<SchemaName extends string = string, BodyName extends string = string> {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** A path template of the shared router (`{param}` segments). */
   readonly path: string;
   readonly access: RouteAccess;

@@ -35,6 +35,7 @@ export class AccountSettings {
   #current: LinkEncryption | undefined;
   #verdicts: EncryptionVerdicts | undefined;
   #fetchedAt: Date | undefined;
+  #s2sEnabled: boolean | undefined;
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | undefined;
   readonly #abort = new AbortController();
@@ -53,6 +54,11 @@ export class AccountSettings {
     return this.#verdicts;
   }
 
+  /** Whether the account's S2S URLs are enabled (a signed return then records no outcome), `undefined` before the first read. */
+  get s2sEnabled(): boolean | undefined {
+    return this.#s2sEnabled;
+  }
+
   /** When the settings were last read successfully. */
   get fetchedAt(): Date | undefined {
     return this.#fetchedAt;
@@ -69,6 +75,7 @@ export class AccountSettings {
             OutgoingEncryption: account.OutgoingEncryption,
           };
           this.#fetchedAt = new Date();
+          this.#s2sEnabled = account.S2SUrls.Enabled;
           const verdicts = {
             incoming: encryptionVerdict(account.IncomingEncryption, "IncomingEncryption"),
             outgoing: encryptionVerdict(account.OutgoingEncryption, "OutgoingEncryption"),

@@ -4,7 +4,7 @@ import { guarded, inQuery, pathParameter, type RouteDoc } from "../http/route-do
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { EntryLink, MatchResult, Outcome, OutcomePage, OutcomeReceipt } from "./loop-schemas.ts";
-import { EntryLinkBody, issueEntryLink, match, MatchBody } from "./match-routes.ts";
+import { EntryLinkBody, issueEntryLink, match, MatchBody, type ProfileAccess } from "./match-routes.ts";
 import { HistoryBody, HistoryImported, importHistory } from "./history-routes.ts";
 import { listOutcomes, receiveOutcome } from "./outcome-routes.ts";
 import { ReconcileBody, Reconciled, reconcileOutcomes } from "./reconcile-routes.ts";
@@ -31,7 +31,7 @@ const outcomeReceiver = {
  * The respondent loop's routes: matching, entry links, the outcome feed (private API) and the
  * S2S outcome receiver (the marketplace's; on its own listener when `SYNC_OUTCOMES_PORT` is set).
  */
-export function loopRoutes(loop: LoopContext): RouteModule {
+export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteModule {
   return defineRoutes({
     schemas: { MatchResult, EntryLink, Outcome, OutcomePage, OutcomeReceipt, HistoryImported, Reconciled },
     bodies: { MatchBody, EntryLinkBody, HistoryBody, ReconcileBody },
@@ -40,7 +40,7 @@ export function loopRoutes(loop: LoopContext): RouteModule {
         method: "POST",
         path: "/v1/match",
         access: "token",
-        handler: (request) => match(loop, request),
+        handler: (request) => match(loop, request, profiles),
         doc: {
           summary: "The live surveys a respondent qualifies for, best first",
           requestBody: "MatchBody",

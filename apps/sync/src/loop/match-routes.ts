@@ -11,11 +11,10 @@ import { loopText } from "./loop-text.ts";
 
 /** Body of `POST /v1/match`. */
 export const MatchBody = z.strictObject({
-  /** `QualificationId` (as a string) → the option codes the respondent gave. */
-  answers: z.record(
-    z.string().regex(/^\d{1,12}$/, "must be a QualificationId"),
-    z.array(z.string().max(200)).max(1000),
-  ),
+  /** `QualificationId` (as a string) → the option codes the respondent gave. Without it, with a `uid`: the respondent's stored profile. */
+  answers: z
+    .record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), z.array(z.string().max(200)).max(1000))
+    .optional(),
   languageId: z.number().int().optional(),
   device: z.enum(["desktop", "mobile", "tablet"]).optional(),
   limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
@@ -41,9 +40,25 @@ const respondentReasonKinds: ReadonlySet<string> = new Set([
 /** The most recent entries of a respondent the rules read per request (one indexed read). */
 export const MATCH_HISTORY_LIMIT = 200;
 
+/**
+ * What `/v1/match` reads and keeps of respondents' profiles (the session's room provides it):
+ * a match with a uid and no `answers` uses the stored answers; answers passed with a uid are kept
+ * (source `api`).
+ */
+export interface ProfileAccess {
+  /** The respondent's answers that still stand (`SYNC_PROFILE_TTL_DAYS`). */
+  answers(uid: string): Promise<Record<string, string[]>>;
+  /** Keeps answers passed with a uid; writes only those that changed. */
+  keep(
+    uid: string,
+    languageId: number | undefined,
+    answers: Readonly<Record<string, readonly string[]>>,
+  ): Promise<void>;
+}
+
 /** The matcher's request for a validated body. */
 export function toMatchRequest(body: MatchBody, history?: readonly PastEntry[]): MatchRequest {
-  const { answers, languageId, device, limit, uid, order, explore } = body;
+  const { answers = {}, languageId, device, limit, uid, order, explore } = body;
   return {
     answers,
     ...(languageId === undefined ? {} : { languageId }),
@@ -62,12 +77,17 @@ export function toMatchRequest(body: MatchBody, history?: readonly PastEntry[]):
  * those surveys' groups, re-contact studies not meant for them and everything past a daily cap. `eligible` counts them all,
  * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
  */
-export async function match(loop: LoopContext, request: RouteRequest): Promise<Reply> {
+export async function match(loop: LoopContext, request: RouteRequest, profiles?: ProfileAccess): Promise<Reply> {
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
   const { explain, uid } = body.value;
+  let { answers } = body.value;
+  if (uid !== undefined && profiles !== undefined) {
+    if (answers === undefined) answers = await profiles.answers(uid);
+    else await profiles.keep(uid, body.value.languageId, answers);
+  }
   const history = uid === undefined ? undefined : await loop.outcomes.respondentHistory(uid, MATCH_HISTORY_LIMIT);
-  const respondent = toMatchRequest(body.value, history);
+  const respondent = toMatchRequest({ ...body.value, answers: answers ?? {} }, history);
   const live = loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);
@@ -173,8 +193,7 @@ export async function prepareEntry(
       { encryption: settings.IncomingEncryption, placeholders: loop.placeholders },
     );
   } catch (error) {
-    if (isRoutingError(error))
-      return { kind: "refused", reply: errorReply(422, "unusable_survey_url", error.message) };
+    if (isRoutingError(error)) return { kind: "refused", reply: errorReply(422, "unusable_survey_url", error.message) };
     throw error;
   }
   // The rules of /v1/match, decided again inside the recording transaction, after a retry of the token is
@@ -186,7 +205,9 @@ export async function prepareEntry(
 
 /** The answer to an entry the store did not record: the token belongs to another entry, or the rules refused it. */
 export function entryRefusalReply(
-  result: { readonly kind: "conflict"; readonly entry: EntryRecord } | { readonly kind: "refused"; readonly refusal: LinkRefusal },
+  result:
+    | { readonly kind: "conflict"; readonly entry: EntryRecord }
+    | { readonly kind: "refused"; readonly refusal: LinkRefusal },
 ): Reply {
   if (result.kind === "conflict")
     return errorReply(

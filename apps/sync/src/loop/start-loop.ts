@@ -23,7 +23,7 @@ import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
 import { AccountSettings } from "./account-settings.ts";
-import { LiveMatcher } from "./live-matcher.ts";
+import { LiveMatcher, type InventoryFollower } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";
 
 /** How long the start waits for the first read of the account, in ms. */
@@ -53,6 +53,8 @@ export interface LoopOptions {
   readonly fetch: FetchFunction;
   /** How often the matcher checks the store for commits, in ms. @default 1000 */
   readonly matcherPollMs?: number;
+  /** Kept alike with the matcher (the sessions' inventory). */
+  readonly inventoryFollower?: InventoryFollower;
   /** Aborted when the service is asked to stop while starting: the rest of the matcher's load and the first account read are then skipped. */
   readonly startSignal?: AbortSignal;
 }
@@ -105,6 +107,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     store: inventory,
     logger,
     facts,
+    ...(options.inventoryFollower === undefined ? {} : { follower: options.inventoryFollower }),
     matcherOptions: matcherOptions(config),
     ...(options.matcherPollMs === undefined ? {} : { pollMs: options.matcherPollMs }),
   });

@@ -2,7 +2,13 @@ import { isNotFoundError, type SdsClient } from "@sds/client";
 import type { SessionQuestion } from "@sds/routing";
 import type { Logger } from "pino";
 import type { LoopStore } from "../loop/store/loop-store.ts";
-import { questionsVersion, readQuestions, writeQuestions, type QuestionDetail, type QuestionRead } from "./question-records.ts";
+import {
+  questionsVersion,
+  readQuestions,
+  writeQuestions,
+  type QuestionDetail,
+  type QuestionRead,
+} from "./question-records.ts";
 
 /** How long a read question is trusted before it is read again. */
 const REFRESH_MS = 86_400_000;
@@ -14,12 +20,16 @@ const CONCURRENCY = 4;
  * "Options": [{"OptionCode", "OptionText"}]}}`, unknown fields ignored, `OptionCode` a number
  * or a string. `TypeName` lower-cased: `range` and `numeric` ask for a number.
  */
-export function parseQuestionDetail(body: unknown): { ok: true; detail: QuestionDetail } | { ok: false; problem: string } {
+export function parseQuestionDetail(
+  body: unknown,
+): { ok: true; detail: QuestionDetail } | { ok: false; problem: string } {
   const qualification = (body as { Qualification?: unknown } | null)?.Qualification;
-  if (typeof qualification !== "object" || qualification === null) return { ok: false, problem: "no Qualification object" };
+  if (typeof qualification !== "object" || qualification === null)
+    return { ok: false, problem: "no Qualification object" };
   const record = qualification as Record<string, unknown>;
   const text = record.QuestionText;
-  if (typeof text !== "string" || text.trim() === "") return { ok: false, problem: "QuestionText: not a non-empty string" };
+  if (typeof text !== "string" || text.trim() === "")
+    return { ok: false, problem: "QuestionText: not a non-empty string" };
   const typeName = typeof record.TypeName === "string" ? record.TypeName.trim().toLowerCase() : "";
   const type =
     typeName === "single" || typeName === "multi" || typeName === "text"
@@ -150,17 +160,30 @@ export class QuestionCatalogue {
     return reads.length;
   }
 
-  async #read(client: SdsClient, languageId: number, qualificationId: number, now: Date, signal: AbortSignal): Promise<QuestionRead> {
+  async #read(
+    client: SdsClient,
+    languageId: number,
+    qualificationId: number,
+    now: Date,
+    signal: AbortSignal,
+  ): Promise<QuestionRead> {
     const base = { languageId, qualificationId, fetchedAt: now.toISOString() };
     try {
-      const parsed = parseQuestionDetail(await client.collections.qualificationDetail(languageId, qualificationId, { signal }));
+      const parsed = parseQuestionDetail(
+        await client.collections.qualificationDetail(languageId, qualificationId, { signal }),
+      );
       return parsed.ok
         ? { ...base, status: "ok", detail: parsed.detail, problem: null }
         : { ...base, status: "unreadable", detail: null, problem: parsed.problem };
     } catch (error) {
       if (isNotFoundError(error)) return { ...base, status: "missing", detail: null, problem: "404 from the upstream" };
       if (signal.aborted) throw error;
-      return { ...base, status: "unreadable", detail: null, problem: error instanceof Error ? error.message.slice(0, 300) : String(error) };
+      return {
+        ...base,
+        status: "unreadable",
+        detail: null,
+        problem: error instanceof Error ? error.message.slice(0, 300) : String(error),
+      };
     }
   }
 }

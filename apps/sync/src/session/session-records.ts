@@ -74,7 +74,9 @@ function toAttempt(row: SqlRow): AttemptRow {
 }
 
 /** Stores a new session. */
-export function* createSession(session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">): Program<void> {
+export function* createSession(
+  session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">,
+): Program<void> {
   yield* query(
     "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
     session.id,
@@ -203,7 +205,8 @@ export function* storeAnswers(
       input.uid,
       qualificationId,
     );
-    if (before !== undefined) yield* countAnswers(Number(before.language_id), qualificationId, parseAnswers(before.answers), -1);
+    if (before !== undefined)
+      yield* countAnswers(Number(before.language_id), qualificationId, parseAnswers(before.answers), -1);
     yield* query(
       `INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers, source = excluded.source, answered_at = excluded.answered_at`,
@@ -219,7 +222,12 @@ ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.languag
   return true;
 }
 
-function* countAnswers(languageId: number, qualificationId: number, answers: readonly string[], delta: number): Program<void> {
+function* countAnswers(
+  languageId: number,
+  qualificationId: number,
+  answers: readonly string[],
+  delta: number,
+): Program<void> {
   for (const answer of new Set(answers)) {
     yield* query(
       `INSERT INTO loop_answer_counts (language_id, qualification_id, answer, answers) VALUES (?, ?, ?, ?)
@@ -285,7 +293,12 @@ export function* answerCounts(languageId: number): Program<Map<number, Map<strin
 
 /** What a return's token belongs to: a session's attempt, an entry outside any session, or nothing. */
 export type ReturnTarget =
-  | { readonly kind: "attempt"; readonly sessionId: string; readonly returnUrl: string | null; readonly expiresAt: string }
+  | {
+      readonly kind: "attempt";
+      readonly sessionId: string;
+      readonly returnUrl: string | null;
+      readonly expiresAt: string;
+    }
   | { readonly kind: "entry" }
   | { readonly kind: "unknown" };
 
@@ -320,7 +333,10 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
 }
 
 /** Entries issued before `before` that still have no outcome, oldest first (the partial index `loop_entries_pending`). */
-export function* pendingEntries(before: string, limit: number): Program<{ token: string; surveyId: number; issuedAt: number }[]> {
+export function* pendingEntries(
+  before: string,
+  limit: number,
+): Program<{ token: string; surveyId: number; issuedAt: number }[]> {
   const rows = yield* query(
     "SELECT token, survey_id, issued_at FROM loop_entries WHERE outcome IS NULL AND source = 'link' AND issued_at < ? ORDER BY issued_at LIMIT ?",
     before,
@@ -337,7 +353,12 @@ export function* pendingEntries(before: string, limit: number): Program<{ token:
  * Records a drop: the entry's outcome becomes a terminate with source `timeout` (a failed entry;
  * a later outcome replaces it as a transition), and its session's attempt comes back as `drop`.
  */
-export function* recordDrop(dialect: ProgramDialect, token: string, at: Date, reason: string): Program<OutcomeRecord | undefined> {
+export function* recordDrop(
+  dialect: ProgramDialect,
+  token: string,
+  at: Date,
+  reason: string,
+): Program<OutcomeRecord | undefined> {
   const result = yield* recordOutcome(dialect, { token, outcome: "terminate", at, source: "timeout", reason });
   if (!result.recorded) return undefined;
   yield* recordReturn(token, "drop", at.toISOString());
@@ -346,7 +367,11 @@ export function* recordDrop(dialect: ProgramDialect, token: string, at: Date, re
 
 /** Deletes up to `limit` sessions that expired before `before`, with their attempts; how many. */
 export function* pruneSessions(before: string, limit: number): Program<number> {
-  const rows = yield* query("SELECT id FROM loop_sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?", before, limit);
+  const rows = yield* query(
+    "SELECT id FROM loop_sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?",
+    before,
+    limit,
+  );
   for (const row of rows) {
     yield* query("DELETE FROM loop_session_attempts WHERE session_id = ?", String(row.id));
     yield* query("DELETE FROM loop_sessions WHERE id = ?", String(row.id));

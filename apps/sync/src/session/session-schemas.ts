@@ -86,7 +86,9 @@ export const Session = z.object({
   explanation: z
     .unknown()
     .optional()
-    .describe("With ?explain=1: the questions considered with their expected gain, the top surveys with their estimates."),
+    .describe(
+      "With ?explain=1: the questions considered with their expected gain, the top surveys with their estimates.",
+    ),
 });
 export type Session = z.output<typeof Session>;
 

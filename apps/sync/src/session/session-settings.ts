@@ -71,7 +71,8 @@ export const sessionSettings = {
   },
   profileTtlDays: {
     variable: "SYNC_PROFILE_TTL_DAYS",
-    description: "Days (1 to 3650) a respondent's stored answer stands: it is used for matching and never asked again meanwhile.",
+    description:
+      "Days (1 to 3650) a respondent's stored answer stands: it is used for matching and never asked again meanwhile.",
     parse: numberValue({ min: 1, max: 3650, integer: true }),
     fallback: { kind: "default", raw: "30" },
   },

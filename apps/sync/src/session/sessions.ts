@@ -37,7 +37,8 @@ const MAX_ROUNDS = 6;
 const COUNTS_TTL_MS = 10_000;
 
 /** A session's answer: the Session, or an error reply. */
-export type SessionOutcome = { readonly kind: "session"; readonly session: Session } | { readonly kind: "reply"; readonly reply: Reply };
+export type SessionOutcome =
+  { readonly kind: "session"; readonly session: Session } | { readonly kind: "reply"; readonly reply: Reply };
 
 /**
  * The respondent's sessions: each request reads the session from the loop store, decides its
@@ -53,7 +54,10 @@ export class Sessions {
   readonly #settings: SessionSettings;
   readonly #options: SessionDecisionOptions;
   readonly #clock: () => Date;
-  readonly #counts = new Map<number, { readonly at: number; readonly counts: Promise<Map<number, Map<string, number>>> }>();
+  readonly #counts = new Map<
+    number,
+    { readonly at: number; readonly counts: Promise<Map<number, Map<string, number>>> }
+  >();
 
   constructor(options: {
     readonly loop: LoopContext;
@@ -80,7 +84,10 @@ export class Sessions {
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
     const id = randomBytes(18).toString("base64url");
-    await this.#store.write("starting a session", createSessionWithAnswers(id, body, checked.answers, now, this.#settings.ttlSeconds));
+    await this.#store.write(
+      "starting a session",
+      createSessionWithAnswers(id, body, checked.answers, now, this.#settings.ttlSeconds),
+    );
     return this.#advance(id, false);
   }
 
@@ -100,7 +107,13 @@ export class Sessions {
       const stored = await this.#store.write(
         "storing a session's answers",
         storeAnswers(
-          { uid: row.uid, languageId: row.languageId, answers: checked.answers, source: "session", at: this.#clock().toISOString() },
+          {
+            uid: row.uid,
+            languageId: row.languageId,
+            answers: checked.answers,
+            source: "session",
+            at: this.#clock().toISOString(),
+          },
           { id, version: row.version },
         ),
       );
@@ -138,7 +151,11 @@ export class Sessions {
         case "wait": {
           const last = row.attempts.at(-1);
           if (last === undefined) continue;
-          return this.#view(row, { kind: "survey", surveyId: last.surveyId, link: last.link, token: last.token }, explanation);
+          return this.#view(
+            row,
+            { kind: "survey", surveyId: last.surveyId, link: last.link, token: last.token },
+            explanation,
+          );
         }
         case "done":
           await this.#store.write("ending a session", finishSession(id, row.version, decision.reason));
@@ -148,7 +165,13 @@ export class Sessions {
           if (detail === undefined) continue;
           return this.#view(
             row,
-            { kind: "question", qualificationId: decision.qualificationId, text: detail.text, type: detail.type, options: [...detail.options] },
+            {
+              kind: "question",
+              qualificationId: decision.qualificationId,
+              text: detail.text,
+              type: detail.type,
+              options: [...detail.options],
+            },
             explanation,
           );
         }
@@ -156,7 +179,8 @@ export class Sessions {
           const offered = await this.#offer(row, decision.surveys, now);
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
-          if (offered.kind === "none") await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
+          if (offered.kind === "none")
+            await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
           continue;
         }
       }
@@ -169,7 +193,12 @@ export class Sessions {
     row: SessionRow,
     surveyIds: readonly number[],
     now: Date,
-  ): Promise<"stale" | { readonly kind: "issued" } | { readonly kind: "none" } | { readonly kind: "reply"; readonly reply: Reply }> {
+  ): Promise<
+    | "stale"
+    | { readonly kind: "issued" }
+    | { readonly kind: "none" }
+    | { readonly kind: "reply"; readonly reply: Reply }
+  > {
     for (const surveyId of surveyIds) {
       const token = randomBytes(16).toString("base64url");
       const prepared = await prepareEntry(this.#loop, surveyId, token, row.uid, now);
@@ -204,14 +233,18 @@ export class Sessions {
     ]);
     const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
     const answers = new Map<string, readonly string[]>();
-    for (const answer of profile) if (Date.parse(answer.answeredAt) >= horizon) answers.set(String(answer.qualificationId), answer.answers);
+    for (const answer of profile)
+      if (Date.parse(answer.answeredAt) >= horizon) answers.set(String(answer.qualificationId), answer.answers);
     const exclusions = this.#loop.liveMatcher.matcher.respondentExclusions({ uid: row.uid, history }, now.getTime());
     const counts = await this.#answerCounts(row.languageId, now.getTime());
     return {
       answers,
       languageId: row.languageId,
       device: row.device ?? undefined,
-      attempts: row.attempts.map((attempt) => ({ surveyId: attempt.surveyId, returned: attempt.returned ?? undefined })),
+      attempts: row.attempts.map((attempt) => ({
+        surveyId: attempt.surveyId,
+        returned: attempt.returned ?? undefined,
+      })),
       excluded: exclusions.surveyIds,
       capReached: exclusions.capReached,
       askable: this.#catalogue.askable(row.languageId),
@@ -244,7 +277,8 @@ export class Sessions {
       const problem = detail === undefined ? undefined : answerProblem(detail, given);
       if (problem !== undefined)
         return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: ${problem} (question ${key})`) };
-      if (given.length === 0) return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: no answer (question ${key})`) };
+      if (given.length === 0)
+        return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: no answer (question ${key})`) };
       checked.set(qualificationId, given);
     }
     return { ok: true, answers: checked };
@@ -290,13 +324,24 @@ function* createSessionWithAnswers(
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
   });
   if (answers.size > 0)
-    yield* storeAnswers({ uid: body.uid, languageId: body.languageId, answers, source: "api" satisfies AnswerSource, at: now.toISOString() });
+    yield* storeAnswers({
+      uid: body.uid,
+      languageId: body.languageId,
+      answers,
+      source: "api" satisfies AnswerSource,
+      at: now.toISOString(),
+    });
 }
 
-function answerProblem(detail: { readonly type: string; readonly options: readonly { readonly code: string }[] }, given: readonly string[]): string | undefined {
+function answerProblem(
+  detail: { readonly type: string; readonly options: readonly { readonly code: string }[] },
+  given: readonly string[],
+): string | undefined {
   switch (detail.type) {
     case "numeric":
-      return given.length === 1 && /^-?\d+(\.\d+)?$/.test(given[0] ?? "") ? undefined : "a numeric question takes one number";
+      return given.length === 1 && /^-?\d+(\.\d+)?$/.test(given[0] ?? "")
+        ? undefined
+        : "a numeric question takes one number";
     case "text":
       return given.length === 1 ? undefined : "a text question takes one answer";
     default: {
@@ -321,6 +366,8 @@ function notFound(id: string): SessionOutcome {
 function busy(id: string): SessionOutcome {
   return {
     kind: "reply",
-    reply: errorReply(503, "session_busy", `session ${id.slice(0, 64)} kept moving while it was decided; retry`, { "retry-after": "1" }),
+    reply: errorReply(503, "session_busy", `session ${id.slice(0, 64)} kept moving while it was decided; retry`, {
+      "retry-after": "1",
+    }),
   };
 }
