@@ -71,10 +71,10 @@ const schemas: string[] = [];
 stores.push({ name: "SQLite", database: () => Promise.resolve(undefined) });
 stores.push({
   name: "PostgreSQL",
-  database: async () => {
+  database: () => {
     const schema = freshSchemaName("sds_session");
     schemas.push(schema);
-    return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    return Promise.resolve({ kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema });
   },
 });
 
@@ -249,7 +249,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
 
   it("answers 404 to unknown tokens and returns before entries, and moves only the token's own session", async (context) => {
     if (store.name === "PostgreSQL" && !postgres) context.skip();
-    const { harness, marketplace } = await start();
+    const { harness } = await start();
     const base = harness.service.outcomesUrl;
     expect((await fetch(`${base}/v1/return/complete?vq_token=never-issued`, { redirect: "manual" })).status).toBe(404);
     expect((await fetch(`${base}/v1/return/bogus?vq_token=x`, { redirect: "manual" })).status).toBe(404);
@@ -275,7 +275,6 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     const page = await fetch(`${base}/s/${encodeURIComponent(second.id)}`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("terminate");
-    void marketplace;
   });
 
   it("refuses an unsigned return when the account signs outcomes, and records a signed one as the outcome without S2S", async (context) => {

@@ -53,7 +53,7 @@ export function* readQuestions(): Program<QuestionRead[]> {
       qualificationId: Number(row.qualification_id),
       status: detail === null ? (status === "ok" ? "unreadable" : status) : status,
       detail,
-      problem: row.problem === null || row.problem === undefined ? null : String(row.problem),
+      problem: typeof row.problem === "string" ? row.problem : null,
       fetchedAt: toIso(row.fetched_at),
     };
   });

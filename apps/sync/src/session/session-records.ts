@@ -52,7 +52,8 @@ export interface ProfileAnswer {
 
 const returns: readonly AttemptReturn[] = ["complete", "terminate", "overquota", "security", "drop"];
 const asReturn = (value: unknown): AttemptReturn | null => returns.find((kind) => kind === value) ?? null;
-const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const textOrNull = (value: unknown): string | null =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
 
 function toAttempt(row: SqlRow): AttemptRow {
   // The return, else the outcome the marketplace called (whichever came first decides the next step).

@@ -82,9 +82,7 @@ export async function receiveReturn(context: ReturnContext, request: RouteReques
       : redirect(context.returnUrl);
   const page = target.returnUrl ?? context.returnUrl;
   return redirect(
-    page === undefined || page === null
-      ? `/s/${encodeURIComponent(target.sessionId)}`
-      : withSession(page, target.sessionId),
+    page === undefined ? `/s/${encodeURIComponent(target.sessionId)}` : withSession(page, target.sessionId),
   );
 }
 

@@ -118,21 +118,23 @@ export function startSessions(options: {
       inventory.setYieldEvidence(survey.surveyId, loop.facts.yieldEvidence(survey.surveyId));
   };
   const abort = new AbortController();
-  let stopped = false;
+  const state = { stopped: false };
+  // Read through a function: the checks after an await must see a stop that came meanwhile.
+  const isStopped = (): boolean => state.stopped;
   let refreshing: Promise<unknown> = Promise.resolve();
   const followCycles = async (): Promise<void> => {
-    while (!stopped) {
+    while (!state.stopped) {
       await options.cycles.nextCycle();
-      if (stopped) return;
+      if (isStopped()) return;
       // The matcher (which feeds the sessions' inventory) applies the cycle first; the questions its surveys use are read next.
       await loop.liveMatcher.refresh().catch(() => undefined);
-      if (stopped) return;
+      if (isStopped()) return;
       // Only the leader runs cycles: the catalogue is read once per replica set, the others follow it.
       const wanted = new Set<string>();
       for (const survey of inventory.values())
         for (const rule of survey.rules) wanted.add(`${survey.languageId}:${rule.qualificationId}`);
       refreshing = catalogue.refresh(client, wanted, clock(), abort.signal).catch((error: unknown) => {
-        if (!stopped)
+        if (!state.stopped)
           logger.warn(
             { err: error },
             "the question catalogue could not be refreshed; it is tried after the next cycle",
@@ -159,7 +161,7 @@ export function startSessions(options: {
       async () => {
         // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
         const before = new Date(clock().getTime() - settings.ttlSeconds * 1000).toISOString();
-        while ((await loop.outcomes.write("pruning sessions", pruneSessions(before, 500))) === 500 && !stopped);
+        while ((await loop.outcomes.write("pruning sessions", pruneSessions(before, 500))) === 500 && !state.stopped);
       },
       logger,
     ),
@@ -197,7 +199,7 @@ export function startSessions(options: {
     profiles,
     sweepDrops: (now) => sweepDrops(loop, inventory, dropAfterLoi, now ?? clock()),
     async stop() {
-      stopped = true;
+      state.stopped = true;
       abort.abort();
       await Promise.all(stops.map((stop) => stop()));
       await refreshing.catch(() => undefined);
