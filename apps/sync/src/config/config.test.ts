@@ -49,6 +49,11 @@ describe("loadConfig", () => {
       yieldPriorStrength: 10,
       yieldCutoffEntries: 20,
       yieldCooldownSeconds: 21_600,
+      sessionMaxAttempts: 3,
+      sessionTtlSeconds: 3600,
+      questionSeconds: 8,
+      profileTtlDays: 30,
+      dropAfterLoi: 3,
       allowUnauthenticated: false,
     });
   });
