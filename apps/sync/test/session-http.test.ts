@@ -362,3 +362,70 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     expect(history.status).toBe(409);
   });
 });
+
+describe("a respondent's session across PostgreSQL replicas", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("is begun on one replica and goes on on another, one entry per step", async (context) => {
+    if (!postgres) context.skip();
+    const schema = freshSchemaName("sds_session_replicas");
+    schemas.push(schema);
+    const database: DatabaseConfig = { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    const api = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: [...surveys],
+          account: { OutgoingEncryption: unsignedOutcomes },
+        },
+      ],
+    });
+    cleanups.push(() => api.close());
+    const first = await startServiceHarness({ api, database, replicaId: "replica-a" });
+    cleanups.push(() => first.close());
+    const second = await startServiceHarness({ api, database, replicaId: "replica-b", followerPollMs: 60_000 });
+    cleanups.push(() => second.close());
+    await waitFor(
+      () =>
+        first.service.sessions.catalogue.report().askable > 0 &&
+        second.service.sessions.catalogue.report().askable > 0 &&
+        second.service.loop.liveMatcher.matcher.size === surveys.length,
+      20_000,
+    );
+    const started = (await (
+      await postJson(first, "/v1/sessions", { uid: "r-replicas", languageId: 3 })
+    ).json()) as SessionBody;
+    expect(started.next).toMatchObject({ kind: "question", qualificationId: 43 });
+    // The answer goes to the other replica; both then read the same survey step.
+    const answered = await postJson(second, `/v1/sessions/${started.id}/answers`, { answers: { "43": ["2"] } });
+    expect(answered.status).toBe(200);
+    const onSecond = (await answered.json()) as SessionBody;
+    expect(onSecond.next).toMatchObject({ kind: "survey", surveyId: 8100 });
+    const [fromFirst, fromSecond] = await Promise.all([
+      first.request(`/v1/sessions/${started.id}`).then((response) => response.json() as Promise<SessionBody>),
+      second.request(`/v1/sessions/${started.id}`).then((response) => response.json() as Promise<SessionBody>),
+    ]);
+    expect(fromFirst.next).toEqual(onSecond.next);
+    expect(fromSecond.next).toEqual(onSecond.next);
+    // The return reaches the first replica; both replicas re-route to one next survey, recorded once.
+    const back = await fetch(
+      `${first.service.outcomesUrl}/v1/return/overquota?vq_token=${encodeURIComponent(onSecond.next.token ?? "")}`,
+      {
+        redirect: "manual",
+      },
+    );
+    expect(back.status).toBe(303);
+    const [a, b] = await Promise.all([
+      first.request(`/v1/sessions/${started.id}`).then((response) => response.json() as Promise<SessionBody>),
+      second.request(`/v1/sessions/${started.id}`).then((response) => response.json() as Promise<SessionBody>),
+    ]);
+    expect(a.next).toEqual(b.next);
+    expect(a.next.kind).toBe("survey");
+    const final = (await (await first.request(`/v1/sessions/${started.id}`)).json()) as SessionBody;
+    expect(final.attempts).toHaveLength(2);
+  });
+});
