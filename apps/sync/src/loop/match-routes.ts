@@ -26,6 +26,9 @@ export const MatchBody = z.strictObject({
   order: z.enum(["earnings", "yield"]).optional(),
   /** Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). @default true */
   explore: z.boolean().optional(),
+}).refine((body) => body.answers !== undefined || body.uid !== undefined, {
+  message: "required without a uid (with a uid, the stored profile is used)",
+  path: ["answers"],
 });
 export type MatchBody = z.infer<typeof MatchBody>;
 
