@@ -45,13 +45,15 @@ const surveyCount = Number(process.env.SYNC_BENCH_SURVEYS ?? 300);
 
 const askable = new Map<number, SessionQuestion>(
   qualificationCatalogue.map((question) => {
-    const type = question.TypeName === "Range" ? "numeric" : (question.TypeName.toLowerCase() as SessionQuestion["type"]);
+    const type =
+      question.TypeName === "Range" ? "numeric" : (question.TypeName.toLowerCase() as SessionQuestion["type"]);
     return [
       question.Id,
       {
         qualificationId: question.Id,
         type,
-        optionCodes: type === "numeric" || type === "text" ? [] : question.Options.map((option) => String(option.OptionCode)),
+        optionCodes:
+          type === "numeric" || type === "text" ? [] : question.Options.map((option) => String(option.OptionCode)),
       },
     ];
   }),
@@ -111,17 +113,29 @@ function run(seed: number): { a: Figures; b: Figures; c: Figures } {
     const draw = (router: number) => createSeededRandom(seed * 1_000_003 + respondent.index * 7 + router);
     // (a) One match, one link, on the answers known at the start.
     {
-      const [first] = matcher.match({ answers: person.known, languageId: respondent.languageId, device: respondent.device, limit: 1 }).surveyIds;
+      const [first] = matcher.match({
+        answers: person.known,
+        languageId: respondent.languageId,
+        device: respondent.device,
+        limit: 1,
+      }).surveyIds;
       if (first !== undefined) take(simulation, first, person, 0, a, draw(1));
     }
     // (b) Every question first, then up to three surveys by Cpi × Ir.
     {
-      const unanswered = qualificationCatalogue.filter((question) => !Object.hasOwn(person.known, String(question.Id))).length;
+      const unanswered = qualificationCatalogue.filter(
+        (question) => !Object.hasOwn(person.known, String(question.Id)),
+      ).length;
       b.questions += unanswered;
       let elapsed = (unanswered * QUESTION_SECONDS) / 60;
       const random = draw(2);
       if (elapsed < person.patienceMinutes) {
-        const offers = matcher.match({ answers: respondent.answers, languageId: respondent.languageId, device: respondent.device, limit: MAX_ATTEMPTS }).surveyIds;
+        const offers = matcher.match({
+          answers: respondent.answers,
+          languageId: respondent.languageId,
+          device: respondent.device,
+          limit: MAX_ATTEMPTS,
+        }).surveyIds;
         for (const surveyId of offers) {
           const { returned, minutes } = take(simulation, surveyId, person, elapsed, b, random);
           elapsed += minutes;
@@ -181,7 +195,9 @@ function run(seed: number): { a: Figures; b: Figures; c: Figures } {
 const money = (centsPerRespondent: number) => `$${(centsPerRespondent / 100).toFixed(3)}`;
 let met = true;
 console.log(`session bench: ${respondentCount} respondents, ${surveyCount} surveys, seeds ${seeds.join(", ")}`);
-console.log("seed  (a) per resp.  (b) per resp.  (c) per resp.  c/a (goal 1.5)  c/b (goal 1.25)  questions/resp. b → c");
+console.log(
+  "seed  (a) per resp.  (b) per resp.  (c) per resp.  c/a (goal 1.5)  c/b (goal 1.25)  questions/resp. b → c",
+);
 for (const seed of seeds) {
   const started = performance.now();
   const { a, b, c } = run(seed);

@@ -7,6 +7,7 @@ import { sleep } from "../internal/sleep.ts";
 import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
+import { RespondentAnswers } from "./respondent-answers.ts";
 import type {
   EntryResult,
   FakeMarketplace,
@@ -46,6 +47,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const concurrentDuplicates = options.s2s?.concurrentDuplicates ?? false;
   const random = createSeededRandom(deriveSeed(options.seed ?? 1, 0x5e55));
   const planned = new Map<string, RespondentOutcome>();
+  const truths = new RespondentAnswers();
   const log: S2sDelivery[] = [];
   const pending = new Set<Promise<void>>();
   const servers = createServerSet();
@@ -117,7 +119,8 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     const names = entryParameterNames(template);
     const token = (names.token === undefined ? undefined : rawQueryValue(original, names.token)) ?? "";
     const uid = (names.uid === undefined ? undefined : rawQueryValue(original, names.uid)) ?? "";
-    const outcome = chosen ?? planned.get(token) ?? drawUnplanned(record.survey);
+    const outcome =
+      chosen ?? planned.get(token) ?? truths.screenOut(uid, record.qualifications) ?? drawUnplanned(record.survey);
     if (account.S2SUrls.Enabled) {
       const outgoing = encryptionSigning(account.OutgoingEncryption);
       const url = outcomeUrl(account.S2SUrls, outcome, token, uid);
@@ -136,6 +139,9 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     },
     plan(token, outcome) {
       planned.set(token, outcome);
+    },
+    tellAnswers(uid, answers) {
+      truths.tell(uid, answers);
     },
     async listen(listenOptions = {}) {
       const started = await startNodeServer(

@@ -65,7 +65,9 @@ export function meetsQualifications(
   qualifications: readonly Pick<SurveyQualification, "QualificationId" | "OptionCodes">[],
 ): boolean {
   return qualifications.every((record) => {
-    const given = Object.hasOwn(answers, String(record.QualificationId)) ? answers[String(record.QualificationId)] : undefined;
+    const given = Object.hasOwn(answers, String(record.QualificationId))
+      ? answers[String(record.QualificationId)]
+      : undefined;
     return given?.some((answer) => record.OptionCodes.some((code) => codeMeets(code, answer))) ?? false;
   });
 }
@@ -85,10 +87,15 @@ function codeMeets(code: string, answer: string): boolean {
  * screened out (a terminate after {@link SCREENER_MINUTES}); one who qualifies completes with the
  * survey's hidden conversion (taking its `Loi`), else terminates or is over quota after the screener.
  */
-export function endEntry(survey: SimulatedSurvey, truth: SimulatedRespondent, random: SeededRandom): SessionEntryResult {
+export function endEntry(
+  survey: SimulatedSurvey,
+  truth: SimulatedRespondent,
+  random: SeededRandom,
+): SessionEntryResult {
   const qualified = meetsQualifications(truth.answers, survey.qualifications);
   if (!qualified) return { outcome: "terminate", minutes: SCREENER_MINUTES, qualified };
-  if (random.next() < survey.trueConversion) return { outcome: "complete", minutes: Number(survey.survey.Loi) || 15, qualified };
+  if (random.next() < survey.trueConversion)
+    return { outcome: "complete", minutes: Number(survey.survey.Loi) || 15, qualified };
   return { outcome: random.chance(0.2) ? "overquota" : "terminate", minutes: SCREENER_MINUTES, qualified };
 }
 
