@@ -97,7 +97,17 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     probeRoutes({ store, metrics, intervalMs, isStopping, warnings: () => loop.warnings() }),
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
-    operatorRoutes({ store, engine, intervalMs, loopStatus: () => loopStatus(loop) }),
+    operatorRoutes({
+      store,
+      engine,
+      intervalMs,
+      // The question catalogue is reported with the routing data: `loop.inventoryData.questions`.
+      loopStatus: async () => {
+        const status = await loopStatus(loop);
+        const inventoryData = status.inventoryData as Record<string, unknown>;
+        return { ...status, inventoryData: { ...inventoryData, questions: sessions.catalogue.report() } };
+      },
+    }),
     loopRoutes(loop, sessions.profiles),
     sessions.routes,
   ];

@@ -63,6 +63,20 @@ const surveys = [
   loopSurvey(8102, { LanguageId: 3, Cpi: "1.40", Ir: "60", Loi: "10" }),
   loopSurvey(8103, { LanguageId: 3, Cpi: "1.30", Ir: "60", Loi: "10" }),
   loopSurvey(8104, { LanguageId: 3, Cpi: "1.20", Ir: "60", Loi: "10" }),
+  // Language 1: the fake's QualificationDetailById answers 404 there, so question 43 cannot be asked in it.
+  screenedSurvey(
+    {
+      SurveyId: 8200,
+      Cpi: "20.00",
+      Ir: "90",
+      Loi: "10",
+      SurveyUrl: "https://survey.example.com/s/8200?rid=[%RID%]",
+      Has_Survey_Groups: false,
+      StudyTypeId: 1,
+    },
+    { question: 43, codes: ["2"] },
+  ),
+  loopSurvey(8201, { Cpi: "1.00", Ir: "60", Loi: "10" }),
 ];
 
 const stores: { name: string; database: () => Promise<DatabaseConfig | undefined>; cleanup?: () => Promise<void> }[] =
@@ -324,6 +338,27 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     expect(feed.outcomes).toEqual([
       expect.objectContaining({ token: session.next.token, outcome: "complete", source: "redirect" }),
     ]);
+  });
+
+  it("never asks a question whose detail answers 404, and reports it with the routing data", async (context) => {
+    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    const { harness } = await start();
+    const status = await json<{ loop: { inventoryData: { questions: { missing: number; askable: number } } } }>(
+      await harness.request("/v1/sync/status"),
+      200,
+    );
+    expect(status.loop.inventoryData.questions).toMatchObject({ missing: 1, askable: 1 });
+    const session = await json<SessionBody>(
+      await postJson(harness, "/v1/sessions", { uid: "r-lang-1", languageId: 1 }),
+      201,
+    );
+    expect(session.next).toMatchObject({ kind: "survey", surveyId: 8201 });
+    // Answers passed still match: a woman gets the survey behind the question that cannot be asked.
+    const told = await json<SessionBody>(
+      await postJson(harness, "/v1/sessions", { uid: "r-lang-1b", languageId: 1, answers: { "43": ["2"] } }),
+      201,
+    );
+    expect(told.next).toMatchObject({ kind: "survey", surveyId: 8200 });
   });
 
   it("takes a drop as a failed entry and moves the session on; erases a profile but keeps the history", async (context) => {
