@@ -10,26 +10,28 @@ import type { EntryAdmission, EntryInput, EntryRecord } from "./store/loop-store
 import { loopText } from "./loop-text.ts";
 
 /** Body of `POST /v1/match`. */
-export const MatchBody = z.strictObject({
-  /** `QualificationId` (as a string) → the option codes the respondent gave. Without it, with a `uid`: the respondent's stored profile. */
-  answers: z
-    .record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), z.array(z.string().max(200)).max(1000))
-    .optional(),
-  languageId: z.number().int().optional(),
-  device: z.enum(["desktop", "mobile", "tablet"]).optional(),
-  limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
-  /** A SurveyId: say why that survey is in or out for this respondent. */
-  explain: z.number().int().positive().optional(),
-  /** The respondent's id in the supplier's system: their history (entries issued and imported) keeps out surveys the buyer would reject. */
-  uid: loopText().pipe(z.string().min(1)).optional(),
-  /** `earnings` (`Cpi × Ir / 100`, the default) or `yield` (`Cpi ×` the conversion learned from outcomes). */
-  order: z.enum(["earnings", "yield"]).optional(),
-  /** Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). @default true */
-  explore: z.boolean().optional(),
-}).refine((body) => body.answers !== undefined || body.uid !== undefined, {
-  message: "required without a uid (with a uid, the stored profile is used)",
-  path: ["answers"],
-});
+export const MatchBody = z
+  .strictObject({
+    /** `QualificationId` (as a string) → the option codes the respondent gave. Without it, with a `uid`: the respondent's stored profile. */
+    answers: z
+      .record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), z.array(z.string().max(200)).max(1000))
+      .optional(),
+    languageId: z.number().int().optional(),
+    device: z.enum(["desktop", "mobile", "tablet"]).optional(),
+    limit: z.number().int().min(1).max(MAX_MATCH_LIMIT).optional(),
+    /** A SurveyId: say why that survey is in or out for this respondent. */
+    explain: z.number().int().positive().optional(),
+    /** The respondent's id in the supplier's system: their history (entries issued and imported) keeps out surveys the buyer would reject. */
+    uid: loopText().pipe(z.string().min(1)).optional(),
+    /** `earnings` (`Cpi × Ir / 100`, the default) or `yield` (`Cpi ×` the conversion learned from outcomes). */
+    order: z.enum(["earnings", "yield"]).optional(),
+    /** Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). @default true */
+    explore: z.boolean().optional(),
+  })
+  .refine((body) => body.answers !== undefined || body.uid !== undefined, {
+    message: "required without a uid (with a uid, the stored profile is used)",
+    path: ["answers"],
+  });
 export type MatchBody = z.infer<typeof MatchBody>;
 
 /** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
