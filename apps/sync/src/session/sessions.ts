@@ -19,6 +19,7 @@ import {
   readSession,
   storeAnswers,
   type AnswerSource,
+  type AttemptRow,
   type SessionRow,
 } from "./session-records.ts";
 import type { Session, SessionAnswers, SessionBody, SessionStep } from "./session-schemas.ts";
@@ -179,9 +180,17 @@ export class Sessions {
           const offered = await this.#offer(row, decision.surveys, now);
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
-          if (offered.kind === "none")
+          if (offered.kind === "none") {
             await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
-          continue;
+            continue;
+          }
+          // The step just recorded is the session's next: answered without deciding again.
+          const { attempt } = offered;
+          return this.#view(
+            { ...row, attempts: [...row.attempts, attempt] },
+            { kind: "survey", surveyId: attempt.surveyId, link: attempt.link, token: attempt.token },
+            explanation,
+          );
         }
       }
     }
@@ -195,7 +204,7 @@ export class Sessions {
     now: Date,
   ): Promise<
     | "stale"
-    | { readonly kind: "issued" }
+    | { readonly kind: "issued"; readonly attempt: AttemptRow }
     | { readonly kind: "none" }
     | { readonly kind: "reply"; readonly reply: Reply }
   > {
@@ -219,7 +228,19 @@ export class Sessions {
       if (result.kind === "stale") return "stale";
       if (result.kind === "issued") {
         for (const attached of result.attached) this.#loop.outcomeNotifier.publish(attached.sequence);
-        return { kind: "issued" };
+        const returned = result.attached.at(-1)?.outcome ?? null;
+        return {
+          kind: "issued",
+          attempt: {
+            token,
+            position: row.attempts.length,
+            surveyId,
+            link: prepared.link,
+            issuedAt: result.issuedAt,
+            returned,
+            returnedAt: returned === null ? null : result.issuedAt,
+          },
+        };
       }
       // Refused by the rules under the respondent's lock (an entry made meanwhile), or a token clash: the next survey.
     }
