@@ -50,6 +50,8 @@ export interface SyncServiceOptions {
    * returns at once, for the caller to stop the service.
    */
   readonly startSignal?: AbortSignal;
+  /** The clock of the respondent sessions (their expiry, drops, profiles' age): tests move time on. @default the system clock */
+  readonly sessionClock?: () => Date;
 }
 
 /** A running sds-sync: the engine, the store and the HTTP API. */
@@ -193,6 +195,7 @@ export async function startSyncService(options: SyncServiceOptions): Promise<Syn
       logger,
       registry: metrics.registry,
       fetch,
+      ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
     });
   } catch (error) {
     await store.close();

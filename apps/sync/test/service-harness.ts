@@ -39,6 +39,8 @@ export interface ServiceHarnessOptions {
   readonly pruneEveryMs?: number;
   /** Where the service logs. @default silent */
   readonly logger?: Logger;
+  /** The sessions' clock. @default the system clock */
+  readonly sessionClock?: () => Date;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.replicaId === undefined ? {} : { replicaId: options.replicaId }),
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
     ...(options.pruneEveryMs === undefined ? {} : { pruneEveryMs: options.pruneEveryMs }),
+    ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -109,6 +109,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   async function start(
     config: Record<string, unknown> = {},
     outgoing: EncryptionSettings = unsignedOutcomes,
+    sessionClock?: () => Date,
   ): Promise<{
     harness: ServiceHarness;
     marketplace: FakeMarketplace;
@@ -126,7 +127,12 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
       ],
     });
     cleanups.push(() => api.close());
-    const harness = await startServiceHarness({ api, config, ...(database === undefined ? {} : { database }) });
+    const harness = await startServiceHarness({
+      api,
+      config,
+      ...(database === undefined ? {} : { database }),
+      ...(sessionClock === undefined ? {} : { sessionClock }),
+    });
     cleanups.push(() => harness.close());
     const marketplace = createFakeMarketplace({ api });
     await marketplace.listen();
@@ -359,6 +365,25 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
       201,
     );
     expect(told.next).toMatchObject({ kind: "survey", surveyId: 8200 });
+  });
+
+  it("expires a session after its TTL: done (expired), and its token's return is a 404", async (context) => {
+    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    let offsetMs = 0;
+    const { harness } = await start({ sessionTtlSeconds: 60 }, unsignedOutcomes, () => new Date(Date.now() + offsetMs));
+    const session = await json<SessionBody>(
+      await postJson(harness, "/v1/sessions", { uid: "r-expiry", languageId: 3, answers: { "43": ["1"] } }),
+      201,
+    );
+    expect(session.next.kind).toBe("survey");
+    offsetMs = 61_000;
+    const expired = await json<SessionBody>(await harness.request(`/v1/sessions/${session.id}`), 200);
+    expect(expired).toMatchObject({ state: "done", next: { kind: "done", reason: "expired" } });
+    const back = await fetch(
+      `${harness.service.outcomesUrl}/v1/return/complete?vq_token=${encodeURIComponent(session.next.token ?? "")}`,
+      { redirect: "manual" },
+    );
+    expect(back.status).toBe(404);
   });
 
   it("takes a drop as a failed entry and moves the session on; erases a profile but keeps the history", async (context) => {
