@@ -21,10 +21,10 @@ import {
   type SessionOrder,
 } from "./survey-order.ts";
 
-/** Open surveys the order is chosen among: with a few attempts left, those beyond rank 24 by index never make it. */
-const OPEN_KEPT = 24;
+/** Open surveys the order is chosen among: with a few attempts left, those beyond rank 12 by index never make it. */
+const OPEN_KEPT = 12;
 /** Surveys per question its value is computed over (the best by index that need it). */
-const NEEDING_KEPT = 64;
+const NEEDING_KEPT = 32;
 /** Surveys an answer can open that are added to the order's candidates (the best by index). */
 const OPENED_KEPT = 6;
 /** Questions and surveys `explain` lists. */
@@ -243,7 +243,14 @@ function candidates(
 function closedQuotaHolds(quotas: readonly CompiledQuota[], answers: ReadonlyMap<string, readonly string[]>): boolean {
   for (const quota of quotas) {
     if (quota.conditions === undefined || quota.conditions.length === 0) return true;
-    if (quota.conditions.every((condition) => answersMeet(condition, answers.get(condition.key)))) return true;
+    let holds = true;
+    for (const condition of quota.conditions) {
+      if (!answersMeet(condition, answers.get(condition.key))) {
+        holds = false;
+        break;
+      }
+    }
+    if (holds) return true;
   }
   return false;
 }
