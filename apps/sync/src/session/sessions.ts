@@ -89,7 +89,20 @@ export class Sessions {
       "starting a session",
       createSessionWithAnswers(id, body, checked.answers, now, this.#settings.ttlSeconds),
     );
-    return this.#advance(id, false);
+    return this.#advance(id, false, {
+      id,
+      uid: body.uid,
+      languageId: body.languageId,
+      device: body.device ?? null,
+      returnUrl: body.returnUrl ?? null,
+      state: "open",
+      doneReason: null,
+      questionsAsked: 0,
+      version: 0,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
+      attempts: [],
+    });
   }
 
   /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
@@ -118,7 +131,12 @@ export class Sessions {
           { id, version: row.version },
         ),
       );
-      if (stored) return this.#advance(id, false);
+      if (stored)
+        return this.#advance(id, false, {
+          ...row,
+          version: row.version + 1,
+          questionsAsked: row.questionsAsked + checked.answers.size,
+        });
     }
     return busy(id);
   }
@@ -135,9 +153,10 @@ export class Sessions {
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
-  async #advance(id: string, explain: boolean): Promise<SessionOutcome> {
+  /** `known`: the session as this request just wrote it (its first round reads nothing). */
+  async #advance(id: string, explain: boolean, known?: SessionRow): Promise<SessionOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = await this.#store.read(readSession(id));
+      const row = round === 0 && known !== undefined ? known : await this.#store.read(readSession(id));
       if (row === undefined) return notFound(id);
       if (row.state === "done") return this.#view(row, { kind: "done", reason: doneReason(row.doneReason) });
       const now = this.#clock();
