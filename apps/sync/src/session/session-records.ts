@@ -90,15 +90,18 @@ export function* createSession(
   );
 }
 
-/** A session with its attempts, oldest first; undefined when there is none. */
+/** A session with its attempts, oldest first; undefined when there is none. One statement (one round trip). */
 export function* readSession(id: string): Program<SessionRow | undefined> {
-  const row = yield* queryOne("SELECT * FROM loop_sessions WHERE id = ?", id);
-  if (row === undefined) return undefined;
-  const attempts = yield* query(
-    `SELECT a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at, e.outcome, e.outcome_at
-FROM loop_session_attempts a LEFT JOIN loop_entries e ON e.token = a.token WHERE a.session_id = ? ORDER BY a.position`,
+  const rows = yield* query(
+    `SELECT s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
+  s.created_at, s.expires_at, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
+  e.outcome, e.outcome_at
+FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
+WHERE s.id = ? ORDER BY a.position`,
     id,
   );
+  const row = rows[0];
+  if (row === undefined) return undefined;
   const device = textOrNull(row.device);
   return {
     id: String(row.id),
@@ -112,7 +115,7 @@ FROM loop_session_attempts a LEFT JOIN loop_entries e ON e.token = a.token WHERE
     version: Number(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
-    attempts: attempts.map(toAttempt),
+    attempts: rows.filter((attempt) => typeof attempt.token === "string").map(toAttempt),
   };
 }
 
@@ -331,6 +334,17 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
   if (row === undefined) return false;
   yield* query("UPDATE loop_sessions SET version = version + 1 WHERE id = ?", String(row.session_id));
   return true;
+}
+
+/**
+ * A return as one transaction: what the token belongs to and, for a session's attempt whose
+ * session has not expired at `at`, its return recorded ({@link recordReturn}).
+ */
+export function* takeReturn(token: string, returned: AttemptReturn, at: Date): Program<ReturnTarget> {
+  const target = yield* findReturnTarget(token);
+  if (target.kind === "attempt" && Date.parse(target.expiresAt) > at.getTime())
+    yield* recordReturn(token, returned, at.toISOString());
+  return target;
 }
 
 /** Entries issued before `before` that still have no outcome, oldest first (the partial index `loop_entries_pending`). */

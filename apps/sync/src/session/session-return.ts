@@ -6,7 +6,7 @@ import type { LoopContext } from "../loop/loop-context.ts";
 import { loopTextProblem } from "../loop/loop-text.ts";
 import { receivedUrl } from "../loop/outcome-routes.ts";
 import { isOutcomeKind, outcomeKinds } from "../loop/store/loop-store.ts";
-import { findReturnTarget, recordReturn } from "./session-records.ts";
+import { findReturnTarget, takeReturn } from "./session-records.ts";
 
 /** What the return reads besides the loop. */
 export interface ReturnContext {
@@ -61,13 +61,15 @@ export async function receiveReturn(context: ReturnContext, request: RouteReques
     if (!verdict.valid) return errorReply(403, `signature_${verdict.reason}`, verdict.message);
     signed = true;
   }
-  const target = await loop.outcomes.read(findReturnTarget(token));
   const now = context.clock();
+  // HEAD (a link checker) reads; a return records itself in the transaction that finds its session.
+  const target =
+    request.incoming.method === "HEAD"
+      ? await loop.outcomes.read(findReturnTarget(token))
+      : await loop.outcomes.write("recording a return", takeReturn(token, outcome, now));
   if (target.kind === "unknown" || (target.kind === "attempt" && Date.parse(target.expiresAt) <= now.getTime()))
     return errorReply(404, "not_found", "no live session or entry carries this token");
   if (request.incoming.method === "HEAD") return json(200, {});
-  if (target.kind === "attempt")
-    await loop.outcomes.write("recording a return", recordReturn(token, outcome, now.toISOString()));
   // Without S2S calls the signed return is the only word of the outcome: record it, as the receiver would.
   if (signed && loop.account.s2sEnabled === false) {
     const result = await loop.outcomes.recordOutcome({ token, outcome, at: now, source: "redirect" });
