@@ -58,6 +58,33 @@ export async function pointS2sAtReceiver(
   );
 }
 
+/**
+ * Points the account's four redirect URLs at sds-sync's return (`GET /v1/return/{outcome}`), so a
+ * respondent ending a survey comes back to their session: the marketplace fills `[#vq_tid#]`
+ * with the entry's transaction token.
+ */
+export async function pointRedirectsAtReturn(
+  sandbox: Sandbox,
+  apiKey: string,
+  returnBaseUrl: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const client = createClient({ baseUrl: sandbox.baseUrl, apiKey });
+  const { data: account } = await client.account.get({ signal });
+  const url = (outcome: string) => `${returnBaseUrl}/v1/return/${outcome}?vq_token=[#vq_tid#]`;
+  await client.account.updateRedirectUrls(
+    account.Id,
+    {
+      Enabled: true,
+      CompleteUrl: url("complete"),
+      TerminateUrl: url("terminate"),
+      OverQuotaUrl: url("overquota"),
+      SecurityTerminateUrl: url("security"),
+    },
+    { signal },
+  );
+}
+
 /** Answers that meet every qualification of `surveyId` (one option code of each; a middle age of an age range), varied by `index`. */
 function answersFor(sandbox: Sandbox, surveyId: number, index: number): Answers {
   const answers: Answers = {};

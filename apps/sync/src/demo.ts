@@ -9,7 +9,7 @@ import { PortInUseError, SyncError } from "./common/errors.ts";
 import { createLogger } from "./common/logger.ts";
 import { startSyncService, type SyncService } from "./service.ts";
 import type { CycleResult } from "./cycle/cycle-result.ts";
-import { describeWalk, pointS2sAtReceiver, walkRespondents } from "./demo-respondents.ts";
+import { describeWalk, pointRedirectsAtReturn, pointS2sAtReceiver, walkRespondents } from "./demo-respondents.ts";
 import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-events.ts";
 
 /**
@@ -261,7 +261,11 @@ async function main(): Promise<number> {
       logger: createLogger(config.logLevel, { secrets: configSecrets(config) }),
     });
     // The marketplace calls the account's S2S URLs at the end of every session: sds-sync's receiver.
-    if (options.marketplace) await pointS2sAtReceiver(sandbox, apiKey, service.outcomesUrl, walkStop.signal);
+    if (options.marketplace) {
+      await pointS2sAtReceiver(sandbox, apiKey, service.outcomesUrl, walkStop.signal);
+      // And the redirects at the session's return: a respondent ending a survey comes back to their session.
+      await pointRedirectsAtReturn(sandbox, apiKey, service.outcomesUrl, walkStop.signal);
+    }
     const first = service.engine.status().lastCycle ?? (await nextCycle(service));
     if (first === undefined || first.failure === "shutdown") return await stopped(first);
     process.stdout.write(describeFirstCycle(first, service, sandbox, databasePath));

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
 import { startApiServer, type ApiServer } from "./http/server.ts";
@@ -49,6 +50,8 @@ export interface SyncServiceOptions {
   readonly afterStoreOpen?: () => Promise<void>;
   /** The clock the loop's background tasks run on. @default the wall clock */
   readonly clock?: Clock;
+  /** The clock sessions expire by. @default the system clock */
+  readonly sessionClock?: () => Date;
   /**
    * Aborted when a stop is asked for while start is under way: start then skips what it can (the
    * rest of the matcher's load, the first account read, the first cycle and pruning pass) and
@@ -72,6 +75,8 @@ export interface SyncService {
   readonly pruner: Pruner;
   /** Events out: the relays to NATS and webhooks (idle when none is configured). */
   readonly events: Events;
+  /** The respondent's sessions: the question catalogue, profiles, the drop sweeper and their routes. */
+  readonly sessions: SessionRoom;
   /** Upstream HTTP requests made so far, retries included. */
   readonly upstreamRequests: () => number;
   /** Stops taking work, aborts a running cycle, closes the server and the store. Safe to call twice. */
@@ -89,6 +94,7 @@ interface RouteDependencies {
   readonly isStopping: () => boolean;
   readonly loop: LoopContext;
   readonly events: Events;
+  readonly sessions: SessionRoom;
 }
 
 /**
@@ -97,7 +103,7 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events } = dependencies;
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions } = dependencies;
   const probes = {
     store,
     metrics,
@@ -109,7 +115,11 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     store,
     engine,
     intervalMs,
-    loopStatus: () => loopStatus(loop),
+    // The question catalogue is reported with the routing data: `loop.inventoryData.questions`.
+    loopStatus: async () => {
+      const status = await loopStatus(loop);
+      return { ...status, inventoryData: { ...status.inventoryData, questions: sessions.catalogue.report() } };
+    },
     currency: config.currency ?? "USD",
     // The lock holder as it announced itself, else the replica that ran the last cycle.
     leader: async () =>
@@ -125,8 +135,9 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     inventoryRoutes({ store, pageCache: new PageCache() }),
     changeFeedRoutes({ store, notifier }),
     operatorRoutes(operator),
-    loopRoutes(loop),
+    loopRoutes(loop, sessions.profiles),
     events.routes,
+    sessions.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -214,6 +225,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
 
   let stopping = false;
   await options.afterStoreOpen?.();
+  const sessionSurveys = sessionInventory(config);
   const loop = cleanup.use(
     await startLoop({
       config,
@@ -222,8 +234,22 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       cycles: engine,
       metrics,
       fetch,
+      inventoryFollower: sessionSurveys.follower,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.startSignal === undefined ? {} : { startSignal: options.startSignal }),
+    }),
+    (started) => started.stop(),
+  );
+  const sessions = cleanup.use(
+    startSessions({
+      config,
+      loop: loop.context,
+      inventory: sessionSurveys.inventory,
+      cycles: engine,
+      logger,
+      registry: metrics.registry,
+      fetch,
+      ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
     }),
     (started) => started.stop(),
   );
@@ -246,6 +272,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     isStopping: () => stopping,
     loop: loop.context,
     events,
+    sessions,
   });
   const separate = config.outcomesPort !== undefined;
   const server = cleanup.use(
@@ -320,6 +347,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     metrics,
     pruner,
     events,
+    sessions,
     upstreamRequests: () => requests,
     stop() {
       stopped ??= (async () => {

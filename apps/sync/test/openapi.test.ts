@@ -23,7 +23,7 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "openapi-test-token";
 const DOCUMENT_ID = "sds-sync-openapi.json";
-const METHODS = ["get", "head", "post"] as const;
+const METHODS = ["get", "head", "post", "delete"] as const;
 /** The account's S2S signing: outcome calls must be signed, so a bad signature is a 403. */
 const OUTGOING: EncryptionSettings = {
   Enabled: true,
@@ -195,6 +195,13 @@ describe("the OpenAPI document of sds-sync", () => {
         "/v1/respondents/history",
         "/v1/events",
         "/v1/webhooks/{name}/resume",
+        "/v1/sessions",
+        "/v1/sessions/{id}",
+        "/v1/sessions/{id}/answers",
+        "/v1/sessions/{id}/end",
+        "/v1/return/{outcome}",
+        "/s/{id}",
+        "/v1/respondents/{uid}/profile",
       ].sort(),
     );
   });
@@ -357,6 +364,31 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("POST", "/v1/outcomes/reconcile", 400, {
       body: JSON.stringify({ outcomes: [{ token: "openapi-1", outcome: "finished" }] }),
     });
+  });
+
+  it("describes the respondent's session, its return and profiles", async () => {
+    const [survey] = harness.api.listSurveys(DEFAULT_SUPPLIER_ID);
+    const languageId = survey?.LanguageId ?? 3;
+    const session = (await call("POST", "/v1/sessions", 201, {
+      body: JSON.stringify({ uid: "openapi-session", languageId, answers: { "43": ["1"] } }),
+    })) as { id: string };
+    await call("GET", `/v1/sessions/${session.id}?explain=1`, 200);
+    await call("GET", "/v1/sessions/no-such-session", 404);
+    await call("POST", `/v1/sessions/${session.id}/answers`, 200, { body: JSON.stringify({ answers: {} }) });
+    await call("POST", `/v1/sessions/${session.id}/answers`, 400, { body: JSON.stringify({ answers: { x: 1 } }) });
+    await call("POST", `/v1/sessions/${session.id}/end`, 200, { body: "{}" });
+    await call("GET", `/s/${session.id}`, 200, { token: null });
+    await call("GET", "/v1/respondents/openapi-session/profile", 200);
+    await call("DELETE", "/v1/respondents/openapi-session/profile", 200);
+    // A token issued outside any session: the signed return answers the minimal page.
+    await call("GET", signed("/v1/return/complete?vq_token=openapi-1"), 200, { token: null });
+    await call("GET", "/v1/return/complete?vq_token=openapi-1", 403, { token: null });
+    await call("GET", signed("/v1/return/complete?vq_token=never-issued"), 404, { token: null });
+    // HEAD answers as GET does and changes nothing (the session has ended; a HEAD return records no return).
+    await call("HEAD", `/v1/sessions/${session.id}`, 200);
+    await call("HEAD", `/s/${session.id}`, 200, { token: null });
+    await call("HEAD", "/v1/respondents/openapi-session/profile", 200);
+    await call("HEAD", signed("/v1/return/terminate?vq_token=openapi-1"), 200, { token: null });
   });
 
   it("describes HEAD wherever GET is answered: GET's status and headers, no body, no state changed", async () => {

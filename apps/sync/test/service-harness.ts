@@ -45,6 +45,8 @@ export interface ServiceHarnessOptions {
   readonly clock?: Clock;
   /** The `fetch` sds-sync reaches the fake with (such as one that rewrites its answers). @default globalThis.fetch */
   readonly fetch?: FetchFunction;
+  /** The sessions' clock. @default the system clock */
+  readonly sessionClock?: () => Date;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.pruneEveryMs === undefined ? {} : { pruneEveryMs: options.pruneEveryMs }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -51,7 +51,12 @@ export {
   type EntryLinkProblemCode,
   type EntryLinkValue,
 } from "./entry-link.ts";
-export { SurveyMatcher, type SurveyMatcherOptions, type SurveyTargeting } from "./matching/survey-matcher.ts";
+export {
+  SurveyMatcher,
+  type RespondentExclusions,
+  type SurveyMatcherOptions,
+  type SurveyTargeting,
+} from "./matching/survey-matcher.ts";
 export type { YieldOptions } from "./matching/yield-ranker.ts";
 export { expectedEarnings } from "./matching/compiled-survey.ts";
 export {
@@ -96,3 +101,24 @@ export {
   type YieldTally,
   type YieldOutcome,
 } from "./yield/yield-cutoff.ts";
+export { cpiCents, loiMinutes } from "./session/cents.ts";
+export {
+  SessionInventory,
+  type HeldSessionSurvey,
+  type SessionInventoryOptions,
+  type SessionSurvey,
+} from "./session/session-inventory.ts";
+export { nextSessionStep, sessionDecisionSettings, sessionEnd } from "./session/next-step.ts";
+export { bestOrder, type OrderItem, type SessionOrder } from "./session/survey-order.ts";
+export type {
+  AttemptReturn,
+  DecisionExplanation,
+  QuestionEstimate,
+  SessionAttempt,
+  SessionDecision,
+  SessionDecisionOptions,
+  SessionDoneReason,
+  SessionQuestion,
+  SessionSituation,
+  SurveyEstimate,
+} from "./session/session-types.ts";

@@ -73,6 +73,16 @@ export {
 } from "./schemas/status.ts";
 export { EventSinkStatus, EventsStatus, WebhookResumed } from "./schemas/events.ts";
 export { Health, Readiness } from "./schemas/probes.ts";
+export {
+  Profile,
+  ProfileErased,
+  Session,
+  SessionAnswers,
+  SessionAnswersBody,
+  SessionAttempt,
+  SessionBody,
+  SessionStep,
+} from "./schemas/sessions.ts";
 export { ErrorBody } from "./schemas/error-body.ts";
 
 // The error family.

@@ -119,6 +119,15 @@ export { createMarketplaceSimulation } from "./simulation/create-marketplace-sim
 export { runSimulation } from "./simulation/run-simulation.ts";
 export { oracleRouter, policyRouter, randomRouter, type SurveyScore } from "./simulation/routers.ts";
 export { drawOutcome, hiddenConversion, type HiddenConversionOptions } from "./simulation/hidden-conversion.ts";
+export {
+  catalogueQuestionIds,
+  endEntry,
+  meetsQualifications,
+  SCREENER_MINUTES,
+  sessionRespondents,
+  type SessionEntryResult,
+  type SessionRespondent,
+} from "./simulation/session-simulation.ts";
 export type {
   MarketplaceSimulation,
   MarketplaceSimulationOptions,

@@ -8,6 +8,7 @@ import { eventConfigRules, eventSettings, type EventsConfig } from "../events/ev
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
+import { sessionSettings, type SessionConfig } from "../session/session-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
 import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
 
@@ -24,7 +25,7 @@ export type { DatabaseConfig };
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig, EventsConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -301,6 +302,7 @@ export const settings = {
   },
   ...loopSettings,
   ...eventSettings,
+  ...sessionSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
     description:

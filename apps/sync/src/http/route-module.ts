@@ -43,7 +43,7 @@ export type Listener = "api" | "outcomes";
 
 /** One route. */
 export interface RouteRow<SchemaName extends string = string, BodyName extends string = string> {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** A path template of the shared router (`{param}` segments). */
   readonly path: string;
   readonly access: RouteAccess;

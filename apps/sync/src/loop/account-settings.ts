@@ -41,6 +41,7 @@ export class AccountSettings {
   #current: LinkEncryption | undefined;
   #verdicts: EncryptionVerdicts | undefined;
   #fetchedAt: Date | undefined;
+  #s2sEnabled: boolean | undefined;
   #inFlight: Promise<void> | undefined;
   readonly #abort = new AbortController();
   readonly #unsignedWarnings: LogThrottle;
@@ -60,6 +61,11 @@ export class AccountSettings {
     return this.#verdicts;
   }
 
+  /** Whether the account's S2S URLs are enabled (a signed return then records no outcome), `undefined` before the first read. */
+  get s2sEnabled(): boolean | undefined {
+    return this.#s2sEnabled;
+  }
+
   /** When the settings were last read successfully. */
   get fetchedAt(): Date | undefined {
     return this.#fetchedAt;
@@ -76,6 +82,7 @@ export class AccountSettings {
             OutgoingEncryption: account.OutgoingEncryption,
           };
           this.#fetchedAt = new Date();
+          this.#s2sEnabled = account.S2SUrls.Enabled;
           const verdicts = {
             incoming: encryptionVerdict(account.IncomingEncryption, "IncomingEncryption"),
             outgoing: encryptionVerdict(account.OutgoingEncryption, "OutgoingEncryption"),

@@ -6,6 +6,7 @@ import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
 import { microsToAmount, parseCpi } from "./money.ts";
 import type { LoopContext } from "./loop-context.ts";
+import type { EntryAdmission, EntryInput, EntryRecord } from "./store/loop-store.ts";
 
 /** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
 const respondentReasonKinds: ReadonlySet<string> = new Set([
@@ -27,19 +28,72 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
   const body = await readJsonBody(request.incoming, EntryLinkBody);
   if (!body.ok) return body.reply;
   const { surveyId, token, uid } = body.value;
+  const prepared = await prepareEntry(loop, surveyId, token, uid, new Date());
+  if (prepared.kind === "refused") return prepared.reply;
+  const result = await loop.store.recordEntry(prepared.entry, prepared.admit);
+  if (result.kind !== "recorded" && result.kind !== "existing") return entryRefusalReply(result);
+  if (result.kind === "recorded")
+    for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
+  return json(result.kind === "recorded" ? 201 : 200, {
+    link: prepared.link,
+    surveyId,
+    token,
+    uid,
+    issuedAt: result.entry.issuedAt,
+  } satisfies EntryLink);
+}
+
+/** An entry ready to be recorded: its link, the entry, and the admission the store runs under the respondent's lock. */
+export type PreparedEntry =
+  | {
+      readonly kind: "ready";
+      readonly link: string;
+      readonly entry: EntryInput;
+      readonly admit: EntryAdmission<LinkRefusal>;
+    }
+  | { readonly kind: "refused"; readonly reply: Reply };
+
+/**
+ * Everything `POST /v1/entry-links` decides before it records an entry, once for every caller
+ * (the route, and a session's survey step): the survey is live and its Cpi a price, the
+ * account's encryption is read and usable, the link is built and signed, and the respondent
+ * rules that run again inside the recording transaction. Refusals come as the route's answers
+ * (404, 409, 422, 503).
+ *
+ * @throws AccountUnavailableError before the account's settings were read.
+ */
+export async function prepareEntry(
+  loop: LoopContext,
+  surveyId: number,
+  token: string,
+  uid: string,
+  now: Date,
+): Promise<PreparedEntry> {
   const survey = await loop.liveMatcher.liveSurvey(surveyId);
-  if (!survey) return errorReply(404, "not_found", `survey ${surveyId} is not live`);
+  if (!survey) return { kind: "refused", reply: errorReply(404, "not_found", `survey ${surveyId} is not live`) };
   const settings = loop.account.current;
   const verdicts = loop.account.verdicts;
   if (!settings || !verdicts) throw new AccountUnavailableError();
   if (verdicts.incoming.kind === "misconfigured") {
-    return errorReply(
-      503,
-      "entry_links_unsignable",
-      `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`,
-      { "retry-after": "60" },
-    );
+    return {
+      kind: "refused",
+      reply: errorReply(
+        503,
+        "entry_links_unsignable",
+        `entry links cannot be signed: ${verdicts.incoming.problem}; retry later`,
+        { "retry-after": "60" },
+      ),
+    };
   }
+  // The matcher holds a survey whose Cpi is not a price out (the admission below says so); parsed again for the amount.
+  const price = parseCpi(survey.Cpi);
+  if ("problem" in price)
+    return {
+      kind: "refused",
+      reply: errorReply(409, "survey_unroutable", `survey ${surveyId} is held out of routing: ${price.problem}`, {
+        "retry-after": "10",
+      }),
+    };
   let link: string;
   try {
     link = buildEntryLink(
@@ -48,50 +102,43 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
       { encryption: settings.IncomingEncryption, placeholders: loop.placeholders },
     );
   } catch (error) {
-    if (isRoutingError(error)) return errorReply(422, "unusable_survey_url", error.message);
+    if (isRoutingError(error)) return { kind: "refused", reply: errorReply(422, "unusable_survey_url", error.message) };
     throw error;
   }
-  const now = new Date();
-  // The rules of /v1/match, decided again here inside the recording transaction, after a retry of the token is
+  // The rules of /v1/match, decided again inside the recording transaction, after a retry of the token is
   // recognised (a retry gets its link back) and, with a uid, under a lock on the respondent (every replica): two
   // concurrent links of one respondent into one survey, or into two surveys of a group, yield one.
-  const refusal = (history: readonly PastEntry[]) => linkRefusal(loop, surveyId, uid, history, now.getTime());
-  // The matcher holds a survey whose Cpi is not a price out (refusal above); parsed again for the amount itself.
-  const price = parseCpi(survey.Cpi);
-  if ("problem" in price)
-    return errorReply(409, "survey_unroutable", `survey ${surveyId} is held out of routing: ${price.problem}`, {
-      "retry-after": "10",
-    });
-  const result = await loop.store.recordEntry(
-    { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now },
-    refusal,
-  );
+  const admit = (history: readonly PastEntry[]) => linkRefusal(loop, surveyId, uid, history, now.getTime());
+  return {
+    kind: "ready",
+    link,
+    entry: { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now },
+    admit,
+  };
+}
+
+/** The answer to an entry the store did not record: the token belongs to another entry, or the rules refused it. */
+export function entryRefusalReply(
+  result:
+    | { readonly kind: "conflict"; readonly entry: EntryRecord }
+    | { readonly kind: "refused"; readonly refusal: LinkRefusal },
+): Reply {
   if (result.kind === "conflict")
     return errorReply(
       409,
       "token_in_use",
-      `token ${JSON.stringify(token)} already belongs to another entry (survey ${result.entry.surveyId})`,
+      `token ${JSON.stringify(result.entry.token)} already belongs to another entry (survey ${result.entry.surveyId})`,
     );
-  if (result.kind === "refused")
-    return errorReply(
-      409,
-      result.refusal.code,
-      result.refusal.message,
-      result.refusal.code === "survey_unroutable" ? { "retry-after": "10" } : {},
-    );
-  if (result.kind === "recorded")
-    for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
-  return json(result.kind === "recorded" ? 201 : 200, {
-    link,
-    surveyId,
-    token,
-    uid,
-    issuedAt: result.entry.issuedAt,
-  } satisfies EntryLink);
+  return errorReply(
+    409,
+    result.refusal.code,
+    result.refusal.message,
+    result.refusal.code === "survey_unroutable" ? { "retry-after": "10" } : {},
+  );
 }
 
 /** Why no link is issued: the survey is held out for everyone, or the respondent rules exclude this respondent. */
-interface LinkRefusal {
+export interface LinkRefusal {
   readonly code: "survey_unroutable" | "respondent_excluded";
   readonly message: string;
 }

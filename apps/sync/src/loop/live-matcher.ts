@@ -1,4 +1,4 @@
-import { SurveyMatcher, type MatchQualification, type SurveyMatcherOptions } from "@sds/routing";
+import { SurveyMatcher, type MatchQualification, type SurveyMatcherOptions, type SurveyTargeting } from "@sds/routing";
 import type { Survey, SurveyQuota } from "@sds/schemas";
 import type { Logger } from "pino";
 import type { SurveyDetail } from "../inventory-store/store.ts";
@@ -15,6 +15,17 @@ export interface LiveMatcherOptions {
   readonly matcherOptions?: SurveyMatcherOptions;
   /** Told of every survey that enters or leaves the matcher, to give it the routing facts (groups, lists, evidence). */
   readonly facts?: SurveyFactsListener;
+  /** Told of every survey the matcher applies, with its targeting, to keep another index alike (the sessions'). */
+  readonly follower?: InventoryFollower;
+}
+
+/** Keeps another in-memory index of the live surveys alike with the matcher (the session's `SessionInventory`). */
+export interface InventoryFollower {
+  /** A live survey entered or changed (targeting `null` while it awaits a refetch). */
+  surveyApplied(survey: Survey, targeting: SurveyTargeting): void;
+  surveyRemoved(surveyId: number): void;
+  /** A full load ended: only these surveys are live. */
+  reloaded(live: ReadonlySet<number>): void;
 }
 
 /** Hears of surveys entering and leaving the matcher (see routing-facts.ts). */
@@ -63,6 +74,7 @@ export class LiveMatcher {
   readonly #store: InventoryReader;
   readonly #logger: Logger;
   readonly #facts: SurveyFactsListener | undefined;
+  readonly #follower: InventoryFollower | undefined;
   #sequence = 0;
   #runId: number | undefined;
   #awaitingRefetch = new Set<number>();
@@ -76,6 +88,7 @@ export class LiveMatcher {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#facts = options.facts;
+    this.#follower = options.follower;
     this.#matcherOptions = options.matcherOptions ?? {};
     this.#matcher = new SurveyMatcher(this.#matcherOptions);
     this.#records = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
@@ -190,6 +203,7 @@ export class LiveMatcher {
     const [sequence, run] = await Promise.all([this.#store.latestSequence(), this.#store.lastSuccessfulRun()]);
     const matcher = new SurveyMatcher(this.#matcherOptions);
     const awaiting = new Set<number>();
+    const loadedIds = new Set<number>();
     let afterId: number | undefined;
     for (;;) {
       const page = await this.#store.listSurveys({
@@ -198,7 +212,8 @@ export class LiveMatcher {
         ...(afterId === undefined ? {} : { afterId }),
       });
       const ids = page.surveys.map((survey) => survey.id);
-      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids), this.#facts);
+      applyDetails(matcher, awaiting, ids, await this.#store.getSurveys(ids), this.#facts, this.#follower);
+      for (const id of ids) loadedIds.add(id);
       if (!page.hasMore || page.lastId === null) break;
       if (this.#startSignal?.aborted) {
         this.#logger.info(
@@ -211,6 +226,7 @@ export class LiveMatcher {
       await yieldToEventLoop();
     }
     this.#matcher = matcher;
+    this.#follower?.reloaded(loadedIds);
     this.#forgetRecords();
     this.#awaitingRefetch = awaiting;
     this.#sequence = sequence;
@@ -235,7 +251,14 @@ export class LiveMatcher {
         if (changes.length === 0) break;
         const ids = [...new Set(changes.map((change) => change.surveyId))];
         this.#forgetRecords(ids);
-        applyDetails(this.#matcher, this.#awaitingRefetch, ids, await this.#store.getSurveys(ids), this.#facts);
+        applyDetails(
+          this.#matcher,
+          this.#awaitingRefetch,
+          ids,
+          await this.#store.getSurveys(ids),
+          this.#facts,
+          this.#follower,
+        );
         this.#sequence = changes.at(-1)?.sequence ?? this.#sequence;
         if (changes.length < PAGE) break;
         await yieldToEventLoop();
@@ -246,7 +269,14 @@ export class LiveMatcher {
       const moved = [...awaiting].filter((id) => !this.#awaitingRefetch.has(id));
       for (const id of this.#awaitingRefetch) if (!awaiting.has(id)) moved.push(id);
       if (moved.length > 0)
-        applyDetails(this.#matcher, this.#awaitingRefetch, moved, await this.#store.getSurveys(moved), this.#facts);
+        applyDetails(
+          this.#matcher,
+          this.#awaitingRefetch,
+          moved,
+          await this.#store.getSurveys(moved),
+          this.#facts,
+          this.#follower,
+        );
       this.#runId = run.id;
     }
   }
@@ -259,6 +289,7 @@ function applyDetails(
   ids: readonly number[],
   details: readonly SurveyDetail[],
   facts: SurveyFactsListener | undefined,
+  follower?: InventoryFollower,
 ): void {
   const byId = new Map(details.map((detail) => [detail.id, detail]));
   for (const id of ids) {
@@ -267,18 +298,22 @@ function applyDetails(
       matcher.remove(id);
       awaiting.delete(id);
       facts?.surveyRemoved(id);
+      follower?.surveyRemoved(id);
       continue;
     }
     const survey = detail.survey as Survey;
     if (detail.needsRefetch) {
       awaiting.add(id);
       matcher.upsert(survey, { qualifications: null, quotas: null });
+      follower?.surveyApplied(survey, { qualifications: null, quotas: null });
     } else {
       awaiting.delete(id);
-      matcher.upsert(survey, {
+      const targeting = {
         qualifications: detail.qualifications as MatchQualification[],
         quotas: detail.quotas as SurveyQuota[],
-      });
+      };
+      matcher.upsert(survey, targeting);
+      follower?.surveyApplied(survey, targeting);
     }
     facts?.surveyApplied(matcher, survey);
   }

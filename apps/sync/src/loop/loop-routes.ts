@@ -19,7 +19,7 @@ import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { issueEntryLink } from "./entry-link-routes.ts";
 import { importHistory } from "./history-routes.ts";
-import { match } from "./match-routes.ts";
+import { match, type ProfileAccess } from "./match-routes.ts";
 import { listOutcomes, receiveOutcome } from "./outcome-routes.ts";
 import { reconcileOutcomes } from "./reconcile-routes.ts";
 
@@ -44,7 +44,7 @@ const outcomeReceiver = {
  * The respondent loop's routes: matching, entry links, the outcome feed (private API) and the
  * S2S outcome receiver (the marketplace's; on its own listener when `SYNC_OUTCOMES_PORT` is set).
  */
-export function loopRoutes(loop: LoopContext): RouteModule {
+export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteModule {
   return defineRoutes({
     schemas: { MatchResult, EntryLink, Outcome, OutcomePage, OutcomeReceipt, HistoryImported, Reconciled },
     bodies: { MatchBody, EntryLinkBody, HistoryBody, ReconcileBody },
@@ -53,7 +53,7 @@ export function loopRoutes(loop: LoopContext): RouteModule {
         method: "POST",
         path: "/v1/match",
         access: "token",
-        handler: (request) => match(loop, request),
+        handler: (request) => match(loop, request, profiles),
         doc: {
           summary: "The live surveys a respondent qualifies for, best first",
           requestBody: "MatchBody",

@@ -12,9 +12,25 @@ type MatchBodyValue = z.output<typeof MatchBody>;
 /** The most recent entries of a respondent the rules read per request (one indexed read). */
 export const MATCH_HISTORY_LIMIT = 200;
 
+/**
+ * What `/v1/match` reads and keeps of respondents' profiles (the session's room provides it):
+ * a match with a uid and no `answers` uses the stored answers; answers passed with a uid are kept
+ * (source `api`).
+ */
+export interface ProfileAccess {
+  /** The respondent's answers that still stand (`SYNC_PROFILE_TTL_DAYS`). */
+  answers(uid: string): Promise<Record<string, string[]>>;
+  /** Keeps answers passed with a uid; writes only those that changed. */
+  keep(
+    uid: string,
+    languageId: number | undefined,
+    answers: Readonly<Record<string, readonly string[]>>,
+  ): Promise<void>;
+}
+
 /** The matcher's request for a validated body. */
 export function toMatchRequest(body: MatchBodyValue, history?: readonly PastEntry[]): MatchRequest {
-  const { answers, languageId, device, limit, uid, order, explore } = body;
+  const { answers = {}, languageId, device, limit, uid, order, explore } = body;
   return {
     answers,
     ...(languageId === undefined ? {} : { languageId }),
@@ -33,12 +49,17 @@ export function toMatchRequest(body: MatchBodyValue, history?: readonly PastEntr
  * those surveys' groups, re-contact studies not meant for them and everything past a daily cap. `eligible` counts them all,
  * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
  */
-export async function match(loop: LoopContext, request: RouteRequest): Promise<Reply> {
+export async function match(loop: LoopContext, request: RouteRequest, profiles?: ProfileAccess): Promise<Reply> {
   const body = await readJsonBody(request.incoming, MatchBody);
   if (!body.ok) return body.reply;
   const { explain, uid } = body.value;
+  let { answers } = body.value;
+  if (uid !== undefined && profiles !== undefined) {
+    if (answers === undefined) answers = await profiles.answers(uid);
+    else await profiles.keep(uid, body.value.languageId, answers);
+  }
   const history = uid === undefined ? undefined : await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
-  const respondent = toMatchRequest(body.value, history);
+  const respondent = toMatchRequest({ ...body.value, answers: answers ?? {} }, history);
   const live = loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);

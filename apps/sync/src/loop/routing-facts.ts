@@ -158,7 +158,7 @@ export class RoutingFacts {
     markIf(this.#heldForStudyType, surveyId, pending.studyType);
     markIf(this.#heldForGroups, surveyId, pending.groups);
     matcher.setUnroutable(surveyId, this.#unroutableReason(surveyId, traits, pending));
-    matcher.setYieldEvidence(surveyId, this.#yieldEvidence(surveyId));
+    matcher.setYieldEvidence(surveyId, this.yieldEvidence(surveyId));
   }
 
   /*
@@ -197,7 +197,8 @@ export class RoutingFacts {
     return undefined;
   }
 
-  #yieldEvidence(surveyId: number): YieldEvidence | undefined {
+  /** What yield knows of a survey's outcomes (the store's counts, the marketplace's conversion), as the matcher was given it. */
+  yieldEvidence(surveyId: number): YieldEvidence | undefined {
     const counts = this.#evidence.get(surveyId);
     const conversion = this.#data.stats.get(surveyId)?.conversion ?? null;
     if (counts === undefined && conversion === null) return undefined;

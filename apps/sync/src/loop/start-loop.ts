@@ -18,7 +18,7 @@ import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
 import { AccountSettings } from "./account-settings.ts";
-import { LiveMatcher } from "./live-matcher.ts";
+import { LiveMatcher, type InventoryFollower } from "./live-matcher.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { addLoopTasks } from "./loop-tasks.ts";
 import { systemClock, type Clock } from "./runtime/clock.ts";
@@ -52,6 +52,8 @@ export interface LoopOptions {
   readonly fetch: FetchFunction;
   /** The clock the loop's background tasks run on (loop-tasks.ts). @default the wall clock */
   readonly clock?: Clock;
+  /** Kept alike with the matcher (the sessions' inventory). */
+  readonly inventoryFollower?: InventoryFollower;
   /** Aborted when the service is asked to stop while starting: the rest of the matcher's load and the first account read are then skipped. */
   readonly startSignal?: AbortSignal;
 }
@@ -140,7 +142,13 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
   cleanup.defer(() => {
     account.stop();
   });
-  const liveMatcher = new LiveMatcher({ store: inventory, logger, facts, matcherOptions: matcherOptions(config) });
+  const liveMatcher = new LiveMatcher({
+    store: inventory,
+    logger,
+    facts,
+    ...(options.inventoryFollower === undefined ? {} : { follower: options.inventoryFollower }),
+    matcherOptions: matcherOptions(config),
+  });
   const refresher = new RoutingDataRefresher({
     client: sds,
     store,

@@ -216,3 +216,21 @@ describe("SurveyMatcher with a named respondent", () => {
     expect(configured.explain(3, { answers: {} })).toEqual(plain.explain(3, { answers: {} }));
   });
 });
+
+describe("SurveyMatcher.respondentExclusions", () => {
+  it("names exactly the surveys match() keeps out of a respondent: entered, their groups, re-contact lists, unroutable, caps", () => {
+    const matcher = matcherWith([1, 2, 3, 4, 5, 6], { policy: { caps: { entriesPer24h: 3 } } });
+    matcher.setSurveyGroups(1, [70]);
+    matcher.setSurveyGroups(2, [70]);
+    matcher.setRecontact(3, ["someone-else"]);
+    matcher.setUnroutable(4, "its URL keeps a placeholder");
+    const history = [entry(1, 1, "terminate")];
+    const exclusions = matcher.respondentExclusions({ uid: "r-1", history }, NOW);
+    expect(exclusions.capReached).toBe(false);
+    expect([...exclusions.surveyIds].sort()).toEqual([1, 2, 3, 4]);
+    expect(ids(matcher, as(history))).toEqual([6, 5]);
+    const capped = [entry(5, 1, "terminate"), entry(6, 2, "terminate"), entry(1, 3, "terminate")];
+    expect(matcher.respondentExclusions({ uid: "r-1", history: capped }, NOW).capReached).toBe(true);
+    expect(ids(matcher, as(capped))).toEqual([]);
+  });
+});

@@ -6,7 +6,7 @@ import type { Device, SurveyQuota } from "@sds/schemas";
 import { BitsetPool, type Bitset } from "../internal/bitset.ts";
 import { Posting } from "../internal/posting.ts";
 import { checkRespondent, excludeByHistory, historyVerdict } from "../respondent/history-rules.ts";
-import type { RecontactList, RoutingPolicy } from "../respondent/respondent-types.ts";
+import type { RecontactList, Respondent, RoutingPolicy } from "../respondent/respondent-types.ts";
 import { resolveRoutingPolicy, type ResolvedRoutingPolicy } from "../respondent/routing-policy.ts";
 import { SurveyGroups } from "../respondent/survey-groups.ts";
 import type { YieldEvidence } from "../yield/yield-evidence.ts";
@@ -292,6 +292,33 @@ export class SurveyMatcher {
       : this.#collect(answers, limit, respondent?.uid);
   }
 
+  /**
+   * The held surveys the respondent rules keep out for this respondent (or for everyone): their
+   * history (entered before, survey groups), re-contact studies that do not admit them and
+   * surveys marked unroutable; `capReached` when a 24-hour cap keeps every survey out. What a
+   * session weighs its order over, without evaluating targeting (its own pass does that).
+   *
+   * @throws TypeError when the respondent or an entry of their history is malformed.
+   */
+  respondentExclusions(respondent: Respondent | undefined, now: number = Date.now()): RespondentExclusions {
+    const surveyIds = new Set<number>();
+    const add = (surveyId: number): void => {
+      surveyIds.add(surveyId);
+    };
+    let capReached = false;
+    if (respondent !== undefined) {
+      checkRespondent(respondent);
+      capReached = excludeByHistory(respondent.history, this.#policy, this.#groups, now, add).length > 0;
+    }
+    forEachSlot(this.#unroutable.bits.words, (slot) => {
+      add(this.#surveyIds[slot] ?? 0);
+    });
+    forEachSlot(this.#recontact.bits.words, (slot) => {
+      if (!this.#admits(slot, respondent?.uid)) add(this.#surveyIds[slot] ?? 0);
+    });
+    return { capReached, surveyIds };
+  }
+
   /** Takes one survey (by id) out of the candidates of the current match; bound once, called per excluded survey. */
   readonly #excludeSurvey = (surveyId: number): void => {
     const slot = this.#slotById.get(surveyId);
@@ -574,6 +601,24 @@ export class SurveyMatcher {
     const devices = this.#devices[slot] ?? 0;
     for (const device of ["desktop", "mobile", "tablet"] as const)
       if ((devices & DEVICE_BITS[device]) !== 0) visit(this.#byDevice[device]);
+  }
+}
+
+/** What {@link SurveyMatcher.respondentExclusions} finds. */
+export interface RespondentExclusions {
+  readonly capReached: boolean;
+  readonly surveyIds: ReadonlySet<number>;
+}
+
+/** Calls `visit` with every slot set in `words`. */
+function forEachSlot(words: Uint32Array, visit: (slot: number) => void): void {
+  for (let word = 0; word < words.length; word++) {
+    let bits = words[word] ?? 0;
+    while (bits !== 0) {
+      const lowest = bits & -bits;
+      visit(word * 32 + (31 - Math.clz32(lowest)));
+      bits ^= lowest;
+    }
   }
 }
 

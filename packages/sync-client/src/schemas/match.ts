@@ -7,29 +7,43 @@ import { DeviceName } from "./survey-query.ts";
 export const MAX_ANSWER_OPTIONS = 1000;
 
 /** Body of `POST /v1/match`. */
-export const MatchBody = z.strictObject({
-  answers: z
-    .record(
-      z.string().regex(/^\d{1,12}$/, "must be a QualificationId"),
-      z.array(z.string().max(200)).max(MAX_ANSWER_OPTIONS),
-    )
-    .describe("`QualificationId` (as a string) → the option codes the respondent gave."),
-  languageId: z.int().optional(),
-  device: DeviceName.optional(),
-  limit: z.int().min(1).max(MAX_MATCH_LIMIT).optional(),
-  explain: z.int().positive().optional().describe("A SurveyId: say why that survey is in or out for this respondent."),
-  uid: LoopText.optional().describe(
-    "The respondent's id in the supplier's system: their history (entries issued and imported) keeps out surveys the buyer would reject.",
-  ),
-  order: z
-    .enum(["earnings", "yield"])
-    .optional()
-    .describe("`earnings` (`Cpi × Ir / 100`, the default) or `yield` (`Cpi ×` the conversion learned from outcomes)."),
-  explore: z
-    .boolean()
-    .optional()
-    .describe("Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). Default true."),
-});
+export const MatchBody = z
+  .strictObject({
+    answers: z
+      .record(
+        z.string().regex(/^\d{1,12}$/, "must be a QualificationId"),
+        z.array(z.string().max(200)).max(MAX_ANSWER_OPTIONS),
+      )
+      .optional()
+      .describe(
+        "`QualificationId` (as a string) → the option codes the respondent gave. Without it, with a `uid`: the respondent's stored profile.",
+      ),
+    languageId: z.int().optional(),
+    device: DeviceName.optional(),
+    limit: z.int().min(1).max(MAX_MATCH_LIMIT).optional(),
+    explain: z
+      .int()
+      .positive()
+      .optional()
+      .describe("A SurveyId: say why that survey is in or out for this respondent."),
+    uid: LoopText.optional().describe(
+      "The respondent's id in the supplier's system: their history (entries issued and imported) keeps out surveys the buyer would reject.",
+    ),
+    order: z
+      .enum(["earnings", "yield"])
+      .optional()
+      .describe(
+        "`earnings` (`Cpi × Ir / 100`, the default) or `yield` (`Cpi ×` the conversion learned from outcomes).",
+      ),
+    explore: z
+      .boolean()
+      .optional()
+      .describe("Under `yield`: false ranks by the posterior mean instead of a draw (no exploration). Default true."),
+  })
+  .refine((body) => body.answers !== undefined || body.uid !== undefined, {
+    message: "required without a uid (with a uid, the stored profile is used)",
+    path: ["answers"],
+  });
 /** Body of `POST /v1/match`. */
 export type MatchBody = z.input<typeof MatchBody>;
 

@@ -8,10 +8,12 @@ export type OutcomeKind = (typeof outcomeKinds)[number];
 
 /**
  * Where a recorded outcome came from: the marketplace's server-to-server call, a reconciliation
- * (`POST /v1/outcomes/reconcile`), or an outcome that arrived before its entry and was attached
- * when the entry was issued.
+ * (`POST /v1/outcomes/reconcile`), an outcome that arrived before its entry and was attached
+ * when the entry was issued, a signed return of the respondent while the account's S2S URLs are
+ * disabled (`redirect`), or a drop: no outcome after `SYNC_DROP_AFTER_LOI` × the survey's Loi,
+ * recorded as a terminate (`timeout`).
  */
-export const outcomeSources = ["s2s", "reconcile", "attach"] as const;
+export const outcomeSources = ["s2s", "reconcile", "attach", "redirect", "timeout"] as const;
 /** One of {@link outcomeSources}. */
 export type OutcomeSource = (typeof outcomeSources)[number];
 

@@ -13,7 +13,7 @@ export const Outcome = z.object({
   source: z
     .enum(outcomeSources)
     .describe(
-      "s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued.",
+      "s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued; redirect: a signed return of the respondent while the account's S2S URLs are disabled; timeout: a drop (no outcome after SYNC_DROP_AFTER_LOI × the survey's Loi), recorded as a terminate.",
     ),
   reason: z.string().nullable().describe("Why (a reconciliation's reason)."),
 });

@@ -75,6 +75,15 @@ export const RoutingDataReport = z.object({
   studyTypesPending: count.describe(
     "Surveys held out until the StudyTypes collection says whether their study type is a re-contact one.",
   ),
+  questions: z
+    .object({
+      askable: count.describe("Catalogue questions a session can ask (their detail was read)."),
+      unavailable: count.describe("Questions whose detail answered 404 or could not be read: not askable."),
+      missing: count,
+      unreadable: count,
+    })
+    .optional()
+    .describe("The sessions' question catalogue (QualificationDetailById per question and language)."),
 });
 /** How the routing data stands on this replica. */
 export type RoutingDataReport = z.output<typeof RoutingDataReport>;

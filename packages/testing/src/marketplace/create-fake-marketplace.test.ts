@@ -94,6 +94,23 @@ describe("createFakeMarketplace", () => {
     });
   });
 
+  it("screens out a respondent whose true answers miss the survey's qualifications, and draws for one who meets them", async () => {
+    const { api, marketplace, survey, link } = await setUp();
+    const qualifications = api.getSurvey(survey.SurveyId)?.qualifications ?? [];
+    const [first] = qualifications;
+    if (first === undefined) throw new Error("the survey needs a qualification for this test");
+    const meets = Object.fromEntries(
+      qualifications.map((record) => [String(record.QualificationId), [record.OptionCodes[0] ?? ""]]),
+    );
+    marketplace.tellAnswers("resp-1", { ...meets, [String(first.QualificationId)]: ["no-such-answer"] });
+    for (let index = 0; index < 5; index++)
+      expect(await marketplace.enter(link(`screened-${index}`))).toMatchObject({ outcome: "terminate" });
+    marketplace.tellAnswers("resp-1", meets);
+    const drawn = new Set<string>();
+    for (let index = 0; index < 40; index++) drawn.add((await marketplace.enter(link(`drawn-${index}`))).outcome ?? "");
+    expect(drawn.size).toBeGreaterThan(1);
+  });
+
   it("refuses an unsigned or tampered entry link with 403 and the reason, and sends nothing", async () => {
     const { marketplace, receiver, link } = await setUp();
     const signed = link("tok-2");

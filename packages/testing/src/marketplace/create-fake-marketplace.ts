@@ -7,6 +7,7 @@ import { sleep } from "../internal/sleep.ts";
 import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
+import { RespondentAnswers } from "./respondent-answers.ts";
 import type {
   EntryResult,
   FakeMarketplace,
@@ -48,6 +49,7 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
   const planned = new Map<string, RespondentOutcome>();
   /** The outcome each token's session ended in: a second visit of the token ends the same way, as on a marketplace. */
   const decided = new Map<string, RespondentOutcome>();
+  const truths = new RespondentAnswers();
   const log: S2sDelivery[] = [];
   const pending = new Set<Promise<void>>();
   const servers = createServerSet();
@@ -119,7 +121,12 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     const names = entryParameterNames(template);
     const token = (names.token === undefined ? undefined : rawQueryValue(original, names.token)) ?? "";
     const uid = (names.uid === undefined ? undefined : rawQueryValue(original, names.uid)) ?? "";
-    const outcome = chosen ?? planned.get(token) ?? decided.get(token) ?? drawUnplanned(record.survey);
+    const outcome =
+      chosen ??
+      planned.get(token) ??
+      decided.get(token) ??
+      truths.screenOut(uid, record.qualifications) ??
+      drawUnplanned(record.survey);
     if (token !== "") decided.set(token, outcome);
     if (account.S2SUrls.Enabled) {
       const outgoing = encryptionSigning(account.OutgoingEncryption);
@@ -139,6 +146,9 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
     },
     plan(token, outcome) {
       planned.set(token, outcome);
+    },
+    tellAnswers(uid, answers) {
+      truths.tell(uid, answers);
     },
     async listen(listenOptions = {}) {
       const started = await startNodeServer(

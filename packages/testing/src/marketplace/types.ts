@@ -83,6 +83,12 @@ export interface FakeMarketplace {
   /** Decides the outcome of the entry that carries `token`. */
   plan(token: string, outcome: RespondentOutcome): void;
   /**
+   * Tells the marketplace a respondent's true answers (`QualificationId` as a string → option
+   * codes): their entries into surveys whose qualifications those answers miss are screened out
+   * (`terminate`), the others drawn as before.
+   */
+  tellAnswers(uid: string, answers: Readonly<Record<string, readonly string[]>>): void;
+  /**
    * Serves `GET /s/{surveyId}?…` over HTTP (127.0.0.1 and a free port unless told otherwise). The
    * entry link's host is the survey's (`survey.example.com`); the server checks the signature
    * against that original URL. A later call replaces the server that {@link respond} uses; {@link close} closes all.

@@ -1,6 +1,7 @@
 import { dialects } from "../../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 import type { ColumnTypes } from "../../database/sql-dialect.ts";
+import { questionSchema, sessionSchema } from "./session-schema.ts";
 
 /** The column type names of each dialect (its dialect object's). */
 const types: Readonly<Record<Dialect, ColumnTypes>> = {
@@ -264,6 +265,19 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "event positions of the relay",
     sqlite: eventPositionsSchema("sqlite"),
     postgres: eventPositionsSchema("postgres"),
+  },
+  // Versions 7 and 8: the respondent's session (session-schema.ts; its room is src/session).
+  {
+    version: 7,
+    name: "sessions, attempts, profiles and answer counts",
+    sqlite: sessionSchema("sqlite"),
+    postgres: sessionSchema("postgres"),
+  },
+  {
+    version: 8,
+    name: "the question catalogue",
+    sqlite: questionSchema("sqlite"),
+    postgres: questionSchema("postgres"),
   },
   { version: 9, name: "money in integer micros", sqlite: MONEY_IN_MICROS, postgres: MONEY_IN_MICROS },
 ];

@@ -1,5 +1,7 @@
 import type { OutcomeKind, OutcomeSource } from "@sds/sync-client";
 import type { PruneBatchOutcome } from "../../database/retention.ts";
+import type { Program } from "./loop-program.ts";
+import type { RecordingSettings } from "./loop-records.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
@@ -239,6 +241,12 @@ export interface LoopStore extends OutcomeRetentionStore {
   advanceWindows(now: Date): Promise<void>;
   /** Deletes hourly counts older than `before` (the windows need the last 7 days); advance the windows first. */
   pruneHourlyCounts(before: Date): Promise<number>;
+  /** Runs a program of a feature over the loop's tables (the session's) that only reads. */
+  read<T>(program: Program<T>): Promise<T>;
+  /** Runs a program of a feature over the loop's tables in one write transaction (`what` names it in errors); durable when it resolves. */
+  write<T>(what: string, program: Program<T>): Promise<T>;
+  /** What recording an entry or an outcome needs from the configuration, for a feature's programs that record them. */
+  readonly recordingSettings: RecordingSettings;
   close(): Promise<void>;
 }
 

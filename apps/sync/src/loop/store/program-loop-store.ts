@@ -57,6 +57,10 @@ export abstract class ProgramLoopStore implements LoopStore {
     this.settings = settings;
   }
 
+  get recordingSettings(): RecordingSettings {
+    return this.settings;
+  }
+
   /** Runs a program that only reads. */
   protected abstract runRead<T>(program: Program<T>): Promise<T>;
   /** Runs a program in one write transaction; `what` names it in errors. Durable when it resolves. */
@@ -151,6 +155,14 @@ export abstract class ProgramLoopStore implements LoopStore {
 
   yieldCounts() {
     return this.runRead(routing.yieldCounts());
+  }
+
+  read<T>(program: Program<T>): Promise<T> {
+    return this.runRead(program);
+  }
+
+  write<T>(what: string, program: Program<T>): Promise<T> {
+    return this.runWrite(what, program);
   }
 
   pruneHourlyCounts(before: Date) {

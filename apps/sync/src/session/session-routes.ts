@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { guarded, pathParameter, type RouteDoc } from "../http/route-doc.ts";
+import { defineRoutes, type RouteModule } from "../http/route-module.ts";
+import { readJsonBody } from "../http/request-body.ts";
+import { errorReply, json, type Reply } from "../http/respond.ts";
+import type { RouteRequest } from "../http/route-module.ts";
+import { outcomeKinds } from "../loop/store/loop-store.ts";
+import { eraseProfile, readProfile } from "./session-records.ts";
+import { minimalPage, receiveReturn, type ReturnContext } from "./session-return.ts";
+import { Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
+import type { SessionOutcome, Sessions } from "./sessions.ts";
+
+/** What the session's routes work with. */
+export interface SessionRoomContext extends ReturnContext {
+  readonly sessions: Sessions;
+}
+
+const sessionId = pathParameter("id", "The session's id.", z.string());
+const uidParameter = pathParameter("uid", "The respondent's id in your system.", z.string());
+const explainParameter = {
+  name: "explain",
+  in: "query" as const,
+  description: "1: add the questions considered with their expected gain and the top surveys with their estimates.",
+  schema: z.enum(["0", "1"]),
+};
+
+const returnDoc = {
+  summary:
+    "Where the account's RedirectUrls send the respondent after a survey: records the return, answers 303 onwards",
+  parameters: [
+    pathParameter("outcome", "How the survey ended.", z.enum(outcomeKinds)),
+    {
+      name: "vq_token",
+      in: "query",
+      required: true,
+      description: "The transaction token (the name is SYNC_OUTCOMES_TOKEN_PARAM's).",
+      schema: z.string().min(1),
+    },
+  ],
+  success: {
+    "303": { description: "To the session's returnUrl, SYNC_SESSION_RETURN_URL or /s/{id}, with session=<id>." },
+    "200": { contentType: "text/html" },
+  },
+  errors: ["400", "403", "404", "405", "500", "503"],
+} as const satisfies RouteDoc;
+
+function answer(outcome: SessionOutcome, status = 200): Reply {
+  return outcome.kind === "reply" ? outcome.reply : json(status, outcome.session);
+}
+
+/**
+ * The respondent's session: `POST /v1/sessions`, `GET /v1/sessions/{id}`, its answers and its
+ * end (private API), the return from a survey (`GET /v1/return/{outcome}`, with the S2S
+ * receiver: the respondent's browser reaches it) and the minimal respondent page `/s/{id}`,
+ * and respondents' profiles.
+ */
+export function sessionRoutes(context: SessionRoomContext): RouteModule {
+  const { sessions } = context;
+  return defineRoutes({
+    schemas: { Session, Profile, ProfileErased },
+    bodies: { SessionBody, SessionAnswersBody },
+    routes: {
+      startSession: {
+        method: "POST",
+        path: "/v1/sessions",
+        access: "token",
+        handler: async (request) => {
+          const body = await readJsonBody(request.incoming, SessionBody);
+          return body.ok ? answer(await sessions.start(body.value), 201) : body.reply;
+        },
+        doc: {
+          summary: "Begin a respondent's session: 201 with its first step (a question, a survey or done)",
+          requestBody: "SessionBody",
+          success: { "201": "Session" },
+          errors: ["400", ...guarded, "413", "415", "503"],
+        },
+      },
+      getSession: {
+        method: "GET",
+        path: "/v1/sessions/{id}",
+        access: "token",
+        handler: async (request) =>
+          answer(await sessions.get(request.params.id ?? "", request.url.searchParams.get("explain") === "1")),
+        doc: {
+          summary: "A session and its next step (a survey step stays while its return is awaited)",
+          parameters: [sessionId, explainParameter],
+          success: { "200": "Session" },
+          errors: [...guarded, "404", "503"],
+        },
+      },
+      answerSession: {
+        method: "POST",
+        path: "/v1/sessions/{id}/answers",
+        access: "token",
+        handler: async (request) => {
+          const body = await readJsonBody(request.incoming, SessionAnswersBody);
+          return body.ok ? answer(await sessions.answer(request.params.id ?? "", body.value.answers)) : body.reply;
+        },
+        doc: {
+          summary: "The respondent's answers (kept in their profile): the session with a new next step",
+          parameters: [sessionId],
+          requestBody: "SessionAnswersBody",
+          success: { "200": "Session" },
+          errors: ["400", ...guarded, "404", "413", "415", "503"],
+        },
+      },
+      endSession: {
+        method: "POST",
+        path: "/v1/sessions/{id}/end",
+        access: "token",
+        handler: async (request) => answer(await sessions.end(request.params.id ?? "")),
+        doc: {
+          summary: "End a session (done, ended)",
+          parameters: [sessionId],
+          success: { "200": "Session" },
+          errors: [...guarded, "404", "503"],
+        },
+      },
+      receiveReturn: {
+        method: "GET",
+        path: "/v1/return/{outcome}",
+        access: "signature",
+        listener: "outcomes",
+        handler: (request) => receiveReturn(context, request),
+        doc: returnDoc,
+      },
+      respondentPage: {
+        method: "GET",
+        path: "/s/{id}",
+        access: "signature",
+        listener: "outcomes",
+        handler: (request) => respondentPage(context, request),
+        doc: {
+          summary: "The respondent's page after a return: what happened, and the next survey's link when there is one",
+          parameters: [sessionId],
+          success: { "200": { contentType: "text/html" } },
+          errors: ["404", "405", "500", "503"],
+        },
+      },
+      readProfile: {
+        method: "GET",
+        path: "/v1/respondents/{uid}/profile",
+        access: "token",
+        handler: async (request) => {
+          const uid = request.params.uid ?? "";
+          const answers = await context.loop.store.read(readProfile(uid));
+          return json(200, {
+            uid,
+            answers: answers.map((item) => ({ ...item, answers: [...item.answers] })),
+          } satisfies Profile);
+        },
+        doc: {
+          summary: "A respondent's stored answers, with when and how each came (session, api, import)",
+          parameters: [uidParameter],
+          success: { "200": "Profile" },
+          errors: [...guarded, "503"],
+        },
+      },
+      eraseProfile: {
+        method: "DELETE",
+        path: "/v1/respondents/{uid}/profile",
+        access: "token",
+        handler: async (request) => {
+          const uid = request.params.uid ?? "";
+          const erased = await context.loop.store.write("erasing a profile", eraseProfile(uid));
+          return json(200, { uid, erased });
+        },
+        doc: {
+          summary:
+            "Erase a respondent's stored answers (the right to erasure); their entries stay, as the buyer's exclusion record",
+          parameters: [uidParameter],
+          success: { "200": "ProfileErased" },
+          errors: [...guarded, "503"],
+        },
+      },
+    },
+  });
+}
+
+/** `GET /s/{id}`: the minimal page a respondent lands on after a survey when no page of the supplier's is set. */
+async function respondentPage(context: SessionRoomContext, request: RouteRequest): Promise<Reply> {
+  const outcome = await context.sessions.get(request.params.id ?? "", false);
+  if (outcome.kind === "reply")
+    return outcome.reply.status === 404 ? errorReply(404, "not_found", "no such session") : outcome.reply;
+  const { session } = outcome;
+  const last = session.attempts.findLast((attempt) => attempt.returned !== undefined);
+  const ended = last?.returned === undefined ? "" : `Your last survey ended (${last.returned}). `;
+  const next = session.next;
+  if (next.kind === "survey")
+    return minimalPage("One more survey", `${ended}Another survey is waiting for you.`, {
+      href: next.link,
+      text: "Take the next survey",
+    });
+  if (next.kind === "question") return minimalPage("One question", `${ended}${next.text}`);
+  return minimalPage("Thank you", `${ended}This session is over (${next.reason}). You may close this page.`);
+}

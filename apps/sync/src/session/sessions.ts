@@ -1,0 +1,414 @@
+import { randomBytes } from "node:crypto";
+import {
+  nextSessionStep,
+  type DecisionExplanation,
+  type SessionDecisionOptions,
+  type SessionInventory,
+  type SessionSituation,
+} from "@sds/routing";
+import { errorReply, type Reply } from "../http/respond.ts";
+import type { LoopContext } from "../loop/loop-context.ts";
+import { prepareEntry } from "../loop/entry-link-routes.ts";
+import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
+import type { QuestionCatalogue } from "./question-catalogue.ts";
+import {
+  answerCounts,
+  createSession,
+  finishSession,
+  issueAttempt,
+  readProfile,
+  readSession,
+  storeAnswers,
+  type AnswerSource,
+  type AttemptRow,
+  type SessionRow,
+} from "./session-records.ts";
+import type { Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
+
+/** How the sessions behave (the SYNC_SESSION_* and SYNC_QUESTION_* settings). */
+export interface SessionSettings {
+  readonly maxAttempts: number;
+  readonly ttlSeconds: number;
+  readonly questionSeconds: number;
+  readonly profileTtlDays: number;
+}
+
+/** Rounds of deciding again when another request (or replica) moved the session meanwhile. */
+const MAX_ROUNDS = 6;
+/** How long the answer counts of a language are reused before they are read again, in ms. */
+const COUNTS_TTL_MS = 10_000;
+
+/** A session's answer: the Session, or an error reply. */
+export type SessionOutcome =
+  { readonly kind: "session"; readonly session: Session } | { readonly kind: "reply"; readonly reply: Reply };
+
+/**
+ * The respondent's sessions: each request reads the session from the loop store, decides its
+ * next step with `@sds/routing`'s `nextSessionStep` over the live surveys and the catalogue,
+ * and records what the step needs (a survey step's entry, recorded as `POST /v1/entry-links`
+ * records one; the end) under the session's version, so two replicas moving one session decide
+ * one after the other.
+ */
+export class Sessions {
+  readonly #loop: LoopContext;
+  readonly #inventory: SessionInventory;
+  readonly #catalogue: QuestionCatalogue;
+  readonly #settings: SessionSettings;
+  readonly #options: SessionDecisionOptions;
+  readonly #clock: () => Date;
+  readonly #counts = new Map<
+    number,
+    { readonly at: number; readonly counts: Promise<Map<number, Map<string, number>>> }
+  >();
+
+  constructor(options: {
+    readonly loop: LoopContext;
+    readonly inventory: SessionInventory;
+    readonly catalogue: QuestionCatalogue;
+    readonly settings: SessionSettings;
+    readonly clock?: () => Date;
+  }) {
+    this.#loop = options.loop;
+    this.#inventory = options.inventory;
+    this.#catalogue = options.catalogue;
+    this.#settings = options.settings;
+    this.#options = { maxAttempts: options.settings.maxAttempts, questionSeconds: options.settings.questionSeconds };
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  get #store() {
+    return this.#loop.store;
+  }
+
+  /** `POST /v1/sessions`: stores the session (and the answers passed, as the respondent's profile) and decides its first step. */
+  async start(body: SessionBody): Promise<SessionOutcome> {
+    const now = this.#clock();
+    const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
+    if (!checked.ok) return { kind: "reply", reply: checked.reply };
+    const id = randomBytes(18).toString("base64url");
+    await this.#store.write(
+      "starting a session",
+      createSessionWithAnswers(id, body, checked.answers, now, this.#settings.ttlSeconds),
+    );
+    return this.#advance(id, false, {
+      id,
+      uid: body.uid,
+      languageId: body.languageId,
+      device: body.device ?? null,
+      returnUrl: body.returnUrl ?? null,
+      state: "open",
+      doneReason: null,
+      questionsAsked: 0,
+      version: 0,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
+      attempts: [],
+    });
+  }
+
+  /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
+  get(id: string, explain: boolean): Promise<SessionOutcome> {
+    return this.#advance(id, explain);
+  }
+
+  /** `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again. */
+  async answer(id: string, answers: SessionAnswers): Promise<SessionOutcome> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const row = await this.#store.read(readSession(id));
+      if (row === undefined) return notFound(id);
+      if (row.state === "done") return this.#advance(id, false);
+      const checked = this.#checkAnswers(row.languageId, answers);
+      if (!checked.ok) return { kind: "reply", reply: checked.reply };
+      const stored = await this.#store.write(
+        "storing a session's answers",
+        storeAnswers(
+          {
+            uid: row.uid,
+            languageId: row.languageId,
+            answers: checked.answers,
+            source: "session",
+            at: this.#clock().toISOString(),
+          },
+          { id, version: row.version },
+        ),
+      );
+      if (stored)
+        return this.#advance(id, false, {
+          ...row,
+          version: row.version + 1,
+          questionsAsked: row.questionsAsked + checked.answers.size,
+        });
+    }
+    return busy(id);
+  }
+
+  /** `POST /v1/sessions/{id}/end`: the session is done (`ended`), unless it already was. */
+  async end(id: string): Promise<SessionOutcome> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const row = await this.#store.read(readSession(id));
+      if (row === undefined) return notFound(id);
+      if (row.state === "done") break;
+      if (await this.#store.write("ending a session", finishSession(id, row.version, "ended"))) break;
+    }
+    return this.#advance(id, false);
+  }
+
+  /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
+  /** `known`: the session as this request just wrote it (its first round reads nothing). */
+  async #advance(id: string, explain: boolean, known?: SessionRow): Promise<SessionOutcome> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const row = round === 0 && known !== undefined ? known : await this.#store.read(readSession(id));
+      if (row === undefined) return notFound(id);
+      if (row.state === "done") return this.#view(row, { kind: "done", reason: doneReason(row.doneReason) });
+      const now = this.#clock();
+      if (Date.parse(row.expiresAt) <= now.getTime()) {
+        await this.#store.write("expiring a session", finishSession(id, row.version, "expired"));
+        continue;
+      }
+      const situation = await this.#situation(row, now);
+      const decision = nextSessionStep(this.#inventory, situation, this.#options);
+      const explanation = explain && "explanation" in decision ? decision.explanation : undefined;
+      switch (decision.kind) {
+        case "wait": {
+          const last = row.attempts.at(-1);
+          if (last === undefined) continue;
+          return this.#view(
+            row,
+            { kind: "survey", surveyId: last.surveyId, link: last.link, token: last.token },
+            explanation,
+          );
+        }
+        case "done":
+          await this.#store.write("ending a session", finishSession(id, row.version, decision.reason));
+          continue;
+        case "question": {
+          const detail = this.#catalogue.detail(row.languageId, decision.qualificationId);
+          if (detail === undefined) continue;
+          return this.#view(
+            row,
+            {
+              kind: "question",
+              qualificationId: decision.qualificationId,
+              text: detail.text,
+              type: detail.type,
+              options: [...detail.options],
+            },
+            explanation,
+          );
+        }
+        case "survey": {
+          const offered = await this.#offer(row, decision.surveys, now);
+          if (offered === "stale") continue;
+          if (offered.kind === "reply") return offered;
+          if (offered.kind === "none") {
+            await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
+            continue;
+          }
+          // The step just recorded is the session's next: answered without deciding again.
+          const { attempt } = offered;
+          return this.#view(
+            { ...row, attempts: [...row.attempts, attempt] },
+            { kind: "survey", surveyId: attempt.surveyId, link: attempt.link, token: attempt.token },
+            explanation,
+          );
+        }
+      }
+    }
+    return busy(id);
+  }
+
+  /** Records the entry of the first survey the rules admit; `stale` when the session moved meanwhile. */
+  async #offer(
+    row: SessionRow,
+    surveyIds: readonly number[],
+    now: Date,
+  ): Promise<
+    | "stale"
+    | { readonly kind: "issued"; readonly attempt: AttemptRow }
+    | { readonly kind: "none" }
+    | { readonly kind: "reply"; readonly reply: Reply }
+  > {
+    for (const surveyId of surveyIds) {
+      const token = randomBytes(16).toString("base64url");
+      const prepared = await prepareEntry(this.#loop, surveyId, token, row.uid, now);
+      if (prepared.kind === "refused") {
+        // The account cannot sign links: no survey can be offered now; the caller retries.
+        if (prepared.reply.status === 503) return { kind: "reply", reply: prepared.reply };
+        continue;
+      }
+      const result = await this.#store.write(
+        "offering a survey",
+        issueAttempt(
+          this.#store.recordingSettings,
+          { sessionId: row.id, version: row.version, position: row.attempts.length, link: prepared.link },
+          prepared.entry,
+          prepared.admit,
+        ),
+      );
+      if (result.kind === "stale") return "stale";
+      if (result.kind === "issued") {
+        for (const attached of result.attached) this.#loop.outcomeNotifier.publish(attached.sequence);
+        const returned = result.attached.at(-1)?.outcome ?? null;
+        return {
+          kind: "issued",
+          attempt: {
+            token,
+            position: row.attempts.length,
+            surveyId,
+            link: prepared.link,
+            issuedAt: result.issuedAt,
+            returned,
+            returnedAt: returned === null ? null : result.issuedAt,
+          },
+        };
+      }
+      // Refused by the rules under the respondent's lock (an entry made meanwhile), or a token clash: the next survey.
+    }
+    return { kind: "none" };
+  }
+
+  async #situation(row: SessionRow, now: Date): Promise<SessionSituation> {
+    const [profile, history] = await Promise.all([
+      this.#store.read(readProfile(row.uid)),
+      this.#store.respondentHistory(row.uid, MATCH_HISTORY_LIMIT),
+    ]);
+    const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
+    const answers = new Map<string, readonly string[]>();
+    for (const answer of profile)
+      if (Date.parse(answer.answeredAt) >= horizon) answers.set(String(answer.qualificationId), answer.answers);
+    const exclusions = this.#loop.liveMatcher.matcher.respondentExclusions({ uid: row.uid, history }, now.getTime());
+    const counts = await this.#answerCounts(row.languageId, now.getTime());
+    return {
+      answers,
+      languageId: row.languageId,
+      device: row.device ?? undefined,
+      attempts: row.attempts.map((attempt) => ({
+        surveyId: attempt.surveyId,
+        returned: attempt.returned ?? undefined,
+      })),
+      excluded: exclusions.surveyIds,
+      capReached: exclusions.capReached,
+      askable: this.#catalogue.askable(row.languageId),
+      answerCounts: (qualificationId) => counts.get(qualificationId),
+    };
+  }
+
+  #answerCounts(languageId: number, now: number): Promise<Map<number, Map<string, number>>> {
+    const cached = this.#counts.get(languageId);
+    if (cached !== undefined && now - cached.at < COUNTS_TTL_MS) return cached.counts;
+    const counts = this.#store.read(answerCounts(languageId));
+    this.#counts.set(languageId, { at: now, counts });
+    counts.catch(() => this.#counts.delete(languageId));
+    return counts;
+  }
+
+  /**
+   * Answers as stored: option codes as strings. A question of the catalogue in the session's
+   * language takes only its options (one for a single choice), a number for a numeric one.
+   */
+  #checkAnswers(
+    languageId: number,
+    answers: SessionAnswers,
+  ): { ok: true; answers: Map<number, string[]> } | { ok: false; reply: Reply } {
+    const checked = new Map<number, string[]>();
+    for (const [key, value] of Object.entries(answers)) {
+      const qualificationId = Number(key);
+      const given = (Array.isArray(value) ? value : [value]).map(String);
+      const detail = this.#catalogue.detail(languageId, qualificationId);
+      const problem = detail === undefined ? undefined : answerProblem(detail, given);
+      if (problem !== undefined)
+        return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: ${problem} (question ${key})`) };
+      if (given.length === 0)
+        return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: no answer (question ${key})`) };
+      checked.set(qualificationId, given);
+    }
+    return { ok: true, answers: checked };
+  }
+
+  #view(row: SessionRow, next: SessionStep, explanation?: DecisionExplanation): SessionOutcome {
+    return {
+      kind: "session",
+      session: {
+        id: row.id,
+        uid: row.uid,
+        languageId: row.languageId,
+        state: next.kind === "done" ? "done" : "open",
+        questionsAsked: row.questionsAsked,
+        attempts: row.attempts.map((attempt) => ({
+          surveyId: attempt.surveyId,
+          token: attempt.token,
+          issuedAt: attempt.issuedAt,
+          ...(attempt.returned === null ? {} : { returned: attempt.returned }),
+          ...(attempt.returnedAt === null ? {} : { returnedAt: attempt.returnedAt }),
+        })),
+        next,
+        ...(explanation === undefined ? {} : { explanation }),
+      },
+    };
+  }
+}
+
+function* createSessionWithAnswers(
+  id: string,
+  body: SessionBody,
+  answers: ReadonlyMap<number, readonly string[]>,
+  now: Date,
+  ttlSeconds: number,
+) {
+  yield* createSession({
+    id,
+    uid: body.uid,
+    languageId: body.languageId,
+    device: body.device ?? null,
+    returnUrl: body.returnUrl ?? null,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+  });
+  if (answers.size > 0)
+    yield* storeAnswers({
+      uid: body.uid,
+      languageId: body.languageId,
+      answers,
+      source: "api" satisfies AnswerSource,
+      at: now.toISOString(),
+    });
+}
+
+function answerProblem(
+  detail: { readonly type: string; readonly options: readonly { readonly code: string }[] },
+  given: readonly string[],
+): string | undefined {
+  switch (detail.type) {
+    case "numeric":
+      return given.length === 1 && /^-?\d+(\.\d+)?$/.test(given[0] ?? "")
+        ? undefined
+        : "a numeric question takes one number";
+    case "text":
+      return given.length === 1 ? undefined : "a text question takes one answer";
+    default: {
+      const codes = new Set(detail.options.map((option) => option.code));
+      const wrong = given.find((code) => !codes.has(code));
+      if (wrong !== undefined) return `${JSON.stringify(wrong)} is not one of its options (${[...codes].join(", ")})`;
+      if (detail.type === "single" && given.length !== 1) return "a single-choice question takes one option";
+      return undefined;
+    }
+  }
+}
+
+const doneReasons = ["completed", "no-survey", "attempts", "excluded", "ended", "expired"] as const;
+function doneReason(value: string | null): (typeof doneReasons)[number] {
+  return doneReasons.find((reason) => reason === value) ?? "ended";
+}
+
+function notFound(id: string): SessionOutcome {
+  return { kind: "reply", reply: errorReply(404, "not_found", `no session ${JSON.stringify(id.slice(0, 64))}`) };
+}
+
+function busy(id: string): SessionOutcome {
+  return {
+    kind: "reply",
+    reply: errorReply(503, "session_busy", `session ${id.slice(0, 64)} kept moving while it was decided; retry`, {
+      "retry-after": "1",
+    }),
+  };
+}

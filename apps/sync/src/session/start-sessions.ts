@@ -1,0 +1,208 @@
+import { createClient } from "@sds/client";
+import { SessionInventory } from "@sds/routing";
+import type { Logger } from "pino";
+import { Gauge, type Registry } from "prom-client";
+import type { CycleEvents } from "../loop/inventory-reader.ts";
+import type { InventoryFollower } from "../loop/live-matcher.ts";
+import type { LoopContext } from "../loop/loop-context.ts";
+import type { ProfileAccess } from "../loop/match-routes.ts";
+import type { RouteModule } from "../http/route-module.ts";
+import type { FetchFunction } from "../upstream/counting-fetch.ts";
+import type { OperationPaths } from "../upstream/operation-paths.ts";
+import { every, sweepDrops } from "./drop-sweeper.ts";
+import { QuestionCatalogue } from "./question-catalogue.ts";
+import { pruneSessions, readProfile, storeAnswers } from "./session-records.ts";
+import { sessionRoutes } from "./session-routes.ts";
+import type { SessionConfig } from "./session-settings.ts";
+import { Sessions } from "./sessions.ts";
+
+/** The settings the sessions start with: their own rows, and those of the service they read. */
+export interface SessionStartConfig extends SessionConfig {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly operationPaths?: OperationPaths | undefined;
+  readonly yieldPriorStrength?: number | undefined;
+}
+
+/** How often the background work runs, in ms (tests pass shorter ones). */
+export interface SessionIntervals {
+  /** Following the catalogue and the yield evidence the store holds. @default 2000 */
+  readonly followMs?: number;
+  /** Looking for drops. @default 30000 */
+  readonly dropSweepMs?: number;
+  /** Pruning sessions expired for a TTL. @default 600000 */
+  readonly pruneMs?: number;
+}
+
+/** The sessions' inventory, kept alike with the loop's matcher: made before the loop starts, which feeds it. */
+export function sessionInventory(config: Pick<SessionStartConfig, "yieldPriorStrength">): {
+  readonly inventory: SessionInventory;
+  readonly follower: InventoryFollower;
+} {
+  const inventory = new SessionInventory(
+    config.yieldPriorStrength === undefined ? {} : { priorStrength: config.yieldPriorStrength },
+  );
+  return {
+    inventory,
+    follower: {
+      surveyApplied: (survey, targeting) => {
+        inventory.upsert(survey, targeting);
+      },
+      surveyRemoved: (surveyId) => {
+        inventory.remove(surveyId);
+      },
+      reloaded: (live) => {
+        inventory.retainOnly(live);
+      },
+    },
+  };
+}
+
+/** The session's room of one replica. */
+export interface SessionRoom {
+  readonly routes: RouteModule;
+  readonly sessions: Sessions;
+  readonly catalogue: QuestionCatalogue;
+  /** What `/v1/match` reads and keeps of respondents' profiles. */
+  readonly profiles: ProfileAccess;
+  /** Runs the drop sweep now, as of `now` (tests move time on). @default the clock's time */
+  sweepDrops(now?: Date): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the respondent sessions over a started loop: the question catalogue (read by the leader
+ * after its cycles, followed by every replica), yield's evidence for the session's order, the
+ * drop sweeper and the pruning of expired sessions, and the routes.
+ */
+export function startSessions(options: {
+  readonly config: SessionStartConfig;
+  readonly loop: LoopContext;
+  readonly inventory: SessionInventory;
+  readonly cycles: CycleEvents;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly fetch: FetchFunction;
+  readonly clock?: () => Date;
+  readonly intervals?: SessionIntervals;
+}): SessionRoom {
+  const { config, loop, inventory, logger } = options;
+  const clock = options.clock ?? (() => new Date());
+  const catalogue = new QuestionCatalogue(loop.store, logger);
+  const client = createClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    paths: config.operationPaths,
+    fetch: options.fetch,
+    validation: "off",
+    retry: 1,
+  });
+  const settings = {
+    maxAttempts: config.sessionMaxAttempts ?? 3,
+    ttlSeconds: config.sessionTtlSeconds ?? 3600,
+    questionSeconds: config.questionSeconds ?? 8,
+    profileTtlDays: config.profileTtlDays ?? 30,
+  };
+  const sessions = new Sessions({ loop, inventory, catalogue, settings, clock });
+  new Gauge({
+    name: "sds_sync_questions_unavailable",
+    help: "Catalogue questions (per language) whose QualificationDetailById answered 404 or could not be read: sessions do not ask them.",
+    registers: [options.registry],
+    collect() {
+      this.set(catalogue.report().unavailable);
+    },
+  });
+  const followFacts = async (): Promise<void> => {
+    await catalogue.follow();
+    for (const survey of inventory.values())
+      inventory.setYieldEvidence(survey.surveyId, loop.facts.yieldEvidence(survey.surveyId));
+  };
+  const abort = new AbortController();
+  const state = { stopped: false };
+  // Read through a function: the checks after an await must see a stop that came meanwhile.
+  const isStopped = (): boolean => state.stopped;
+  let refreshing: Promise<unknown> = Promise.resolve();
+  const followCycles = async (): Promise<void> => {
+    while (!state.stopped) {
+      await options.cycles.nextCycle();
+      if (isStopped()) return;
+      // The matcher (which feeds the sessions' inventory) applies the cycle first; the questions its surveys use are read next.
+      await loop.liveMatcher.refresh().catch(() => undefined);
+      if (isStopped()) return;
+      // Only the leader runs cycles: the catalogue is read once per replica set, the others follow it.
+      const wanted = new Set<string>();
+      for (const survey of inventory.values())
+        for (const rule of survey.rules) wanted.add(`${survey.languageId}:${rule.qualificationId}`);
+      refreshing = catalogue.refresh(client, wanted, clock(), abort.signal).catch((error: unknown) => {
+        if (!state.stopped)
+          logger.warn(
+            { err: error },
+            "the question catalogue could not be refreshed; it is tried after the next cycle",
+          );
+      });
+      await refreshing;
+    }
+  };
+  void followFacts().catch(() => undefined);
+  void followCycles();
+  const dropAfterLoi = config.dropAfterLoi ?? 3;
+  const intervals = options.intervals ?? {};
+  const stops = [
+    every("following the question catalogue and yield evidence", intervals.followMs ?? 2000, followFacts, logger),
+    every(
+      "drop sweep",
+      intervals.dropSweepMs ?? 30_000,
+      () => sweepDrops(loop, inventory, dropAfterLoi, clock()),
+      logger,
+    ),
+    every(
+      "session pruning",
+      intervals.pruneMs ?? 600_000,
+      async () => {
+        // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
+        const before = new Date(clock().getTime() - settings.ttlSeconds * 1000).toISOString();
+        while ((await loop.store.write("pruning sessions", pruneSessions(before, 500))) === 500 && !state.stopped);
+      },
+      logger,
+    ),
+  ];
+  const profiles: ProfileAccess = {
+    async answers(uid) {
+      const horizon = clock().getTime() - settings.profileTtlDays * 86_400_000;
+      const stored = await loop.store.read(readProfile(uid));
+      const answers: Record<string, string[]> = {};
+      for (const answer of stored)
+        if (Date.parse(answer.answeredAt) >= horizon) answers[String(answer.qualificationId)] = [...answer.answers];
+      return answers;
+    },
+    async keep(uid, languageId, answers) {
+      const stored = new Map(
+        (await loop.store.read(readProfile(uid))).map((answer) => [answer.qualificationId, answer]),
+      );
+      const changed = new Map<number, string[]>();
+      for (const [key, codes] of Object.entries(answers)) {
+        const before = stored.get(Number(key));
+        if (before === undefined || JSON.stringify(before.answers) !== JSON.stringify(codes))
+          changed.set(Number(key), [...codes]);
+      }
+      if (changed.size === 0) return;
+      await loop.store.write(
+        "keeping a respondent's answers",
+        storeAnswers({ uid, languageId: languageId ?? 0, answers: changed, source: "api", at: clock().toISOString() }),
+      );
+    },
+  };
+  return {
+    routes: sessionRoutes({ sessions, loop, returnUrl: config.sessionReturnUrl, clock }),
+    sessions,
+    catalogue,
+    profiles,
+    sweepDrops: (now) => sweepDrops(loop, inventory, dropAfterLoi, now ?? clock()),
+    async stop() {
+      state.stopped = true;
+      abort.abort();
+      await Promise.all(stops.map((stop) => stop()));
+      await refreshing.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { DeviceName } from "./survey-query.ts";
+import { LoopText } from "./loop-text.ts";
+
+/*
+ * The respondent's session (`/v1/sessions`, the return, profiles): every body of its routes.
+ * `/openapi.json` is generated from them.
+ */
+
+/** One answer as the session routes take it: option codes (or numbers) as `/v1/match` takes them, or one value. */
+const AnswerValue = z.union([
+  z.array(z.union([z.string().max(200), z.number()])).max(1000),
+  z.string().max(200),
+  z.number(),
+]);
+
+/** `QualificationId` (as a string) → the answer. */
+export const SessionAnswers = z.record(z.string().regex(/^\d{1,12}$/, "must be a QualificationId"), AnswerValue);
+/** `QualificationId` (as a string) → the answer. */
+export type SessionAnswers = z.infer<typeof SessionAnswers>;
+
+/** An absolute http(s) URL of the supplier's own page: no credentials, no fragment. */
+const ReturnUrl = z
+  .string()
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === "http:" || url.protocol === "https:") &&
+        url.username === "" &&
+        url.password === "" &&
+        !value.includes("#")
+      );
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http(s) URL without credentials or fragment");
+
+/** Body of `POST /v1/sessions`. */
+export const SessionBody = z.strictObject({
+  uid: LoopText,
+  languageId: z.number().int(),
+  device: DeviceName.optional(),
+  answers: SessionAnswers.optional(),
+  returnUrl: ReturnUrl.optional(),
+});
+/** Body of `POST /v1/sessions`. */
+export type SessionBody = z.input<typeof SessionBody>;
+
+/** Body of `POST /v1/sessions/{id}/answers`. */
+export const SessionAnswersBody = z.strictObject({ answers: SessionAnswers });
+/** Body of `POST /v1/sessions/{id}/answers`. */
+export type SessionAnswersBody = z.input<typeof SessionAnswersBody>;
+
+/** What a session does next. */
+export const SessionStep = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("question"),
+    qualificationId: z.int(),
+    text: z.string(),
+    type: z.enum(["single", "multi", "numeric", "text"]),
+    options: z.array(z.object({ code: z.string(), text: z.string() })),
+  }),
+  z.object({ kind: z.literal("survey"), surveyId: z.int(), link: z.string(), token: z.string() }),
+  z.object({
+    kind: z.literal("done"),
+    reason: z.enum(["completed", "no-survey", "attempts", "excluded", "ended", "expired"]),
+  }),
+]);
+/** What a session does next. */
+export type SessionStep = z.output<typeof SessionStep>;
+
+/** One survey a session offered. */
+export const SessionAttempt = z.object({
+  surveyId: z.int(),
+  token: z.string(),
+  issuedAt: z.string(),
+  returned: z.enum(["complete", "terminate", "overquota", "security", "drop"]).optional(),
+  returnedAt: z.string().optional(),
+});
+/** One survey a session offered. */
+export type SessionAttempt = z.output<typeof SessionAttempt>;
+
+/** A respondent's session. */
+export const Session = z.object({
+  id: z.string().describe("At least 128 random bits, URL-safe."),
+  uid: z.string(),
+  languageId: z.int(),
+  state: z.enum(["open", "done"]),
+  questionsAsked: z.int().describe("Questions answered in this session."),
+  attempts: z.array(SessionAttempt),
+  next: SessionStep,
+  explanation: z
+    .unknown()
+    .optional()
+    .describe(
+      "With ?explain=1: the questions considered with their expected gain, the top surveys with their estimates.",
+    ),
+});
+/** A respondent's session. */
+export type Session = z.output<typeof Session>;
+
+/** `GET /v1/respondents/{uid}/profile`. */
+export const Profile = z.object({
+  uid: z.string(),
+  answers: z.array(
+    z.object({
+      qualificationId: z.int(),
+      languageId: z.int(),
+      answers: z.array(z.string()),
+      source: z.enum(["session", "api", "import"]),
+      answeredAt: z.string(),
+    }),
+  ),
+});
+/** `GET /v1/respondents/{uid}/profile`. */
+export type Profile = z.output<typeof Profile>;
+
+/** `DELETE /v1/respondents/{uid}/profile`. */
+export const ProfileErased = z.object({ uid: z.string(), erased: z.int() });
+/** `DELETE /v1/respondents/{uid}/profile`. */
+export type ProfileErased = z.output<typeof ProfileErased>;
