@@ -7,7 +7,7 @@ import { checkWebhookAddresses, createEvents, type Events } from "./events/event
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
-import { startApiServer, type ApiServer } from "./http/server.ts";
+import { startApiServer } from "./http/server.ts";
 import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
 import { PageCache } from "./inventory-api/page-cache.ts";
 import { loopRoutes } from "./loop/loop-routes.ts";
@@ -16,7 +16,7 @@ import { operatorRoutes, syncStatusReport } from "./operator/operator-routes.ts"
 import { probeRoutes, readinessReport } from "./probes/probe-routes.ts";
 import { statusPageRoutes } from "./status-page/status-page.ts";
 import type { LoopContext } from "./loop/loop-context.ts";
-import { startLoop, type Loop } from "./loop/start-loop.ts";
+import { startLoop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
 import { openStore } from "./inventory-store/open-store.ts";
@@ -318,7 +318,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
   // Long-polls end in the same turn as the listeners begin to close: their answers then say
   // `Connection: close`, and closing waits for no one.
   cleanup.defer(() => {
-    const closing = [server.close(), outcomesServer?.close()];
+    const closing = [server.close(), ...(outcomesServer === undefined ? [] : [outcomesServer.close()])];
     notifier.close();
     loop.context.outcomeNotifier.close();
     return Promise.all(closing);

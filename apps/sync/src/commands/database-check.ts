@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import pg from "pg";
-import type { DatabaseConfig } from "../database/database-config.ts";
+import { onDatabase, type DatabaseConfig, type PostgresDatabaseConfig } from "../database/database-config.ts";
 import type { MigrationLedger } from "../database/migration-ledger.ts";
 
 /** What `sds-sync check-config` found of the database, read without changing anything. */
@@ -35,7 +35,18 @@ export async function checkDatabase(database: DatabaseConfig, ledger: MigrationL
         : applied > known
           ? `schema at migration ${applied}, newer than this build knows (${known}): this build would refuse it`
           : `schema at migration ${applied} of ${known} (sds-sync migrate applies the rest)`;
-  if (database.kind === "sqlite") return { summary: progress(await sqliteVersion(database.path, ledger)) };
+  return onDatabase<Promise<DatabaseCheck>>(database, {
+    sqlite: async ({ path }) => ({ summary: progress(await sqliteVersion(path, ledger)) }),
+    postgres: (postgres) => checkPostgres(postgres, ledger, progress),
+  });
+}
+
+/** How far `ledger` migrated a PostgreSQL schema, read through one connection of its own. */
+async function checkPostgres(
+  database: PostgresDatabaseConfig,
+  ledger: MigrationLedger,
+  progress: (applied: number | undefined) => string,
+): Promise<DatabaseCheck> {
   const client = new pg.Client({
     connectionString: database.connectionString,
     application_name: "sds-sync check-config",

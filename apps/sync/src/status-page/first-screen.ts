@@ -84,7 +84,7 @@ export function describeRole(replica: SyncStatus["replica"] & { running?: unknow
   text: string;
   detail: string;
 } {
-  const text = `${replica.leader ? "Leader" : "Follower"}${replica.running === true ? ", syncing now" : ""}`;
+  const text = `${replica.leader ? "Leader" : "Follower"}${replica.running ? ", syncing now" : ""}`;
   if (replica.leader) return { text, detail: "" };
   const leader =
     replica.leaderId === undefined

@@ -29,6 +29,7 @@ import {
   type RecordOutcomeResult,
   type SurveyConversion,
   type SurveyConversionCounts,
+  type RecordingSettings,
 } from "./loop-store.ts";
 
 /*
@@ -244,15 +245,7 @@ interface CurrentEntry {
   readonly outcomeAt: string | null;
 }
 
-/** Settings the recording programs need. */
-export interface RecordingSettings {
-  /**
-   * Decided entries with no complete after which a survey is held out of yield ranking
-   * (`SYNC_YIELD_CUTOFF_ENTRIES`): the time an outcome makes the survey fail a trial, by
-   * `@sds/routing`'s `reachesYieldCutoff`, is kept as `cutoff_reached_at`. @default 20
-   */
-  readonly yieldCutoffEntries: number;
-}
+export type { RecordingSettings } from "./loop-store.ts";
 
 /** The default {@link RecordingSettings}. */
 export const defaultRecordingSettings: RecordingSettings = { yieldCutoffEntries: DEFAULT_YIELD_CUTOFF.entries };

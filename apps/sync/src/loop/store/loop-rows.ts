@@ -1,4 +1,4 @@
-import { decimal, epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
+import { epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
 import type { RawRow } from "../../database/statement.ts";
 import { microsToAmount } from "../money.ts";
 import { storedCpiMicros, storedEarningsMicros } from "./stored-money.ts";

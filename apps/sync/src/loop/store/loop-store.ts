@@ -1,7 +1,6 @@
 import type { OutcomeKind, OutcomeSource } from "@sds/sync-client";
 import type { PruneBatchOutcome } from "../../database/retention.ts";
 import type { Program } from "./loop-program.ts";
-import type { RecordingSettings } from "./loop-records.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
@@ -29,6 +28,16 @@ export interface OutcomeRetentionStore {
 
 /* The outcome kinds and sources are part of sds-sync's HTTP contract, owned by `@sds/sync-client`. */
 export { isOutcomeKind, outcomeKinds, outcomeSources, type OutcomeKind, type OutcomeSource } from "@sds/sync-client";
+
+/** Settings the recording programs need. */
+export interface RecordingSettings {
+  /**
+   * Decided entries with no complete after which a survey is held out of yield ranking
+   * (`SYNC_YIELD_CUTOFF_ENTRIES`): the time an outcome makes the survey fail a trial, by
+   * `@sds/routing`'s `reachesYieldCutoff`, is kept as `cutoff_reached_at`. @default 20
+   */
+  readonly yieldCutoffEntries: number;
+}
 
 /** An entry link issued through sds-sync: the denominator of conversion. */
 export interface EntryInput {
