@@ -7,6 +7,7 @@ import { Cycles } from "./resources/cycles.ts";
 import { EntryLinks } from "./resources/entry-links.ts";
 import { Outcomes } from "./resources/outcomes.ts";
 import { Respondents } from "./resources/respondents.ts";
+import { Sessions } from "./resources/sessions.ts";
 import { Surveys } from "./resources/surveys.ts";
 import { MatchBody, MatchResult } from "./schemas/match.ts";
 import { Health, Readiness } from "./schemas/probes.ts";
@@ -24,8 +25,10 @@ export class SyncClient {
   readonly entryLinks: EntryLinks;
   /** The outcome feed and reconciliation. */
   readonly outcomes: Outcomes;
-  /** Respondents' history. */
+  /** Respondents' history and profiles. */
   readonly respondents: Respondents;
+  /** The respondent's session: the next question, survey or end, re-routed after a terminate. */
+  readonly sessions: Sessions;
   /** The stored inventory and the reference collections. */
   readonly surveys: Surveys;
   /** The change feed of the inventory. */
@@ -42,6 +45,7 @@ export class SyncClient {
     this.entryLinks = new EntryLinks(transport);
     this.outcomes = new Outcomes(transport);
     this.respondents = new Respondents(transport);
+    this.sessions = new Sessions(transport);
     this.surveys = new Surveys(transport);
     this.changes = new Changes(transport);
     this.cycles = new Cycles(transport);

@@ -4,7 +4,7 @@ import type { SyncClientError, SyncOperationId } from "./errors/sync-client-erro
 export interface SyncRequestEventBase {
   /** The operation, as `/openapi.json` names it (`"issueEntryLink"`). */
   readonly operation: SyncOperationId;
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** The full URL (it never holds the token: the token travels in a header). */
   readonly url: string;
   /** 1 for the first attempt, 2 for the first retry, … */

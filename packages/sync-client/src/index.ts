@@ -18,6 +18,7 @@ export { DEFAULT_FOLLOW_WAIT_SECONDS, type FollowParams } from "./internal/follo
 export { EntryLinks, type IssuedEntryLink } from "./resources/entry-links.ts";
 export { Outcomes } from "./resources/outcomes.ts";
 export { Respondents } from "./resources/respondents.ts";
+export { Sessions, type SessionGetParams } from "./resources/sessions.ts";
 export { Surveys, type SurveyListParams } from "./resources/surveys.ts";
 export { Changes } from "./resources/changes.ts";
 export { Cycles } from "./resources/cycles.ts";

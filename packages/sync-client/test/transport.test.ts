@@ -83,6 +83,46 @@ describe("the sds-sync client's transport", () => {
     expect(server?.received).toHaveLength(2);
   });
 
+  it("never retries starting or answering a session, but retries reading and ending one", async () => {
+    const session = {
+      id: "s-1",
+      uid: "r-1",
+      languageId: 3,
+      state: "open",
+      questionsAsked: 0,
+      attempts: [],
+      next: { kind: "done", reason: "no-survey" },
+    };
+    const unavailable = { status: 503, body: errorBody("unavailable", "store down") } as const;
+    const sync = await clientFor([unavailable, unavailable, { status: 200, body: session }]);
+    const started = await sync.sessions.create({ uid: "r-1", languageId: 3 }).catch((caught: unknown) => caught);
+    expect(started).toMatchObject({ status: 503, attempts: 1, operation: "startSession" });
+    const answered = await sync.sessions.answer("s-1", { "43": ["2"] }).catch((caught: unknown) => caught);
+    expect(answered).toMatchObject({ status: 503, attempts: 1, operation: "answerSession" });
+    expect(server?.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /v1/sessions",
+      "POST /v1/sessions/s-1/answers",
+    ]);
+    await server?.close();
+
+    const again = await clientFor([unavailable, { status: 200, body: session }]);
+    expect(await again.sessions.get("s 1", { explain: true })).toEqual(session);
+    expect(server?.received.map((request) => request.url)).toEqual([
+      "/v1/sessions/s%201?explain=1",
+      "/v1/sessions/s%201?explain=1",
+    ]);
+    await server?.close();
+    const ending = await clientFor([{ drop: true }, { status: 200, body: session }]);
+    expect(await ending.sessions.end("s-1")).toEqual(session);
+    await server?.close();
+    const erasing = await clientFor([unavailable, { status: 200, body: { uid: "r/1", erased: 2 } }]);
+    expect(await erasing.respondents.eraseProfile("r/1")).toEqual({ uid: "r/1", erased: 2 });
+    expect(server?.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "DELETE /v1/respondents/r%2F1/profile",
+      "DELETE /v1/respondents/r%2F1/profile",
+    ]);
+  });
+
   it("obeys a Retry-After within maxRetryAfter, and throws one beyond it at once", async () => {
     const soon = await clientFor([
       { status: 429, headers: { "retry-after": "0" } },

@@ -13,13 +13,19 @@ export type SyncOperationId =
   | "issueEntryLink"
   | "listOutcomes"
   | "importHistory"
-  | "reconcileOutcomes";
+  | "reconcileOutcomes"
+  | "startSession"
+  | "getSession"
+  | "answerSession"
+  | "endSession"
+  | "readProfile"
+  | "eraseProfile";
 
 /** The request an error belongs to. */
 export interface SyncRequestContext {
   /** The operation, as `/openapi.json` names it (`"issueEntryLink"`). */
   readonly operation: SyncOperationId;
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** The path and query relative to the base URL (`/v1/outcomes?after=10`). */
   readonly path: string;
   /** The full URL the request went to. */
@@ -70,7 +76,7 @@ export class SyncClientError extends Error {
   /** The operation that failed, when the error belongs to a request. */
   readonly operation: SyncOperationId | undefined;
   /** The HTTP method of that request. */
-  readonly method: "GET" | "POST" | undefined;
+  readonly method: "GET" | "POST" | "DELETE" | undefined;
   /** The path (and query) of that request relative to the base URL. */
   readonly path: string | undefined;
   /** The full URL of that request. */

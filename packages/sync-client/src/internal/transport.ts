@@ -18,7 +18,7 @@ import { resolveCallSettings, type SyncCallSettings, type SyncClientConfig } fro
 /** One call of one route, as a resource method describes it. */
 export interface SyncCall<T> {
   readonly operation: SyncOperationId;
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** The path, without the query. */
   readonly path: string;
   readonly query?: URLSearchParams | undefined;
@@ -163,7 +163,7 @@ export class SyncTransport {
     const { retry } = settings;
     return {
       limit: retry.limit,
-      methods: idempotent ? ["get" as const, "post" as const] : [],
+      methods: idempotent ? ["get" as const, "post" as const, "delete" as const] : [],
       statusCodes: retryableStatuses,
       afterStatusCodes: [429, 503],
       maxRetryAfter: retry.maxRetryAfter,

@@ -1,8 +1,14 @@
 import type { SyncRequestOptions } from "../client-options.ts";
 import type { SyncTransport } from "../internal/transport.ts";
 import { HistoryBody, HistoryImported } from "../schemas/history.ts";
+import { Profile, ProfileErased } from "../schemas/sessions.ts";
 
-/** Respondents' history. */
+/** The path of one respondent's profile, the uid encoded. */
+function profilePath(uid: string): string {
+  return `/v1/respondents/${encodeURIComponent(uid)}/profile`;
+}
+
+/** Respondents' history and profiles. */
 export class Respondents {
   readonly #transport: SyncTransport;
 
@@ -29,6 +35,42 @@ export class Respondents {
         path: "/v1/respondents/history",
         body: { value: body, schema: HistoryBody },
         response: HistoryImported,
+        idempotent: true,
+      },
+      options,
+    );
+    return answer.data;
+  }
+
+  /**
+   * `GET /v1/respondents/{uid}/profile`: the respondent's stored answers, with when and how each
+   * came (`session`, `api`, `import`). An unknown uid has an empty profile. Safe to retry.
+   *
+   * @example
+   * ```ts
+   * const { answers } = await sync.respondents.profile("r-91");
+   * ```
+   */
+  async profile(uid: string, options: SyncRequestOptions = {}): Promise<Profile> {
+    const answer = await this.#transport.request(
+      { operation: "readProfile", method: "GET", path: profilePath(uid), response: Profile, idempotent: true },
+      options,
+    );
+    return answer.data;
+  }
+
+  /**
+   * `DELETE /v1/respondents/{uid}/profile`: erases the respondent's stored answers (the right to
+   * erasure); their entries stay, as the buyer's exclusion record. Safe to retry: a retry after a
+   * lost answer erases nothing more and says `erased: 0`.
+   */
+  async eraseProfile(uid: string, options: SyncRequestOptions = {}): Promise<ProfileErased> {
+    const answer = await this.#transport.request(
+      {
+        operation: "eraseProfile",
+        method: "DELETE",
+        path: profilePath(uid),
+        response: ProfileErased,
         idempotent: true,
       },
       options,
