@@ -82,6 +82,7 @@ export {
   SessionAnswersBody,
   SessionAttempt,
   SessionBody,
+  SessionExplanation,
   SessionStep,
 } from "./schemas/sessions.ts";
 export { ErrorBody } from "./schemas/error-body.ts";

@@ -82,6 +82,40 @@ export const SessionAttempt = z.object({
 /** One survey a session offered. */
 export type SessionAttempt = z.output<typeof SessionAttempt>;
 
+/** What a session's step rested on (`GET /v1/sessions/{id}?explain=1`), given when the step was decided. */
+export const SessionExplanation = z.object({
+  expectedCents: z
+    .number()
+    .describe("Expected cents of the session as it stands (the best order of the attempts left)."),
+  expectedMinutes: z.number().describe("Expected minutes of that order."),
+  attemptsLeft: z.int(),
+  questions: z
+    .array(
+      z.object({
+        qualificationId: z.int(),
+        gainCents: z.number().describe("Expected cents of the session with the answer, less without it."),
+        costCents: z.number().describe("What the question's time is worth at the session's expected rate."),
+        surveys: z.int().describe("Surveys still open to the respondent that need it."),
+      }),
+    )
+    .readonly()
+    .describe("The questions considered, best gain first (at most 10)."),
+  surveys: z
+    .array(
+      z.object({
+        surveyId: z.int(),
+        cpiCents: z.number(),
+        conversion: z.number().describe("Yield's conversion estimate."),
+        loiMinutes: z.number(),
+        expectedCents: z.number().describe("Conversion × Cpi × the chance the respondent stays for its Loi."),
+      }),
+    )
+    .readonly()
+    .describe("The surveys the order starts with (at most 10)."),
+});
+/** What a session's step rested on (`GET /v1/sessions/{id}?explain=1`), given when the step was decided. */
+export type SessionExplanation = z.output<typeof SessionExplanation>;
+
 /** A respondent's session. */
 export const Session = z.object({
   id: z.string().describe("At least 128 random bits, URL-safe."),
@@ -91,12 +125,9 @@ export const Session = z.object({
   questionsAsked: z.int().describe("Questions answered in this session."),
   attempts: z.array(SessionAttempt),
   next: SessionStep,
-  explanation: z
-    .unknown()
-    .optional()
-    .describe(
-      "With ?explain=1: the questions considered with their expected gain, the top surveys with their estimates.",
-    ),
+  explanation: SessionExplanation.optional().describe(
+    "With ?explain=1, when this request decided the step: the questions considered with their expected gain, the top surveys with their estimates.",
+  ),
 });
 /** A respondent's session. */
 export type Session = z.output<typeof Session>;
