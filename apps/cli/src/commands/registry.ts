@@ -19,6 +19,7 @@ const groups = {
   outcomes: "sds-sync's outcome feed, and corrections of outcomes",
   sync: "sds-sync itself: health, role, last cycle, money",
   respondents: "Respondents' history in sds-sync",
+  sessions: "Respondents' sessions in sds-sync: the next question, survey or end",
   webhooks: "Check the webhooks sds-sync sends",
 };
 
@@ -123,6 +124,26 @@ const entries: readonly CommandEntry[] = [
     path: ["match"],
     summary: "Ask sds-sync which live surveys a respondent qualifies for",
     load: async () => (await import("./match/match.ts")).command,
+  },
+  {
+    path: ["sessions", "start"],
+    summary: "Begin a respondent's session in sds-sync and show its first step",
+    load: async () => (await import("./sessions/start.ts")).command,
+  },
+  {
+    path: ["sessions", "show"],
+    summary: "Show a session and its next step (--explain: what it was chosen from)",
+    load: async () => (await import("./sessions/show.ts")).command,
+  },
+  {
+    path: ["sessions", "answer"],
+    summary: "Send the respondent's answers to a session's question and show the next step",
+    load: async () => (await import("./sessions/answer.ts")).command,
+  },
+  {
+    path: ["sessions", "end"],
+    summary: "End a respondent's session",
+    load: async () => (await import("./sessions/end.ts")).command,
   },
   {
     path: ["respondents", "import"],
