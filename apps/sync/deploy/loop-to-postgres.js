@@ -29,18 +29,20 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** The one table whose rows the migrations create: it counts as empty while every value is 0. */
 const COUNTERS = "loop_counters";
 /**
- * The upstream's routing data as last fetched (survey groups, re-contact lists, stats, when each
- * was fetched) and its version counter: not records but a copy of the marketplace's, fetched by
- * any sds-sync that ran on the target (as the runbook asks, to create the tables). The target's
- * are replaced by the source's; they never make the target count as used.
+ * What sds-sync fetches from the upstream and keeps as it was last read: the routing data (survey
+ * groups, re-contact lists, stats, when each was fetched), the sessions' question catalogue, and
+ * their version counters. Not records but copies of the marketplace's, fetched by any sds-sync
+ * that ran on the target (as the runbook asks, to create the tables). The target's are replaced by
+ * the source's; they never make the target count as used.
  */
 const ROUTING_DATA_TABLES = new Set([
   "loop_routing_fetches",
   "loop_survey_groups",
   "loop_survey_stats",
   "loop_recontact_respondents",
+  "loop_questions",
 ]);
-const ROUTING_DATA_COUNTER = "routing-data";
+const ROUTING_DATA_COUNTERS = ["routing-data", "questions"];
 
 class UsageError extends Error {}
 
@@ -176,7 +178,7 @@ async function checkTarget(client, schema, version, tables) {
     // The windows' edges (`window-edge:*`) are set to the clock by the migration itself: they say nothing was recorded.
     const condition =
       table.name === COUNTERS
-        ? ` WHERE value <> 0 AND name NOT LIKE 'window-edge:%' AND name <> '${ROUTING_DATA_COUNTER}'`
+        ? ` WHERE value <> 0 AND name NOT LIKE 'window-edge:%' AND name NOT IN (${ROUTING_DATA_COUNTERS.map((name) => `'${name}'`).join(", ")})`
         : "";
     const result = await client.query(
       `SELECT COUNT(*)::int AS count FROM ${quote(schema)}.${quote(table.name)}${condition}`,

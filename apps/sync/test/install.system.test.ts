@@ -196,7 +196,7 @@ describe("sds-sync installed from its packed tarballs with plain npm", () => {
     const unit = readFileSync(join(deploy, "sds-sync.service"), "utf8");
     expect(unit).toContain("ExecStart=/opt/sds-sync/node_modules/.bin/sds-sync");
     const local = join(directory, "sds-sync.service");
-    writeFileSync(local, unit.replace("/opt/sds-sync/node_modules/.bin/sds-sync", bin));
+    writeFileSync(local, unit.replace("ExecStart=/opt/sds-sync/node_modules/.bin/sds-sync", `ExecStart=${bin}`));
     const verified = await run(systemdAnalyze ?? "systemd-analyze", ["verify", local]);
     expect(verified.stderr).toBe("");
   });

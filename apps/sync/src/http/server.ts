@@ -91,7 +91,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   // Closing twice (a stop that begins it early, then the clean-up stack) waits for the same close.
   let closed: Promise<void> | undefined;
-  return { url: origin, port: address.port, close: (graceMs) => (closed ??= closeServer(server, state, graceMs ?? 3000)) };
+  return {
+    url: origin,
+    port: address.port,
+    close: (graceMs) => (closed ??= closeServer(server, state, graceMs ?? 3000)),
+  };
 }
 
 async function handle(
