@@ -108,7 +108,12 @@ export {
   type SessionInventoryOptions,
   type SessionSurvey,
 } from "./session/session-inventory.ts";
-export { nextSessionStep, sessionDecisionSettings, sessionEnd } from "./session/next-step.ts";
+export {
+  nextSessionStep,
+  sessionDecisionSettings,
+  sessionEnd,
+  type SessionDecisionSettings,
+} from "./session/next-step.ts";
 export { bestOrder, type OrderItem, type SessionOrder } from "./session/survey-order.ts";
 export type {
   AttemptReturn,

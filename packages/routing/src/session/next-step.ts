@@ -30,11 +30,12 @@ const OPENED_KEPT = 6;
 /** Questions and surveys `explain` lists. */
 const EXPLAINED = 10;
 
-type Settings = Required<SessionDecisionOptions>;
+/** The session decisions' settings with their defaults filled in ({@link sessionDecisionSettings}). */
+export type SessionDecisionSettings = Required<SessionDecisionOptions>;
 
 /** The settings with their defaults. @throws RangeError on a value out of range. */
-export function sessionDecisionSettings(options: SessionDecisionOptions = {}): Settings {
-  const settings: Settings = {
+export function sessionDecisionSettings(options: SessionDecisionOptions = {}): SessionDecisionSettings {
+  const settings: SessionDecisionSettings = {
     questionSeconds: options.questionSeconds ?? 8,
     maxAttempts: options.maxAttempts ?? 3,
     patienceMinutes: options.patienceMinutes ?? 20,
@@ -124,12 +125,12 @@ export function nextSessionStep(
   return { kind: "survey", surveys: [...now.surveyIds, ...fallbacks].slice(0, EXPLAINED), explanation };
 }
 
-function survival(minutes: number, settings: Settings): number {
+function survival(minutes: number, settings: SessionDecisionSettings): number {
   return Math.exp(-minutes / settings.patienceMinutes);
 }
 
 /** The survey's order item under these settings, derived once per survey and settings (and conversion). */
-function orderItem(survey: HeldSessionSurvey, settings: Settings): OrderItem {
+function orderItem(survey: HeldSessionSurvey, settings: SessionDecisionSettings): OrderItem {
   const key = settingsKey(settings);
   if (survey.derived?.key === key) return survey.derived.value as OrderItem;
   const item = deriveOrderItem(survey, settings);
@@ -137,8 +138,8 @@ function orderItem(survey: HeldSessionSurvey, settings: Settings): OrderItem {
   return item;
 }
 
-const settingsKeys = new WeakMap<Settings, string>();
-function settingsKey(settings: Settings): string {
+const settingsKeys = new WeakMap<SessionDecisionSettings, string>();
+function settingsKey(settings: SessionDecisionSettings): string {
   let key = settingsKeys.get(settings);
   if (key === undefined) {
     key = `${settings.patienceMinutes}/${settings.screenOutMinutes}`;
@@ -147,7 +148,7 @@ function settingsKey(settings: Settings): string {
   return key;
 }
 
-function deriveOrderItem(survey: HeldSessionSurvey, settings: Settings): OrderItem {
+function deriveOrderItem(survey: HeldSessionSurvey, settings: SessionDecisionSettings): OrderItem {
   const conversion = survey.conversion;
   const failMinutes = Math.min(survey.loiMinutes, settings.screenOutMinutes);
   return {
@@ -162,7 +163,7 @@ function deriveOrderItem(survey: HeldSessionSurvey, settings: Settings): OrderIt
 function candidates(
   inventory: SessionInventory,
   situation: SessionSituation,
-  settings: Settings,
+  settings: SessionDecisionSettings,
 ): { open: TopOrderItems<Candidate>; needing: Map<number, TopOrderItems<Candidate>> } {
   const { answers, askable, excluded, device, languageId } = situation;
   const tried = new Set(situation.attempts.map((attempt) => attempt.surveyId));
@@ -261,7 +262,7 @@ function weighQuestions(
   base: readonly OrderItem[],
   now: SessionOrder,
   situation: SessionSituation,
-  settings: Settings,
+  settings: SessionDecisionSettings,
   attemptsLeft: number,
 ): QuestionEstimate[] {
   const questionMinutes = settings.questionSeconds / 60;
@@ -331,7 +332,12 @@ function weighQuestions(
  * that share of its value (after the minutes those questions take), and skipped (the session
  * going on) when they are not.
  */
-function laterItem(item: OrderItem, chance: number, questionMinutes: number, settings: Settings): OrderItem {
+function laterItem(
+  item: OrderItem,
+  chance: number,
+  questionMinutes: number,
+  settings: SessionDecisionSettings,
+): OrderItem {
   return {
     surveyId: item.surveyId,
     value: chance * item.value * survival(questionMinutes, settings),
@@ -340,7 +346,11 @@ function laterItem(item: OrderItem, chance: number, questionMinutes: number, set
   };
 }
 
-function surveyEstimates(now: SessionOrder, open: readonly Candidate[], settings: Settings): SurveyEstimate[] {
+function surveyEstimates(
+  now: SessionOrder,
+  open: readonly Candidate[],
+  settings: SessionDecisionSettings,
+): SurveyEstimate[] {
   const byId = new Map(open.map((candidate) => [candidate.survey.surveyId, candidate]));
   const ids = [
     ...now.surveyIds,

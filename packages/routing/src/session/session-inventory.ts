@@ -26,9 +26,11 @@ export interface HeldSessionSurvey {
   readonly languageId: number;
   readonly devices: ReadonlySet<Device>;
   readonly ir: number;
+  /** @internal The survey's qualification rules, compiled as the matcher compiles them. */
   readonly rules: readonly AnswerRule[];
-  /** The rules as indexes into the inventory's interned rules ({@link SessionInventory.ruleAt}). */
+  /** The rules as indexes into the inventory's interned rules. */
   readonly ruleIds: Int32Array;
+  /** @internal The survey's closed quotas, compiled as the matcher compiles them. */
   readonly closedQuotas: readonly CompiledQuota[];
   /** The posterior mean of its conversion (yield's estimate: the marketplace's stats or `Ir` as prior). */
   conversion: number;
@@ -80,7 +82,7 @@ export class SessionInventory {
   readonly #freeRules: number[] = [];
   readonly #questionIds: number[] = [];
   readonly #questionIndex = new Map<number, number>();
-  /** Per interned rule, the dense index of its question ({@link questionAt}). */
+  /** @internal Per interned rule, the dense index of its question. */
   ruleQuestion = new Int32Array(64);
 
   constructor(options: SessionInventoryOptions = {}) {
@@ -109,7 +111,7 @@ export class SessionInventory {
     return this.#rules.length;
   }
 
-  /** The interned rule at an index. */
+  /** @internal The interned rule at an index. */
   ruleAt(index: number): AnswerRule {
     const rule = this.#rules[index];
     if (rule === undefined) throw new RangeError(`no rule at ${index}`);
@@ -164,6 +166,8 @@ export class SessionInventory {
   /**
    * The surveys of one language laid out flat for a step's scan: their ids and rule indexes in
    * typed arrays, so the scan touches a survey's object only when it passes.
+   *
+   * @internal
    */
   layout(languageId: number): LanguageLayout {
     let layout = this.#layouts.get(languageId);
