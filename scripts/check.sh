@@ -25,6 +25,9 @@ floor_log="$(mktemp)"
 ( timed "the suites on the Node floor" bash scripts/test-node-floor.sh >"$floor_log" 2>&1 ) &
 floor_pid=$!
 
+# The build first, alone: the system tier (one file at a time, the check's long pole) waits for it,
+# and in one graph lint and typecheck would take the slots the build chain needs.
+timed "turbo build" pnpm exec turbo run build --output-logs=errors-only || status=$?
 timed "turbo (build, lint, typecheck, test, test:system, publint)" \
   pnpm exec turbo run build lint typecheck test test:system publint --output-logs=errors-only --continue || status=$?
 # The layout of code and data is Prettier's (applied with `pnpm format`); a file it would change fails the check.
