@@ -55,13 +55,26 @@ beforeAll(async () => {
   });
   const server = await fake.listen({ port: 0 });
   sync = await startSync({ sdsBaseUrl: server.baseUrl, sdsApiKey: apiKey, apiToken: syncToken });
-  // Ready once the first cycle is stored and question 43's detail read: sessions ask it from then on.
+  // Ready once the first cycle is stored, question 43's detail read (sessions ask it from then on)
+  // and the routing data read (the session's order rests on the marketplace's stats as prior: a
+  // step decided before they arrive could order the two open surveys otherwise).
   await vi.waitFor(
     async () => {
       const status = (await (await sync.request("/v1/sync/status")).json()) as {
-        loop?: { inventoryData?: { questions?: { askable: number } } };
+        loop?: {
+          inventoryData?: {
+            questions?: { askable: number };
+            stats?: { surveys: number; unavailable: number };
+            groups?: { pending: number };
+            studyTypesPending?: number;
+          };
+        };
       };
-      if ((status.loop?.inventoryData?.questions?.askable ?? 0) < 1) throw new Error("no askable question yet");
+      const data = status.loop?.inventoryData;
+      if ((data?.questions?.askable ?? 0) < 1) throw new Error("no askable question yet");
+      if ((data?.stats?.surveys ?? 0) + (data?.stats?.unavailable ?? 0) < 3) throw new Error("stats not read yet");
+      if ((data?.groups?.pending ?? 1) > 0 || (data?.studyTypesPending ?? 1) > 0)
+        throw new Error("routing data pending");
     },
     { timeout: 60_000, interval: 50 },
   );
