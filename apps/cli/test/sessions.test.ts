@@ -143,13 +143,18 @@ describe("sds sessions", () => {
     await surveyReturns(token, "terminate");
     const rerouted = await sds(["sessions", "show", id, "--explain", "-o", "table"]);
     expect(rerouted.code, rerouted.stderr).toBe(0);
-    expect(rerouted.stdout).toMatch(/^Attempts\s+survey 8400 terminate at \S+; survey 8401 \(awaiting its return\)$/m);
-    expect(rerouted.stdout).toContain("Next: a survey (survey 8401, token ");
+    // Re-routed to one of the two surveys open to her: which first rests on the conversion the
+    // session estimates (the marketplace's stats as prior, once the routing facts reloaded).
+    expect(rerouted.stdout).toMatch(
+      /^Attempts\s+survey 8400 terminate at \S+; survey 840[12] \(awaiting its return\)$/m,
+    );
+    expect(rerouted.stdout).toMatch(/^Next: a survey \(survey 840[12], token /m);
     expect(rerouted.stdout).toMatch(
       /^Why: the session is expected to earn \d+\.\d\d in [\d.]+ min, 2 attempts left\.$/m,
     );
     expect(rerouted.stdout).toMatch(/^\s*SURVEY\s+CPI\s+CONVERSION\s+LOI\s+EXPECTED$/m);
     expect(rerouted.stdout).toMatch(/^\s*8401\s+1\.50\s+[\d.]+ %\s+10 min\s+\d+\.\d\d$/m);
+    expect(rerouted.stdout).toMatch(/^\s*8402\s+1\.40\s+[\d.]+ %\s+10 min\s+\d+\.\d\d$/m);
 
     const ended = await sds(["sessions", "end", id, "-o", "table"]);
     expect(ended.code, ended.stderr).toBe(0);
