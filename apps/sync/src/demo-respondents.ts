@@ -44,16 +44,9 @@ export async function pointS2sAtReceiver(
 ): Promise<void> {
   const client = createClient({ baseUrl: sandbox.baseUrl, apiKey });
   const { data: account } = await client.account.get({ signal });
-  const url = (outcome: string) => `${receiverUrl}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`;
   await client.account.updateS2SRedirectUrls(
     account.Id,
-    {
-      Enabled: true,
-      CompleteUrl: url("complete"),
-      TerminateUrl: url("terminate"),
-      OverQuotaUrl: url("overquota"),
-      SecurityTerminateUrl: url("security"),
-    },
+    fourOutcomeUrls((outcome) => `${receiverUrl}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`),
     { signal },
   );
 }
@@ -71,16 +64,9 @@ export async function pointRedirectsAtReturn(
 ): Promise<void> {
   const client = createClient({ baseUrl: sandbox.baseUrl, apiKey });
   const { data: account } = await client.account.get({ signal });
-  const url = (outcome: string) => `${returnBaseUrl}/v1/return/${outcome}?vq_token=[#vq_tid#]`;
   await client.account.updateRedirectUrls(
     account.Id,
-    {
-      Enabled: true,
-      CompleteUrl: url("complete"),
-      TerminateUrl: url("terminate"),
-      OverQuotaUrl: url("overquota"),
-      SecurityTerminateUrl: url("security"),
-    },
+    fourOutcomeUrls((outcome) => `${returnBaseUrl}/v1/return/${outcome}?vq_token=[#vq_tid#]`),
     { signal },
   );
 }
@@ -251,4 +237,15 @@ export function describeWalk(
       : ["(--once: sds-sync stops now; run the demo without --once to keep it running, with its status page)"]),
     "",
   ].join("\n");
+}
+
+/** The account's four URLs of one kind (S2S or redirect), enabled, each from `url` of its outcome. */
+function fourOutcomeUrls(url: (outcome: "complete" | "terminate" | "overquota" | "security") => string) {
+  return {
+    Enabled: true,
+    CompleteUrl: url("complete"),
+    TerminateUrl: url("terminate"),
+    OverQuotaUrl: url("overquota"),
+    SecurityTerminateUrl: url("security"),
+  };
 }
