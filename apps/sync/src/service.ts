@@ -285,6 +285,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       serve: separate ? "api" : "both",
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
+      trustedProxies: config.trustedProxies,
     }),
     (started) => started.close(),
   );
@@ -299,6 +300,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
             apiToken: config.apiToken,
             logger,
             serve: "outcomes",
+            trustedProxies: config.trustedProxies,
           }),
           (started) => started.close(),
         );

@@ -75,6 +75,7 @@ export {
 export { EventSinkStatus, EventsStatus, WebhookResumed } from "./schemas/events.ts";
 export { Health, Readiness } from "./schemas/probes.ts";
 export {
+  GateCode,
   Profile,
   ProfileErased,
   Session,

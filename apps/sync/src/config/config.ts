@@ -8,6 +8,7 @@ import { eventConfigRules, eventSettings, type EventsConfig } from "../events/ev
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
+import { parseTrustedProxies } from "../http/client-address.ts";
 import { sessionSettings, type SessionConfig } from "../session/session-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
 import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
@@ -76,6 +77,8 @@ export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig {
   readonly allowedHosts?: readonly string[] | "any" | undefined;
   /** `SYNC_ALLOWED_ORIGINS`: browser origins allowed to call mutating routes besides the service's own. @default [] */
   readonly allowedOrigins?: readonly string[] | undefined;
+  /** `SYNC_TRUSTED_PROXIES`: peers whose X-Forwarded-For names the client. @default [] */
+  readonly trustedProxies?: readonly string[] | undefined;
   /** `SYNC_ALLOW_UNAUTHENTICATED`: start on a non-loopback `HOST` without `SYNC_API_TOKEN`. @default false */
   readonly allowUnauthenticated?: boolean | undefined;
   /**
@@ -298,6 +301,13 @@ export const settings = {
     description:
       "Comma list of browser origins (scheme://host[:port]) allowed to call the mutating routes (POST) besides the service's own; a request from any other Origin is refused with 403, so a web page cannot trigger runs.",
     parse: parseOriginList,
+    fallback: { kind: "unset" },
+  },
+  trustedProxies: {
+    variable: "SYNC_TRUSTED_PROXIES",
+    description:
+      "Comma list of addresses and CIDR ranges (or loopback, linklocal, uniquelocal) of your reverse proxies: from them, the client address the quality gate judges is the nearest untrusted one in X-Forwarded-For; from anyone else the header is ignored and the socket's address counts.",
+    parse: parseTrustedProxies,
     fallback: { kind: "unset" },
   },
   ...loopSettings,

@@ -21,6 +21,8 @@ export interface RouteRequest {
   readonly incoming: IncomingMessage;
   /** The origin of the listener that took the request (`http://127.0.0.1:8787`), from the configuration, never from `Host`. */
   readonly origin: string;
+  /** The client's address: the socket's, or X-Forwarded-For's nearest untrusted one behind SYNC_TRUSTED_PROXIES. */
+  readonly clientAddress: string;
 }
 
 /** A route handler. */

@@ -4,6 +4,7 @@ import { createRouter, type RouteMatch } from "@sds/schemas/internal/router";
 import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";
+import { clientAddressOf, type ClientAddressOf } from "./client-address.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import type { Listener, RouteModule, RouteRow } from "./route-module.ts";
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
   readonly allowedHosts?: readonly string[] | "any" | undefined;
   /** `SYNC_ALLOWED_ORIGINS`. @default [] */
   readonly allowedOrigins?: readonly string[] | undefined;
+  /** `SYNC_TRUSTED_PROXIES`: peers whose X-Forwarded-For names the client (see client-address.ts). @default [] */
+  readonly trustedProxies?: readonly string[] | undefined;
 }
 
 /** A listening API server. */
@@ -82,8 +85,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     allowedHosts: options.allowedHosts ?? [],
     allowedOrigins: options.allowedOrigins ?? [],
   });
+  const clientAddress = clientAddressOf(options.trustedProxies ?? []);
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    void handle(options, routing, guard, origin, request, response, (reply) => {
+    void handle(options, routing, guard, clientAddress, origin, request, response, (reply) => {
       // While closing, every answer ends its connection, so a keep-alive client does not hold shutdown.
       if (state.closing) response.setHeader("connection", "close");
       send(response, reply);
@@ -102,6 +106,7 @@ async function handle(
   options: ApiServerOptions,
   routing: ReturnType<typeof routerFor>,
   guard: RequestGuard,
+  clientAddress: ClientAddressOf,
   origin: string,
   request: IncomingMessage,
   response: ServerResponse,
@@ -157,7 +162,10 @@ async function handle(
   }
   let reply: Reply;
   try {
-    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request, origin });
+    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request,
+      origin,
+      clientAddress: clientAddress(request),
+    });
   } catch (error) {
     reply = errorToReply(error, options.logger, path);
   }

@@ -37,6 +37,26 @@ const ReturnUrl = z
     }
   }, "must be an absolute http(s) URL without credentials or fragment");
 
+/** A device fingerprint: the hash a page computes of the respondent's browser (opaque to sds-sync). */
+const Fingerprint = z.string().min(8).max(200);
+
+/**
+ * Why the quality gate refused a respondent: a user agent known as a bot; too many starts from
+ * one address or by one uid; a second open session of the uid; a device already seen for
+ * another uid; an address in another country than the language's; a risk score past the limit.
+ */
+export const GateCode = z.enum([
+  "bot",
+  "velocity-ip",
+  "velocity-uid",
+  "concurrent",
+  "duplicate-device",
+  "geo",
+  "score",
+]);
+/** Why the quality gate refused a respondent. */
+export type GateCode = z.output<typeof GateCode>;
+
 /** Body of `POST /v1/sessions`. */
 export const SessionBody = z.strictObject({
   uid: LoopText,
@@ -44,12 +64,22 @@ export const SessionBody = z.strictObject({
   device: DeviceName.optional(),
   answers: SessionAnswers.optional(),
   returnUrl: ReturnUrl.optional(),
+  /** The respondent's IP address, as your back end saw it (the quality gate judges it). */
+  ip: z.union([z.ipv4(), z.ipv6()]).optional(),
+  /** The respondent's browser's User-Agent header. */
+  userAgent: z.string().max(1000).optional(),
+  /** The respondent's device fingerprint. */
+  fingerprint: Fingerprint.optional(),
 });
 /** Body of `POST /v1/sessions`. */
 export type SessionBody = z.input<typeof SessionBody>;
 
 /** Body of `POST /v1/sessions/{id}/answers`. */
-export const SessionAnswersBody = z.strictObject({ answers: SessionAnswers });
+export const SessionAnswersBody = z.strictObject({
+  answers: SessionAnswers,
+  /** The respondent's device fingerprint, when the page computed it after the start. */
+  fingerprint: Fingerprint.optional(),
+});
 /** Body of `POST /v1/sessions/{id}/answers`. */
 export type SessionAnswersBody = z.input<typeof SessionAnswersBody>;
 
@@ -66,6 +96,8 @@ export const SessionStep = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("done"),
     reason: z.enum(["completed", "no-survey", "attempts", "excluded", "ended", "expired"]),
+    /** With `excluded` by the quality gate: the rule that refused the respondent. */
+    gate: GateCode.optional(),
   }),
 ]);
 /** What a session does next. */
