@@ -1,5 +1,5 @@
 import { createClient } from "@sds/client";
-import { createSyncClient, type ConversionWindowReport } from "@sds/sync-client";
+import { createSyncClient, syncOutcomeUrls, type ConversionWindowReport } from "@sds/sync-client";
 import type { Sandbox } from "@sds/testing";
 import type { SyncService } from "./service.ts";
 
@@ -34,7 +34,7 @@ const READY_TIMEOUT_MS = 15_000;
 
 /**
  * Points the account's four S2S URLs at sds-sync's receiver, as `sds account set-s2s --receiver
- * URL` does: the marketplace fills `[#vq_tid#]` with the entry's transaction token.
+ * URL` does (the same builder): the marketplace fills `[#vq_tid#]` with the entry's transaction token.
  */
 export async function pointS2sAtReceiver(
   sandbox: Sandbox,
@@ -46,14 +46,15 @@ export async function pointS2sAtReceiver(
   const { data: account } = await client.account.get({ signal });
   await client.account.updateS2SRedirectUrls(
     account.Id,
-    fourOutcomeUrls((outcome) => `${receiverUrl}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`),
+    { Enabled: true, ...syncOutcomeUrls(receiverUrl, "receiver") },
     { signal },
   );
 }
 
 /**
- * Points the account's four redirect URLs at sds-sync's return (`GET /v1/return/{outcome}`), so a
- * respondent ending a survey comes back to their session: the marketplace fills `[#vq_tid#]`
+ * Points the account's four redirect URLs at sds-sync's return (`GET /v1/return/{outcome}`), as `sds
+ * account set-redirects --sync-return-url URL` does, so a respondent ending a survey comes back to
+ * their session: the marketplace fills `[#vq_tid#]`
  * with the entry's transaction token.
  */
 export async function pointRedirectsAtReturn(
@@ -66,8 +67,10 @@ export async function pointRedirectsAtReturn(
   const { data: account } = await client.account.get({ signal });
   await client.account.updateRedirectUrls(
     account.Id,
-    fourOutcomeUrls((outcome) => `${returnBaseUrl}/v1/return/${outcome}?vq_token=[#vq_tid#]`),
-    { signal },
+    { Enabled: true, ...syncOutcomeUrls(returnBaseUrl, "return") },
+    {
+      signal,
+    },
   );
 }
 
@@ -237,15 +240,4 @@ export function describeWalk(
       : ["(--once: sds-sync stops now; run the demo without --once to keep it running, with its status page)"]),
     "",
   ].join("\n");
-}
-
-/** The account's four URLs of one kind (S2S or redirect), enabled, each from `url` of its outcome. */
-function fourOutcomeUrls(url: (outcome: "complete" | "terminate" | "overquota" | "security") => string) {
-  return {
-    Enabled: true,
-    CompleteUrl: url("complete"),
-    TerminateUrl: url("terminate"),
-    OverQuotaUrl: url("overquota"),
-    SecurityTerminateUrl: url("security"),
-  };
 }

@@ -1,0 +1,64 @@
+import type { OutcomeKind } from "./schemas/outcome-kinds.ts";
+
+/**
+ * The token placeholder of the account's outcome URLs: the marketplace fills `[#vq_tid#]` with
+ * the entry's transaction token when it calls an S2S URL or redirects the respondent.
+ */
+export const OUTCOME_TOKEN_PLACEHOLDER = "[#vq_tid#]";
+
+/** The query parameter sds-sync reads the token from unless `SYNC_OUTCOMES_TOKEN_PARAM` says otherwise. */
+export const DEFAULT_OUTCOME_TOKEN_PARAMETER = "vq_token";
+
+/**
+ * Where in sds-sync the account's outcome URLs point: `receiver`, the S2S receiver
+ * (`/v1/outcomes/{outcome}`, for the account's `S2SUrls`), or `return`, where the respondent comes
+ * back to their session (`/v1/return/{outcome}`, for its `RedirectUrls`).
+ */
+export type SyncOutcomeRoute = "receiver" | "return";
+
+/** The account's four outcome URLs (the fields of the spec's `UrlSettings` but `Enabled`). */
+export interface OutcomeUrlFields {
+  readonly CompleteUrl: string;
+  readonly TerminateUrl: string;
+  readonly OverQuotaUrl: string;
+  readonly SecurityTerminateUrl: string;
+}
+
+const routePaths: Readonly<Record<SyncOutcomeRoute, string>> = { receiver: "/v1/outcomes", return: "/v1/return" };
+const fieldOutcomes: Readonly<Record<keyof OutcomeUrlFields, OutcomeKind>> = {
+  CompleteUrl: "complete",
+  TerminateUrl: "terminate",
+  OverQuotaUrl: "overquota",
+  SecurityTerminateUrl: "security",
+};
+
+/**
+ * The account's four outcome URLs pointing at an sds-sync at `baseUrl` (trailing slashes
+ * ignored), each carrying the token placeholder in sds-sync's token parameter. The one builder of
+ * these URLs: `sds account set-s2s --receiver`, `sds account set-redirects --sync-return-url` and
+ * the demo all use it.
+ *
+ * @example
+ * ```ts
+ * syncOutcomeUrls("https://sync.example.com", "return").CompleteUrl;
+ * // "https://sync.example.com/v1/return/complete?vq_token=[#vq_tid#]"
+ * ```
+ */
+export function syncOutcomeUrls(
+  baseUrl: string,
+  route: SyncOutcomeRoute,
+  options: {
+    /** sds-sync's `SYNC_OUTCOMES_TOKEN_PARAM`. @default "vq_token" */
+    readonly tokenParameter?: string;
+  } = {},
+): OutcomeUrlFields {
+  const base = `${baseUrl.replace(/\/+$/, "")}${routePaths[route]}`;
+  const query = `${encodeURIComponent(options.tokenParameter ?? DEFAULT_OUTCOME_TOKEN_PARAMETER)}=${OUTCOME_TOKEN_PLACEHOLDER}`;
+  const url = (field: keyof OutcomeUrlFields) => `${base}/${fieldOutcomes[field]}?${query}`;
+  return {
+    CompleteUrl: url("CompleteUrl"),
+    TerminateUrl: url("TerminateUrl"),
+    OverQuotaUrl: url("OverQuotaUrl"),
+    SecurityTerminateUrl: url("SecurityTerminateUrl"),
+  };
+}
