@@ -40,7 +40,7 @@ export interface LoopWalk {
   /** `loop.totals.lifetime` from `/v1/sync/status` once the marketplace's calls were settled. */
   readonly totals: ConversionWindowReport;
   /** A respondent that took a survey, for the hints: their true answers and language. */
-  readonly example: { readonly answers: Answers; readonly languageId: number } | undefined;
+  readonly example: { readonly truth: Answers; readonly languageId: number } | undefined;
   /** The first respondent matched again with `explain` of the first survey they took: why it is out now. */
   readonly recheck: string | undefined;
   /** `loop.warnings` of the status (such as outcomes accepted unsigned): the demo logs errors only, so it says these once. */
@@ -230,7 +230,7 @@ export async function walkRespondents(
     },
     totals: status.loop.totals.lifetime,
     warnings: status.loop.warnings,
-    example: first && { answers: knownAtStart(first.truth), languageId: first.languageId },
+    example: first && { truth: first.truth, languageId: first.languageId },
     recheck: first && (await recheckFirst(sync, first, signal)),
   };
 }
@@ -264,7 +264,7 @@ export function describeWalk(
   const url = service.url;
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const example = walk.example;
-  const truthBody = JSON.stringify({ answers: example?.answers ?? { "42": ["34"], "43": ["2"] } });
+  const truthBody = JSON.stringify({ answers: example?.truth ?? { "42": ["34"], "43": ["2"] } });
   const startBody = JSON.stringify({ uid: "me-1", languageId: example?.languageId ?? 1 });
   return [
     "",
