@@ -160,7 +160,10 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
           const result = handleEntry(rawTarget, undefined);
           const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
           if (result.location !== undefined) headers.set("location", result.location);
-          return { kind: "response", response: new Response(JSON.stringify(result), { status: result.status, headers }) };
+          return {
+            kind: "response",
+            response: new Response(JSON.stringify(result), { status: result.status, headers }),
+          };
         },
         // The entry endpoint reads no body; the control routes read small JSON ones.
         DEFAULT_MAX_BODY_BYTES,
