@@ -120,6 +120,21 @@ describe("sds account set-redirects --sync-return-url", () => {
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain("--sync-return-url sets all four URLs");
     expect((await run(["account", "set-redirects", "--token-param", "tid", "--enable"])).code).toBe(2);
+    for (const bad of ["sync.example.com", "https://sync.example.com/?x=1", "https://u:p@sync.example.com"]) {
+      const refused = await run(["account", "set-redirects", "--sync-return-url", bad]);
+      expect(refused.code, bad + refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/^error: --sync-return-url: /);
+      expect(refused.stderr).not.toContain("u:p@");
+    }
+    const badParameter = await run([
+      "account",
+      "set-redirects",
+      "--sync-return-url",
+      "https://s.example",
+      "--token-param",
+      "a b",
+    ]);
+    expect(badParameter.stderr).toMatch(/^error: --token-param: /);
     const help = await run(["account", "set-redirects", "--help"]);
     expect(help.stdout).toContain("--sync-return-url");
     expect(help.stdout).toContain("/v1/return/");

@@ -1,3 +1,5 @@
+import { SyncConfigurationError } from "./errors/sync-client-error.ts";
+import { checkBaseUrl } from "./internal/resolve-options.ts";
 import type { OutcomeKind } from "./schemas/outcome-kinds.ts";
 
 /**
@@ -33,11 +35,13 @@ const fieldOutcomes: Readonly<Record<keyof OutcomeUrlFields, OutcomeKind>> = {
 };
 
 /**
- * The account's four outcome URLs pointing at an sds-sync at `baseUrl` (trailing slashes
- * ignored), each carrying the token placeholder in sds-sync's token parameter. The one builder of
+ * The account's four outcome URLs pointing at an sds-sync at `baseUrl` (checked as the client
+ * checks its own: absolute http(s), no query, fragment or credentials; trailing slashes ignored),
+ * each carrying the token placeholder in sds-sync's token parameter. The one builder of
  * these URLs: `sds account set-s2s --receiver`, `sds account set-redirects --sync-return-url` and
  * the demo all use it.
  *
+ * @throws SyncConfigurationError for a base URL that breaks that rule, or a token parameter that is no query parameter name.
  * @example
  * ```ts
  * syncOutcomeUrls("https://sync.example.com", "return").CompleteUrl;
@@ -52,8 +56,14 @@ export function syncOutcomeUrls(
     readonly tokenParameter?: string;
   } = {},
 ): OutcomeUrlFields {
-  const base = `${baseUrl.replace(/\/+$/, "")}${routePaths[route]}`;
-  const query = `${encodeURIComponent(options.tokenParameter ?? DEFAULT_OUTCOME_TOKEN_PARAMETER)}=${OUTCOME_TOKEN_PLACEHOLDER}`;
+  const base = `${checkBaseUrl(baseUrl)}${routePaths[route]}`;
+  const parameter = options.tokenParameter ?? DEFAULT_OUTCOME_TOKEN_PARAMETER;
+  if (!/^[\w.~-]+$/.test(parameter))
+    throw new SyncConfigurationError(
+      `the token parameter must be a query parameter name (letters, digits, _ . ~ -), got ${JSON.stringify(parameter)}`,
+      "tokenParameter",
+    );
+  const query = `${parameter}=${OUTCOME_TOKEN_PLACEHOLDER}`;
   const url = (field: keyof OutcomeUrlFields) => `${base}/${fieldOutcomes[field]}?${query}`;
   return {
     CompleteUrl: url("CompleteUrl"),

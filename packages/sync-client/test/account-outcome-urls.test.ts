@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { syncOutcomeUrls } from "../src/index.ts";
+import { isSyncConfigurationError, syncOutcomeUrls } from "../src/index.ts";
 
 describe("syncOutcomeUrls", () => {
   it("points the four redirect URLs at sds-sync's return with the token placeholder in vq_token", () => {
@@ -15,5 +15,22 @@ describe("syncOutcomeUrls", () => {
     const urls = syncOutcomeUrls("https://panel.example/sync//", "receiver", { tokenParameter: "tid" });
     expect(urls.OverQuotaUrl).toBe("https://panel.example/sync/v1/outcomes/overquota?tid=[#vq_tid#]");
     expect(urls.SecurityTerminateUrl).toBe("https://panel.example/sync/v1/outcomes/security?tid=[#vq_tid#]");
+  });
+
+  it("refuses a base URL the client would refuse, and a token parameter that is no query parameter name", () => {
+    for (const [baseUrl, tokenParameter, option] of [
+      ["sync.example.com", undefined, "baseUrl"],
+      ["https://sync.example.com/?a=1", undefined, "baseUrl"],
+      ["https://sync.example.com#top", undefined, "baseUrl"],
+      ["https://sync.example.com", "vq token", "tokenParameter"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        syncOutcomeUrls(baseUrl, "return", tokenParameter === undefined ? {} : { tokenParameter });
+      } catch (error) {
+        caught = error;
+      }
+      expect(isSyncConfigurationError(caught) && caught.option).toBe(option);
+    }
   });
 });

@@ -20,14 +20,20 @@ export async function runSyncOutcomePreset(
   if (clash !== undefined)
     throw new UsageError(`--${preset.flag} sets all four URLs and enables them; it cannot be combined with --${clash}`);
   const tokenParameter = context.options["token-param"];
-  if (tokenParameter !== undefined && !/^[\w.~-]+$/.test(tokenParameter))
-    throw new UsageError(
-      `--token-param must be a query parameter name (letters, digits, _ . ~ -), got "${tokenParameter}"`,
-    );
-  const [{ syncOutcomeUrls }, { runUrlSettingsUpdate }] = await Promise.all([
+  const [{ isSyncConfigurationError, syncOutcomeUrls }, { runUrlSettingsUpdate }] = await Promise.all([
     import("@sds/sync-client"),
     import("./url-settings-update.ts"),
   ]);
-  const urls = syncOutcomeUrls(preset.baseUrl, preset.route, tokenParameter === undefined ? {} : { tokenParameter });
+  let urls;
+  try {
+    urls = syncOutcomeUrls(preset.baseUrl, preset.route, tokenParameter === undefined ? {} : { tokenParameter });
+  } catch (error) {
+    if (!isSyncConfigurationError(error)) throw error;
+    const flag = error.option === "tokenParameter" ? "token-param" : preset.flag;
+    throw new UsageError(`--${flag}: ${error.message}`, {
+      hint: "Give sds-sync's public base URL, such as https://sync.example.com (the routes are added to it).",
+      cause: error,
+    });
+  }
   await runUrlSettingsUpdate(context, { ...target, preset: { ...urls, Enabled: true } });
 }
