@@ -243,6 +243,7 @@ describe("the OpenAPI document of sds-sync", () => {
     expect(Object.keys(loop?.properties ?? {}).sort()).toEqual(
       [
         "account",
+        "gate",
         "inventoryData",
         "matcher",
         "orphans",
