@@ -70,8 +70,14 @@ ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + 1`,
 );
 const REFUSAL_COUNTS = statement<[], { readonly code: GateCode; readonly refusals: number }>(
   "SELECT name, value FROM loop_counters WHERE name LIKE 'gate:%'",
-  (row) => ({ code: storedGateCode(text(row.name).slice("gate:".length)), refusals: integer(row.value) }),
+  (row) => ({ code: storedGateCode(text(row.name).split(":")[1]), refusals: integer(row.value) }),
 );
+/**
+ * Refusals are counted on one of this many rows per code (`gate:<code>:<shard>`), summed when
+ * read: a flood of refusals from many connections would otherwise queue on one counter row's
+ * lock (PostgreSQL), one transaction after the other.
+ */
+const REFUSAL_SHARDS = 16;
 
 /** The subject a start is counted under: `uid:<uid>` or `ip:<address>`. */
 export const startSubject = (kind: "uid" | "ip", value: string): string => `${kind}:${value}`;
@@ -108,13 +114,13 @@ export function* rememberDevice(fingerprint: string, uid: string, at: Date): Pro
 
 /** Counts a refusal under its code, for every replica's status page. */
 export function* countRefusal(code: GateCode): Program<void> {
-  yield* execute(COUNT_REFUSAL, `gate:${code}`);
+  yield* execute(COUNT_REFUSAL, `gate:${code}:${Math.floor(Math.random() * REFUSAL_SHARDS)}`);
 }
 
 /** Refusals so far, every code present (0 when none), all replicas together. */
 export function* refusalCounts(): Program<Record<GateCode, number>> {
   const counts = Object.fromEntries(gateCodes.map((code) => [code, 0])) as Record<GateCode, number>;
-  for (const row of yield* rows(REFUSAL_COUNTS)) counts[row.code] = row.refusals;
+  for (const row of yield* rows(REFUSAL_COUNTS)) counts[row.code] += row.refusals;
   return counts;
 }
 

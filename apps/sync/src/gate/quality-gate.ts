@@ -92,9 +92,20 @@ export class QualityGate {
   }
 
   /**
-   * The rules that count, run in the start's write transaction before the session is stored:
-   * `concurrent`, `velocity-uid`, `velocity-ip`, `duplicate-device`, `score`. An admitted start
-   * is counted (and its device remembered) in the same transaction.
+   * The rules that count, judged on a read before any lock is taken (reads only, nothing
+   * recorded): a start they refuse is refused without queueing behind the locks of
+   * {@link admitStart}, so a flood of refused starts from one address or uid does not
+   * serialise. What they admit is judged again under the locks.
+   */
+  *judgeStart(respondent: StartingRespondent, now: Date): Program<GateCode | undefined> {
+    return yield* this.#countedRules(respondent, now);
+  }
+
+  /**
+   * The rules that count, run in the start's write transaction before the session is stored,
+   * under locks on the uid and the address: `concurrent`, `velocity-uid`, `velocity-ip`,
+   * `duplicate-device`, `score`. An admitted start is counted (and its device remembered) in the
+   * same transaction.
    */
   *admitStart(respondent: StartingRespondent, now: Date): Program<GateCode | undefined> {
     const rules = this.#rules;
@@ -102,21 +113,12 @@ export class QualityGate {
     const ipLimit = respondent.ip === undefined ? undefined : rules.maxStartsPerIpPerHour;
     if (rules.concurrent || uidLimit !== undefined || ipLimit !== undefined)
       yield* lockStartSubjects(respondent.uid, respondent.ip);
-    if (rules.concurrent && (yield* openSessionOf(respondent.uid, now)) !== undefined) return "concurrent";
-    const uidSubject = startSubject("uid", respondent.uid);
-    if (
-      uidLimit !== undefined &&
-      (yield* startsSince(uidSubject, new Date(now.getTime() - DAY_MS), uidLimit)) >= uidLimit
-    )
-      return "velocity-uid";
-    const ipSubject = startSubject("ip", respondent.ip ?? "");
-    if (ipLimit !== undefined && (yield* startsSince(ipSubject, new Date(now.getTime() - HOUR_MS), ipLimit)) >= ipLimit)
-      return "velocity-ip";
-    const device = yield* this.admitDevice(respondent.uid, respondent.fingerprint, now);
-    if (device !== undefined) return device;
-    if (yield* this.#risky(respondent.uid)) return "score";
-    if (uidLimit !== undefined) yield* recordStart(uidSubject, now);
-    if (ipLimit !== undefined) yield* recordStart(ipSubject, now);
+    const code = yield* this.#countedRules(respondent, now);
+    if (code !== undefined) return code;
+    if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0)
+      yield* rememberDevice(respondent.fingerprint, respondent.uid, now);
+    if (uidLimit !== undefined) yield* recordStart(startSubject("uid", respondent.uid), now);
+    if (ipLimit !== undefined) yield* recordStart(startSubject("ip", respondent.ip ?? ""), now);
     return undefined;
   }
 
@@ -126,8 +128,7 @@ export class QualityGate {
    */
   *admitDevice(uid: string, fingerprint: string | undefined, now: Date): Program<GateCode | undefined> {
     if (fingerprint === undefined || this.#rules.deviceWindowDays <= 0) return undefined;
-    const since = new Date(now.getTime() - this.#rules.deviceWindowDays * DAY_MS);
-    if ((yield* deviceOfOtherUid(fingerprint, uid, since)) !== undefined) return "duplicate-device";
+    if (yield* this.#seenWithAnotherUid(uid, fingerprint, now)) return "duplicate-device";
     yield* rememberDevice(fingerprint, uid, now);
     return undefined;
   }
@@ -138,19 +139,46 @@ export class QualityGate {
   }
 
   /**
-   * Before a survey step (reads only): `score`, as outcomes arrived since the start, and
-   * `duplicate-device`, for a device another uid came with since.
+   * Before a survey step (reads only): `duplicate-device`, for a device another uid came with
+   * since, and `score`, as outcomes arrived since the start.
    */
   *judgeStep(
     session: { readonly uid: string; readonly fingerprint: string | null },
     now: Date,
   ): Program<GateCode | undefined> {
-    if (session.fingerprint !== null && this.#rules.deviceWindowDays > 0) {
-      const since = new Date(now.getTime() - this.#rules.deviceWindowDays * DAY_MS);
-      if ((yield* deviceOfOtherUid(session.fingerprint, session.uid, since)) !== undefined) return "duplicate-device";
-    }
+    if (yield* this.#seenWithAnotherUid(session.uid, session.fingerprint, now)) return "duplicate-device";
     if (yield* this.#risky(session.uid)) return "score";
     return undefined;
+  }
+
+  /** `concurrent`, `velocity-uid`, `velocity-ip`, `duplicate-device` and `score`, in that order: reads only. */
+  *#countedRules(respondent: StartingRespondent, now: Date): Program<GateCode | undefined> {
+    const rules = this.#rules;
+    const uidLimit = rules.maxStartsPerUidPerDay;
+    const ipLimit = respondent.ip === undefined ? undefined : rules.maxStartsPerIpPerHour;
+    if (rules.concurrent && (yield* openSessionOf(respondent.uid, now)) !== undefined) return "concurrent";
+    const dayAgo = new Date(now.getTime() - DAY_MS);
+    if (
+      uidLimit !== undefined &&
+      (yield* startsSince(startSubject("uid", respondent.uid), dayAgo, uidLimit)) >= uidLimit
+    )
+      return "velocity-uid";
+    const hourAgo = new Date(now.getTime() - HOUR_MS);
+    if (
+      ipLimit !== undefined &&
+      (yield* startsSince(startSubject("ip", respondent.ip ?? ""), hourAgo, ipLimit)) >= ipLimit
+    )
+      return "velocity-ip";
+    if (yield* this.#seenWithAnotherUid(respondent.uid, respondent.fingerprint ?? null, now)) return "duplicate-device";
+    if (yield* this.#risky(respondent.uid)) return "score";
+    return undefined;
+  }
+
+  /** Whether the fingerprint was seen with another uid within SYNC_DEVICE_WINDOW_DAYS (never while the rule is off). */
+  *#seenWithAnotherUid(uid: string, fingerprint: string | null, now: Date): Program<boolean> {
+    if (fingerprint === null || this.#rules.deviceWindowDays <= 0) return false;
+    const since = new Date(now.getTime() - this.#rules.deviceWindowDays * DAY_MS);
+    return (yield* deviceOfOtherUid(fingerprint, uid, since)) !== undefined;
   }
 
   /** How long the starts and devices the rules look back at must be kept. */

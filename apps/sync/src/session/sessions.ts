@@ -111,7 +111,11 @@ export class Sessions {
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
     const id = randomBytes(18).toString("base64url");
     const gate = this.#gate;
-    const screened = gate === undefined ? undefined : await gate.screen(body);
+    // The rules that need no lock first: a refused flood never queues behind the locks of an admission.
+    const screened =
+      gate === undefined
+        ? undefined
+        : ((await gate.screen(body)) ?? (await this.#store.read(gate.judgeStart(body, now))));
     const ttlSeconds = this.#settings.ttlSeconds;
     const refused = await this.#store.write(
       "starting a session",
