@@ -100,6 +100,8 @@ export const gateSettings = {
       "Comma list of LanguageId=country (ISO 3166-1 alpha-2), such as 1=US,3=DE: the country the geo rule expects for a language, before the Languages collection's CountryCode.",
     parse: parseLanguageCountries,
     fallback: { kind: "unset" },
+    describe: (countries: ReadonlyMap<number, string> | undefined) =>
+      countries === undefined ? undefined : Object.fromEntries(countries),
   },
   respondentMaxRisk: {
     variable: "SYNC_RESPONDENT_MAX_RISK",
