@@ -133,9 +133,11 @@ export class QualityGate {
     return undefined;
   }
 
-  /** Whether a survey step needs the store's judgement: a rule that can change once the session runs (score, device). */
-  get judgesSteps(): boolean {
-    return this.#rules.respondentMaxRisk !== undefined || this.#rules.deviceWindowDays > 0;
+  /** Whether a survey step of this session needs the store's judgement: a rule that can change once it runs (score, its device). */
+  judgesStepsOf(session: { readonly fingerprint: string | null }): boolean {
+    return (
+      this.#rules.respondentMaxRisk !== undefined || (session.fingerprint !== null && this.#rules.deviceWindowDays > 0)
+    );
   }
 
   /**

@@ -299,7 +299,7 @@ export class Sessions {
    */
   async #judgeStep(row: SessionRow, now: Date): Promise<GateCode | "stale" | undefined> {
     const gate = this.#gate;
-    if (gate === undefined || !gate.judgesSteps) return undefined;
+    if (gate === undefined || !gate.judgesStepsOf(row)) return undefined;
     const code = await this.#store.read(gate.judgeStep(row, now));
     if (code === undefined) return undefined;
     const ended = await this.#store.write(
