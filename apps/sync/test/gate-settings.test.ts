@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeConfig, loadConfig } from "../config/config.ts";
+import { describeConfig, loadConfig } from "../src/config/config.ts";
 
 const minimal = { SDS_BASE_URL: "https://sds.example.com/api/v1", SDS_API_KEY: "key-123" };
 
