@@ -344,3 +344,53 @@ describe.each(stores)("the quality gate over HTTP ($name)", (store) => {
     await expectRefused(await begin(harness, { uid: "sec" }), "score");
   });
 });
+
+describe("the quality gate across PostgreSQL replicas", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("counts starts in the store: concurrent starts from one address on two replicas admit exactly the limit, and one open session of a uid", async (context) => {
+    if (!postgres) context.skip();
+    const schema = freshSchemaName("sds_gate_replicas");
+    schemas.push(schema);
+    const database: DatabaseConfig = { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    const api = createFakeSupplierApi({
+      suppliers: [
+        {
+          supplierId: DEFAULT_SUPPLIER_ID,
+          apiKey: DEFAULT_API_KEY,
+          surveys: [...surveys],
+          account: { OutgoingEncryption: unsignedOutcomes },
+        },
+      ],
+    });
+    cleanups.push(() => api.close());
+    const config: Partial<SyncConfig> = { maxStartsPerIpPerHour: 5 };
+    const first = await startServiceHarness({ api, database, config, replicaId: "gate-a" });
+    cleanups.push(() => first.close());
+    const second = await startServiceHarness({ api, database, config, replicaId: "gate-b", followerPollMs: 60_000 });
+    cleanups.push(() => second.close());
+    await waitFor(() => second.service.loop.liveMatcher.matcher.size === surveys.length, 20_000);
+
+    const starts = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        postJson(index % 2 === 0 ? first : second, "/v1/sessions", {
+          uid: `rep-${index}`,
+          languageId: 3,
+          ip: "198.51.100.7",
+        }),
+      ),
+    );
+    const statuses = starts.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(15);
+
+    // One uid starting on both replicas at once: one session opens, the other is refused (concurrent).
+    const pair = await Promise.all(
+      [first, second].map((replica) => postJson(replica, "/v1/sessions", { uid: "rep-same", languageId: 3 })),
+    );
+    expect(pair.map((response) => response.status).sort()).toEqual([201, 403]);
+  });
+});
