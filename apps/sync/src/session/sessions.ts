@@ -13,21 +13,16 @@ import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import type { QuestionCatalogue } from "./question-catalogue.ts";
 import {
   answerCounts,
-  createSession,
   finishSession,
   issueAttempt,
-  keepFingerprint,
   readProfile,
   readSession,
-  refuseSession,
-  storeAnswers,
-  type AnswerSource,
   type AttemptRow,
   type SessionRow,
 } from "./session-records.ts";
 import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
-import { countRefusal } from "../gate/gate-records.ts";
 import type { QualityGate } from "../gate/quality-gate.ts";
+import { answerSession, refuseRespondent, startSession } from "./gated-writes.ts";
 
 /** How the sessions behave (the SYNC_SESSION_* and SYNC_QUESTION_* settings). */
 export interface SessionSettings {
@@ -119,16 +114,7 @@ export class Sessions {
     const ttlSeconds = this.#settings.ttlSeconds;
     const refused = await this.#store.write(
       "starting a session",
-      (function* () {
-        const code = screened ?? (gate === undefined ? undefined : yield* gate.admitStart(body, now));
-        if (code !== undefined) {
-          yield* createSession(newSession(id, body, now, ttlSeconds), code);
-          yield* countRefusal(code);
-          return code;
-        }
-        yield* createSessionWithAnswers(id, body, checked.answers, now, ttlSeconds);
-        return undefined;
-      })(),
+      startSession({ id, body, answers: checked.answers, now, ttlSeconds }, gate, screened),
     );
     const row: SessionRow = {
       id,
@@ -173,29 +159,7 @@ export class Sessions {
       const fingerprint = row.fingerprint === null ? client.fingerprint : undefined;
       const result = await this.#store.write(
         "storing a session's answers",
-        (function* () {
-          if (fingerprint !== undefined && gate !== undefined) {
-            const code = yield* gate.admitDevice(row.uid, fingerprint, now);
-            if (code !== undefined) {
-              if (!(yield* refuseSession(id, row.version, code))) return "stale";
-              yield* countRefusal(code);
-              return code;
-            }
-          }
-          const stored = yield* storeAnswers(
-            {
-              uid: row.uid,
-              languageId: row.languageId,
-              answers: checked.answers,
-              source: "session",
-              at: now.toISOString(),
-            },
-            { id, version: row.version },
-          );
-          if (!stored) return "stale";
-          if (fingerprint !== undefined) yield* keepFingerprint(id, fingerprint);
-          return "stored";
-        })(),
+        answerSession(row, checked.answers, fingerprint, now, gate),
       );
       if (result === "stale") continue;
       if (result !== "stored") return this.#refused(row, result);
@@ -302,14 +266,7 @@ export class Sessions {
     if (gate === undefined || !gate.judgesStepsOf(row)) return undefined;
     const code = await this.#store.read(gate.judgeStep(row, now));
     if (code === undefined) return undefined;
-    const ended = await this.#store.write(
-      "refusing a respondent",
-      (function* () {
-        if (!(yield* refuseSession(row.id, row.version, code))) return false;
-        yield* countRefusal(code);
-        return true;
-      })(),
-    );
+    const ended = await this.#store.write("refusing a respondent", refuseRespondent(row, code));
     return ended ? code : "stale";
   }
 
@@ -456,39 +413,6 @@ export class Sessions {
       },
     };
   }
-}
-
-function newSession(id: string, body: SessionBody, now: Date, ttlSeconds: number) {
-  return {
-    id,
-    uid: body.uid,
-    languageId: body.languageId,
-    device: body.device ?? null,
-    returnUrl: body.returnUrl ?? null,
-    ip: body.ip ?? null,
-    userAgent: body.userAgent ?? null,
-    fingerprint: body.fingerprint ?? null,
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
-  };
-}
-
-function* createSessionWithAnswers(
-  id: string,
-  body: SessionBody,
-  answers: ReadonlyMap<number, readonly string[]>,
-  now: Date,
-  ttlSeconds: number,
-) {
-  yield* createSession(newSession(id, body, now, ttlSeconds));
-  if (answers.size > 0)
-    yield* storeAnswers({
-      uid: body.uid,
-      languageId: body.languageId,
-      answers,
-      source: "api" satisfies AnswerSource,
-      at: now.toISOString(),
-    });
 }
 
 function answerProblem(
