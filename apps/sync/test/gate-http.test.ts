@@ -269,8 +269,14 @@ describe.each(stores)("the quality gate over HTTP ($name)", (store) => {
     const entry = await marketplace.respond(first.next.link ?? "", "complete");
     expect((await fetch(entry.location ?? "", { redirect: "manual" })).status).toBe(303);
     const token = first.next.token ?? "";
-    // The marketplace's S2S call records the outcome.
-    await receiveOutcome(harness, "complete", token);
+    // The marketplace's S2S call records the outcome; its receipt says the entry is a speeder.
+    const receipt = await fetch(
+      `${harness.service.outcomesUrl}/v1/outcomes/complete?vq_token=${encodeURIComponent(token)}`,
+    );
+    expect(await json<{ recorded: boolean; outcome: { speeder?: boolean } }>(receipt, 200)).toMatchObject({
+      recorded: true,
+      outcome: { speeder: true },
+    });
     const feed = await json<{ outcomes: { token: string; outcome: string; speeder?: boolean }[] }>(
       await harness.request("/v1/outcomes?after=0"),
       200,

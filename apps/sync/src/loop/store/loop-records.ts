@@ -1,5 +1,5 @@
 import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
-import { decimal, epochMillis, integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { bool, decimal, epochMillis, integer, isoTime, nullable, text } from "../../database/columns.ts";
 import { addRisk, DEFAULT_SPEEDER_FRACTION, flagSecurity, flagSpeeder, isSpeeding } from "./respondent-risk-records.ts";
 import { cpiMicros, storedCpiMicros } from "./stored-money.ts";
 import { execute, first, one, rows, type Program } from "../../database/program.ts";
@@ -244,6 +244,8 @@ interface CurrentEntry {
   /** Epoch milliseconds. */
   readonly issuedAt: number;
   readonly loiMinutes: number | null;
+  /** Already flagged as a speeder. */
+  readonly speeder: boolean;
   /** The Cpi as issued, in integer micros (money.ts). */
   readonly cpiMicros: number;
   readonly outcome: OutcomeKind | null;
@@ -314,15 +316,16 @@ function* applyTransition(
     earnings: next === "complete" ? entry.cpiMicros : 0,
   });
   yield* execute(ADD_TO_COUNTER, `outcome:${next}`, 1);
-  yield* updateRisk(entry, previous, next, at, source, settings);
-  return record;
+  const speeder = yield* updateRisk(entry, previous, next, at, source, settings);
+  // The record says what the feed will list for it (its entry's flag).
+  return speeder ? { ...record, speeder } : record;
 }
 
 /**
  * The respondent's risk moves with the entry's outcome: a reversal counts, a security terminate
  * flags the entry (and a change away from it unflags it), and a complete that arrived in real time
  * (S2S or return, not a reconciliation or an attached orphan) faster than the speeder fraction of
- * its Loi flags the entry as a speeder.
+ * its Loi flags the entry as a speeder. Whether the entry is a speeder now.
  */
 function* updateRisk(
   entry: CurrentEntry,
@@ -331,25 +334,30 @@ function* updateRisk(
   at: Date,
   source: OutcomeSource,
   settings: RecordingSettings,
-): Program<void> {
+): Program<boolean> {
   if (previous === "complete") yield* addRisk(entry.uid, { reversals: 1 }, at);
   if (next === "security") yield* flagSecurity(entry.token, true, at);
   else if (previous === "security") yield* flagSecurity(entry.token, false, at);
   if (
+    !entry.speeder &&
     next === "complete" &&
     (source === "s2s" || source === "redirect") &&
     isSpeeding(entry, at, settings.speederFraction)
-  )
+  ) {
     yield* flagSpeeder(entry.token, at);
+    return true;
+  }
+  return entry.speeder;
 }
 
 /** The entry issued through sds-sync that carries a token, as a transition reads it. */
 const CURRENT_ENTRY = statement<[token: string], CurrentEntry>(
-  "SELECT token, survey_id, uid, issued_at, loi_minutes, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+  "SELECT token, survey_id, uid, issued_at, loi_minutes, speeder, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
   (row) => ({
     token: text(row.token),
     surveyId: integer(row.survey_id),
     uid: text(row.uid),
+    speeder: bool(row.speeder),
     issuedAt: epochMillis(row.issued_at),
     loiMinutes: nullable(decimal)(row.loi_minutes),
     cpiMicros: storedCpiMicros(row.cpi_micros),
@@ -570,6 +578,7 @@ export function* recordEntry<Refusal>(
       uid: entry.uid,
       issuedAt: entry.at.getTime(),
       loiMinutes: entry.loiMinutes ?? null,
+      speeder: false,
       cpiMicros: cpiMicros(entry.cpi),
       outcome: null,
       outcomeAt: null,
