@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts";
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
@@ -95,6 +96,7 @@ interface RouteDependencies {
   readonly loop: LoopContext;
   readonly events: Events;
   readonly sessions: SessionRoom;
+  readonly page: RespondentPage;
 }
 
 /**
@@ -103,13 +105,14 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions } = dependencies;
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions, page } =
+    dependencies;
   const probes = {
     store,
     metrics,
     intervalMs,
     isStopping,
-    warnings: () => [...loop.warnings(), ...events.warnings()],
+    warnings: () => [...loop.warnings(), ...events.warnings(), ...page.warnings()],
   };
   const operator = {
     store,
@@ -138,6 +141,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     loopRoutes(loop, sessions.profiles),
     events.routes,
     sessions.routes,
+    page.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -262,6 +266,14 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
   });
   cleanup.defer(() => events.stop());
+  const page = respondentPageRoutes({
+    config,
+    sessions: sessions.sessions,
+    loop: loop.context,
+    inventory: sessionSurveys.inventory,
+    store,
+    ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
+  });
   const modules = composeRoutes({
     config,
     store,
@@ -273,6 +285,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     loop: loop.context,
     events,
     sessions,
+    page,
   });
   const separate = config.outcomesPort !== undefined;
   const server = cleanup.use(

@@ -111,8 +111,15 @@ export class Sessions {
     return this.#advance(id, explain);
   }
 
-  /** `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again. */
-  async answer(id: string, answers: SessionAnswers): Promise<SessionOutcome> {
+  /**
+   * `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again.
+   * `_client`: what the respondent page knows of the device (its fingerprint), for the quality gate.
+   */
+  async answer(
+    id: string,
+    answers: SessionAnswers,
+    _client: { readonly fingerprint?: string | undefined } = {},
+  ): Promise<SessionOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const row = await this.#store.read(readSession(id));
       if (row === undefined) return notFound(id);
