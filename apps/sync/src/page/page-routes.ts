@@ -84,7 +84,9 @@ export function respondentPageRoutes(options: {
     (handler: (request: RouteRequest, secret: string) => Promise<Reply> | Reply) =>
     async (request: RouteRequest): Promise<Reply> =>
       secret === undefined ? pageOff(context) : handler(request, secret);
-  const pageAnswers = { "200": { contentType: "text/html" } } as const;
+  // Every refusal is a page for the respondent (text/html), never the API's JSON error body.
+  const html = { contentType: "text/html" } as const;
+  const refusals = { "403": html, "404": html, "503": html } as const;
   return {
     warnings: () =>
       secret === undefined
@@ -103,8 +105,13 @@ export function respondentPageRoutes(options: {
             summary:
               "A signed start link: starts a session and answers 303 to /s/{id} (the same session while it is open); forged, expired or used after its session ended: a 403 page",
             parameters: startParameters,
-            success: { "303": { description: "To /s/{id}." } },
-            errors: ["403", "404", "405", "500", "503"],
+            success: {
+              "303": { description: "To /s/{id}." },
+              "200": { description: "HEAD only: the link is valid (a HEAD starts no session)." },
+              ...refusals,
+            },
+            head: "Checks a start link without starting a session: 200 when valid, else the refusal's status",
+            errors: ["405", "500"],
           },
         },
         pageScript: {
@@ -115,8 +122,8 @@ export function respondentPageRoutes(options: {
           handler: whenOn(() => servePageScript(context)),
           doc: {
             summary: "The page's script: FingerprintJS (MIT) and the lines that put the device hash into the forms",
-            success: { "200": { contentType: "text/javascript" } },
-            errors: ["404", "405"],
+            success: { "200": { contentType: "text/javascript" }, "404": html },
+            errors: ["405"],
           },
         },
         respondentPage: {
@@ -129,8 +136,8 @@ export function respondentPageRoutes(options: {
             summary:
               "The respondent's page: the session's next step (a question's form, a survey's button, or the end with a link to the returnUrl)",
             parameters: [sessionId],
-            success: pageAnswers,
-            errors: ["404", "405", "500", "503"],
+            success: { "200": html, "404": html, "503": html },
+            errors: ["405", "500"],
           },
         },
         pageAnswers: {
@@ -143,8 +150,12 @@ export function respondentPageRoutes(options: {
             summary:
               "The question's form (application/x-www-form-urlencoded: question, answer…, fingerprint): stores the answer, 303 to /s/{id}",
             parameters: [sessionId],
-            success: { "303": { description: "To /s/{id} (with ?invalid=1 when the answer does not fit)." } },
-            errors: ["404", "405", "500", "503"],
+            success: {
+              "303": { description: "To /s/{id} (with ?invalid=1 when the answer does not fit)." },
+              "404": html,
+              "503": html,
+            },
+            errors: ["405", "500"],
           },
         },
         pageGo: {
@@ -157,8 +168,8 @@ export function respondentPageRoutes(options: {
             summary:
               "The survey's button (a form: fingerprint): 303 to the survey's entry link, or to /s/{id} when the step moved on",
             parameters: [sessionId],
-            success: { "303": { description: "To the entry link, or /s/{id}." } },
-            errors: ["404", "405", "500", "503"],
+            success: { "303": { description: "To the entry link, or /s/{id}." }, "404": html, "503": html },
+            errors: ["405", "500"],
           },
         },
       },

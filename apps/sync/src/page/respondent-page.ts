@@ -106,7 +106,8 @@ export function pageOff(context: RespondentPageContext): Reply {
  * `GET /s/start?uid=…&languageId=…[&device=…][&returnUrl=…]&ts=…&sig=…`: a valid start link
  * starts a session (with the respondent's address and user agent, which the quality gate
  * judges) and answers 303 to `/s/<id>`; used again while its session is open, it lands on that
- * session. Forged, expired, or used after its session ended: a 403 page that says which.
+ * session. Forged, expired, or used after its session ended: a 403 page that says which. A
+ * HEAD (a link checker) only verifies: 200, and no session starts.
  */
 export async function startFromLink(
   context: RespondentPageContext,
@@ -123,6 +124,8 @@ export async function startFromLink(
     ]);
   const { link } = verdict;
   const locale = await context.languages.localeOf(link.languageId);
+  // A link checker's HEAD starts nothing: the link is valid, which is all it learns.
+  if (request.incoming.method === "HEAD") return html(context, 200, frameOf(locale), "");
   const used = (strings: PageStrings): [string, string] => [strings.refusedTitle, strings.startRefused.used];
   const key = startLinkKey(verdict.signature);
   const known = await context.loop.store.read(sessionOfStartLink(key));
