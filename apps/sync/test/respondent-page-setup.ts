@@ -42,7 +42,10 @@ export const pageSurveys = [
 /** A started service with its marketplace, and a signer of start links to its page. */
 export interface PageService {
   readonly harness: ServiceHarness;
+  /** The sandbox marketplace the surveys' entry links lead to. */
   readonly marketplace: FakeMarketplace;
+  /** Its origin: where entry links go. */
+  readonly marketplaceOrigin: string;
   /** Where the respondent's browser reaches the page (the outcomes listener). */
   readonly base: string;
   /** A start link signed with the harness's secret (or `secret`). */
@@ -71,11 +74,15 @@ export async function startPageService(
       ],
     });
     cleanups.push(() => api.close());
+    // The surveys' entry links point at the sandbox marketplace, as the sandbox sets them: a browser can follow them.
+    const marketplace = createFakeMarketplace({ api });
+    const { origin } = await marketplace.listen();
+    cleanups.push(() => marketplace.close());
+    for (const { survey } of pageSurveys)
+      if (survey?.SurveyId !== undefined)
+        api.updateSurvey(survey.SurveyId, { SurveyUrl: `${origin}/s/${survey.SurveyId}?rid=[%RID%]` });
     const harness = await startServiceHarness({ api, config, ...(database === undefined ? {} : { database }) });
     cleanups.push(() => harness.close());
-    const marketplace = createFakeMarketplace({ api });
-    await marketplace.listen();
-    cleanups.push(() => marketplace.close());
     const sds = createClient({ baseUrl: harness.fake.baseUrl, apiKey: DEFAULT_API_KEY });
     const { data: account } = await sds.account.get();
     const base = harness.service.outcomesUrl;
@@ -90,6 +97,7 @@ export async function startPageService(
     return {
       harness,
       marketplace,
+      marketplaceOrigin: origin,
       base,
       startLink: (input, secret = TEST_SESSION_SECRET) => signStartLink(input, secret, { baseUrl: base }),
       close,
