@@ -17,8 +17,9 @@ import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-ev
 /**
  * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys, and its
  * marketplace) and sds-sync on the embedded SQLite store against it. Points the account's S2S
- * URLs at sds-sync's receiver, waits for the first cycle, prints what was synced, walks a few
- * respondents through the loop (match, entry link, the marketplace's outcome call) and prints
+ * URLs at sds-sync's receiver and its redirect URLs at sds-sync's return, waits for the first
+ * cycle, prints what was synced, walks a few respondents through sessions (questions, surveys,
+ * the return, a re-route after a terminate) and prints
  * where to look (the status page among it), then runs until Ctrl-C (or exits with `--once`). Built as `dist/demo.js`, a development entry: it needs `@sds/testing`, a dev
  * dependency, so it is run from the repository and left out of the published package.
  */
@@ -26,16 +27,17 @@ import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-ev
 const usage = `Usage: node apps/sync/dist/demo.js [options]
 
 Starts the sandbox (with its marketplace) and sds-sync against it, points the account's S2S
-URLs at sds-sync's receiver, waits for the first sync cycle, walks a few respondents through
-the loop (match, entry link, the marketplace's outcome call), prints what happened and the URLs
-to query (the status page among them), then runs until Ctrl-C.
+URLs at sds-sync's receiver and its redirect URLs at sds-sync's return, waits for the first sync
+cycle, walks a few respondents through sessions (the questions that pay, the surveys offered,
+the marketplace's outcome and the return, a re-route after a terminate), prints what happened
+and the URLs to query (the status page among them), then runs until Ctrl-C.
 
 Options:
   --once             exit after the first cycle and the respondents (status 0 when both succeeded)
   --surveys N        live surveys in the sandbox (default 3000)
   --port N           port of the sds-sync API (default 8787; 0 picks a free one)
   --interval S       seconds between cycles (default 10)
-  --respondents N    respondents walked through the loop at start (default 12; 0 walks none)
+  --respondents N    respondents walked through sessions at start (default 12; 0 walks none)
   --no-marketplace   no marketplace, no respondents: the inventory side only
   --churn            change a few sandbox surveys before every cycle, so the feed moves
   --nats             publish the outcome and change feeds to the NATS server (JetStream) at

@@ -47,6 +47,8 @@ export interface SyncServiceOptions {
   readonly retry?: number;
   /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
   readonly pruneEveryMs?: number;
+  /** The clock the pruner measures ages by, in ms since the epoch (tests move it past a horizon instead of waiting). @default Date.now */
+  readonly pruneClock?: () => number;
   /** Awaited inside start once the store is open and migrated, before the loop loads: where a test asks for a stop during start. */
   readonly afterStoreOpen?: () => Promise<void>;
   /** The clock the loop's background tasks run on. @default the wall clock */
@@ -72,7 +74,7 @@ export interface SyncService {
   readonly loop: LoopContext;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
-  /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
+  /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`) and sessions a TTL past their expiry, on the leader. */
   readonly pruner: Pruner;
   /** Events out: the relays to NATS and webhooks (idle when none is configured). */
   readonly events: Events;
@@ -324,10 +326,12 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     outcomes: config.outcomeRetentionSeconds
       ? { store: loop.context.store, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
+    sessions: sessions.retention,
     logger,
     // Never prunes what a sink of events out has not acknowledged.
     holds: () => events.retentionHolds(),
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
+    ...(options.pruneClock === undefined ? {} : { now: options.pruneClock }),
   });
   cleanup.defer(() => Promise.all([engine.stop(), pruner.stop()]));
   // Long-polls end in the same turn as the listeners begin to close: their answers then say

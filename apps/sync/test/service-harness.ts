@@ -47,6 +47,8 @@ export interface ServiceHarnessOptions {
   readonly fetch?: FetchFunction;
   /** The sessions' clock. @default the system clock */
   readonly sessionClock?: () => Date;
+  /** The clock the pruner measures ages by (a test moves it past the horizon instead of waiting). @default Date.now */
+  readonly pruneClock?: () => number;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
+    ...(options.pruneClock === undefined ? {} : { pruneClock: options.pruneClock }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

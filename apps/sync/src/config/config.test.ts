@@ -381,11 +381,11 @@ describe("the configuration table", () => {
   const readme = readFileSync(fileURLToPath(new URL("../../docs/reference.md", import.meta.url)), "utf8");
   /** The configuration table of docs/reference.md: variable -> default cell, without its markup. */
   const documented = new Map(
-    [...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]+) \|/gm)].map((match) => [
+    [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => [
       match[1],
       (match[2] ?? "")
         .trim()
-        .replace(/^([*_])\((.*)\)\1$/, "$2")
+        .replace(/^\*\((.*)\)\*$/, "$1")
         .replaceAll("`", ""),
     ]),
   );

@@ -7,6 +7,7 @@ import type { InventoryFollower } from "../loop/live-matcher.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import type { ProfileAccess } from "../loop/match-routes.ts";
 import type { RouteModule } from "../http/route-module.ts";
+import type { SessionRetention } from "../retention/pruner.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { every, sweepDrops } from "./drop-sweeper.ts";
@@ -30,8 +31,6 @@ export interface SessionIntervals {
   readonly followMs?: number;
   /** Looking for drops. @default 30000 */
   readonly dropSweepMs?: number;
-  /** Pruning sessions expired for a TTL. @default 600000 */
-  readonly pruneMs?: number;
 }
 
 /** The sessions' inventory, kept alike with the loop's matcher: made before the loop starts, which feeds it. */
@@ -65,6 +64,8 @@ export interface SessionRoom {
   readonly catalogue: QuestionCatalogue;
   /** What `/v1/match` reads and keeps of respondents' profiles. */
   readonly profiles: ProfileAccess;
+  /** What the shared pruner (`src/retention/pruner.ts`) deletes of the sessions, and when. */
+  readonly retention: SessionRetention;
   /** Runs the drop sweep now, as of `now` (tests move time on). @default the clock's time */
   sweepDrops(now?: Date): Promise<number>;
   stop(): Promise<void>;
@@ -73,7 +74,8 @@ export interface SessionRoom {
 /**
  * Starts the respondent sessions over a started loop: the question catalogue (read by the leader
  * after its cycles, followed by every replica), yield's evidence for the session's order, the
- * drop sweeper and the pruning of expired sessions, and the routes.
+ * drop sweeper and the routes. Expired sessions are pruned by the shared pruner, through
+ * {@link SessionRoom.retention}.
  */
 export function startSessions(options: {
   readonly config: SessionStartConfig;
@@ -155,17 +157,16 @@ export function startSessions(options: {
       () => sweepDrops(loop, inventory, dropAfterLoi, clock()),
       logger,
     ),
-    every(
-      "session pruning",
-      intervals.pruneMs ?? 600_000,
-      async () => {
-        // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
-        const before = new Date(clock().getTime() - settings.ttlSeconds * 1000).toISOString();
-        while ((await loop.store.write("pruning sessions", pruneSessions(before, 500))) === 500 && !state.stopped);
-      },
-      logger,
-    ),
   ];
+  const retention: SessionRetention = {
+    store: loop.store,
+    // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
+    retentionMs: settings.ttlSeconds * 1000,
+    async pruneBatch(before, limit) {
+      const deleted = await loop.store.write("pruning sessions", pruneSessions(before.toISOString(), limit));
+      return { deleted, more: deleted === limit, deferred: false };
+    },
+  };
   const profiles: ProfileAccess = {
     async answers(uid) {
       const horizon = clock().getTime() - settings.profileTtlDays * 86_400_000;
@@ -197,6 +198,7 @@ export function startSessions(options: {
     sessions,
     catalogue,
     profiles,
+    retention,
     sweepDrops: (now) => sweepDrops(loop, inventory, dropAfterLoi, now ?? clock()),
     async stop() {
       state.stopped = true;
