@@ -182,6 +182,14 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     expect(await page(expired, 403)).toContain("This link has expired.");
     expect(await page(`${service.base}/s/start?uid=p-3&languageId=3`, 403)).toContain("This link is not valid.");
     expect(await page(`${service.base}/s/no-such-session`, 404)).toContain("does not exist");
+    // Signed, but with fields POST /v1/sessions would refuse: no session, and no script URL to link to.
+    starts.mockClear();
+    for (const fields of [{ device: "tv" }, { returnUrl: "javascript:alert(1)" }, { uid: "a\u0001b" }])
+      expect(
+        await page(service.startLink({ uid: "p-5", languageId: 3, ...fields }), 400),
+        JSON.stringify(fields),
+      ).toContain("This link is not valid.");
+    expect(starts).not.toHaveBeenCalled();
   });
 });
 

@@ -108,6 +108,7 @@ export function respondentPageRoutes(options: {
             success: {
               "303": { description: "To /s/{id}." },
               "200": { description: "HEAD only: the link is valid (a HEAD starts no session)." },
+              "400": html,
               ...refusals,
             },
             head: "Checks a start link without starting a session: 200 when valid, else the refusal's status",

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { verifyStartLink, type SessionInventory } from "@sds/routing";
-import type { Session, SessionAnswers } from "@sds/sync-client";
+import { SessionBody, type Session, type SessionAnswers } from "@sds/sync-client";
+import { z } from "zod";
 import type { LoopContext } from "../loop/loop-context.ts";
 import type { Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
@@ -13,6 +14,9 @@ import type { PageLanguages } from "./page-languages.ts";
 import { renderMessage, renderPage, renderStep, type PageFrame } from "./page-render.ts";
 import { pageStrings, type PageLocale, type PageStrings } from "./page-strings.ts";
 import { rememberStartLink, sessionOfStartLink, startLinkKey, startLinkReturnUrl } from "./start-link-records.ts";
+
+/** An address the session body takes (the socket's may be another shape, such as a Unix socket's). */
+const ClientAddress = z.union([z.ipv4(), z.ipv6()]);
 
 /** The path of the page's script. */
 export const FINGERPRINT_SCRIPT_PATH = "/s/fingerprint.js";
@@ -135,12 +139,22 @@ export async function startFromLink(
       ? redirect(context, `/s/${encodeURIComponent(known)}`)
       : message(context, 403, locale, used);
   }
-  const userAgent = request.incoming.headers["user-agent"];
-  const started = await context.sessions.start({
+  // The link's fields as POST /v1/sessions takes them (a uid, device or returnUrl it would refuse is refused here too).
+  const body = SessionBody.safeParse({
     uid: link.uid,
     languageId: link.languageId,
-    ...(link.device === undefined ? {} : { device: link.device as "desktop" | "mobile" | "tablet" }),
-    ip: request.clientAddress,
+    ...(link.device === undefined ? {} : { device: link.device }),
+    ...(link.returnUrl === undefined ? {} : { returnUrl: link.returnUrl }),
+  });
+  if (!body.success)
+    return message(context, 400, locale, (strings) => [strings.refusedTitle, strings.startRefused.forged]);
+  const userAgent = request.incoming.headers["user-agent"];
+  const ip = ClientAddress.safeParse(request.clientAddress);
+  // The returnUrl stays with the link: the survey's return then lands on this page, whose end links to it.
+  const { returnUrl: _kept, ...fields } = body.data;
+  const started = await context.sessions.start({
+    ...fields,
+    ...(ip.success ? { ip: ip.data } : {}),
     ...(userAgent === undefined ? {} : { userAgent: userAgent.slice(0, 1000) }),
   });
   if (started.kind === "reply")
@@ -164,7 +178,7 @@ export async function startFromLink(
   );
   const winner = await context.loop.store.write(
     "remembering a start link",
-    rememberStartLink({ key, sessionId: id, returnUrl: link.returnUrl }, new Date(remembered), now),
+    rememberStartLink({ key, sessionId: id, returnUrl: body.data.returnUrl }, new Date(remembered), now),
   );
   // The same link opened twice at once: the session remembered first is the link's; this one ends.
   if (winner !== id) await context.sessions.end(id);
