@@ -18,6 +18,17 @@ describe("signStartLink", () => {
     expect(query).toBe(`${signed}&sig=${createHmac("sha256", secret).update(signed).digest("hex")}`);
   });
 
+  it("encodes what a browser would re-encode (an apostrophe, brackets), so the link arrives as signed", () => {
+    const link = signStartLink({ uid: "O'Brien (x)!*", languageId: 3, ts }, secret, { baseUrl: "https://s.example" });
+    expect(link).toContain("uid=O%27Brien%20%28x%29%21%2A&");
+    const url = new URL(link);
+    expect(`${url.origin}${url.pathname}${url.search}`).toBe(link);
+    expect(verifyStartLink(url.search, secret, at(ts), 600)).toMatchObject({
+      valid: true,
+      link: { uid: "O'Brien (x)!*" },
+    });
+  });
+
   it("makes the whole URL from a base URL, with or without a trailing slash", () => {
     const query = signStartLink({ uid: "r-1", languageId: 3, ts }, secret);
     expect(signStartLink({ uid: "r-1", languageId: 3, ts }, secret, { baseUrl: "https://sync.example/" })).toBe(

@@ -72,8 +72,8 @@ function signature(signed: string, secret: string): Uint8Array {
 /**
  * Makes a start link's query string (`uid=…&languageId=…[&device=…][&returnUrl=…]&ts=…&sig=…`),
  * or its whole URL when `options.baseUrl` (sds-sync's public URL, where `/s/start` answers) is
- * given. The values are percent-encoded with `encodeURIComponent`; the signature covers the
- * query as written.
+ * given. The values are percent-encoded with `encodeURIComponent` and `!'()*` as well, so that
+ * browsers send the query unchanged; the signature covers the query as written.
  *
  * @param secret `SYNC_SESSION_SECRET`, at least {@link MIN_START_LINK_SECRET_LENGTH} characters. Never in an error.
  * @throws WeakKeyError when the secret is shorter.
@@ -102,9 +102,20 @@ export function signStartLink(
   if (input.device !== undefined) fields.push(["device", input.device]);
   if (input.returnUrl !== undefined) fields.push(["returnUrl", input.returnUrl]);
   fields.push(["ts", String(ts)]);
-  const signed = fields.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join("&");
+  const signed = fields.map(([name, value]) => `${name}=${encodeQueryValue(value)}`).join("&");
   const query = `${signed}&sig=${bytesToHex(signature(signed, secret))}`;
   return options.baseUrl === undefined ? query : `${options.baseUrl.replace(/\/+$/, "")}/s/start?${query}`;
+}
+
+/**
+ * `encodeURIComponent`, and `!'()*` too: a browser or `fetch` sends an apostrophe in a query as
+ * `%27` (the URL standard's query set), so a link must hold it encoded to reach the server as signed.
+ */
+function encodeQueryValue(value: string): string {
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 function refused(reason: StartLinkFailureReason, message: string): StartLinkVerdict {

@@ -8,16 +8,9 @@ import type { LoopContext } from "../loop/loop-context.ts";
 import type { Sessions } from "../session/sessions.ts";
 import { PageLanguages } from "./page-languages.ts";
 import type { PageConfig } from "./page-settings.ts";
-import {
-  FINGERPRINT_SCRIPT_PATH,
-  goToSurvey,
-  pageOff,
-  servePageScript,
-  showStep,
-  startFromLink,
-  takeAnswers,
-  type RespondentPageContext,
-} from "./respondent-page.ts";
+import { FINGERPRINT_SCRIPT_PATH, pageOff, type RespondentPageContext } from "./page-replies.ts";
+import { goToSurvey, servePageScript, showStep, takeAnswers } from "./respondent-page.ts";
+import { startFromLink } from "./start-from-link.ts";
 
 /** The respondent page of one replica: its routes, and what `/readyz` should say of it. */
 export interface RespondentPage {

@@ -1,189 +1,19 @@
-import { randomBytes } from "node:crypto";
-import { verifyStartLink, type SessionInventory } from "@sds/routing";
-import { SessionBody, type Session, type SessionAnswers } from "@sds/sync-client";
-import { z } from "zod";
-import type { LoopContext } from "../loop/loop-context.ts";
+import type { Session, SessionAnswers } from "@sds/sync-client";
 import type { Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import { readFormBody } from "../http/request-body.ts";
 import { readSession } from "../session/session-records.ts";
 import { withSession } from "../session/session-return.ts";
-import type { Sessions } from "../session/sessions.ts";
 import { fingerprintScript } from "./fingerprint-script.ts";
-import type { PageLanguages } from "./page-languages.ts";
-import { renderMessage, renderPage, renderStep, type PageFrame } from "./page-render.ts";
-import { pageStrings, type PageLocale, type PageStrings } from "./page-strings.ts";
-import { rememberStartLink, sessionOfStartLink, startLinkKey, startLinkReturnUrl } from "./start-link-records.ts";
+import { frameOf, html, message, pageHeaders, redirect, type RespondentPageContext } from "./page-replies.ts";
+import { renderPage, renderStep } from "./page-render.ts";
+import { pageStrings } from "./page-strings.ts";
+import { startLinkReturnUrl } from "./start-link-records.ts";
 
-/** An address the session body takes (the socket's may be another shape, such as a Unix socket's). */
-const ClientAddress = z.union([z.ipv4(), z.ipv6()]);
-
-/** The path of the page's script. */
-export const FINGERPRINT_SCRIPT_PATH = "/s/fingerprint.js";
-
-/** What the respondent page works with. */
-export interface RespondentPageContext {
-  readonly sessions: Sessions;
-  readonly loop: LoopContext;
-  /** The live surveys the sessions offer (their Loi, for a survey step). */
-  readonly inventory: SessionInventory;
-  readonly languages: PageLanguages;
-  /** `SYNC_SESSION_SECRET`; undefined: the page is off. */
-  readonly secret: string | undefined;
-  /** `SYNC_START_LINK_SECONDS`. */
-  readonly startLinkSeconds: number;
-  /** `SYNC_SESSION_TTL_SECONDS`: a start link is remembered as long as its session may live. */
-  readonly sessionTtlSeconds: number;
-  /** `SYNC_EMBED_ORIGINS`: who may frame the page. */
-  readonly embedOrigins: readonly string[];
-  readonly clock: () => Date;
-}
-
-/**
- * The headers of every `/s/*` answer: nothing cached (a session id in a URL is the only key),
- * no referrer sent onwards, and a CSP that allows the page's own style and script by nonce,
- * forms to itself (and to the survey a step sends to), no request elsewhere, and frames only
- * by `SYNC_EMBED_ORIGINS`.
+/*
+ * The steps of a session as the respondent sees them: the step's page, the question's form, the
+ * survey's button and the page's script.
  */
-function pageHeaders(context: RespondentPageContext, nonce: string, formTargets: readonly string[] = []) {
-  const ancestors = context.embedOrigins.length === 0 ? "'none'" : context.embedOrigins.join(" ");
-  return {
-    "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-    "content-security-policy": [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      `form-action 'self'${formTargets.map((target) => ` ${target}`).join("")}`,
-      `frame-ancestors ${ancestors}`,
-      "base-uri 'none'",
-    ].join("; "),
-  };
-}
-
-function html(
-  context: RespondentPageContext,
-  status: number,
-  frame: PageFrame,
-  body: string,
-  formTargets?: readonly string[],
-): Reply {
-  return {
-    status,
-    body,
-    contentType: "text/html; charset=utf-8",
-    headers: pageHeaders(context, frame.nonce, formTargets),
-  };
-}
-
-function redirect(context: RespondentPageContext, location: string): Reply {
-  return {
-    status: 303,
-    body: "",
-    contentType: "text/plain; charset=utf-8",
-    headers: { ...pageHeaders(context, randomBytes(16).toString("base64")), location },
-  };
-}
-
-function frameOf(locale: PageLocale, script = false): PageFrame {
-  return { locale, nonce: randomBytes(16).toString("base64"), ...(script ? { script: FINGERPRINT_SCRIPT_PATH } : {}) };
-}
-
-function message(
-  context: RespondentPageContext,
-  status: number,
-  locale: PageLocale,
-  pick: (strings: PageStrings) => [string, string],
-): Reply {
-  const frame = frameOf(locale);
-  const [title, text] = pick(pageStrings[locale]);
-  return html(context, status, frame, renderMessage(frame, title, text));
-}
-
-/** The answer of every `/s/*` route while `SYNC_SESSION_SECRET` is unset. */
-export function pageOff(context: RespondentPageContext): Reply {
-  return message(context, 404, "en", (strings) => [strings.refusedTitle, strings.startRefused.off]);
-}
-
-/**
- * `GET /s/start?uid=…&languageId=…[&device=…][&returnUrl=…]&ts=…&sig=…`: a valid start link
- * starts a session (with the respondent's address and user agent, which the quality gate
- * judges) and answers 303 to `/s/<id>`; used again while its session is open, it lands on that
- * session. Forged, expired, or used after its session ended: a 403 page that says which. A
- * HEAD (a link checker) only verifies: 200, and no session starts.
- */
-export async function startFromLink(
-  context: RespondentPageContext,
-  request: RouteRequest,
-  secret: string,
-): Promise<Reply> {
-  const now = context.clock();
-  const raw = request.url.search.startsWith("?") ? request.url.search.slice(1) : request.url.search;
-  const verdict = verifyStartLink(raw, secret, now, context.startLinkSeconds);
-  if (!verdict.valid)
-    return message(context, 403, "en", (strings) => [
-      strings.refusedTitle,
-      verdict.reason === "expired" ? strings.startRefused.expired : strings.startRefused.forged,
-    ]);
-  const { link } = verdict;
-  const locale = await context.languages.localeOf(link.languageId);
-  // A link checker's HEAD starts nothing: the link is valid, which is all it learns.
-  if (request.incoming.method === "HEAD") return html(context, 200, frameOf(locale), "");
-  const used = (strings: PageStrings): [string, string] => [strings.refusedTitle, strings.startRefused.used];
-  const key = startLinkKey(verdict.signature);
-  const known = await context.loop.store.read(sessionOfStartLink(key));
-  if (known !== undefined) {
-    const session = await context.loop.store.read(readSession(known));
-    return session?.state === "open" && Date.parse(session.expiresAt) > now.getTime()
-      ? redirect(context, `/s/${encodeURIComponent(known)}`)
-      : message(context, 403, locale, used);
-  }
-  // The link's fields as POST /v1/sessions takes them (a uid, device or returnUrl it would refuse is refused here too).
-  const body = SessionBody.safeParse({
-    uid: link.uid,
-    languageId: link.languageId,
-    ...(link.device === undefined ? {} : { device: link.device }),
-    ...(link.returnUrl === undefined ? {} : { returnUrl: link.returnUrl }),
-  });
-  if (!body.success)
-    return message(context, 400, locale, (strings) => [strings.refusedTitle, strings.startRefused.forged]);
-  const userAgent = request.incoming.headers["user-agent"];
-  const ip = ClientAddress.safeParse(request.clientAddress);
-  // The returnUrl stays with the link: the survey's return then lands on this page, whose end links to it.
-  const { returnUrl: _kept, ...fields } = body.data;
-  const started = await context.sessions.start({
-    ...fields,
-    ...(ip.success ? { ip: ip.data } : {}),
-    ...(userAgent === undefined ? {} : { userAgent: userAgent.slice(0, 1000) }),
-  });
-  if (started.kind === "reply")
-    return message(
-      context,
-      started.reply.status === 403 ? 403 : started.reply.status === 400 ? 400 : 503,
-      locale,
-      (strings) => [
-        strings.refusedTitle,
-        started.reply.status === 403
-          ? strings.done.excluded
-          : started.reply.status === 400
-            ? strings.startRefused.forged
-            : strings.startRefused.unavailable,
-      ],
-    );
-  const id = started.session.id;
-  const remembered = Math.max(
-    (link.ts + context.startLinkSeconds) * 1000,
-    now.getTime() + context.sessionTtlSeconds * 1000,
-  );
-  const winner = await context.loop.store.write(
-    "remembering a start link",
-    rememberStartLink({ key, sessionId: id, returnUrl: body.data.returnUrl }, new Date(remembered), now),
-  );
-  // The same link opened twice at once: the session remembered first is the link's; this one ends.
-  if (winner !== id) await context.sessions.end(id);
-  return redirect(context, `/s/${encodeURIComponent(winner)}`);
-}
 
 /** `GET /s/{id}`: the session's next step (a question's form, a survey's button, the end). */
 export async function showStep(context: RespondentPageContext, request: RouteRequest): Promise<Reply> {
@@ -265,7 +95,7 @@ export function servePageScript(context: RespondentPageContext): Reply {
     status: 200,
     body: fingerprintScript(),
     contentType: "text/javascript; charset=utf-8",
-    headers: pageHeaders(context, randomBytes(16).toString("base64")),
+    headers: pageHeaders(context),
   };
 }
 
