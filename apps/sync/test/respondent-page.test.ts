@@ -66,6 +66,7 @@ function expectPageHeaders(response: Response, frameAncestors = "'none'"): void 
   expect(response.headers.get("cache-control")).toBe("no-store");
   expect(response.headers.get("referrer-policy")).toBe("no-referrer");
   expect(response.headers.get("set-cookie")).toBeNull();
+  expect(response.headers.get("x-robots-tag")).toBe("noindex, nofollow");
   expect(response.headers.get("content-security-policy")).toContain(`frame-ancestors ${frameAncestors}`);
 }
 

@@ -54,6 +54,8 @@ export function pageHeaders(
     "cache-control": "no-store",
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
+    // A session's page is one respondent's: never in a search index.
+    "x-robots-tag": "noindex, nofollow",
     "content-security-policy": [
       "default-src 'none'",
       `style-src 'nonce-${nonce}'`,
