@@ -19,7 +19,7 @@ import { startServiceHarness, TEST_SESSION_SECRET, type ServiceHarness } from ".
  * account's redirects pointing at sds-sync's return, as a supplier sets them up.
  */
 
-/** Surveys in language 3: a dear one for women (gender 43, code 2), and three open to everyone. */
+/** Surveys in language 3: a dear one for women (gender 43, code 2), and three open to everyone; two alike in German. */
 export const pageSurveys = [
   screenedSurvey(
     {
@@ -37,6 +37,12 @@ export const pageSurveys = [
   loopSurvey(8101, { LanguageId: 3, Cpi: "1.50", Ir: "60", Loi: "10" }),
   loopSurvey(8102, { LanguageId: 3, Cpi: "1.40", Ir: "60", Loi: "10" }),
   loopSurvey(8103, { LanguageId: 3, Cpi: "1.30", Ir: "60", Loi: "10" }),
+  // German (language 9): the same question, so a German session asks it in a German page.
+  screenedSurvey(
+    { SurveyId: 8900, LanguageId: 9, Cpi: "9.00", Ir: "70", Loi: "12", Has_Survey_Groups: false, StudyTypeId: 1 },
+    { question: 43, codes: ["2"] },
+  ),
+  loopSurvey(8901, { LanguageId: 9, Cpi: "1.50", Ir: "60", Loi: "10" }),
 ];
 
 /** A started service with its marketplace, and a signer of start links to its page. */
@@ -93,7 +99,8 @@ export async function startPageService(
       OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
       SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
     });
-    await waitFor(() => harness.service.sessions.catalogue.report().askable > 0, 20_000);
+    const { catalogue } = harness.service.sessions;
+    await waitFor(() => catalogue.askable(3).size > 0 && catalogue.askable(9).size > 0, 20_000);
     return {
       harness,
       marketplace,

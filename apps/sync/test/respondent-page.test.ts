@@ -206,8 +206,16 @@ describe("the respondent page's settings", () => {
 
   it("speaks the session's language (German, French, Spanish, English) by the Languages collection", async () => {
     const service = await open();
+    // German: the question's form (surveys in language 9 ask it), its labels and button in German.
+    const germanUrl = await start(service, service.startLink({ uid: "p-de", languageId: 9 }));
+    const german = await page(germanUrl);
+    for (const text of ['lang="de"', "<h1>Eine Frage</h1>", "Wählen Sie eine Antwort.", ">Weiter</button>"])
+      expect(german).toContain(text);
+    const germanId = germanUrl.slice(germanUrl.lastIndexOf("/") + 1);
+    expect((await service.harness.request(`/v1/sessions/${germanId}/end`, { method: "POST" })).status).toBe(200);
+    expect(await page(germanUrl)).toContain("Diese Sitzung ist beendet.");
+    // The others: languages without surveys here, so their sessions end at once (no-survey).
     const sentences = {
-      9: ['lang="de"', "Gerade gibt es keine Umfrage für Sie."],
       8: ['lang="fr"', "Il n’y a pas d’enquête pour vous en ce moment."],
       10: ['lang="es"', "Ahora no hay ninguna encuesta para usted."],
       4: ['lang="en"', "There is no survey for you right now."],
