@@ -68,6 +68,7 @@ function expectPageHeaders(response: Response, frameAncestors = "'none'"): void 
   expect(response.headers.get("set-cookie")).toBeNull();
   expect(response.headers.get("x-robots-tag")).toBe("noindex, nofollow");
   expect(response.headers.get("content-security-policy")).toContain(`frame-ancestors ${frameAncestors}`);
+  expect(response.headers.get("x-frame-options")).toBe(frameAncestors === "'none'" ? "DENY" : null);
 }
 
 /** Follows a start link: the 303 to /s/<id>, as a browser would. */

@@ -56,6 +56,8 @@ export function pageHeaders(
     "x-content-type-options": "nosniff",
     // A session's page is one respondent's: never in a search index.
     "x-robots-tag": "noindex, nofollow",
+    // For browsers older than CSP's frame-ancestors (the header cannot name origins, so only when none may frame).
+    ...(context.embedOrigins.length === 0 ? { "x-frame-options": "DENY" } : {}),
     "content-security-policy": [
       "default-src 'none'",
       `style-src 'nonce-${nonce}'`,
