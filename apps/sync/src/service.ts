@@ -120,10 +120,14 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     store,
     engine,
     intervalMs,
-    // The question catalogue is reported with the routing data: `loop.inventoryData.questions`.
+    // The question catalogue is reported with the routing data (`loop.inventoryData.questions`), the gate's refusals as `loop.gate`.
     loopStatus: async () => {
-      const status = await loopStatus(loop);
-      return { ...status, inventoryData: { ...status.inventoryData, questions: sessions.catalogue.report() } };
+      const [status, refusals] = await Promise.all([loopStatus(loop), sessions.gateRefusals()]);
+      return {
+        ...status,
+        inventoryData: { ...status.inventoryData, questions: sessions.catalogue.report() },
+        gate: { refusals },
+      };
     },
     currency: config.currency ?? "USD",
     // The lock holder as it announced itself, else the replica that ran the last cycle.
@@ -255,6 +259,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       logger,
       registry: metrics.registry,
       fetch,
+      readLanguages: async () => (await store.getCollection("languages"))?.body,
       ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
     }),
     (started) => started.stop(),

@@ -249,6 +249,7 @@ describe("the OpenAPI document of sds-sync", () => {
     expect(Object.keys(loop?.properties ?? {}).sort()).toEqual(
       [
         "account",
+        "gate",
         "inventoryData",
         "matcher",
         "orphans",

@@ -72,9 +72,17 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
     console.info(`respondent page screenshots:\n${shots.join("\n")}`);
   });
 
-  /** A respondent's browser (entry links lead to the sandbox marketplace). */
-  async function respondent(javaScript = true): Promise<Respondent> {
-    const context = await browser.newContext({ userAgent: CHROME, javaScriptEnabled: javaScript, viewport: DESKTOP });
+  /**
+   * A respondent's browser (entry links lead to the sandbox marketplace). One Chromium is one
+   * device to the fingerprint: the time zone tells the respondents' devices apart.
+   */
+  async function respondent(timezoneId: string, javaScript = true): Promise<Respondent> {
+    const context = await browser.newContext({
+      userAgent: CHROME,
+      javaScriptEnabled: javaScript,
+      viewport: DESKTOP,
+      timezoneId,
+    });
     contexts.push(context);
     const requests: string[] = [];
     context.on("request", (request) => requests.push(request.url()));
@@ -124,7 +132,7 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
   }
 
   it("takes a respondent through a question, a survey, its return, a re-route and the complete, with JavaScript", async () => {
-    const { page, context, requests } = await respondent();
+    const { page, context, requests } = await respondent("Europe/Berlin");
     const answers = (await import("vitest")).vi.spyOn(service.harness.service.sessions.sessions, "answer");
     const response = await page.goto(
       service.startLink({ uid: "browser-1", languageId: 3, returnUrl: "https://panel.example/done" }),
@@ -170,7 +178,7 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
   }, 120_000);
 
   it("works the same without JavaScript: forms and redirects only", async () => {
-    const { page } = await respondent(false);
+    const { page } = await respondent("Europe/Paris", false);
     await page.goto(service.startLink({ uid: "browser-2", languageId: 3 }));
     expect(await heading(page)).toBe("A question");
     await checkStep(page, "question-nojs", false);
@@ -190,7 +198,7 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
   }, 120_000);
 
   it("can be used by keyboard alone: Tab, Space and Enter", async () => {
-    const { page } = await respondent();
+    const { page } = await respondent("America/New_York");
     await page.goto(service.startLink({ uid: "browser-3", languageId: 3 }));
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.getAttribute("type"))).toBe("radio");
@@ -209,8 +217,24 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
     expect(await page.locator("main").textContent()).toContain("You completed a survey.");
   }, 120_000);
 
+  it("tells the quality gate the device: a second uid on the first respondent's device is refused", async () => {
+    const { page } = await respondent("Europe/Berlin");
+    await page.goto(service.startLink({ uid: "browser-same-device", languageId: 3 }));
+    await page.waitForFunction(
+      () => (document.querySelector<HTMLInputElement>('input[name="fingerprint"]')?.value ?? "") !== "",
+    );
+    await page.getByLabel("Female").check();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.locator("h1", { hasText: "Thank you" }).waitFor();
+    expect(await page.locator("main").textContent()).toContain("We cannot offer you more surveys at this time.");
+    const id = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+    const session = (await (await service.harness.request(`/v1/sessions/${id}`)).json()) as { next: unknown };
+    expect(session.next).toEqual({ kind: "done", reason: "excluded", gate: "duplicate-device" });
+    await checkStep(page, "refused");
+  }, 120_000);
+
   it("refuses a forged start link, and loads in frames of SYNC_EMBED_ORIGINS only", async () => {
-    const { page } = await respondent();
+    const { page } = await respondent("Asia/Tokyo");
     const forged = await page.goto(service.startLink({ uid: "browser-4", languageId: 3 }, "f".repeat(40)));
     expect(forged?.status()).toBe(403);
     expect(await page.locator("main").textContent()).toContain("This link is not valid.");

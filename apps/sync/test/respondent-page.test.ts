@@ -41,14 +41,16 @@ async function open(config: Parameters<typeof startPageService>[0] = {}, databas
 }
 
 const now = () => Math.floor(Date.now() / 1000);
-const manual = { redirect: "manual" } as const;
+/** A regular browser's user agent: the quality gate refuses the one of Node's fetch as a bot's. */
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+const manual = { redirect: "manual", headers: { "user-agent": CHROME } } as const;
 
 /** Posts a form as a browser does. */
 function postForm(url: string, fields: [string, string][]): Promise<Response> {
   return fetch(url, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": CHROME },
     body: new URLSearchParams(fields).toString(),
   });
 }
@@ -169,7 +171,7 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     const link = service.startLink({ uid: "p-2 O'Brien", languageId: 3 });
     // A link checker's HEAD starts no session.
     const starts = vi.spyOn(service.harness.service.sessions.sessions, "start");
-    expect((await fetch(link, { method: "HEAD", redirect: "manual" })).status).toBe(200);
+    expect((await fetch(link, { ...manual, method: "HEAD" })).status).toBe(200);
     expect(starts).not.toHaveBeenCalled();
     const first = await start(service, link);
     expect(await start(service, link)).toBe(first);
@@ -193,6 +195,29 @@ describe.each(stores)("the respondent page ($name)", (store) => {
         JSON.stringify(fields),
       ).toContain("This link is not valid.");
     expect(starts).not.toHaveBeenCalled();
+  });
+});
+
+describe("the respondent page and the quality gate", () => {
+  it("shows a respondent the gate refused at the start the end of their session, and nothing more", async () => {
+    const service = await open();
+    const bot = {
+      redirect: "manual",
+      headers: { "user-agent": "Googlebot/2.1 (+http://www.google.com/bot.html)" },
+    } as const;
+    const started = await fetch(service.startLink({ uid: "p-bot", languageId: 3 }), { ...bot });
+    expect(started.status).toBe(303);
+    const stepUrl = `${service.base}${started.headers.get("location") ?? ""}`;
+    const end = await fetch(stepUrl, { ...bot });
+    expect(end.status).toBe(200);
+    expectPageHeaders(end);
+    const html = await end.text();
+    expect(html).toContain("We cannot offer you more surveys at this time.");
+    // Which rule refused is the supplier's to know (GET /v1/sessions/{id}), not the page's to tell.
+    expect(html.slice(html.indexOf("<main>"))).not.toMatch(/bot/i);
+    const id = stepUrl.slice(stepUrl.lastIndexOf("/") + 1);
+    const session = (await (await service.harness.request(`/v1/sessions/${id}`)).json()) as { next: unknown };
+    expect(session.next).toEqual({ kind: "done", reason: "excluded", gate: "bot" });
   });
 });
 

@@ -92,4 +92,6 @@ export interface PlainSetting<T> {
   readonly description: string;
   readonly parse: (raw: string) => T;
   readonly fallback: { readonly kind: "default"; readonly raw: string } | { readonly kind: "unset" };
+  /** How the logged configuration shows the value (a Map would log as `{}`). @default the value */
+  readonly describe?: (value: T | undefined) => unknown;
 }

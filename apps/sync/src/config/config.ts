@@ -11,6 +11,7 @@ import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
 import { parseTrustedProxies } from "../http/client-address.ts";
 import { pageSettings, type PageConfig } from "../page/page-settings.ts";
 import { sessionSettings, type SessionConfig } from "../session/session-settings.ts";
+import { gateSettings, type GateConfig } from "../gate/gate-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
 import { operationPathsSetting, type OperationPaths } from "../upstream/operation-paths.ts";
 
@@ -27,7 +28,7 @@ export type { DatabaseConfig };
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -315,6 +316,7 @@ export const settings = {
   ...eventSettings,
   ...sessionSettings,
   ...pageSettings,
+  ...gateSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
     description:

@@ -4,7 +4,7 @@ import { command, execute, first, statement, type Program } from "../loop/store/
 
 /*
  * The start links that started a session, in the loop store (`loop_start_links`, loop migration
- * 10), so every replica lands a link used again on the same session. A link is kept by a hash
+ * 11), so every replica lands a link used again on the same session. A link is kept by a hash
  * of its signature (the signature itself would be a valid link's last part), with its returnUrl,
  * until both the link and its session have expired.
  */

@@ -1,8 +1,11 @@
 import { isoTime as toIso } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
+import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import { query, queryOne, type Program, type SqlRow } from "../loop/store/loop-program.ts";
 import type { EntryAdmission, EntryInput, OutcomeRecord, RecordEntryResult } from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
+import type { GateCode } from "@sds/sync-client";
+import { storedGateCode } from "../gate/gate-records.ts";
 
 /*
  * The session's store logic, as programs over the loop store's tables (loop-program.ts): each
@@ -28,6 +31,10 @@ export interface SessionRow {
   readonly version: number;
   readonly createdAt: string;
   readonly expiresAt: string;
+  /** The respondent's device fingerprint, once the start or an answer carried it. */
+  readonly fingerprint: string | null;
+  /** The quality gate's rule that refused the respondent (the session is then done, `excluded`). */
+  readonly gate: GateCode | null;
   readonly attempts: readonly AttemptRow[];
 }
 
@@ -75,27 +82,56 @@ function toAttempt(row: SqlRow): AttemptRow {
   };
 }
 
-/** Stores a new session. */
-export function* createSession(
-  session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">,
-): Program<void> {
+/** A new session as stored: how the respondent reached it too (the quality gate's facts). */
+export interface NewSession extends Omit<
+  SessionRow,
+  "attempts" | "state" | "doneReason" | "questionsAsked" | "version" | "gate"
+> {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/** Stores a new session: open, or (refused by the quality gate) done at once, `excluded` with the rule's code. */
+export function* createSession(session: NewSession, refused?: GateCode): Program<void> {
   yield* query(
-    "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
+    "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     session.id,
     session.uid,
     session.languageId,
     session.device,
     session.returnUrl,
+    refused === undefined ? "open" : "done",
+    refused === undefined ? null : "excluded",
+    refused ?? null,
+    session.ip,
+    session.userAgent,
+    session.fingerprint,
     session.createdAt,
     session.expiresAt,
   );
+}
+
+/** Ends an open session as the quality gate refused it (`excluded`, with the rule's code); false when it moved meanwhile. */
+export function* refuseSession(id: string, version: number, code: GateCode): Program<boolean> {
+  const row = yield* queryOne(
+    "UPDATE loop_sessions SET state = 'done', done_reason = 'excluded', gate = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
+    code,
+    id,
+    version,
+  );
+  return row !== undefined;
+}
+
+/** Keeps the device fingerprint a session's respondent came with (the first one stands). */
+export function* keepFingerprint(id: string, fingerprint: string): Program<void> {
+  yield* query("UPDATE loop_sessions SET fingerprint = ? WHERE id = ? AND fingerprint IS NULL", fingerprint, id);
 }
 
 /** A session with its attempts, oldest first; undefined when there is none. One statement (one round trip). */
 export function* readSession(id: string): Program<SessionRow | undefined> {
   const rows = yield* query(
     `SELECT s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
-  s.created_at, s.expires_at, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
+  s.created_at, s.expires_at, s.fingerprint, s.gate, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
   e.outcome, e.outcome_at
 FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
 WHERE s.id = ? ORDER BY a.position`,
@@ -116,6 +152,8 @@ WHERE s.id = ? ORDER BY a.position`,
     version: Number(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
+    fingerprint: textOrNull(row.fingerprint),
+    gate: row.gate === null || row.gate === undefined ? null : storedGateCode(row.gate),
     attempts: rows.filter((attempt) => typeof attempt.token === "string").map(toAttempt),
   };
 }
@@ -334,6 +372,8 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
   );
   if (row === undefined) return false;
   yield* query("UPDATE loop_sessions SET version = version + 1 WHERE id = ?", String(row.session_id));
+  // The respondent's own return says security: it counts in their risk even before (or without) the S2S call.
+  if (returned === "security") yield* flagSecurity(token, true, new Date(at));
   return true;
 }
 

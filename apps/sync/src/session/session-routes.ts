@@ -4,9 +4,10 @@ import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import { readJsonBody } from "../http/request-body.ts";
 import { json, type Reply } from "../http/respond.ts";
 import { outcomeKinds } from "../loop/store/loop-store.ts";
+import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
 import { eraseProfile, readProfile } from "./session-records.ts";
 import { receiveReturn, type ReturnContext } from "./session-return.ts";
-import { Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
+import { type ErrorBody, Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
 import type { SessionOutcome, Sessions } from "./sessions.ts";
 
 /** What the session's routes work with. */
@@ -46,8 +47,22 @@ const returnDoc = {
   errors: ["400", "403", "404", "405", "500", "503"],
 } as const satisfies RouteDoc;
 
+/**
+ * The API's answer: the session, or its error; a respondent the quality gate refused in this
+ * request is a 403 `respondent_refused` naming the rule (`error.gate`); the session, done
+ * (`excluded`, with `gate`), can still be read.
+ */
 function answer(outcome: SessionOutcome, status = 200): Reply {
-  return outcome.kind === "reply" ? outcome.reply : json(status, outcome.session);
+  if (outcome.kind === "reply") return outcome.reply;
+  if (outcome.refused !== undefined)
+    return json(403, {
+      error: {
+        code: "respondent_refused",
+        message: `the quality gate refused the respondent (${outcome.refused}); session ${outcome.session.id} is done`,
+        gate: outcome.refused,
+      },
+    } satisfies ErrorBody);
+  return json(status, outcome.session);
 }
 
 /**
@@ -71,7 +86,8 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
           return body.ok ? answer(await sessions.start(body.value), 201) : body.reply;
         },
         doc: {
-          summary: "Begin a respondent's session: 201 with its first step (a question, a survey or done)",
+          summary:
+            "Begin a respondent's session: 201 with its first step (a question, a survey or done); 403 respondent_refused (error.gate) when the quality gate refuses the respondent. Without ip in the body, the address-based rules (velocity-ip, geo) do not apply: the caller is your server, not the respondent",
           requestBody: "SessionBody",
           success: { "201": "Session" },
           errors: ["400", ...guarded, "413", "415", "503"],
@@ -96,10 +112,17 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
         access: "token",
         handler: async (request) => {
           const body = await readJsonBody(request.incoming, SessionAnswersBody);
-          return body.ok ? answer(await sessions.answer(request.params.id ?? "", body.value.answers)) : body.reply;
+          return body.ok
+            ? answer(
+                await sessions.answer(request.params.id ?? "", body.value.answers, {
+                  fingerprint: body.value.fingerprint,
+                }),
+              )
+            : body.reply;
         },
         doc: {
-          summary: "The respondent's answers (kept in their profile): the session with a new next step",
+          summary:
+            "The respondent's answers (kept in their profile), with the page's device fingerprint: the session with a new next step; 403 respondent_refused when the quality gate refuses the respondent",
           parameters: [sessionId],
           requestBody: "SessionAnswersBody",
           success: { "200": "Session" },
@@ -132,14 +155,19 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
         access: "token",
         handler: async (request) => {
           const uid = request.params.uid ?? "";
-          const answers = await context.loop.store.read(readProfile(uid));
+          const [answers, risk] = await Promise.all([
+            context.loop.store.read(readProfile(uid)),
+            context.loop.store.read(readRisk(uid)),
+          ]);
           return json(200, {
             uid,
             answers: answers.map((item) => ({ ...item, answers: [...item.answers] })),
+            risk: { ...risk, score: riskScore(risk) },
           } satisfies Profile);
         },
         doc: {
-          summary: "A respondent's stored answers, with when and how each came (session, api, import)",
+          summary:
+            "A respondent's stored answers, with when and how each came (session, api, import), and their risk (the quality gate's score)",
           parameters: [uidParameter],
           success: { "200": "Profile" },
           errors: [...guarded, "503"],

@@ -15,10 +15,14 @@ import { QuestionCatalogue } from "./question-catalogue.ts";
 import { pruneSessions, readProfile, storeAnswers } from "./session-records.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import type { SessionConfig } from "./session-settings.ts";
+import type { GateConfig } from "../gate/gate-settings.ts";
+import { pruneGateRecords, refusalCounts } from "../gate/gate-records.ts";
+import { createQualityGate } from "../gate/start-gate.ts";
+import type { GateCode } from "@sds/sync-client";
 import { Sessions } from "./sessions.ts";
 
 /** The settings the sessions start with: their own rows, and those of the service they read. */
-export interface SessionStartConfig extends SessionConfig {
+export interface SessionStartConfig extends SessionConfig, GateConfig {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly operationPaths?: OperationPaths | undefined;
@@ -62,6 +66,8 @@ export interface SessionRoom {
   readonly routes: RouteModule;
   readonly sessions: Sessions;
   readonly catalogue: QuestionCatalogue;
+  /** The quality gate's refusals so far, by code, all replicas together (the status page's). */
+  gateRefusals(): Promise<Record<GateCode, number>>;
   /** What `/v1/match` reads and keeps of respondents' profiles. */
   readonly profiles: ProfileAccess;
   /** What the shared pruner (`src/retention/pruner.ts`) deletes of the sessions, and when. */
@@ -85,6 +91,8 @@ export function startSessions(options: {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly fetch: FetchFunction;
+  /** The stored Languages collection's body (the quality gate's geo rule), undefined while none was stored. */
+  readonly readLanguages?: () => Promise<unknown>;
   readonly clock?: () => Date;
   readonly intervals?: SessionIntervals;
 }): SessionRoom {
@@ -105,7 +113,12 @@ export function startSessions(options: {
     questionSeconds: config.questionSeconds ?? 8,
     profileTtlDays: config.profileTtlDays ?? 30,
   };
-  const sessions = new Sessions({ loop, inventory, catalogue, settings, clock });
+  const gate = createQualityGate({
+    config,
+    registry: options.registry,
+    readLanguages: options.readLanguages ?? (() => Promise.resolve(undefined)),
+  });
+  const sessions = new Sessions({ loop, inventory, catalogue, settings, gate, clock });
   new Gauge({
     name: "sds_sync_questions_unavailable",
     help: "Catalogue questions (per language) whose QualificationDetailById answered 404 or could not be read: sessions do not ask them.",
@@ -164,7 +177,18 @@ export function startSessions(options: {
     retentionMs: settings.ttlSeconds * 1000,
     async pruneBatch(before, limit) {
       const deleted = await loop.store.write("pruning sessions", pruneSessions(before.toISOString(), limit));
-      return { deleted, more: deleted === limit, deferred: false };
+      if (deleted === limit) return { deleted, more: true, deferred: false };
+      // The quality gate's starts and devices go with the sessions, once no rule looks back at them.
+      const now = clock().getTime();
+      const gateRows = await loop.store.write(
+        "pruning the quality gate's records",
+        pruneGateRecords(
+          new Date(now - gate.lookback.startsMs),
+          new Date(now - gate.lookback.devicesMs),
+          limit - deleted,
+        ),
+      );
+      return { deleted: deleted + gateRows, more: deleted + gateRows === limit, deferred: false };
     },
   };
   const profiles: ProfileAccess = {
@@ -197,6 +221,7 @@ export function startSessions(options: {
     routes: sessionRoutes({ sessions, loop, returnUrl: config.sessionReturnUrl, clock }),
     sessions,
     catalogue,
+    gateRefusals: () => loop.store.read(refusalCounts()),
     profiles,
     retention,
     sweepDrops: (now) => sweepDrops(loop, inventory, dropAfterLoi, now ?? clock()),

@@ -84,7 +84,7 @@ INSERT INTO loop_counters (name, value) VALUES ('questions', 0);
 }
 
 /**
- * Version 10: the start links of the respondent page that started a session (src/page), by a
+ * Version 11: the start links of the respondent page that started a session (src/page), by a
  * hash of their signature, so a link used again lands on its session while that is open and is
  * refused after, with the link's returnUrl (kept here, not in the session, so a survey's return
  * lands on the page); a row is kept until both the link and its session have expired.
