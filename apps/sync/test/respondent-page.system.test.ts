@@ -127,6 +127,15 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
     service.marketplace.plan(session.next.token ?? "", outcome);
   }
 
+  /** Answers the first question (gender) once the page's script has filled in the device fingerprint. */
+  async function answerGenderWithFingerprint(page: Page): Promise<void> {
+    await page.waitForFunction(
+      () => (document.querySelector<HTMLInputElement>('input[name="fingerprint"]')?.value ?? "") !== "",
+    );
+    await page.getByLabel("Female").check();
+    await page.getByRole("button", { name: "Next" }).click();
+  }
+
   async function heading(page: Page): Promise<string> {
     return (await page.locator("h1").textContent()) ?? "";
   }
@@ -218,13 +227,23 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
   }, 120_000);
 
   it("tells the quality gate the device: a second uid on the first respondent's device is refused", async () => {
-    const { page } = await respondent("Europe/Berlin");
+    // The first uid on this device (its own time zone: no other test's) answers a question, which
+    // posts the page's fingerprint; the second uid on the same device is refused at its answer.
+    const first = await respondent("America/Sao_Paulo");
+    await first.page.goto(service.startLink({ uid: "browser-device-first", languageId: 3 }));
+    await answerGenderWithFingerprint(first.page);
+    const firstId = new URL(first.page.url()).pathname.split("/").at(-1) ?? "";
+    await expect
+      .poll(async () => {
+        const session = (await (await service.harness.request(`/v1/sessions/${firstId}`)).json()) as {
+          questionsAsked: number;
+        };
+        return session.questionsAsked;
+      })
+      .toBe(1);
+    const { page } = await respondent("America/Sao_Paulo");
     await page.goto(service.startLink({ uid: "browser-same-device", languageId: 3 }));
-    await page.waitForFunction(
-      () => (document.querySelector<HTMLInputElement>('input[name="fingerprint"]')?.value ?? "") !== "",
-    );
-    await page.getByLabel("Female").check();
-    await page.getByRole("button", { name: "Next" }).click();
+    await answerGenderWithFingerprint(page);
     await page.locator("h1", { hasText: "Thank you" }).waitFor();
     expect(await page.locator("main").textContent()).toContain("We cannot offer you more surveys at this time.");
     const id = new URL(page.url()).pathname.split("/").at(-1) ?? "";
