@@ -230,6 +230,20 @@ describe("the respondent page's settings", () => {
     expectPageHeaders(step, "https://panel.example https://app.panel.example:8443");
   });
 
+  it("sends no Referer and keeps nothing in caches from the router's own 404 and 405 under /s/ either", async () => {
+    const service = await open();
+    const location = await start(service, service.startLink({ uid: "p-router", languageId: 3 }));
+    for (const [path, method, status] of [
+      [`${location}/nothing-here`, "GET", 404],
+      [location, "DELETE", 405],
+    ] as const) {
+      const response = await fetch(path, { ...manual, method });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    }
+  });
+
   it("speaks the session's language (German, French, Spanish, English) by the Languages collection", async () => {
     const service = await open();
     // German: the question's form (surveys in language 9 ask it), its labels and button in German.
