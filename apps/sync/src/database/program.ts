@@ -22,6 +22,12 @@ import type { RawRow, Statement, StatementText } from "./statement.ts";
 export interface SqlStep {
   readonly text: StatementText;
   readonly params: readonly SqlValue[];
+  /**
+   * The program yields nothing after this step when the dialect runs it: the statement is the
+   * whole write, atomic by itself, so a driver may run it without BEGIN … COMMIT (two round trips
+   * fewer on PostgreSQL). Where the dialect skips it (null text), the program goes on as usual.
+   */
+  readonly whole?: true;
 }
 
 /** What a driver gives back for a step: the rows it returned, undecoded, and the rows it changed. */
@@ -71,6 +77,19 @@ export function* execute<Params extends readonly SqlValue[]>(
   return (yield { text: statement.text, params }).changes;
 }
 
+/**
+ * Runs `statement` as the program's whole write where the dialect runs it (see
+ * {@link SqlStep.whole}): the program must return right after it. Its rows, decoded; none where
+ * the dialect skips it, so a dialect-specific statement must always return a row where it runs.
+ */
+export function* whole<Params extends readonly SqlValue[], Row>(
+  statement: Statement<Params, Row>,
+  ...params: Params
+): Program<Row[]> {
+  const result = yield { text: statement.text, params, whole: true };
+  return result.rows.map(statement.decode);
+}
+
 /** Runs `program` to its end with a synchronous executor (SQLite). */
 export function runProgramSync<T>(program: Program<T>, executeStep: (step: SqlStep) => StepResult): T {
   let next = program.next();
@@ -79,11 +98,16 @@ export function runProgramSync<T>(program: Program<T>, executeStep: (step: SqlSt
 }
 
 /** Runs `program` to its end with an asynchronous executor (PostgreSQL). */
-export async function runProgram<T>(
+export function runProgram<T>(program: Program<T>, executeStep: (step: SqlStep) => Promise<StepResult>): Promise<T> {
+  return resumeProgram(program, program.next(), executeStep);
+}
+
+/** Runs `program` on from `next`, what it yielded last (a driver that looked at its first step). */
+export async function resumeProgram<T>(
   program: Program<T>,
+  next: IteratorResult<SqlStep, T>,
   executeStep: (step: SqlStep) => Promise<StepResult>,
 ): Promise<T> {
-  let next = program.next();
   while (!next.done) next = program.next(await executeStep(next.value));
   return next.value;
 }

@@ -1,7 +1,15 @@
 import { isoTime as toIso } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
-import { query, queryOne, type Program, type SqlRow } from "../loop/store/loop-program.ts";
-import type { EntryAdmission, EntryInput, OutcomeRecord, RecordEntryResult } from "../loop/store/loop-store.ts";
+import { decodePastEntry } from "../loop/store/loop-rows.ts";
+import { command, first, query, queryOne, rows, statement, type Program, type SqlRow } from "../loop/store/loop-program.ts";
+import { whole } from "../database/program.ts";
+import type {
+  EntryAdmission,
+  EntryInput,
+  OutcomeRecord,
+  PastEntry,
+  RecordEntryResult,
+} from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
 
 /*
@@ -10,6 +18,12 @@ import type { AttemptReturn } from "@sds/routing";
  * of the session bumps first (`UPDATE … WHERE version = ?`): on PostgreSQL that row lock orders
  * the replicas that move one session, and a change decided on a stale read is refused (`stale`)
  * and decided again.
+ *
+ * Round trips (PostgreSQL, counted by `bench:session-http`): a step reads its session, the
+ * respondent's profile and history in one statement ({@link readSessionWithRespondent}); a
+ * write that PostgreSQL can do in one statement (data-modifying CTEs) is that statement, run
+ * without BEGIN … COMMIT where it is the whole write ({@link whole}); SQLite, where a statement
+ * costs no round trip, runs the same program's plain statements instead.
  */
 
 /** Where an answer came from. */
@@ -75,12 +89,26 @@ function toAttempt(row: SqlRow): AttemptRow {
   };
 }
 
-/** Stores a new session. */
+const CREATE_SESSION = command<
+  [
+    id: string,
+    uid: string,
+    languageId: number,
+    device: string | null,
+    returnUrl: string | null,
+    createdAt: string,
+    expiresAt: string,
+  ]
+>(
+  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
+);
+
+/** Stores a new session, and the answers given with it as the respondent's profile (source `api`): one statement without answers. */
 export function* createSession(
   session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">,
+  answers: ReadonlyMap<number, readonly string[]> = new Map(),
 ): Program<void> {
-  yield* query(
-    "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
+  const values = [
     session.id,
     session.uid,
     session.languageId,
@@ -88,19 +116,34 @@ export function* createSession(
     session.returnUrl,
     session.createdAt,
     session.expiresAt,
-  );
+  ] as const;
+  if (answers.size === 0) {
+    yield* whole(CREATE_SESSION, ...values);
+    return;
+  }
+  yield* rows(CREATE_SESSION, ...values);
+  yield* storeAnswers({
+    uid: session.uid,
+    languageId: session.languageId,
+    answers,
+    source: "api",
+    at: session.createdAt,
+  });
 }
+
+const SESSION_COLUMNS = `s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
+  s.created_at, s.expires_at, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
+  e.outcome, e.outcome_at`;
+const SESSION_FROM = `FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
+WHERE s.id = ?`;
 
 /** A session with its attempts, oldest first; undefined when there is none. One statement (one round trip). */
 export function* readSession(id: string): Program<SessionRow | undefined> {
-  const rows = yield* query(
-    `SELECT s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
-  s.created_at, s.expires_at, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
-  e.outcome, e.outcome_at
-FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
-WHERE s.id = ? ORDER BY a.position`,
-    id,
-  );
+  return decodeSession(yield* query(`SELECT ${SESSION_COLUMNS} ${SESSION_FROM} ORDER BY a.position`, id));
+}
+
+/** A session from its rows (one per attempt, or one without any). */
+function decodeSession(rows: readonly SqlRow[]): SessionRow | undefined {
   const row = rows[0];
   if (row === undefined) return undefined;
   const device = textOrNull(row.device);
@@ -116,8 +159,86 @@ WHERE s.id = ? ORDER BY a.position`,
     version: Number(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
-    attempts: rows.filter((attempt) => typeof attempt.token === "string").map(toAttempt),
+    attempts: rows
+      .filter((attempt) => typeof attempt.token === "string")
+      .map(toAttempt)
+      .sort((a, b) => a.position - b.position),
   };
+}
+
+/** What a step decides on besides its session: the respondent's stored answers and latest entries. */
+export interface RespondentFacts {
+  /** By question. */
+  readonly profile: readonly ProfileAnswer[];
+  /** Newest first. */
+  readonly history: readonly PastEntry[];
+}
+
+/*
+ * The respondent's rows beside a session's, in one statement: each row says its kind, and the
+ * columns a kind has no use for are NULL. The latest entries are chosen in a subquery (IN, not a
+ * derived table, so that PostgreSQL types the NULLs of every branch together).
+ */
+const PROFILE_COLUMNS = "p.qualification_id, p.answers, p.source, p.answered_at";
+const NO_SESSION = "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+const respondentBranches = (uid: string) => `SELECT 'profile' AS kind, ${NO_SESSION}, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, ${PROFILE_COLUMNS}, p.language_id AS answer_language_id
+FROM loop_profile_answers p WHERE p.uid = ${uid}
+UNION ALL SELECT 'history', ${NO_SESSION}, NULL, NULL, NULL, h.survey_id, NULL, h.issued_at, NULL, NULL,
+  h.outcome, NULL, NULL, NULL, NULL, NULL, NULL
+FROM loop_entries h WHERE h.token IN (SELECT token FROM loop_entries WHERE uid = ${uid} ORDER BY issued_at DESC LIMIT ?)`;
+
+const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, id: string, historyLimit: number], SqlRow>(
+  `SELECT 'session' AS kind, ${SESSION_COLUMNS}, NULL AS qualification_id, NULL AS answers, NULL AS source,
+  NULL AS answered_at, NULL AS answer_language_id ${SESSION_FROM}
+UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`,
+  (row) => row,
+);
+const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], SqlRow>(
+  respondentBranches("?"),
+  (row) => row,
+);
+
+function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
+  return {
+    profile: rows
+      .filter((row) => row.kind === "profile")
+      .map((row) => toProfileAnswer({ ...row, language_id: row.answer_language_id }))
+      .sort((a, b) => a.qualificationId - b.qualificationId),
+    history: rows
+      .filter((row) => row.kind === "history")
+      .map(decodePastEntry)
+      .sort((a, b) => b.enteredAt - a.enteredAt),
+  };
+}
+
+/** A session and its respondent's facts (up to `historyLimit` entries), in one statement; undefined when there is no session. */
+export function* readSessionWithRespondent(
+  id: string,
+  historyLimit: number,
+): Program<{ readonly session: SessionRow; readonly respondent: RespondentFacts } | undefined> {
+  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, id, historyLimit);
+  const session = decodeSession(found.filter((row) => row.kind === "session"));
+  return session === undefined ? undefined : { session, respondent: decodeRespondent(found) };
+}
+
+/** A respondent's facts (up to `historyLimit` entries), in one statement. */
+export function* readRespondent(uid: string, historyLimit: number): Program<RespondentFacts> {
+  return decodeRespondent(yield* rows(RESPONDENT, uid, uid, historyLimit));
+}
+
+/** `profile` as it is once `answers` are stored at `at` in `languageId`: what a request that wrote them decides on, unread. */
+export function withAnswers(
+  profile: readonly ProfileAnswer[],
+  answers: ReadonlyMap<number, readonly string[]>,
+  languageId: number,
+  source: AnswerSource,
+  at: string,
+): ProfileAnswer[] {
+  const merged = new Map(profile.map((answer) => [answer.qualificationId, answer]));
+  for (const [qualificationId, given] of answers)
+    merged.set(qualificationId, { qualificationId, languageId, answers: [...given], source, answeredAt: at });
+  return [...merged.values()].sort((a, b) => a.qualificationId - b.qualificationId);
 }
 
 /** Bumps the session's version if it still is `version` (taking its row lock); the new version, else undefined (stale). */
@@ -140,6 +261,32 @@ export function* finishSession(id: string, version: number, reason: string): Pro
   );
   return row !== undefined;
 }
+
+/** The session's version bumped and its attempt added, in one statement where the dialect can (PostgreSQL); always one row there. */
+const ADD_ATTEMPT = statement<
+  [
+    id: string,
+    version: number,
+    token: string,
+    position: number,
+    surveyId: number,
+    link: string,
+    issuedAt: string,
+  ],
+  number
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH bumped AS (
+  UPDATE loop_sessions SET version = version + 1 WHERE id = ? AND version = ? RETURNING id
+), attempt AS (
+  INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at)
+  SELECT ?, id, ?, ?, ?, ? FROM bumped RETURNING token
+)
+SELECT count(*) AS attempts FROM attempt`
+      : null,
+  (row) => Number(row.attempts),
+);
 
 /** What {@link issueAttempt} did. */
 export type IssueResult<Refusal> =
@@ -167,23 +314,90 @@ export function* issueAttempt<Refusal>(
   if (locked === undefined) return { kind: "stale" };
   const result = yield* recordEntry(entry, admit, settings);
   if (result.kind !== "recorded") return { kind: "not-issued", result };
-  yield* bump(attempt.sessionId, attempt.version);
-  yield* query(
-    "INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at) VALUES (?, ?, ?, ?, ?, ?)",
-    entry.token,
+  const attempted = yield* first(
+    ADD_ATTEMPT,
     attempt.sessionId,
+    attempt.version,
+    entry.token,
     attempt.position,
     entry.surveyId,
     attempt.link,
     entry.at.toISOString(),
   );
+  if (attempted === undefined) {
+    yield* bump(attempt.sessionId, attempt.version);
+    yield* query(
+      "INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at) VALUES (?, ?, ?, ?, ?, ?)",
+      entry.token,
+      attempt.sessionId,
+      attempt.position,
+      entry.surveyId,
+      attempt.link,
+      entry.at.toISOString(),
+    );
+  }
   return { kind: "issued", issuedAt: result.entry.issuedAt, attached: result.attached };
 }
 
 /**
+ * A session's answers in one statement, where the dialect writes several tables in one
+ * (PostgreSQL), in the order of locks of {@link storeAnswers}: the session's version is bumped
+ * first (nothing else happens when it moved), then the answers replace the earlier ones (those
+ * read under their row locks) and the counts move by the difference, each answer counted once
+ * per question and side. `answers` is a JSON object of arrays by question; always one row.
+ */
+const STORE_SESSION_ANSWERS = statement<
+  [
+    answered: number,
+    id: string,
+    version: number,
+    answers: string,
+    uid: string,
+    languageId: number,
+    source: AnswerSource,
+    at: string,
+  ],
+  boolean
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH session AS (
+  UPDATE loop_sessions SET questions_asked = questions_asked + ?, version = version + 1 WHERE id = ? AND version = ? RETURNING version
+), given AS (
+  SELECT CAST(key AS BIGINT) AS qualification_id, CAST(value AS TEXT) AS answers FROM json_each(CAST(? AS JSON))
+  WHERE EXISTS (SELECT 1 FROM session)
+), earlier AS (
+  SELECT p.qualification_id, p.language_id, p.answers FROM loop_profile_answers AS p
+  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $5 FOR UPDATE OF p
+), saved AS (
+  INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at)
+  SELECT $5, g.qualification_id, $6, g.answers, $7, $8 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
+  ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers,
+    source = excluded.source, answered_at = excluded.answered_at
+  RETURNING qualification_id
+), deltas AS (
+  SELECT DISTINCT e.language_id, e.qualification_id, a.answer, -1 AS delta
+  FROM earlier AS e CROSS JOIN json_array_elements_text(CAST(e.answers AS JSON)) AS a (answer)
+  UNION ALL
+  SELECT DISTINCT CAST($6 AS BIGINT), s.qualification_id, a.answer, 1
+  FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
+    CROSS JOIN json_array_elements_text(CAST(g.answers AS JSON)) AS a (answer)
+), counted AS (
+  INSERT INTO loop_answer_counts (language_id, qualification_id, answer, answers)
+  SELECT language_id, qualification_id, answer, SUM(delta) FROM deltas GROUP BY language_id, qualification_id, answer
+  ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers
+  RETURNING answer
+)
+SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
+      : null,
+  (row) => Number(row.stored) === 1,
+);
+
+/**
  * Stores a respondent's answers (replacing earlier answers to the same questions) and keeps the
  * language's answer counts; with a session, counts them as answered in it and bumps its version
- * (false when it moved meanwhile: nothing is written then).
+ * (false when it moved meanwhile: nothing is written then). With a session on PostgreSQL, one
+ * statement, the whole write.
  */
 export function* storeAnswers(
   input: {
@@ -196,6 +410,18 @@ export function* storeAnswers(
   session?: { readonly id: string; readonly version: number },
 ): Program<boolean> {
   if (session !== undefined) {
+    const [stored] = yield* whole(
+      STORE_SESSION_ANSWERS,
+      input.answers.size,
+      session.id,
+      session.version,
+      JSON.stringify(Object.fromEntries(input.answers)),
+      input.uid,
+      input.languageId,
+      input.source,
+      input.at,
+    );
+    if (stored !== undefined) return stored;
     const row = yield* queryOne(
       "UPDATE loop_sessions SET questions_asked = questions_asked + ?, version = version + 1 WHERE id = ? AND version = ? RETURNING version",
       input.answers.size,
@@ -260,13 +486,17 @@ export function* readProfile(uid: string): Program<ProfileAnswer[]> {
     "SELECT qualification_id, language_id, answers, source, answered_at FROM loop_profile_answers WHERE uid = ? ORDER BY qualification_id",
     uid,
   );
-  return rows.map((row) => ({
+  return rows.map(toProfileAnswer);
+}
+
+function toProfileAnswer(row: SqlRow): ProfileAnswer {
+  return {
     qualificationId: Number(row.qualification_id),
     languageId: Number(row.language_id),
     answers: parseAnswers(row.answers),
     source: row.source === "session" || row.source === "import" ? row.source : "api",
     answeredAt: toIso(row.answered_at),
-  }));
+  };
 }
 
 /** Erases a respondent's stored answers (their history of entries stays: it is the buyer's exclusion record); how many. */
@@ -338,10 +568,48 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
 }
 
 /**
- * A return as one transaction: what the token belongs to and, for a session's attempt whose
- * session has not expired at `at`, its return recorded ({@link recordReturn}).
+ * A return in one statement, where the dialect writes several tables in one (PostgreSQL): what
+ * the token belongs to and, for a session's attempt whose session has not expired at `at`, the
+ * return recorded as {@link recordReturn} records it (the attempt, then its session's version).
+ * Always one row.
+ */
+const TAKE_RETURN = statement<[token: string, returned: AttemptReturn, at: string], ReturnTarget>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH target AS (
+  SELECT a.token, s.id, s.return_url, s.expires_at FROM loop_session_attempts AS a JOIN loop_sessions AS s ON s.id = a.session_id
+  WHERE a.token = $1
+), returned AS (
+  UPDATE loop_session_attempts AS a SET returned = $2, returned_at = $3 FROM target AS t
+  WHERE a.token = t.token AND a.returned IS NULL AND t.expires_at > $3 RETURNING a.session_id
+), bumped AS (
+  UPDATE loop_sessions AS s SET version = s.version + 1 FROM returned AS r WHERE s.id = r.session_id RETURNING s.id
+)
+SELECT t.id, t.return_url, t.expires_at, (SELECT count(*) FROM bumped) AS bumped,
+  EXISTS (SELECT 1 FROM loop_entries WHERE token = $1 AND source = 'link') AS entry
+FROM (SELECT 1) AS one LEFT JOIN target AS t ON true`
+      : null,
+  (row): ReturnTarget =>
+    row.id !== null && row.id !== undefined
+      ? {
+          kind: "attempt",
+          sessionId: String(row.id),
+          returnUrl: textOrNull(row.return_url),
+          expiresAt: toIso(row.expires_at),
+        }
+      : row.entry === true
+        ? { kind: "entry" }
+        : { kind: "unknown" },
+);
+
+/**
+ * A return as one write: what the token belongs to and, for a session's attempt whose session
+ * has not expired at `at`, its return recorded ({@link recordReturn}). One statement on
+ * PostgreSQL, the whole write.
  */
 export function* takeReturn(token: string, returned: AttemptReturn, at: Date): Program<ReturnTarget> {
+  const [taken] = yield* whole(TAKE_RETURN, token, returned, at.toISOString());
+  if (taken !== undefined) return taken;
   const target = yield* findReturnTarget(token);
   if (target.kind === "attempt" && Date.parse(target.expiresAt) > at.getTime())
     yield* recordReturn(token, returned, at.toISOString());

@@ -16,11 +16,13 @@ import {
   createSession,
   finishSession,
   issueAttempt,
-  readProfile,
+  readRespondent,
   readSession,
+  readSessionWithRespondent,
   storeAnswers,
-  type AnswerSource,
+  withAnswers,
   type AttemptRow,
+  type RespondentFacts,
   type SessionRow,
 } from "./session-records.ts";
 import type { Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
@@ -88,7 +90,18 @@ export class Sessions {
     const id = randomBytes(18).toString("base64url");
     await this.#store.write(
       "starting a session",
-      createSessionWithAnswers(id, body, checked.answers, now, this.#settings.ttlSeconds),
+      createSession(
+        {
+          id,
+          uid: body.uid,
+          languageId: body.languageId,
+          device: body.device ?? null,
+          returnUrl: body.returnUrl ?? null,
+          createdAt: now.toISOString(),
+          expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
+        },
+        checked.answers,
+      ),
     );
     return this.#advance(id, false, {
       id,
@@ -114,11 +127,13 @@ export class Sessions {
   /** `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again. */
   async answer(id: string, answers: SessionAnswers): Promise<SessionOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read = await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
       const checked = this.#checkAnswers(row.languageId, answers);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
+      const at = this.#clock().toISOString();
       const stored = await this.#store.write(
         "storing a session's answers",
         storeAnswers(
@@ -127,17 +142,21 @@ export class Sessions {
             languageId: row.languageId,
             answers: checked.answers,
             source: "session",
-            at: this.#clock().toISOString(),
+            at,
           },
           { id, version: row.version },
         ),
       );
       if (stored)
-        return this.#advance(id, false, {
-          ...row,
-          version: row.version + 1,
-          questionsAsked: row.questionsAsked + checked.answers.size,
-        });
+        return this.#advance(
+          id,
+          false,
+          { ...row, version: row.version + 1, questionsAsked: row.questionsAsked + checked.answers.size },
+          {
+            ...respondent,
+            profile: withAnswers(respondent.profile, checked.answers, row.languageId, "session", at),
+          },
+        );
     }
     return busy(id);
   }
@@ -154,18 +173,27 @@ export class Sessions {
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
-  /** `known`: the session as this request just wrote it (its first round reads nothing). */
-  async #advance(id: string, explain: boolean, known?: SessionRow): Promise<SessionOutcome> {
+  /** `known`: the session as this request just wrote it, and its respondent when known (its first round reads only what is not). */
+  async #advance(
+    id: string,
+    explain: boolean,
+    known?: SessionRow,
+    knownRespondent?: RespondentFacts,
+  ): Promise<SessionOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = round === 0 && known !== undefined ? known : await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read =
+        round === 0 && known !== undefined
+          ? { session: known, respondent: knownRespondent }
+          : await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done") return this.#view(row, { kind: "done", reason: doneReason(row.doneReason) });
       const now = this.#clock();
       if (Date.parse(row.expiresAt) <= now.getTime()) {
         await this.#store.write("expiring a session", finishSession(id, row.version, "expired"));
         continue;
       }
-      const situation = await this.#situation(row, now);
+      const situation = await this.#situation(row, now, respondent);
       const decision = nextSessionStep(this.#inventory, situation, this.#options);
       const explanation = explain && "explanation" in decision ? decision.explanation : undefined;
       switch (decision.kind) {
@@ -267,11 +295,8 @@ export class Sessions {
     return { kind: "none" };
   }
 
-  async #situation(row: SessionRow, now: Date): Promise<SessionSituation> {
-    const [profile, history] = await Promise.all([
-      this.#store.read(readProfile(row.uid)),
-      this.#store.respondentHistory(row.uid, MATCH_HISTORY_LIMIT),
-    ]);
+  async #situation(row: SessionRow, now: Date, known?: RespondentFacts): Promise<SessionSituation> {
+    const { profile, history } = known ?? (await this.#store.read(readRespondent(row.uid, MATCH_HISTORY_LIMIT)));
     const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
     const answers = new Map<string, readonly string[]>();
     for (const answer of profile)
@@ -346,32 +371,6 @@ export class Sessions {
       },
     };
   }
-}
-
-function* createSessionWithAnswers(
-  id: string,
-  body: SessionBody,
-  answers: ReadonlyMap<number, readonly string[]>,
-  now: Date,
-  ttlSeconds: number,
-) {
-  yield* createSession({
-    id,
-    uid: body.uid,
-    languageId: body.languageId,
-    device: body.device ?? null,
-    returnUrl: body.returnUrl ?? null,
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
-  });
-  if (answers.size > 0)
-    yield* storeAnswers({
-      uid: body.uid,
-      languageId: body.languageId,
-      answers,
-      source: "api" satisfies AnswerSource,
-      at: now.toISOString(),
-    });
 }
 
 function answerProblem(
