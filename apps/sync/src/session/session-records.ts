@@ -1,7 +1,16 @@
 import { isoTime as toIso } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
-import { command, first, query, queryOne, rows, statement, type Program, type SqlRow } from "../loop/store/loop-program.ts";
+import {
+  command,
+  first,
+  query,
+  queryOne,
+  rows,
+  statement,
+  type Program,
+  type SqlRow,
+} from "../loop/store/loop-program.ts";
 import { whole } from "../database/program.ts";
 import type {
   EntryAdmission,
@@ -264,15 +273,7 @@ export function* finishSession(id: string, version: number, reason: string): Pro
 
 /** The session's version bumped and its attempt added, in one statement where the dialect can (PostgreSQL); always one row there. */
 const ADD_ATTEMPT = statement<
-  [
-    id: string,
-    version: number,
-    token: string,
-    position: number,
-    surveyId: number,
-    link: string,
-    issuedAt: string,
-  ],
+  [id: string, version: number, token: string, position: number, surveyId: number, link: string, issuedAt: string],
   number
 >(
   (dialect) =>
