@@ -6,7 +6,7 @@
  * the return from each survey offered (a terminate, so the session re-routes) and the read of
  * the next step, until the session is done. Every one of those calls is a step. Goal (issue 28):
  * at least 1,000 steps/s on each store. The clients share the service's process and its two
- * cores: the figure is a floor. Before the load, one client walks alone for
+ * cores: the figure is a floor. After the load, one client walks alone for
  * SYNC_BENCH_CALIBRATION_SECONDS (3) so that each step's PostgreSQL round trips (statements and
  * transactions, counted at the driver) are its own: those counts do not depend on the load.
  */
@@ -27,8 +27,8 @@ const stores = (process.env.SYNC_BENCH_STORES ?? "sqlite,postgres").split(",");
 /** Seconds of one client walking alone first, to count each step kind's own round trips. */
 const calibrationSeconds = Number(process.env.SYNC_BENCH_CALIBRATION_SECONDS ?? 3);
 
-type StepKind = "start" | "answer" | "return" | "read";
-const stepKinds: readonly StepKind[] = ["start", "answer", "return", "read"];
+/** A step by what it did: `start`, `return`, and `answer` or `read` with the kind of step it answered (`answer→survey`). */
+type StepKind = string;
 
 /** What one walk measured: latencies, and (one client at a time) round trips per step kind. */
 class StepTally {
@@ -59,12 +59,12 @@ class StepTally {
   }
 
   roundTripsByKind(): string {
-    return stepKinds
-      .map((kind) => {
-        const trips = this.#trips.get(kind);
-        if (trips === undefined) return `${kind} -`;
-        return `${kind} ${(trips.statements / trips.steps).toFixed(2)} (${(trips.transactions / trips.steps).toFixed(2)} tx)`;
-      })
+    return [...this.#trips]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([kind, trips]) =>
+          `${kind} ${(trips.statements / trips.steps).toFixed(2)} (${(trips.transactions / trips.steps).toFixed(2)} tx, ${trips.steps}×)`,
+      )
       .join(", ");
   }
 }
@@ -122,12 +122,15 @@ for (const store of stores) {
           ...(body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }),
         });
         const text = await response.text();
-        tally.add(kind, performance.now() - started, before, workers === 1);
+        const elapsed = performance.now() - started;
         if (!response.ok) {
+          tally.add(kind, elapsed, before, workers === 1);
           if (tally.errors++ < 3) console.error(`${path}: ${response.status} ${text.slice(0, 200)}`);
           return undefined;
         }
-        return JSON.parse(text) as Session;
+        const session = JSON.parse(text) as Session;
+        tally.add(kind === "start" ? kind : `${kind}→${session.next.kind}`, elapsed, before, workers === 1);
+        return session;
       };
       const worker = async (worker: number): Promise<void> => {
         for (let index = 0; performance.now() < until; index++) {
@@ -161,11 +164,11 @@ for (const store of stores) {
       tally.seconds = (performance.now() - started) / 1000;
       return tally;
     };
-    // Round trips per step kind, one step at a time (so each count is that step's own); then the load.
-    const single = await walk(1, performance.now() + calibrationSeconds * 1000, "single");
     const tripsBefore = postgresRoundTrips();
     const loaded = await walk(connections, performance.now() + seconds * 1000, "load");
     const tripsAfter = postgresRoundTrips();
+    // Then round trips per step kind, one step at a time (each count that step's own), on warm caches.
+    const single = await walk(1, performance.now() + calibrationSeconds * 1000, "single");
     const steps = loaded.steps();
     const rate = steps / loaded.seconds;
     const met = rate >= GOAL_STEPS_PER_SECOND && loaded.errors === 0;
