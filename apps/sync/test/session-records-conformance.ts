@@ -128,10 +128,13 @@ export function describeSessionRecordsConformance(
       expect(await store.read(readSessionWithRespondent("nothing", 10))).toBeUndefined();
     });
 
-    it("records an attempt only on the session's current version", async () => {
+    it("records an attempt only on the session's current version, and else no entry either", async () => {
       await store.write("starting", createSession(session("s1", "u1")));
       expect((await offer(store, "s1", "u1", 3, "tok-1")).kind).toBe("stale");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 0, attempts: [] });
+      // The entry went back with the attempt: no entry without its attempt, and no count of it.
+      expect(await store.respondentHistory("u1", 10)).toEqual([]);
+      expect(await store.conversion()).toEqual([]);
       expect((await offer(store, "s1", "u1", 0, "tok-1")).kind).toBe("issued");
       expect(await store.read(readSession("s1"))).toMatchObject({
         version: 1,

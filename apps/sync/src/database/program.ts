@@ -1,4 +1,4 @@
-import { StoreError } from "../common/errors.ts";
+import { StoreError, SyncError } from "../common/errors.ts";
 import type { SqlValue } from "./sql-dialect.ts";
 import type { RawRow, Statement, StatementText } from "./statement.ts";
 
@@ -88,6 +88,29 @@ export function* whole<Params extends readonly SqlValue[], Row>(
 ): Program<Row[]> {
   const result = yield { text: statement.text, params, whole: true };
   return result.rows.map(statement.decode);
+}
+
+/**
+ * Thrown by a write program that decides, after it wrote, that nothing it wrote should stay (a
+ * check that comes last because its lock is taken last): the driver rolls the program's writes
+ * back and the store's `write` resolves with `value`, the program's result. Never escapes a store.
+ */
+export class WriteRolledBack extends SyncError {
+  override name = "WriteRolledBack" as const;
+  readonly value: unknown;
+  constructor(value: unknown) {
+    super("a write program rolled its writes back");
+    this.value = value;
+  }
+}
+
+/**
+ * Ends a write program with `value` as its result and nothing it wrote kept (see
+ * {@link WriteRolledBack}). It never returns (it throws); it is typed as the result so that
+ * `return rollBack(…)` checks the value against the program's result type.
+ */
+export function rollBack<T>(value: T): T {
+  throw new WriteRolledBack(value);
 }
 
 /** Runs `program` to its end with a synchronous executor (SQLite). */

@@ -1,4 +1,4 @@
-import { isoTime as toIso } from "../database/columns.ts";
+import { isoTime as toIso, text } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import {
@@ -11,7 +11,7 @@ import {
   type Program,
   type SqlRow,
 } from "../loop/store/loop-program.ts";
-import { whole } from "../database/program.ts";
+import { rollBack, whole } from "../database/program.ts";
 import type {
   EntryAdmission,
   EntryInput,
@@ -260,15 +260,14 @@ function* bump(id: string, version: number): Program<number | undefined> {
   return row === undefined ? undefined : Number(row.version);
 }
 
-/** Ends an open session with a reason; false when it moved meanwhile. */
+const FINISH_SESSION = statement<[reason: string, id: string, version: number], number>(
+  "UPDATE loop_sessions SET state = 'done', done_reason = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
+  (row) => Number(row.version),
+);
+
+/** Ends an open session with a reason; false when it moved meanwhile. One statement, the whole write. */
 export function* finishSession(id: string, version: number, reason: string): Program<boolean> {
-  const row = yield* queryOne(
-    "UPDATE loop_sessions SET state = 'done', done_reason = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
-    reason,
-    id,
-    version,
-  );
-  return row !== undefined;
+  return (yield* whole(FINISH_SESSION, reason, id, version)).length > 0;
 }
 
 /** The session's version bumped and its attempt added, in one statement where the dialect can (PostgreSQL); always one row there. */
@@ -298,7 +297,8 @@ export type IssueResult<Refusal> =
 /**
  * Offers a survey: records its entry exactly as `POST /v1/entry-links` does (the loop's
  * `recordEntry`, with the same admission under the respondent's lock) and, in the same
- * transaction, the session's attempt, once the session's version is confirmed.
+ * transaction, the session's attempt, when the session's version is still `version`; when it is
+ * not, the transaction is rolled back (`stale`, the entry with it).
  */
 export function* issueAttempt<Refusal>(
   settings: RecordingSettings,
@@ -306,15 +306,10 @@ export function* issueAttempt<Refusal>(
   entry: EntryInput,
   admit: EntryAdmission<Refusal>,
 ): Program<IssueResult<Refusal>> {
-  // Confirms the version under the row's lock, changing nothing yet: a refused entry leaves the session as it was.
-  const locked = yield* queryOne(
-    "UPDATE loop_sessions SET version = version WHERE id = ? AND version = ? RETURNING version",
-    attempt.sessionId,
-    attempt.version,
-  );
-  if (locked === undefined) return { kind: "stale" };
   const result = yield* recordEntry(entry, admit, settings);
   if (result.kind !== "recorded") return { kind: "not-issued", result };
+  // The session's row is locked last, after the respondent's (no writer takes them the other way
+  // round), which saves a round trip: a session that moved meanwhile takes the entry back with it.
   const attempted = yield* first(
     ADD_ATTEMPT,
     attempt.sessionId,
@@ -325,8 +320,9 @@ export function* issueAttempt<Refusal>(
     attempt.link,
     entry.at.toISOString(),
   );
+  if (attempted === 0) return rollBack({ kind: "stale" });
   if (attempted === undefined) {
-    yield* bump(attempt.sessionId, attempt.version);
+    if ((yield* bump(attempt.sessionId, attempt.version)) === undefined) return rollBack({ kind: "stale" });
     yield* query(
       "INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at) VALUES (?, ?, ?, ?, ?, ?)",
       entry.token,
@@ -594,7 +590,7 @@ FROM (SELECT 1) AS one LEFT JOIN target AS t ON true`
     row.id !== null && row.id !== undefined
       ? {
           kind: "attempt",
-          sessionId: String(row.id),
+          sessionId: text(row.id),
           returnUrl: textOrNull(row.return_url),
           expiresAt: toIso(row.expires_at),
         }

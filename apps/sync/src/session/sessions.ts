@@ -173,24 +173,29 @@ export class Sessions {
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
-  /** `known`: the session as this request just wrote it, and its respondent when known (its first round reads only what is not). */
+  /**
+   * `known`: the session as this request just wrote it, and its respondent when known (its first
+   * round reads only what is not); a round that ends the session hands the next one the row it wrote.
+   */
   async #advance(
     id: string,
     explain: boolean,
     known?: SessionRow,
     knownRespondent?: RespondentFacts,
   ): Promise<SessionOutcome> {
+    let written = known;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const read =
-        round === 0 && known !== undefined
-          ? { session: known, respondent: knownRespondent }
+        written !== undefined
+          ? { session: written, respondent: knownRespondent }
           : await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      written = undefined;
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
       if (row.state === "done") return this.#view(row, { kind: "done", reason: doneReason(row.doneReason) });
       const now = this.#clock();
       if (Date.parse(row.expiresAt) <= now.getTime()) {
-        await this.#store.write("expiring a session", finishSession(id, row.version, "expired"));
+        written = await this.#finish(row, "expired", "expiring a session");
         continue;
       }
       const situation = await this.#situation(row, now, respondent);
@@ -207,7 +212,7 @@ export class Sessions {
           );
         }
         case "done":
-          await this.#store.write("ending a session", finishSession(id, row.version, decision.reason));
+          written = await this.#finish(row, decision.reason, "ending a session");
           continue;
         case "question": {
           const detail = this.#catalogue.detail(row.languageId, decision.qualificationId);
@@ -229,7 +234,7 @@ export class Sessions {
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
           if (offered.kind === "none") {
-            await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
+            written = await this.#finish(row, "no-survey", "ending a session");
             continue;
           }
           // The step just recorded is the session's next: answered without deciding again.
@@ -243,6 +248,12 @@ export class Sessions {
       }
     }
     return busy(id);
+  }
+
+  /** Ends the session with `reason`: the row as written, else undefined when it moved meanwhile. */
+  async #finish(row: SessionRow, reason: string, what: string): Promise<SessionRow | undefined> {
+    const finished = await this.#store.write(what, finishSession(row.id, row.version, reason));
+    return finished ? { ...row, state: "done", doneReason: reason, version: row.version + 1 } : undefined;
   }
 
   /** Records the entry of the first survey the rules admit; `stale` when the session moved meanwhile. */
