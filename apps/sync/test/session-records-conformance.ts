@@ -5,6 +5,7 @@ import {
   createSession,
   issueAttempt,
   readProfile,
+  readRespondent,
   readSession,
   readSessionWithRespondent,
   storeAnswers,
@@ -125,6 +126,8 @@ export function describeSessionRecordsConformance(
       expect(read?.respondent.history).toEqual(await store.respondentHistory("u1", 10));
       expect(read?.respondent.history.map((entry) => entry.surveyId)).toEqual([7, 9]);
       expect((await store.read(readSessionWithRespondent("s1", 1)))?.respondent.history).toHaveLength(1);
+      expect(await store.read(readRespondent("u1", 10))).toEqual(read?.respondent);
+      expect(await store.read(readRespondent("nobody", 10))).toEqual({ profile: [], history: [] });
       expect(await store.read(readSessionWithRespondent("nothing", 10))).toBeUndefined();
     });
 

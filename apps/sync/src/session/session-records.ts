@@ -185,21 +185,82 @@ export interface RespondentFacts {
 
 /*
  * The respondent's rows beside a session's, in one statement: each row says its kind, and the
- * columns a kind has no use for are NULL. The latest entries are chosen in a subquery (IN, not a
- * derived table, so that PostgreSQL types the NULLs of every branch together).
+ * columns a kind has no use for are NULL. Every branch names every column (the first branch names
+ * a UNION's columns; a branch of NULLs would leave them nameless). The latest entries are chosen
+ * in a subquery (IN, not a derived table, so that PostgreSQL types the NULLs of every branch
+ * together).
  */
-const PROFILE_COLUMNS = "p.qualification_id, p.answers, p.source, p.answered_at";
-const NO_SESSION = "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
-const respondentBranches = (uid: string) => `SELECT 'profile' AS kind, ${NO_SESSION}, NULL, NULL, NULL, NULL,
-  NULL, NULL, NULL, NULL, NULL, NULL, ${PROFILE_COLUMNS}, p.language_id AS answer_language_id
-FROM loop_profile_answers p WHERE p.uid = ${uid}
-UNION ALL SELECT 'history', ${NO_SESSION}, NULL, NULL, NULL, h.survey_id, NULL, h.issued_at, NULL, NULL,
-  h.outcome, NULL, NULL, NULL, NULL, NULL, NULL
+const READ_COLUMNS = [
+  "kind",
+  "id",
+  "uid",
+  "language_id",
+  "device",
+  "return_url",
+  "state",
+  "done_reason",
+  "questions_asked",
+  "version",
+  "created_at",
+  "expires_at",
+  "token",
+  "position",
+  "survey_id",
+  "link",
+  "issued_at",
+  "returned",
+  "returned_at",
+  "outcome",
+  "outcome_at",
+  "qualification_id",
+  "answers",
+  "source",
+  "answered_at",
+  "answer_language_id",
+] as const;
+
+/** A branch's select list: each column of {@link READ_COLUMNS} from `values`, NULL where it has none. */
+function readBranch(values: Partial<Record<(typeof READ_COLUMNS)[number], string>>): string {
+  return READ_COLUMNS.map((column) => `${values[column] ?? "NULL"} AS ${column}`).join(", ");
+}
+
+const SESSION_BRANCH = `SELECT ${readBranch({
+  kind: "'session'",
+  id: "s.id",
+  uid: "s.uid",
+  language_id: "s.language_id",
+  device: "s.device",
+  return_url: "s.return_url",
+  state: "s.state",
+  done_reason: "s.done_reason",
+  questions_asked: "s.questions_asked",
+  version: "s.version",
+  created_at: "s.created_at",
+  expires_at: "s.expires_at",
+  token: "a.token",
+  position: "a.position",
+  survey_id: "a.survey_id",
+  link: "a.link",
+  issued_at: "a.issued_at",
+  returned: "a.returned",
+  returned_at: "a.returned_at",
+  outcome: "e.outcome",
+  outcome_at: "e.outcome_at",
+})} ${SESSION_FROM}`;
+
+const respondentBranches = (uid: string) => `SELECT ${readBranch({
+  kind: "'profile'",
+  qualification_id: "p.qualification_id",
+  answers: "p.answers",
+  source: "p.source",
+  answered_at: "p.answered_at",
+  answer_language_id: "p.language_id",
+})} FROM loop_profile_answers p WHERE p.uid = ${uid}
+UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome" })}
 FROM loop_entries h WHERE h.token IN (SELECT token FROM loop_entries WHERE uid = ${uid} ORDER BY issued_at DESC LIMIT ?)`;
 
 const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, id: string, historyLimit: number], SqlRow>(
-  `SELECT 'session' AS kind, ${SESSION_COLUMNS}, NULL AS qualification_id, NULL AS answers, NULL AS source,
-  NULL AS answered_at, NULL AS answer_language_id ${SESSION_FROM}
+  `${SESSION_BRANCH}
 UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`,
   (row) => row,
 );
