@@ -67,7 +67,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("replaces a respondent's earlier answers: the counts move by the difference, each answer once per question", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]])));
+      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]]), 10));
       expect(await counts(store)).toEqual({ 43: { "2": 1 } });
       const answers = new Map([
         [43, ["1"]],
@@ -100,7 +100,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("writes no answer of a session that moved meanwhile", async () => {
-      await store.write("starting", createSession(session("s1", "u1")));
+      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
       const input = {
         uid: "u1",
         languageId: LANGUAGE,
@@ -115,8 +115,8 @@ export function describeSessionRecordsConformance(
     });
 
     it("reads a session with its respondent's profile and latest entries in one program, as the single reads do", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]])));
-      await store.write("starting", createSession(session("s2", "u2"), new Map([[43, ["1"]]])));
+      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]]), 10));
+      await store.write("starting", createSession(session("s2", "u2"), new Map([[43, ["1"]]]), 10));
       expect((await offer(store, "s1", "u1", 0, "tok-1")).kind).toBe("issued");
       await store.recordEntry({ token: "old", surveyId: 9, uid: "u1", cpi: 1, at: t0 });
       await store.recordEntry({ token: "other", surveyId: 9, uid: "u2", cpi: 1, at: t0 });
@@ -128,11 +128,17 @@ export function describeSessionRecordsConformance(
       expect((await store.read(readSessionWithRespondent("s1", 1)))?.respondent.history).toHaveLength(1);
       expect(await store.read(readRespondent("u1", 10))).toEqual(read?.respondent);
       expect(await store.read(readRespondent("nobody", 10))).toEqual({ profile: [], history: [] });
+      // A new session reads its respondent as it is stored, with or without answers given.
+      const facts = await store.read(readRespondent("u1", 10));
+      expect(await store.write("starting", createSession(session("s3", "u1"), new Map(), 10))).toEqual(facts);
+      expect(
+        (await store.write("starting", createSession(session("s4", "u1"), new Map([[61, ["b"]]]), 10))).profile,
+      ).toEqual([...facts.profile, expect.objectContaining({ qualificationId: 61, answers: ["b"], source: "api" })]);
       expect(await store.read(readSessionWithRespondent("nothing", 10))).toBeUndefined();
     });
 
     it("records an attempt only on the session's current version, and else no entry either", async () => {
-      await store.write("starting", createSession(session("s1", "u1")));
+      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
       expect((await offer(store, "s1", "u1", 3, "tok-1")).kind).toBe("stale");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 0, attempts: [] });
       // The entry went back with the attempt: no entry without its attempt, and no count of it.
@@ -146,7 +152,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("takes a return once, on a live session's attempt; tells an entry outside sessions from an unknown token", async () => {
-      await store.write("starting", createSession(session("s1", "u1")));
+      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
       await offer(store, "s1", "u1", 0, "tok-1");
       expect(await store.write("returning", takeReturn("tok-1", "terminate", later(20)))).toEqual({
         kind: "attempt",
@@ -168,7 +174,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("records no return on a session that expired", async () => {
-      await store.write("starting", createSession(session("s1", "u1", later(15))));
+      await store.write("starting", createSession(session("s1", "u1", later(15)), new Map(), 10));
       await offer(store, "s1", "u1", 0, "tok-1");
       expect((await store.write("returning", takeReturn("tok-1", "terminate", later(20)))).kind).toBe("attempt");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 1, attempts: [{ returned: null }] });

@@ -112,11 +112,16 @@ const CREATE_SESSION = command<
   "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
 );
 
-/** Stores a new session, and the answers given with it as the respondent's profile (source `api`): one statement without answers. */
+/**
+ * Stores a new session, and the answers given with it as the respondent's profile (source
+ * `api`), and reads the respondent's facts (up to `historyLimit` entries) as the session's first
+ * step needs them. Without answers on PostgreSQL, one statement: the whole write, and the read.
+ */
 export function* createSession(
   session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">,
-  answers: ReadonlyMap<number, readonly string[]> = new Map(),
-): Program<void> {
+  answers: ReadonlyMap<number, readonly string[]>,
+  historyLimit: number,
+): Program<RespondentFacts> {
   const values = [
     session.id,
     session.uid,
@@ -127,17 +132,19 @@ export function* createSession(
     session.expiresAt,
   ] as const;
   if (answers.size === 0) {
-    yield* whole(CREATE_SESSION, ...values);
-    return;
+    const created = yield* whole(CREATE_SESSION_READING_RESPONDENT, ...values, session.uid, session.uid, historyLimit);
+    if (created.length > 0) return decodeRespondent(created);
   }
   yield* rows(CREATE_SESSION, ...values);
-  yield* storeAnswers({
-    uid: session.uid,
-    languageId: session.languageId,
-    answers,
-    source: "api",
-    at: session.createdAt,
-  });
+  if (answers.size > 0)
+    yield* storeAnswers({
+      uid: session.uid,
+      languageId: session.languageId,
+      answers,
+      source: "api",
+      at: session.createdAt,
+    });
+  return yield* readRespondent(session.uid, historyLimit);
 }
 
 const SESSION_COLUMNS = `s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
@@ -266,6 +273,37 @@ UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`
 );
 const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], SqlRow>(
   respondentBranches("?"),
+  (row) => row,
+);
+/**
+ * {@link CREATE_SESSION} and the respondent's rows in one statement, where the dialect can write
+ * in one (PostgreSQL): the rows are those before the insert, which changes none of them; the
+ * row of kind `created` says the statement ran.
+ */
+const CREATE_SESSION_READING_RESPONDENT = statement<
+  [
+    id: string,
+    uid: string,
+    languageId: number,
+    device: string | null,
+    returnUrl: string | null,
+    createdAt: string,
+    expiresAt: string,
+    uid: string,
+    uid: string,
+    historyLimit: number,
+  ],
+  SqlRow
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH created AS (
+  INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)
+  RETURNING id
+)
+${respondentBranches("?")}
+UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
+      : null,
   (row) => row,
 );
 

@@ -88,7 +88,7 @@ export class Sessions {
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
     const id = randomBytes(18).toString("base64url");
-    await this.#store.write(
+    const respondent = await this.#store.write(
       "starting a session",
       createSession(
         {
@@ -101,22 +101,28 @@ export class Sessions {
           expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
         },
         checked.answers,
+        MATCH_HISTORY_LIMIT,
       ),
     );
-    return this.#advance(id, false, {
+    return this.#advance(
       id,
-      uid: body.uid,
-      languageId: body.languageId,
-      device: body.device ?? null,
-      returnUrl: body.returnUrl ?? null,
-      state: "open",
-      doneReason: null,
-      questionsAsked: 0,
-      version: 0,
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
-      attempts: [],
-    });
+      false,
+      {
+        id,
+        uid: body.uid,
+        languageId: body.languageId,
+        device: body.device ?? null,
+        returnUrl: body.returnUrl ?? null,
+        state: "open",
+        doneReason: null,
+        questionsAsked: 0,
+        version: 0,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
+        attempts: [],
+      },
+      respondent,
+    );
   }
 
   /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
