@@ -15,11 +15,23 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { encryptionSigning, signUrl } from "@sds/routing";
 import { DEFAULT_SUPPLIER_ID } from "@sds/testing";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "../test/postgres.ts";
+import {
+  dropSchema,
+  freshSchemaName,
+  postgresAvailable,
+  schemaDatabaseUrl,
+  testDatabaseUrl,
+} from "../test/postgres.ts";
 import { routingDataReport } from "../src/loop/loop-status.ts";
 import type { SyncService } from "../src/service.ts";
 import { BENCH_TOKEN, benchInventory, startBenchService, untilFirstCycle } from "./bench-service.ts";
-import { countPostgresRoundTrips, postgresRoundTrips, type RoundTripCount } from "./postgres-round-trips.ts";
+import {
+  backendCpuBetween,
+  countPostgresRoundTrips,
+  postgresBackendCpu,
+  postgresRoundTrips,
+  type RoundTripCount,
+} from "./postgres-round-trips.ts";
 
 const GOAL_STEPS_PER_SECOND = 1000;
 const surveyCount = Number(process.env.SYNC_BENCH_SURVEYS ?? 2000);
@@ -180,9 +192,14 @@ for (const store of stores) {
       tally.seconds = (performance.now() - started) / 1000;
       return tally;
     };
+    const backendsBefore = store === "postgres" ? await postgresBackendCpu(testDatabaseUrl) : new Map<number, number>();
+    const cpuBefore = process.cpuUsage();
     const tripsBefore = postgresRoundTrips();
     const loaded = await walk(connections, performance.now() + seconds * 1000, "load");
     const tripsAfter = postgresRoundTrips();
+    const cpu = process.cpuUsage(cpuBefore);
+    const backendSeconds =
+      store === "postgres" ? backendCpuBetween(backendsBefore, await postgresBackendCpu(testDatabaseUrl)) : 0;
     // Then round trips per step kind, one step at a time (each count that step's own), on warm caches.
     const single = await walk(1, performance.now() + calibrationSeconds * 1000, "single");
     const steps = loaded.steps();
@@ -193,6 +210,11 @@ for (const store of stores) {
       `[${store}] ${steps} steps (${loaded.sessions} sessions) in ${loaded.seconds.toFixed(1)} s at ${connections} connections: ${rate.toFixed(0)} steps/s ` +
         `(goal >= ${GOAL_STEPS_PER_SECOND}: ${met ? "met" : "NOT met"}), ${loaded.errors} errors; ` +
         `p50 ${loaded.percentile(0.5).toFixed(1)} ms, p99 ${loaded.percentile(0.99).toFixed(1)} ms; load ${loadavg()[0]?.toFixed(1)}`,
+    );
+    const millisPerStep = (seconds: number) => ((seconds * 1000) / steps).toFixed(2);
+    console.log(
+      `[${store}] CPU per step: ${millisPerStep((cpu.user + cpu.system) / 1e6)} ms in this process (service and clients)` +
+        (store === "postgres" ? `, ${millisPerStep(backendSeconds)} ms in its PostgreSQL backends` : ""),
     );
     if (store === "postgres") {
       const perStep = (key: keyof RoundTripCount) => ((tripsAfter[key] - tripsBefore[key]) / steps).toFixed(2);
