@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: the sandbox Supplier Data Service (a few thousand seeded surveys, and its
 # marketplace) and sds-sync on the embedded SQLite store against it, the account's S2S URLs
-# pointing at sds-sync's receiver. Waits for the first cycle, walks a dozen respondents through
-# the loop (match, entry link, the marketplace's outcome call), prints what happened, the status
+# pointing at sds-sync's receiver and its redirect URLs at sds-sync's return. Waits for the first
+# cycle, walks a dozen respondents through sessions (questions, surveys, the marketplace's outcome
+# call and the return, a re-route after a terminate), prints what happened, the status
 # page's URL and the commands to try, then runs until Ctrl-C. `bash scripts/demo.sh --once` exits
 # after the first cycle and the respondents; `--help` lists the other options.
 set -euo pipefail

@@ -79,6 +79,68 @@ describe("sds account show", () => {
   });
 });
 
+describe("sds account set-redirects --sync-return-url", () => {
+  it("points all four redirect URLs at sds-sync's return with the token placeholder and enables them; the S2S URLs stay", async () => {
+    const before = testbed.fake.api.getAccount(1001);
+    const result = await run(["account", "set-redirects", "--sync-return-url", "https://sync.example.com/"]);
+    expect(result.code).toBe(0);
+    const after = testbed.fake.api.getAccount(1001);
+    expect(after.RedirectUrls).toEqual({
+      Enabled: true,
+      CompleteUrl: "https://sync.example.com/v1/return/complete?vq_token=[#vq_tid#]",
+      TerminateUrl: "https://sync.example.com/v1/return/terminate?vq_token=[#vq_tid#]",
+      OverQuotaUrl: "https://sync.example.com/v1/return/overquota?vq_token=[#vq_tid#]",
+      SecurityTerminateUrl: "https://sync.example.com/v1/return/security?vq_token=[#vq_tid#]",
+    });
+    expect(after.S2SUrls).toEqual(before.S2SUrls);
+    expect(puts().map((entry) => entry.path)).toEqual(["/api/v1/supplier-account/1001/redirect-url"]);
+  });
+
+  it("takes sds-sync's token parameter, refuses single-URL flags beside it, and is in --help", async () => {
+    const custom = await run([
+      "account",
+      "set-redirects",
+      "--sync-return-url",
+      "https://s.example",
+      "--token-param",
+      "tid",
+    ]);
+    expect(custom.code).toBe(0);
+    expect(testbed.fake.api.getAccount(1001).RedirectUrls.TerminateUrl).toBe(
+      "https://s.example/v1/return/terminate?tid=[#vq_tid#]",
+    );
+    const clash = await run([
+      "account",
+      "set-redirects",
+      "--sync-return-url",
+      "https://s.example",
+      "--complete",
+      "https://c.example",
+    ]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain("--sync-return-url sets all four URLs");
+    expect((await run(["account", "set-redirects", "--token-param", "tid", "--enable"])).code).toBe(2);
+    for (const bad of ["sync.example.com", "https://sync.example.com/?x=1", "https://u:p@sync.example.com"]) {
+      const refused = await run(["account", "set-redirects", "--sync-return-url", bad]);
+      expect(refused.code, bad + refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/^error: --sync-return-url: /);
+      expect(refused.stderr).not.toContain("u:p@");
+    }
+    const badParameter = await run([
+      "account",
+      "set-redirects",
+      "--sync-return-url",
+      "https://s.example",
+      "--token-param",
+      "a b",
+    ]);
+    expect(badParameter.stderr).toMatch(/^error: --token-param: /);
+    const help = await run(["account", "set-redirects", "--help"]);
+    expect(help.stdout).toContain("--sync-return-url");
+    expect(help.stdout).toContain("/v1/return/");
+  });
+});
+
 describe("sds account set-redirects and set-s2s", () => {
   it("changes only the URL passed; the others keep their values", async () => {
     const before = testbed.fake.api.getAccount(1001);

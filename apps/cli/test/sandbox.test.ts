@@ -16,6 +16,7 @@ interface SandboxSummary {
   readonly controlUrl: string;
   readonly keys: readonly { readonly supplierId: number; readonly apiKey: string }[];
   readonly marketplaceUrl?: string;
+  readonly marketplaceControlUrl?: string;
 }
 
 describe("sds sandbox", () => {
@@ -113,6 +114,13 @@ describe("sds sandbox", () => {
       await sandbox.waitForOutput("}\n");
       const summary = JSON.parse(sandbox.stdout()) as SandboxSummary;
       expect(summary.marketplaceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(summary.marketplaceControlUrl).toBe(`${summary.marketplaceUrl ?? "?"}/__sandbox`);
+      const told = await fetch(`${summary.marketplaceControlUrl ?? "?"}/respondents/r-1/answers`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ answers: { "42": ["34"] } }),
+      });
+      expect(await told.json()).toMatchObject({ hasError: false, uid: "r-1", answers: { "42": ["34"] } });
       const env = { SDS_BASE_URL: summary.baseUrl, SDS_API_KEY: "k" };
 
       const list = await runSds(["surveys", "list", "--fields", "SurveyId,SurveyUrl"], home, { env });
@@ -189,7 +197,9 @@ describe("sds sandbox", () => {
     await sandbox.waitForOutput("S2S call");
     sandbox.child.kill("SIGINT");
     await sandbox.result;
-    expect(sandbox.stdout()).toContain(`Marketplace    http://127.0.0.1:${taken}\n`);
+    expect(sandbox.stdout()).toMatch(new RegExp(`Marketplace +http://127\\.0\\.0\\.1:${taken}\n`));
+    expect(sandbox.stdout()).toMatch(new RegExp(`Marketplace control +http://127\\.0\\.0\\.1:${taken}/__sandbox\n`));
+    expect(sandbox.stdout()).toContain(`http://127.0.0.1:${taken}/__sandbox/respondents/RESPONDENT_ID/answers`);
     expect(sandbox.stdout()).toContain("sds account set-s2s --receiver");
     expect(sandbox.stdout()).toContain(`http://127.0.0.1:${taken}/s/{SurveyId}`);
   });

@@ -1,40 +1,60 @@
 import { createClient } from "@sds/client";
-import { createSyncClient, type ConversionWindowReport } from "@sds/sync-client";
+import {
+  createSyncClient,
+  syncOutcomeUrls,
+  type ConversionWindowReport,
+  type Session,
+  type SyncClient,
+} from "@sds/sync-client";
 import type { Sandbox } from "@sds/testing";
+import { answerTo, knownAtStart, tellMarketplace, trueAnswersFor, type Answers } from "./demo-truths.ts";
 import type { SyncService } from "./service.ts";
 
 /*
  * The demo's respondent loop: what a supplier's panel does with sds-sync, done for a few invented
  * respondents over the same HTTP API a panel would call, through the client a panel would use
- * (`@sds/sync-client`). Each is matched (with a uid), sent in
- * through an entry link, and the sandbox's marketplace ends the session and calls sds-sync's
- * receiver with the outcome; the status page then shows entries, completes, conversion and
- * earnings. Development code: it runs only from the demo.
+ * (`@sds/sync-client`). Each has true answers (the sandbox's marketplace is told them over its
+ * control API) and walks through a session: it answers the questions the session asks, takes the
+ * surveys it offers (the marketplace ends each, calls sds-sync's receiver and redirects the
+ * respondent to sds-sync's return) and is re-routed after a terminate, until the session is done.
+ * The status page then shows entries, completes, conversion and earnings. Development code: it
+ * runs only from the demo.
  */
 
-/** A respondent's answers: `QualificationId` (as a string) → option codes (strings; ages as numbers, such as "34"). */
-export type Answers = Record<string, string[]>;
+/** What the sessions did, together. */
+export interface SessionTotals {
+  readonly sessions: number;
+  /** Questions the sessions asked (and the respondents answered). */
+  readonly questionsAsked: number;
+  /** Surveys the sessions offered and the respondents took. */
+  readonly attempts: number;
+  /** Sessions that ended in a complete. */
+  readonly completed: number;
+}
 
 /** What the walk did, for the demo's summary and its copy-paste hints. */
 export interface LoopWalk {
   /** One line per respondent. */
   readonly lines: readonly string[];
+  readonly sessions: SessionTotals;
   /** `loop.totals.lifetime` from `/v1/sync/status` once the marketplace's calls were settled. */
   readonly totals: ConversionWindowReport;
-  /** A respondent that matched, for the hints: their answers, language and the survey they entered. */
-  readonly example: { readonly answers: Answers; readonly languageId: number; readonly surveyId: number } | undefined;
-  /** The first respondent matched again with `explain` of the survey they entered: why it is out now. */
+  /** A respondent that took a survey, for the hints: their true answers and language. */
+  readonly example: { readonly truth: Answers; readonly languageId: number } | undefined;
+  /** The first respondent matched again with `explain` of the first survey they took: why it is out now. */
   readonly recheck: string | undefined;
   /** `loop.warnings` of the status (such as outcomes accepted unsigned): the demo logs errors only, so it says these once. */
   readonly warnings: readonly string[];
 }
 
-/** How long to wait, at most, for the matcher to follow the first cycle and for the account's first read. */
+/** How long to wait, at most, for the matcher to follow the first cycle, the account's first read and the question catalogue. */
 const READY_TIMEOUT_MS = 15_000;
+/** Steps one session may take in the demo: far above its questions and its attempts cap. */
+const MAX_STEPS_PER_SESSION = 40;
 
 /**
  * Points the account's four S2S URLs at sds-sync's receiver, as `sds account set-s2s --receiver
- * URL` does: the marketplace fills `[#vq_tid#]` with the entry's transaction token.
+ * URL` does (the same builder): the marketplace fills `[#vq_tid#]` with the entry's transaction token.
  */
 export async function pointS2sAtReceiver(
   sandbox: Sandbox,
@@ -46,14 +66,15 @@ export async function pointS2sAtReceiver(
   const { data: account } = await client.account.get({ signal });
   await client.account.updateS2SRedirectUrls(
     account.Id,
-    fourOutcomeUrls((outcome) => `${receiverUrl}/v1/outcomes/${outcome}?vq_token=[#vq_tid#]`),
+    { Enabled: true, ...syncOutcomeUrls(receiverUrl, "receiver") },
     { signal },
   );
 }
 
 /**
- * Points the account's four redirect URLs at sds-sync's return (`GET /v1/return/{outcome}`), so a
- * respondent ending a survey comes back to their session: the marketplace fills `[#vq_tid#]`
+ * Points the account's four redirect URLs at sds-sync's return (`GET /v1/return/{outcome}`), as `sds
+ * account set-redirects --sync-return-url URL` does, so a respondent ending a survey comes back to
+ * their session: the marketplace fills `[#vq_tid#]`
  * with the entry's transaction token.
  */
 export async function pointRedirectsAtReturn(
@@ -66,23 +87,11 @@ export async function pointRedirectsAtReturn(
   const { data: account } = await client.account.get({ signal });
   await client.account.updateRedirectUrls(
     account.Id,
-    fourOutcomeUrls((outcome) => `${returnBaseUrl}/v1/return/${outcome}?vq_token=[#vq_tid#]`),
-    { signal },
+    { Enabled: true, ...syncOutcomeUrls(returnBaseUrl, "return") },
+    {
+      signal,
+    },
   );
-}
-
-/** Answers that meet every qualification of `surveyId` (one option code of each; a middle age of an age range), varied by `index`. */
-function answersFor(sandbox: Sandbox, surveyId: number, index: number): Answers {
-  const answers: Answers = {};
-  for (const qualification of sandbox.api.getSurvey(surveyId)?.qualifications ?? []) {
-    const codes = qualification.OptionCodes;
-    const code =
-      qualification.QualificationId === 42
-        ? codes[Math.floor(codes.length / 2)]
-        : codes[index % Math.max(1, codes.length)];
-    if (code !== undefined) answers[String(qualification.QualificationId)] = [code];
-  }
-  return answers;
 }
 
 /** Waits until `ready()` holds, checking every 50 ms; false when the signal aborts or the timeout passes. */
@@ -95,11 +104,83 @@ async function waitFor(ready: () => boolean, signal: AbortSignal): Promise<boole
   return true;
 }
 
+/** Waits until sessions can route (the matcher follows the first cycle, the account and routing data were read, the catalogue has questions); false on Ctrl-C. */
+async function waitUntilRoutable(service: SyncService, firstSequence: number, signal: AbortSignal): Promise<boolean> {
+  const loop = service.loop;
+  // Surveys whose groups or study type are not known yet stay out of routing until the refresh after the cycle.
+  const routable = () => {
+    const pending = loop.facts.pending;
+    return loop.facts.studyTypesKnown && pending.groups === 0 && pending.studyTypes === 0;
+  };
+  const ready = await waitFor(
+    () =>
+      loop.liveMatcher.sequence >= firstSequence &&
+      loop.account.verdicts !== undefined &&
+      routable() &&
+      service.sessions.catalogue.report().askable > 0,
+    signal,
+  );
+  if (ready || signal.aborted) return ready;
+  throw new Error(
+    "the matcher did not follow the first cycle, the account or the survey groups and study types were not read, or the question catalogue was not read, within 15 s",
+  );
+}
+
 /**
- * Walks `count` respondents through the loop: `POST /v1/match` (answers, language, uid) → `POST
- * /v1/entry-links` for the best survey → a visit of the link (the sandbox's marketplace draws the
- * outcome from the survey's hidden conversion, answers 302 and calls the receiver). Undefined when
- * the signal aborted it (Ctrl-C).
+ * The respondent takes the survey of a step: opens the link (the marketplace ends the entry,
+ * calls sds-sync's receiver and answers 302 to the account's redirect URL, sds-sync's return) and
+ * follows that redirect (the return records the attempt and answers 303 to the session's page).
+ * Undefined when both answered so, else what went wrong.
+ */
+async function takeSurvey(link: string, signal: AbortSignal): Promise<string | undefined> {
+  const visit = await fetch(link, { redirect: "manual", signal });
+  await visit.body?.cancel();
+  const location = visit.headers.get("location");
+  if (visit.status !== 302 || location === null) return `the marketplace answered ${visit.status}`;
+  const back = await fetch(location, { redirect: "manual", signal });
+  await back.body?.cancel();
+  return back.status === 303 ? undefined : `sds-sync's return answered ${back.status}`;
+}
+
+/** One respondent's session from start to done: the session as it ended, and what went wrong, if anything. */
+async function walkSession(
+  sync: SyncClient,
+  start: { readonly uid: string; readonly languageId: number; readonly truth: Answers },
+  signal: AbortSignal,
+): Promise<{ readonly session: Session; readonly problem?: string }> {
+  let session = await sync.sessions.create(
+    { uid: start.uid, languageId: start.languageId, answers: knownAtStart(start.truth) },
+    { signal },
+  );
+  for (let step = 0; step < MAX_STEPS_PER_SESSION; step++) {
+    const next = session.next;
+    if (next.kind === "done") return { session };
+    if (next.kind === "question") {
+      session = await sync.sessions.answer(session.id, answerTo(next, start.truth), { signal });
+      continue;
+    }
+    const problem = await takeSurvey(next.link, signal);
+    if (problem !== undefined) return { session, problem };
+    session = await sync.sessions.get(session.id, {}, { signal });
+    // The return moved the session on; a step that stays would be taken again for ever.
+    if (session.next.kind === "survey" && session.next.token === next.token)
+      return { session, problem: `the return of ${next.surveyId} did not move the session` };
+  }
+  return { session, problem: `still open after ${MAX_STEPS_PER_SESSION} steps` };
+}
+
+/** One line of the summary for a session: its questions, its attempts and how it ended. */
+function describeSession(uid: string, session: Session, problem: string | undefined): string {
+  const attempts = session.attempts.map((attempt) => `${attempt.surveyId} ${attempt.returned ?? "pending"}`);
+  const ended = session.next.kind === "done" ? session.next.reason : "open";
+  return `${uid}: ${session.questionsAsked} ${session.questionsAsked === 1 ? "question" : "questions"}, ${attempts.length === 0 ? "no survey" : attempts.join(", ")} → ${ended}${problem === undefined ? "" : ` (${problem})`}`;
+}
+
+/**
+ * Walks `count` respondents through sessions: each gets true answers (told to the marketplace
+ * over its control API), starts a session with the answers known at start (`POST /v1/sessions`),
+ * answers the questions it asks, takes the surveys it offers and is re-routed after a terminate,
+ * until the session is done. Undefined when the signal aborted it (Ctrl-C).
  */
 export async function walkRespondents(
   service: SyncService,
@@ -109,117 +190,88 @@ export async function walkRespondents(
   signal: AbortSignal,
 ): Promise<LoopWalk | undefined> {
   const marketplace = sandbox.marketplace;
-  if (!marketplace) throw new Error("the respondent loop needs the sandbox's marketplace");
-  // The matcher follows the store (not the cycle), and entry links need the account's encryption settings.
-  const loop = service.loop;
-  // Surveys whose groups or study type are not known yet stay out of routing until the refresh after the cycle.
-  const routable = () => {
-    const pending = loop.facts.pending;
-    return loop.facts.studyTypesKnown && pending.groups === 0 && pending.studyTypes === 0;
-  };
-  if (
-    !(await waitFor(
-      () => loop.liveMatcher.sequence >= firstSequence && loop.account.verdicts !== undefined && routable(),
-      signal,
-    ))
-  ) {
-    if (signal.aborted) return undefined;
-    throw new Error(
-      "the matcher did not follow the first cycle, the account was not read, or the survey groups and study types were not read, within 15 s",
-    );
-  }
+  const controlUrl = sandbox.marketplaceControlUrl;
+  if (!marketplace || controlUrl === undefined) throw new Error("the respondent loop needs the sandbox's marketplace");
+  if (!(await waitUntilRoutable(service, firstSequence, signal))) return undefined;
   const sync = createSyncClient({ baseUrl: service.url, env: {}, retry: false });
-  const supplierId = sandbox.keys[0]?.supplierId ?? 1001;
-  const live = sandbox.api.listSurveys(supplierId, "live");
-  /** Each respondent: a line, and the entry they made (none when no survey matched). */
+  const live = sandbox.api.listSurveys(sandbox.keys[0]?.supplierId ?? 1001, "live");
   const walked: {
-    readonly line: string;
-    readonly entry?: {
-      readonly uid: string;
-      readonly token: string;
-      readonly surveyId: number;
-      readonly answers: Answers;
-      readonly languageId: number;
-    };
+    readonly uid: string;
+    readonly truth: Answers;
+    readonly languageId: number;
+    readonly session: Session;
   }[] = [];
+  const lines: string[] = [];
   for (let index = 0; index < count && live.length > 0; index++) {
     if (signal.aborted) return undefined;
-    // An invented respondent: the answers one of the surveys screens for, in its language.
+    // An invented respondent whom one of the surveys screens in, in its language.
     const target = live[(index * 37) % live.length];
     if (target === undefined) break;
     const uid = `demo-${index + 1}`;
-    const answers = answersFor(sandbox, target.SurveyId, index);
-    const matched = await sync.match({ answers, languageId: target.LanguageId, uid, limit: 5 }, { signal });
-    const [best] = matched.surveys as { SurveyId: number; Cpi: string }[];
-    if (best === undefined) {
-      walked.push({ line: `${uid}: no survey matches` });
-      continue;
-    }
-    const token = `demo-token-${index + 1}`;
-    const issued = await sync.entryLinks.create({ surveyId: best.SurveyId, token, uid }, { signal });
-    // The respondent opens the link: the marketplace answers 302 to the account's redirect URL and calls the receiver.
-    const visit = await fetch(issued.link, { redirect: "manual", signal });
-    await visit.body?.cancel();
-    walked.push({
-      line: `${uid}: ${matched.eligible} ${matched.eligible === 1 ? "survey matches" : "surveys match"}, entered ${best.SurveyId} (CPI ${best.Cpi})${visit.status === 302 ? "" : `, the marketplace answered ${visit.status}`}`,
-      entry: { uid, token, surveyId: best.SurveyId, answers, languageId: target.LanguageId },
-    });
+    const truth = trueAnswersFor(sandbox, target.SurveyId, index);
+    await tellMarketplace(controlUrl, uid, truth, signal);
+    const { session, problem } = await walkSession(sync, { uid, languageId: target.LanguageId, truth }, signal);
+    walked.push({ uid, truth, languageId: target.LanguageId, session });
+    lines.push(describeSession(uid, session, problem));
   }
   await marketplace.settle();
   if (signal.aborted) return undefined;
 
-  // What the receiver recorded, by token, and the totals the status page shows.
-  const recorded = await sync.outcomes.list({ after: 0, limit: 1000 }, { signal });
-  const outcomeOf = new Map(recorded.outcomes.map((outcome) => [outcome.token, outcome.outcome]));
-  const lines = walked.map(({ line, entry }) =>
-    entry === undefined ? line : `${line} → ${outcomeOf.get(entry.token) ?? "no outcome yet"}`,
-  );
   const status = await sync.status({ signal });
-  const first = walked.find((each) => each.entry !== undefined)?.entry;
-  let recheck: string | undefined;
-  if (first) {
-    const again = await sync.match(
-      { answers: first.answers, languageId: first.languageId, uid: first.uid, limit: 5, explain: first.surveyId },
-      { signal },
-    );
-    const reason = again.explanation?.reasons[0];
-    recheck =
-      reason === undefined
-        ? undefined
-        : `${first.uid} matched again: survey ${first.surveyId} is out (${reason.kind}: ${reason.message})`;
-  }
+  const first = walked.find((each) => each.session.attempts.length > 0);
   return {
     lines,
+    sessions: {
+      sessions: walked.length,
+      questionsAsked: walked.reduce((sum, each) => sum + each.session.questionsAsked, 0),
+      attempts: walked.reduce((sum, each) => sum + each.session.attempts.length, 0),
+      completed: walked.filter((each) => each.session.next.kind === "done" && each.session.next.reason === "completed")
+        .length,
+    },
     totals: status.loop.totals.lifetime,
     warnings: status.loop.warnings,
-    example: first && { answers: first.answers, languageId: first.languageId, surveyId: first.surveyId },
-    recheck,
+    example: first && { truth: first.truth, languageId: first.languageId },
+    recheck: first && (await recheckFirst(sync, first, signal)),
   };
 }
 
-/** The walk's summary and the four steps to walk a respondent by hand, as the demo prints them. */
+/** The first respondent matched again with `explain` of the first survey they took: the reason it is out now. */
+async function recheckFirst(
+  sync: SyncClient,
+  first: { readonly uid: string; readonly truth: Answers; readonly languageId: number; readonly session: Session },
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const surveyId = first.session.attempts[0]?.surveyId;
+  if (surveyId === undefined) return undefined;
+  const again = await sync.match(
+    { answers: first.truth, languageId: first.languageId, uid: first.uid, limit: 5, explain: surveyId },
+    { signal },
+  );
+  const reason = again.explanation?.reasons[0];
+  return reason === undefined
+    ? undefined
+    : `${first.uid} matched again: survey ${surveyId} is out (${reason.kind}: ${reason.message})`;
+}
+
+/** The walk's summary and the steps to walk a respondent through a session by hand, as the demo prints them. */
 export function describeWalk(
   walk: LoopWalk,
   service: SyncService,
   sandbox: Sandbox,
   { keepsRunning }: { readonly keepsRunning: boolean },
 ): string {
-  const { totals } = walk;
+  const { totals, sessions } = walk;
   const url = service.url;
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const example = walk.example;
-  const matchBody = JSON.stringify({
-    answers: example?.answers ?? { "42": ["34"], "43": ["2"] },
-    languageId: example?.languageId ?? 1,
-    uid: "me-1",
-    limit: 3,
-  });
-  const linkBody = JSON.stringify({ surveyId: example?.surveyId ?? 0, token: "me-1-token", uid: "me-1" });
+  const truthBody = JSON.stringify({ answers: example?.truth ?? { "42": ["34"], "43": ["2"] } });
+  const startBody = JSON.stringify({ uid: "me-1", languageId: example?.languageId ?? 1 });
   return [
     "",
-    `The respondent loop (the sandbox's marketplace at ${sandbox.marketplaceOrigin ?? "?"} calls sds-sync's receiver at ${service.outcomesUrl}/v1/outcomes/…):`,
+    `The respondent loop (sessions; the sandbox's marketplace at ${sandbox.marketplaceOrigin ?? "?"} calls sds-sync's receiver at ${service.outcomesUrl}/v1/outcomes/… and sends respondents back to ${service.outcomesUrl}/v1/return/…):`,
     ...walk.lines.map((line) => `  ${line}`),
     ...(walk.recheck === undefined ? [] : [`  ${walk.recheck}`]),
+    `  ${sessions.sessions} sessions: ${sessions.questionsAsked} questions asked, ${sessions.attempts} attempts, ${sessions.completed} completed; earnings ${totals.earnings.toFixed(2)}`,
     `  ${totals.entries} entries: ${totals.completes} completes, ${totals.terminates} terminates, ${totals.overquotas} over quota, ${totals.pending} pending; conversion ${percent(totals.conversion)}, earnings ${totals.earnings.toFixed(2)} (${totals.earningsPerEntry.toFixed(2)} per entry)`,
     ...walk.warnings.map((warning) => `  sds-sync warns: ${warning}`),
     "",
@@ -228,24 +280,16 @@ export function describeWalk(
       ? [
           `Status page: ${url}/`,
           "",
-          "Walk a respondent yourself:",
-          `  curl -s -X POST '${url}/v1/match' -H 'content-type: application/json' -d '${matchBody}'`,
-          `  curl -s -X POST '${url}/v1/entry-links' -H 'content-type: application/json' -d '${linkBody}'`,
-          `  curl -i 'LINK'                        # the "link" of the answer above: the marketplace answers 302 and calls the receiver`,
+          "Walk a respondent through a session yourself:",
+          `  curl -s -X PUT '${sandbox.marketplaceControlUrl ?? "?"}/respondents/me-1/answers' -H 'content-type: application/json' -d '${truthBody}'   # the sandbox's marketplace learns me-1's true answers`,
+          `  curl -s -X POST '${url}/v1/sessions' -H 'content-type: application/json' -d '${startBody}'`,
+          `  curl -s -X POST '${url}/v1/sessions/ID/answers' -H 'content-type: application/json' -d '{"answers":{"43":["2"]}}'   # while next.kind is "question"`,
+          `  curl -si 'LINK'                       # next.kind "survey": the marketplace answers 302 to sds-sync's /v1/return/… and calls the receiver`,
+          `  curl -si 'LOCATION'                   # that return: 303 to the session's page`,
+          `  curl -s '${url}/v1/sessions/ID'        # the next step: another survey after a terminate, done after a complete`,
           `  curl -s '${url}/v1/sync/status'        # loop.totals: entries, completes, conversion, earnings`,
         ]
       : ["(--once: sds-sync stops now; run the demo without --once to keep it running, with its status page)"]),
     "",
   ].join("\n");
-}
-
-/** The account's four URLs of one kind (S2S or redirect), enabled, each from `url` of its outcome. */
-function fourOutcomeUrls(url: (outcome: "complete" | "terminate" | "overquota" | "security") => string) {
-  return {
-    Enabled: true,
-    CompleteUrl: url("complete"),
-    TerminateUrl: url("terminate"),
-    OverQuotaUrl: url("overquota"),
-    SecurityTerminateUrl: url("security"),
-  };
 }

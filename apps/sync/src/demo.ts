@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { signStartLink } from "@sds/routing";
 import { startSandbox, type Sandbox } from "@sds/testing";
 import { configSecrets, loadConfig } from "./config/config.ts";
 import { PortInUseError, SyncError } from "./common/errors.ts";
@@ -15,8 +17,9 @@ import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-ev
 /**
  * The README's main job: the sandbox (a fake Supplier Data Service with seeded surveys, and its
  * marketplace) and sds-sync on the embedded SQLite store against it. Points the account's S2S
- * URLs at sds-sync's receiver, waits for the first cycle, prints what was synced, walks a few
- * respondents through the loop (match, entry link, the marketplace's outcome call) and prints
+ * URLs at sds-sync's receiver and its redirect URLs at sds-sync's return, waits for the first
+ * cycle, prints what was synced, walks a few respondents through sessions (questions, surveys,
+ * the return, a re-route after a terminate) and prints
  * where to look (the status page among it), then runs until Ctrl-C (or exits with `--once`). Built as `dist/demo.js`, a development entry: it needs `@sds/testing`, a dev
  * dependency, so it is run from the repository and left out of the published package.
  */
@@ -24,16 +27,17 @@ import { DEMO_NATS, describeDemoEvents, resetDemoStream } from "./events/demo-ev
 const usage = `Usage: node apps/sync/dist/demo.js [options]
 
 Starts the sandbox (with its marketplace) and sds-sync against it, points the account's S2S
-URLs at sds-sync's receiver, waits for the first sync cycle, walks a few respondents through
-the loop (match, entry link, the marketplace's outcome call), prints what happened and the URLs
-to query (the status page among them), then runs until Ctrl-C.
+URLs at sds-sync's receiver and its redirect URLs at sds-sync's return, waits for the first sync
+cycle, walks a few respondents through sessions (the questions that pay, the surveys offered,
+the marketplace's outcome and the return, a re-route after a terminate), prints what happened
+and the URLs to query (the status page among them), then runs until Ctrl-C.
 
 Options:
   --once             exit after the first cycle and the respondents (status 0 when both succeeded)
   --surveys N        live surveys in the sandbox (default 3000)
   --port N           port of the sds-sync API (default 8787; 0 picks a free one)
   --interval S       seconds between cycles (default 10)
-  --respondents N    respondents walked through the loop at start (default 12; 0 walks none)
+  --respondents N    respondents walked through sessions at start (default 12; 0 walks none)
   --no-marketplace   no marketplace, no respondents: the inventory side only
   --churn            change a few sandbox surveys before every cycle, so the feed moves
   --nats             publish the outcome and change feeds to the NATS server (JetStream) at
@@ -238,7 +242,10 @@ async function main(): Promise<number> {
   try {
     if (signalled.stop) return await stopped(undefined);
     if (options.natsUrl !== undefined) await resetDemoStream(options.natsUrl);
+    // A secret for this run only: the respondent page's start links are signed with it.
+    const sessionSecret = randomBytes(32).toString("hex");
     const config = loadConfig({
+      SYNC_SESSION_SECRET: sessionSecret,
       SDS_BASE_URL: sandbox.baseUrl,
       SDS_API_KEY: apiKey,
       DATABASE_URL: `sqlite:${databasePath}`,
@@ -286,6 +293,7 @@ async function main(): Promise<number> {
     } else if (!options.once) {
       process.stdout.write(`Status page: ${service.url}/\n\n`);
     }
+    if (options.marketplace && !options.once) process.stdout.write(await describeStartLink(service, sessionSecret));
     if (options.natsUrl !== undefined) process.stdout.write(await describeDemoEvents(service, options.natsUrl));
     if (options.once) {
       await cleanUp();
@@ -318,6 +326,17 @@ async function main(): Promise<number> {
     );
     if (options.churn) churn(sandbox, (round += 1));
   }
+}
+
+/** A start link of the respondent page for one respondent, in the language most live surveys use. */
+async function describeStartLink(service: SyncService, secret: string): Promise<string> {
+  const languages = await service.store.countByLanguage();
+  const languageId = languages.reduce((best, each) => (each.live > best.live ? each : best), {
+    languageId: 3,
+    live: 0,
+  }).languageId;
+  const link = signStartLink({ uid: "demo-browser", languageId }, secret, { baseUrl: service.outcomesUrl });
+  return `Respondent page: open this start link in a browser within 10 minutes (respondent demo-browser, language ${languageId}; signed with a secret made for this run):\n  ${link}\n\n`;
 }
 
 main().then(

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts";
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
@@ -46,6 +47,8 @@ export interface SyncServiceOptions {
   readonly retry?: number;
   /** Time between two pruning passes, in ms. @default a tenth of the retention, between 1 s and 60 s */
   readonly pruneEveryMs?: number;
+  /** The clock the pruner measures ages by, in ms since the epoch (tests move it past a horizon instead of waiting). @default Date.now */
+  readonly pruneClock?: () => number;
   /** Awaited inside start once the store is open and migrated, before the loop loads: where a test asks for a stop during start. */
   readonly afterStoreOpen?: () => Promise<void>;
   /** The clock the loop's background tasks run on. @default the wall clock */
@@ -71,7 +74,7 @@ export interface SyncService {
   readonly loop: LoopContext;
   readonly engine: SyncEngine;
   readonly metrics: SyncMetrics;
-  /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`), on the leader. */
+  /** Prunes what is older than `SYNC_RETENTION_SECONDS` (and `SYNC_OUTCOME_RETENTION_SECONDS`) and sessions a TTL past their expiry, on the leader. */
   readonly pruner: Pruner;
   /** Events out: the relays to NATS and webhooks (idle when none is configured). */
   readonly events: Events;
@@ -95,6 +98,7 @@ interface RouteDependencies {
   readonly loop: LoopContext;
   readonly events: Events;
   readonly sessions: SessionRoom;
+  readonly page: RespondentPage;
 }
 
 /**
@@ -103,22 +107,27 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions } = dependencies;
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions, page } =
+    dependencies;
   const probes = {
     store,
     metrics,
     intervalMs,
     isStopping,
-    warnings: () => [...loop.warnings(), ...events.warnings()],
+    warnings: () => [...loop.warnings(), ...events.warnings(), ...page.warnings()],
   };
   const operator = {
     store,
     engine,
     intervalMs,
-    // The question catalogue is reported with the routing data: `loop.inventoryData.questions`.
+    // The question catalogue is reported with the routing data (`loop.inventoryData.questions`), the gate's refusals as `loop.gate`.
     loopStatus: async () => {
-      const status = await loopStatus(loop);
-      return { ...status, inventoryData: { ...status.inventoryData, questions: sessions.catalogue.report() } };
+      const [status, refusals] = await Promise.all([loopStatus(loop), sessions.gateRefusals()]);
+      return {
+        ...status,
+        inventoryData: { ...status.inventoryData, questions: sessions.catalogue.report() },
+        gate: { refusals },
+      };
     },
     currency: config.currency ?? "USD",
     // The lock holder as it announced itself, else the replica that ran the last cycle.
@@ -138,6 +147,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     loopRoutes(loop, sessions.profiles),
     events.routes,
     sessions.routes,
+    page.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -249,6 +259,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       logger,
       registry: metrics.registry,
       fetch,
+      readLanguages: async () => (await store.getCollection("languages"))?.body,
       ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
     }),
     (started) => started.stop(),
@@ -262,6 +273,14 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
   });
   cleanup.defer(() => events.stop());
+  const page = respondentPageRoutes({
+    config,
+    sessions: sessions.sessions,
+    loop: loop.context,
+    inventory: sessionSurveys.inventory,
+    store,
+    ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
+  });
   const modules = composeRoutes({
     config,
     store,
@@ -273,6 +292,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     loop: loop.context,
     events,
     sessions,
+    page,
   });
   const separate = config.outcomesPort !== undefined;
   const server = cleanup.use(
@@ -311,10 +331,12 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     outcomes: config.outcomeRetentionSeconds
       ? { store: loop.context.store, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
+    sessions: sessions.retention,
     logger,
     // Never prunes what a sink of events out has not acknowledged.
     holds: () => events.retentionHolds(),
     ...(options.pruneEveryMs === undefined ? {} : { everyMs: options.pruneEveryMs }),
+    ...(options.pruneClock === undefined ? {} : { now: options.pruneClock }),
   });
   cleanup.defer(() => Promise.all([engine.stop(), pruner.stop()]));
   // Long-polls end in the same turn as the listeners begin to close: their answers then say

@@ -35,7 +35,7 @@ describe("the demo (the README's main job)", () => {
     expect(stdout).toMatch(/\/v1\/changes\?after=120&wait=30/);
   }, 60_000);
 
-  it("walks respondents through the loop at start: the marketplace's outcomes reach the receiver, and the summary shows entries, completes and earnings", async () => {
+  it("walks respondents through sessions at start: questions, surveys, returns and re-routes, and the summary shows sessions, questions, attempts, completes and earnings", async () => {
     const { code, stdout, stderr } = await runDemo([
       "--once",
       "--port",
@@ -48,24 +48,40 @@ describe("the demo (the README's main job)", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /The respondent loop \(the sandbox's marketplace at http:\/\/127\.0\.0\.1:\d+ calls sds-sync's receiver at http:\/\/127\.0\.0\.1:\d+\/v1\/outcomes\/…\):/,
+      /The respondent loop \(sessions; the sandbox's marketplace at http:\/\/127\.0\.0\.1:\d+ calls sds-sync's receiver at http:\/\/127\.0\.0\.1:\d+\/v1\/outcomes\/… and sends respondents back to http:\/\/127\.0\.0\.1:\d+\/v1\/return\/…\):/,
     );
-    // Every respondent who entered a survey got an outcome from the marketplace's S2S call (none left pending).
-    const entered = stdout
-      .split("\n")
-      .filter((line) => /^ {2}demo-\d+: \d+ surveys? match(es)?, entered \d+/.test(line));
-    expect(entered.length).toBeGreaterThan(0);
-    for (const line of entered) expect(line).toMatch(/→ (complete|terminate|overquota|security)$/);
-    const summary =
-      /^ {2}(\d+) entries: (\d+) completes, \d+ terminates, \d+ over quota, (\d+) pending; conversion [\d.]+ %, earnings ([\d.]+) \(/m.exec(
-        stdout,
+    // One line per session: its questions, each survey it took with what came back, and how it ended.
+    const sessions = stdout.split("\n").filter((line) => /^ {2}demo-\d+: \d+ questions?, /.test(line));
+    expect(sessions).toHaveLength(12);
+    for (const line of sessions)
+      expect(line).toMatch(
+        /: \d+ questions?, (no survey|\d+ (complete|terminate|overquota|security|drop)(, \d+ (complete|terminate|overquota|security|drop))*) → (completed|no-survey|attempts|excluded)$/,
       );
+    // A terminate or overquota is followed by another survey in the same session: the re-route.
+    expect(sessions.some((line) => /\d+ (terminate|overquota), \d+ /.test(line))).toBe(true);
+    const attemptsInLines = sessions
+      .map(
+        (line) =>
+          (/: \d+ questions?, (.*) → /.exec(line)?.[1] ?? "").split(", ").filter((part) => /^\d+ /.test(part)).length,
+      )
+      .reduce((sum, count) => sum + count, 0);
+    const summary =
+      /^ {2}(\d+) sessions: (\d+) questions asked, (\d+) attempts, (\d+) completed; earnings ([\d.]+)$/m.exec(stdout);
     expect(summary, stdout).not.toBeNull();
-    const [, entries, completes, pending, earnings] = (summary ?? []).map(Number);
-    expect(entries).toBe(entered.length);
-    expect(completes).toBeGreaterThan(0);
-    expect(pending).toBe(0);
+    const [, sessionCount, questions, attempts, completed, earnings] = (summary ?? []).map(Number);
+    expect(sessionCount).toBe(12);
+    expect(questions).toBeGreaterThan(0);
+    expect(attempts).toBe(attemptsInLines);
+    expect(completed).toBe(sessions.filter((line) => line.endsWith("→ completed")).length);
+    expect(completed).toBeGreaterThan(0);
     expect(earnings).toBeGreaterThan(0);
+    // Every attempt reached the receiver too (the marketplace's S2S call): none left pending, one entry each.
+    const loop = /^ {2}(\d+) entries: (\d+) completes, \d+ terminates, \d+ over quota, (\d+) pending; /m.exec(stdout);
+    expect(loop, stdout).not.toBeNull();
+    const [, entries, completes, pending] = (loop ?? []).map(Number);
+    expect(entries).toBe(attempts);
+    expect(completes).toBe(completed);
+    expect(pending).toBe(0);
     // The uid keeps a respondent out of a survey they entered.
     expect(stdout).toMatch(/demo-1 matched again: survey \d+ is out \(already-entered: /);
     // --once: the service stops next, so neither its status page nor the walk by hand is offered.
@@ -104,6 +120,29 @@ describe("the demo (the README's main job)", () => {
     expect(stderr).toMatch(/--surveys must be a whole number/);
     expect(stderr).toContain("Usage:");
   }, 30_000);
+
+  it("prints a start link of the respondent page while it runs: the link starts a session", async () => {
+    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, "--port", "0", "--surveys", "60"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    let stdout = "";
+    const link = await new Promise<string>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+        const found = /^Respondent page: .*\n {2}(http:\/\/127\.0\.0\.1:\d+\/s\/start\?\S+)$/m.exec(stdout);
+        if (found?.[1] !== undefined) resolve(found[1]);
+      });
+    });
+    try {
+      const started = await fetch(link, { redirect: "manual" });
+      expect(started.status).toBe(303);
+      expect(started.headers.get("location")).toMatch(/^\/s\/[A-Za-z0-9_-]{22,}$/);
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
 
   it("says a cycle that its own Ctrl-C cut short was aborted by shutdown, not failed, and exits 0 having cleaned up", async () => {
     const child = spawn(

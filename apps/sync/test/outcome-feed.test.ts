@@ -181,11 +181,14 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
   let stop: () => Promise<void>;
+  /** The pruner's clock: the wall clock until the test moves it ahead. */
+  const pruneAt: { ms: number | undefined } = { ms: undefined };
   beforeAll(async () => {
     // Passes only when the test asks (pruneOnce), so nothing is pruned behind its back.
     ({ api, harness, stop } = await startFeedService(databaseFor(), {
       config: { outcomeRetentionSeconds: RETENTION_SECONDS },
       pruneEveryMs: 3_600_000,
+      pruneClock: () => pruneAt.ms ?? Date.now(),
     }));
   });
   afterAll(() => stop());
@@ -195,7 +198,8 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
     await issueEntryLink(harness, survey?.SurveyId ?? 0, "old-1");
     await receive(harness, "complete", "old-1");
     await receive(harness, "terminate", "old-2");
-    await new Promise((resolve) => setTimeout(resolve, RETENTION_SECONDS * 1000 + 200));
+    // The pruner's time moves past the horizon of what was recorded so far; nothing waits.
+    pruneAt.ms = Date.now() + RETENTION_SECONDS * 1000 + 200;
     const pass = await harness.service.pruner.pruneOnce();
     expect(pass.deleted).toMatchObject({ outcomes: 2, entries: 1 });
     // The counts are kept as they were recorded: pruning the entries does not take back what they earned.

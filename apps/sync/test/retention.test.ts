@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/inventory-store/store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -24,13 +24,14 @@ const pgSchema = freshSchemaName("sds_sync_retention");
 const stores: [string, DatabaseConfig | undefined][] = [["SQLite", undefined]];
 if (pgAvailable) stores.push(["PostgreSQL", { kind: "postgres", connectionString: testDatabaseUrl, schema: pgSchema }]);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe.each(stores)("retention over HTTP on %s", (_name, database) => {
   let harness: ServiceHarness;
+  /** The pruner's clock: the wall clock until a test moves it ahead, so rows age without waiting. */
+  const pruneAt: { ms: number | undefined } = { ms: undefined };
   beforeAll(async () => {
     harness = await startServiceHarness({
       surveys: 10,
+      pruneClock: () => pruneAt.ms ?? Date.now(),
       config: { retentionSeconds: RETENTION_SECONDS },
       ...(database ? { database } : {}),
     });
@@ -56,10 +57,16 @@ describe.each(stores)("retention over HTTP on %s", (_name, database) => {
     expect(caughtUp.changes.map((change) => change.type)).toEqual(Array(10).fill("opened"));
 
     // The first cycle's entries age past the horizon; a new cycle adds one young entry; a pass prunes.
-    await sleep(RETENTION_SECONDS * 1000 + 200);
+    // The horizon is the moment before the new cycle, strictly after the first cycle's entries.
+    const firstCycleEnded = Date.now();
+    await vi.waitFor(() => {
+      expect(Date.now()).toBeGreaterThan(firstCycleEnded);
+    });
+    const horizon = Date.now();
     const [closedId] = liveIds();
     harness.api.closeSurvey(closedId ?? 0);
     await runCycle();
+    pruneAt.ms = horizon + RETENTION_SECONDS * 1000;
     const pass = await harness.service.pruner.pruneOnce();
     expect(pass.ran).toBe(true);
     expect(await harness.service.store.feedHorizon()).toBe(caughtUp.next);
@@ -108,7 +115,7 @@ describe.each(stores)("retention over HTTP on %s", (_name, database) => {
 
   it("keeps the service ready and its status readable after pruning run records", async () => {
     expect((await harness.service.store.listRuns(10)).length).toBeGreaterThan(1);
-    await sleep(RETENTION_SECONDS * 1000 + 200);
+    pruneAt.ms = Date.now() + RETENTION_SECONDS * 1000 + 200;
     await harness.service.pruner.pruneOnce();
     expect((await harness.request("/readyz")).status).toBe(200);
     const status = await getJson<{ runs: unknown[] }>("/v1/sync/status");

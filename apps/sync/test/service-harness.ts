@@ -47,6 +47,8 @@ export interface ServiceHarnessOptions {
   readonly fetch?: FetchFunction;
   /** The sessions' clock. @default the system clock */
   readonly sessionClock?: () => Date;
+  /** The clock the pruner measures ages by (a test moves it past the horizon instead of waiting). @default Date.now */
+  readonly pruneClock?: () => number;
 }
 
 /**
@@ -54,6 +56,9 @@ export interface ServiceHarnessOptions {
  * interval so only the start-up cycle runs unless a test asks for more. Waits for that cycle
  * when this replica leads.
  */
+/** The SYNC_SESSION_SECRET of every harness that does not set its own: start links are signed with it. */
+export const TEST_SESSION_SECRET = "harness-session-secret-0123456789abcdef";
+
 export async function startServiceHarness(options: ServiceHarnessOptions = {}): Promise<ServiceHarness> {
   const ownsApi = options.api === undefined;
   const api = options.api ?? defaultSupplierFake(options.surveys === undefined ? {} : { surveys: options.surveys });
@@ -76,6 +81,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     maxClosureShare: 0.25,
     closureConfirmCycles: 3,
     manualRunSpacingSeconds: 0,
+    sessionSecret: TEST_SESSION_SECRET,
     ...options.config,
   };
   const service = await startSyncService({
@@ -88,6 +94,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
+    ...(options.pruneClock === undefined ? {} : { pruneClock: options.pruneClock }),
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
+import { startSession } from "../src/session/gated-writes.ts";
 import {
   answerCounts,
-  createSession,
   issueAttempt,
   readProfile,
   readRespondent,
@@ -23,16 +23,29 @@ const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const LANGUAGE = 3;
 
-function session(id: string, uid: string, expiresAt = later(3600)) {
-  return {
-    id,
-    uid,
-    languageId: LANGUAGE,
-    device: null,
-    returnUrl: null,
-    createdAt: t0.toISOString(),
-    expiresAt: expiresAt.toISOString(),
-  };
+/** Starts session `id` of `uid` at t0 as POST /v1/sessions does without a quality gate; the respondent's facts it read. */
+async function start(
+  store: LoopStore,
+  id: string,
+  uid: string,
+  options: { readonly answers?: ReadonlyMap<number, readonly string[]>; readonly ttlSeconds?: number } = {},
+) {
+  const started = await store.write(
+    "starting",
+    startSession(
+      {
+        id,
+        body: { uid, languageId: LANGUAGE },
+        answers: options.answers ?? new Map(),
+        now: t0,
+        ttlSeconds: options.ttlSeconds ?? 3600,
+      },
+      undefined,
+      undefined,
+    ),
+  );
+  if (started.refused !== undefined) throw new Error(`refused: ${started.refused}`);
+  return started.respondent;
 }
 
 /** Offers `surveyId` in session `sessionId` at `version` under `token` (admitted by every rule). */
@@ -67,7 +80,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("replaces a respondent's earlier answers: the counts move by the difference, each answer once per question", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]]), 10));
+      await start(store, "s1", "u1", { answers: new Map([[43, ["2"]]]) });
       expect(await counts(store)).toEqual({ 43: { "2": 1 } });
       const answers = new Map([
         [43, ["1"]],
@@ -96,11 +109,18 @@ export function describeSessionRecordsConformance(
       const again = { ...input, answers: new Map([[43, ["1"]]]) };
       expect(await store.write("answering", storeAnswers(again, { id: "s1", version: 1 }))).toBe(true);
       expect(await counts(store)).toEqual({ 43: { "1": 1 }, 61: { a: 1, b: 1 } });
-      expect(await store.read(readSession("s1"))).toMatchObject({ questionsAsked: 3, version: 2 });
+      expect(await store.read(readSession("s1"))).toMatchObject({ questionsAsked: 3, version: 2, fingerprint: null });
+      // A fingerprint passed with answers is kept, the first one standing.
+      for (const [version, fingerprint] of [
+        [2, "fp-1"],
+        [3, "fp-2"],
+      ] as const)
+        expect(await store.write("answering", storeAnswers(again, { id: "s1", version, fingerprint }))).toBe(true);
+      expect(await store.read(readSession("s1"))).toMatchObject({ version: 4, fingerprint: "fp-1" });
     });
 
     it("writes no answer of a session that moved meanwhile", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
+      await start(store, "s1", "u1");
       const input = {
         uid: "u1",
         languageId: LANGUAGE,
@@ -115,8 +135,8 @@ export function describeSessionRecordsConformance(
     });
 
     it("reads a session with its respondent's profile and latest entries in one program, as the single reads do", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map([[43, ["2"]]]), 10));
-      await store.write("starting", createSession(session("s2", "u2"), new Map([[43, ["1"]]]), 10));
+      await start(store, "s1", "u1", { answers: new Map([[43, ["2"]]]) });
+      await start(store, "s2", "u2", { answers: new Map([[43, ["1"]]]) });
       expect((await offer(store, "s1", "u1", 0, "tok-1")).kind).toBe("issued");
       await store.recordEntry({ token: "old", surveyId: 9, uid: "u1", cpi: 1, at: t0 });
       await store.recordEntry({ token: "other", surveyId: 9, uid: "u2", cpi: 1, at: t0 });
@@ -130,15 +150,16 @@ export function describeSessionRecordsConformance(
       expect(await store.read(readRespondent("nobody", 10))).toEqual({ profile: [], history: [] });
       // A new session reads its respondent as it is stored, with or without answers given.
       const facts = await store.read(readRespondent("u1", 10));
-      expect(await store.write("starting", createSession(session("s3", "u1"), new Map(), 10))).toEqual(facts);
-      expect(
-        (await store.write("starting", createSession(session("s4", "u1"), new Map([[61, ["b"]]]), 10))).profile,
-      ).toEqual([...facts.profile, expect.objectContaining({ qualificationId: 61, answers: ["b"], source: "api" })]);
+      expect(await start(store, "s3", "u1")).toEqual(facts);
+      expect((await start(store, "s4", "u1", { answers: new Map([[61, ["b"]]]) })).profile).toEqual([
+        ...facts.profile,
+        expect.objectContaining({ qualificationId: 61, answers: ["b"], source: "api" }),
+      ]);
       expect(await store.read(readSessionWithRespondent("nothing", 10))).toBeUndefined();
     });
 
     it("records an attempt only on the session's current version, and else no entry either", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
+      await start(store, "s1", "u1");
       expect((await offer(store, "s1", "u1", 3, "tok-1")).kind).toBe("stale");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 0, attempts: [] });
       // The entry went back with the attempt: no entry without its attempt, and no count of it.
@@ -152,7 +173,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("takes a return once, on a live session's attempt; tells an entry outside sessions from an unknown token", async () => {
-      await store.write("starting", createSession(session("s1", "u1"), new Map(), 10));
+      await start(store, "s1", "u1");
       await offer(store, "s1", "u1", 0, "tok-1");
       expect(await store.write("returning", takeReturn("tok-1", "terminate", later(20)))).toEqual({
         kind: "attempt",
@@ -174,7 +195,7 @@ export function describeSessionRecordsConformance(
     });
 
     it("records no return on a session that expired", async () => {
-      await store.write("starting", createSession(session("s1", "u1", later(15)), new Map(), 10));
+      await start(store, "s1", "u1", { ttlSeconds: 15 });
       await offer(store, "s1", "u1", 0, "tok-1");
       expect((await store.write("returning", takeReturn("tok-1", "terminate", later(20)))).kind).toBe("attempt");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 1, attempts: [{ returned: null }] });

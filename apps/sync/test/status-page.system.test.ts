@@ -213,6 +213,21 @@ describe.skipIf(!chromiumPath)("the status page at GET / in headless Chromium", 
     await atBothWidths("status-loop");
   });
 
+  it("lists the quality gate's refusals by code", async () => {
+    const refused = await harness.request("/v1/sessions", {
+      method: "POST",
+      headers: authorized,
+      body: JSON.stringify({
+        uid: "page-bot",
+        languageId: 3,
+        userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)",
+      }),
+    });
+    expect(refused.status).toBe(403);
+    expect(await page.locator("#gate-heading").textContent()).toBe("Quality gate");
+    await page.locator("#gate-refusals", { hasText: "Respondents refused: 1 (bot 1)." }).waitFor({ timeout: 15_000 });
+  });
+
   it("keeps text contrast at WCAG AA (4.5:1), every form field labelled, and every chart titled", async () => {
     const samples = await textColours(page);
     expect(samples.length).toBeGreaterThan(40);

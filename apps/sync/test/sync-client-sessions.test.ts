@@ -95,12 +95,14 @@ describe("@sds/sync-client's sessions against a running sds-sync", () => {
   it("reads and erases a respondent's profile", async () => {
     await sync.sessions.create({ uid: "c/2", languageId: 3, answers: { "43": ["1"] } });
     const profile = await sync.respondents.profile("c/2");
+    const noRisk = { security: 0, reversals: 0, speeders: 0, score: 0 };
     expect(profile).toEqual({
       uid: "c/2",
       answers: [expect.objectContaining({ qualificationId: 43, languageId: 3, answers: ["1"], source: "api" })],
+      risk: noRisk,
     });
     expect(await sync.respondents.eraseProfile("c/2")).toEqual({ uid: "c/2", erased: 1 });
-    expect(await sync.respondents.profile("c/2")).toEqual({ uid: "c/2", answers: [] });
+    expect(await sync.respondents.profile("c/2")).toEqual({ uid: "c/2", answers: [], risk: noRisk });
   });
 
   it("refuses a body sds-sync would refuse before sending it, and says an unknown session is not found", async () => {

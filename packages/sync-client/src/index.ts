@@ -23,6 +23,14 @@ export { Surveys, type SurveyListParams } from "./resources/surveys.ts";
 export { Changes } from "./resources/changes.ts";
 export { Cycles } from "./resources/cycles.ts";
 
+export {
+  DEFAULT_OUTCOME_TOKEN_PARAMETER,
+  OUTCOME_TOKEN_PLACEHOLDER,
+  syncOutcomeUrls,
+  type OutcomeUrlFields,
+  type SyncOutcomeRoute,
+} from "./account-outcome-urls.ts";
+
 // The contract: one schema per body, beside its type.
 export { LoopText, LoopTextOrEmpty, loopTextProblem, MAX_LOOP_TEXT } from "./schemas/loop-text.ts";
 export {

@@ -177,6 +177,63 @@ describe("startSandbox", () => {
     }
   });
 
+  it("with the marketplace, is told a respondent's true answers over HTTP and screens out those who miss a survey's qualifications", async () => {
+    const sandbox = await startSandbox({ seed: 4, surveys: 20, apiKey: "dev-key", marketplace: true });
+    try {
+      const call = callerFor(fetch, sandbox.baseUrl, "dev-key");
+      // No S2S calls: the generated account's URLs name hosts that do not exist.
+      const s2s = sandbox.api.getAccount(1001).S2SUrls;
+      await call("/supplier-account/1001/s2s-redirect-url", { method: "PUT", body: { ...s2s, Enabled: false } });
+      expect(sandbox.marketplaceControlUrl).toBe(`${sandbox.marketplaceOrigin ?? "?"}/__sandbox`);
+      const survey = sandbox.api
+        .listSurveys(1001)
+        .find(
+          (candidate) =>
+            candidate.SurveyUrl.includes("[#vq_tid#]") &&
+            candidate.SurveyUrl.includes("[#vq_tuid#]") &&
+            (sandbox.api.getSurvey(candidate.SurveyId)?.qualifications.length ?? 0) > 0,
+        );
+      if (survey === undefined) throw new Error("no survey with both placeholders and a qualification");
+      const qualifications = sandbox.api.getSurvey(survey.SurveyId)?.qualifications ?? [];
+      const meets = Object.fromEntries(
+        qualifications.map((record) => [String(record.QualificationId), [record.OptionCodes[0] ?? ""]]),
+      );
+      const [first] = qualifications;
+      const misses = { ...meets, [String(first?.QualificationId)]: ["no-such-answer"] };
+      const tell = (uid: string, answers: unknown) =>
+        fetch(`${sandbox.marketplaceControlUrl ?? "?"}/respondents/${encodeURIComponent(uid)}/answers`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ answers }),
+        });
+      const told = await tell("resp 1", misses);
+      expect(told.status).toBe(200);
+      expect(await told.json()).toMatchObject({ hasError: false, uid: "resp 1", answers: misses });
+      const read = await fetch(`${sandbox.marketplaceControlUrl ?? "?"}/respondents/resp%201/answers`);
+      expect(await read.json()).toMatchObject({ uid: "resp 1", answers: misses });
+
+      const account = sandbox.api.getAccount(1001);
+      const visit = async (token: string) => {
+        const link = buildEntryLink(survey, { token, uid: "resp 1" }, { encryption: account.IncomingEncryption });
+        const response = await fetch(link, { redirect: "manual" });
+        return ((await response.json()) as { outcome: string }).outcome;
+      };
+      for (let index = 0; index < 5; index++) expect(await visit(`screened-${index}`)).toBe("terminate");
+      expect((await tell("resp 1", meets)).status).toBe(200);
+      const drawn = new Set<string>();
+      for (let index = 0; index < 40; index++) drawn.add(await visit(`drawn-${index}`));
+      expect(drawn.size).toBeGreaterThan(1);
+
+      const refused = await tell("resp 1", { age: ["34"] });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ hasError: true, error: { errorCode: "VALIDATION_FAILED" } });
+      const unknown = await fetch(`${sandbox.marketplaceControlUrl ?? "?"}/respondents/nobody/answers`);
+      expect(unknown.status).toBe(404);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it("closes the marketplace when the sandbox cannot listen", async () => {
     const first = await startSandbox({ surveys: 0 });
     try {

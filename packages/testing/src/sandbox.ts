@@ -58,6 +58,12 @@ export interface Sandbox {
    * the sandbox surveys' `SurveyUrl`s point; `undefined` without the `marketplace` option.
    */
   readonly marketplaceOrigin: string | undefined;
+  /**
+   * Base URL of the marketplace's control routes, ending in `/__sandbox`: `PUT
+   * {marketplaceControlUrl}/respondents/{uid}/answers` tells it a respondent's true answers (see
+   * `FakeMarketplace.tellAnswers`); `undefined` without the `marketplace` option.
+   */
+  readonly marketplaceControlUrl: string | undefined;
   /** The marketplace, to plan outcomes and read its S2S deliveries; `undefined` without the `marketplace` option. */
   readonly marketplace: FakeMarketplace | undefined;
   /** Stops the servers (the marketplace after its pending S2S deliveries). */
@@ -137,6 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     keys: api.keys,
     api,
     marketplaceOrigin: marketplace?.origin,
+    marketplaceControlUrl: marketplace === undefined ? undefined : `${marketplace.origin}${CONTROL_PREFIX}`,
     marketplace: marketplace?.fake,
     async close() {
       await marketplace?.fake.close();

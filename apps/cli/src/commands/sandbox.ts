@@ -31,7 +31,7 @@ export const command = defineCommand({
     marketplace: {
       type: "boolean",
       description:
-        "also run the fake marketplace: every survey's SurveyUrl points at it, so visiting an entry link (sds link entry) ends the session in an outcome drawn from the survey's hidden conversion, redirects to the account's redirect URL and calls its S2S URLs (set them with sds account set-s2s)",
+        "also run the fake marketplace: every survey's SurveyUrl points at it, so visiting an entry link (sds link entry) ends the session in an outcome drawn from the survey's hidden conversion, redirects to the account's redirect URL and calls its S2S URLs (set them with sds account set-s2s); PUT MARKETPLACE/__sandbox/respondents/{uid}/answers tells it a respondent's true answers, and it screens out those who miss a survey's qualifications",
     },
     "marketplace-port": {
       type: "string",
@@ -97,11 +97,12 @@ export const command = defineCommand({
     }
     try {
       const marketplaceUrl = sandbox.marketplaceOrigin;
+      const marketplaceControlUrl = sandbox.marketplaceControlUrl;
       const summary = {
         baseUrl: sandbox.baseUrl,
         controlUrl: sandbox.controlUrl,
         keys: sandbox.keys,
-        ...(marketplaceUrl === undefined ? {} : { marketplaceUrl }),
+        ...(marketplaceUrl === undefined ? {} : { marketplaceUrl, marketplaceControlUrl }),
       };
       if (output.format === "table") {
         const { renderKeyValues } = await import("../framework/table.ts");
@@ -112,7 +113,12 @@ export const command = defineCommand({
               [
                 ["Base URL", sandbox.baseUrl],
                 ["Control", sandbox.controlUrl],
-                ...(marketplaceUrl === undefined ? [] : [["Marketplace", marketplaceUrl] as const]),
+                ...(marketplaceUrl === undefined
+                  ? []
+                  : ([
+                      ["Marketplace", marketplaceUrl],
+                      ["Marketplace control", marketplaceControlUrl ?? ""],
+                    ] as const)),
                 ...sandbox.keys.map((key) => [`Supplier ${key.supplierId}`, `API key ${key.apiKey}`] as const),
               ],
               output.styles,
@@ -139,7 +145,9 @@ function marketplaceUsage(marketplaceUrl: string): string {
     `\nThe respondent loop: every survey's SurveyUrl points at the marketplace (${marketplaceUrl}/s/{SurveyId}?…).\n` +
     "  sds account set-s2s --receiver http://127.0.0.1:8787   # where outcomes go (such as sds-sync's receiver)\n" +
     '  curl -i "$(sds link entry SURVEY_ID --token t-1)"       # a visit: outcome drawn from the survey\'s hidden conversion,\n' +
-    "                                                         # 302 to the redirect URL, S2S call to the URL for that outcome\n"
+    "                                                         # 302 to the redirect URL, S2S call to the URL for that outcome\n" +
+    `  curl -X PUT '${marketplaceUrl}/__sandbox/respondents/RESPONDENT_ID/answers' -H 'content-type: application/json' \\\n` +
+    `    -d '{"answers":{"42":["34"],"43":["2"]}}'              # a respondent's true answers: surveys they miss screen them out\n`
   );
 }
 

@@ -162,7 +162,11 @@ async function handle(
   }
   let reply: Reply;
   try {
-    reply = await route.handler({ url, params: match.params, signal: abort.signal, incoming: request,
+    reply = await route.handler({
+      url,
+      params: match.params,
+      signal: abort.signal,
+      incoming: request,
       origin,
       clientAddress: clientAddress(request),
     });

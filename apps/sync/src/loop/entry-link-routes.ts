@@ -112,7 +112,7 @@ export async function prepareEntry(
   return {
     kind: "ready",
     link,
-    entry: { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now },
+    entry: { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now, loiMinutes: loiMinutes(survey.Loi) },
     admit,
   };
 }
@@ -167,4 +167,10 @@ function linkRefusal(
         code: "respondent_excluded",
         message: `the respondent may not enter survey ${surveyId}: ${excluded.map((reason) => `${reason.kind}: ${reason.message}`).join("; ")}`,
       };
+}
+
+/** The survey's Loi in minutes, kept with the entry (what a speeding complete is measured against); undefined when it is not a positive number. */
+function loiMinutes(loi: string): number | undefined {
+  const minutes = Number(loi);
+  return Number.isFinite(minutes) && minutes > 0 ? minutes : undefined;
 }

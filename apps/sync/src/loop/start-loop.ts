@@ -14,6 +14,7 @@ import { RoutingDataRefresher } from "./routing-data-refresher.ts";
 import { RoutingFacts } from "./routing-facts.ts";
 import { loopWarnings } from "./loop-warnings.ts";
 import { openLoopStore } from "./store/open-loop-store.ts";
+import { DEFAULT_SPEEDER_FRACTION } from "./store/respondent-risk-records.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { feedNotifier } from "../feed/change-notifier.ts";
@@ -36,6 +37,8 @@ export interface LoopStartConfig extends LoopConfig {
   readonly operationPaths?: OperationPaths | undefined;
   readonly intervalSeconds: number;
   readonly maxLongPolls?: number | undefined;
+  /** `SYNC_SPEEDER_FRACTION` (a row of the quality gate's, gate/gate-settings.ts): the recording programs flag speeders. @default 0.3 */
+  readonly speederFraction?: number | undefined;
 }
 
 /** Options of {@link startLoop}. */
@@ -90,6 +93,7 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
   const store = cleanup.use(
     await openLoopStore(config.database, {
       yieldCutoffEntries: config.yieldCutoffEntries ?? DEFAULT_YIELD_CUTOFF.entries,
+      speederFraction: config.speederFraction ?? DEFAULT_SPEEDER_FRACTION,
     }),
     (opened) => opened.close(),
   );

@@ -71,7 +71,7 @@ describe("Pruner", () => {
     const pass = await pruner.pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4 },
+      deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4, sessions: 0 },
       deferred: false,
     });
     expect(loop.calls.map((call) => call.target)).toEqual(["outcomes", "outcomes", "entries"]);
@@ -84,6 +84,35 @@ describe("Pruner", () => {
     const pass = await new Pruner({ store: sync.store, retentionMs: 60_000, logger }).pruneOnce();
     expect(pass.deleted).toMatchObject({ outcomes: 0, entries: 0 });
     expect(sync.calls.map((call) => call.target)).toEqual(["changes", "runs", "quarantine"]);
+  });
+
+  it("prunes sessions in batches with their own horizon, even with entry links and outcomes kept forever", async () => {
+    const sync = storeWith({ changes: 0, runs: 0, quarantine: 0 });
+    const befores: Date[] = [];
+    let left = 23;
+    const pruner = new Pruner({
+      store: sync.store,
+      retentionMs: 7 * 86_400_000,
+      sessions: {
+        store: {},
+        retentionMs: 100_000,
+        pruneBatch(before, limit) {
+          befores.push(before);
+          const deleted = Math.min(limit, left);
+          left -= deleted;
+          return Promise.resolve({ deleted, more: deleted === limit, deferred: false });
+        },
+      },
+      logger,
+      batchSize: 10,
+      pauseMs: 0,
+      now: () => 50_000_000,
+    });
+    const pass = await pruner.pruneOnce();
+    expect(pass.deleted).toMatchObject({ sessions: 23, outcomes: 0, entries: 0 });
+    expect(befores.map((before) => before.getTime())).toEqual(Array(3).fill(50_000_000 - 100_000));
+    // The shortest retention sets the pace: a tenth of it.
+    expect(pruner.everyMs).toBe(10_000);
   });
 
   it("goes on with the outcome store while the sync store is busy with a cycle", async () => {
@@ -99,7 +128,7 @@ describe("Pruner", () => {
     }).pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2 },
+      deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2, sessions: 0 },
       deferred: true,
     });
     expect(sync.calls).toHaveLength(1);
@@ -111,7 +140,7 @@ describe("Pruner", () => {
     const pass = await pruner.pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0 },
+      deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0, sessions: 0 },
       deferred: false,
     });
     expect(left).toEqual({ changes: 0, runs: 0, quarantine: 0 });
@@ -131,7 +160,7 @@ describe("Pruner", () => {
     const pass = await new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0 },
+      deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0, sessions: 0 },
       deferred: true,
     });
     expect(calls).toHaveLength(2);

@@ -5,13 +5,27 @@ import { pruneTargets, type PruneTarget } from "../inventory-store/inventory-ret
 import { outcomePruneTargets, type OutcomePruneTarget } from "../loop/store/loop-store.ts";
 import type { SyncStore } from "../inventory-store/store.ts";
 
-/** Every kind of row the pruner deletes: the sync store's and the respondent loop's. */
-export type PrunedKind = PruneTarget | OutcomePruneTarget;
+/** Every kind of row the pruner deletes: the sync store's and the respondent loop's, sessions among them. */
+export type PrunedKind = PruneTarget | OutcomePruneTarget | "sessions";
 
 /** The respondent loop's records and how long they are kept. */
 export interface OutcomeRetention {
   readonly store: Pick<LoopStore, "pruneBatch">;
   /** `SYNC_OUTCOME_RETENTION_SECONDS` in ms. */
+  readonly retentionMs: number;
+}
+
+/**
+ * The respondent sessions and how long they are kept: a session that expired before `now -
+ * retentionMs` is deleted with its attempts (kept a TTL past their expiry, so a late
+ * `GET /v1/sessions/{id}` still says `expired`).
+ */
+export interface SessionRetention {
+  /** The store the batches run in (a store that defers is left for the next pass with its other targets). */
+  readonly store: unknown;
+  /** Deletes at most `limit` sessions that expired before `before`. */
+  pruneBatch(before: Date, limit: number): Promise<PruneBatchOutcome>;
+  /** `SYNC_SESSION_TTL_SECONDS` in ms. */
   readonly retentionMs: number;
 }
 
@@ -22,6 +36,8 @@ export interface PrunerOptions {
   readonly retentionMs: number;
   /** Entry links and outcomes, pruned too when given (`SYNC_OUTCOME_RETENTION_SECONDS` above 0); else kept forever. */
   readonly outcomes?: OutcomeRetention | undefined;
+  /** Respondent sessions, pruned when given. */
+  readonly sessions?: SessionRetention | undefined;
   readonly logger: Logger;
   /** Time between passes. @default a tenth of the shorter retention, between 1 s and 60 s */
   readonly everyMs?: number;
@@ -50,8 +66,8 @@ export interface PrunePass {
 
 /**
  * Keeps storage bounded: on the leader, every so often, deletes feed entries, run records and
- * quarantined items older than the retention horizon, and entry links and outcomes older than
- * theirs when one is set, in small batches with a pause between them, each its own short
+ * quarantined items older than the retention horizon, entry links and outcomes older than
+ * theirs when one is set, and respondent sessions a TTL past their expiry, in small batches with a pause between them, each its own short
  * transaction, so reads, the cycle and the receiver are never held up for long.
  */
 export class Pruner {
@@ -66,8 +82,9 @@ export class Pruner {
 
   /** Time between passes. */
   get everyMs(): number {
-    const { everyMs, retentionMs, outcomes } = this.#options;
-    return everyMs ?? Math.min(60_000, Math.max(1000, Math.min(retentionMs, outcomes?.retentionMs ?? Infinity) / 10));
+    const { everyMs, retentionMs, outcomes, sessions } = this.#options;
+    const shortest = Math.min(retentionMs, outcomes?.retentionMs ?? Infinity, sessions?.retentionMs ?? Infinity);
+    return everyMs ?? Math.min(60_000, Math.max(1000, shortest / 10));
   }
 
   /** Starts the passes; the first runs at once. */
@@ -84,8 +101,15 @@ export class Pruner {
 
   /** One pass over every target, now. */
   async pruneOnce(): Promise<PrunePass> {
-    const { store, retentionMs, outcomes, now = Date.now, holds } = this.#options;
-    const deleted: Record<PrunedKind, number> = { changes: 0, runs: 0, quarantine: 0, outcomes: 0, entries: 0 };
+    const { store, retentionMs, outcomes, sessions, now = Date.now, holds } = this.#options;
+    const deleted: Record<PrunedKind, number> = {
+      changes: 0,
+      runs: 0,
+      quarantine: 0,
+      outcomes: 0,
+      entries: 0,
+      sessions: 0,
+    };
     if (!store.leadership.isLeader) return { ran: false, deleted, deferred: false };
     const held = (await holds?.()) ?? {};
     // A feed prefix stops at its first row not older than `before`: the oldest record held stays, and all after it.
@@ -105,6 +129,14 @@ export class Pruner {
           entries: outcomesBefore,
         }),
       );
+    }
+    if (sessions) {
+      const sessionsBefore = new Date(now() - sessions.retentionMs);
+      steps.push({
+        store: sessions.store,
+        target: "sessions",
+        pruneBatch: (limit) => sessions.pruneBatch(sessionsBefore, limit),
+      });
     }
     // A store that defers (its one writer busy with a cycle) is left for the next pass; the others go on.
     const deferredStores = new Set<unknown>();

@@ -1,6 +1,7 @@
 import { isoTime as toIso, text } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
+import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import {
   command,
   first,
@@ -20,6 +21,8 @@ import type {
   RecordEntryResult,
 } from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
+import type { GateCode } from "@sds/sync-client";
+import { storedGateCode } from "../gate/gate-records.ts";
 
 /*
  * The session's store logic, as programs over the loop store's tables (loop-program.ts): each
@@ -51,6 +54,10 @@ export interface SessionRow {
   readonly version: number;
   readonly createdAt: string;
   readonly expiresAt: string;
+  /** The respondent's device fingerprint, once the start or an answer carried it. */
+  readonly fingerprint: string | null;
+  /** The quality gate's rule that refused the respondent (the session is then done, `excluded`). */
+  readonly gate: GateCode | null;
   readonly attempts: readonly AttemptRow[];
 }
 
@@ -98,57 +105,88 @@ function toAttempt(row: SqlRow): AttemptRow {
   };
 }
 
-const CREATE_SESSION = command<
-  [
-    id: string,
-    uid: string,
-    languageId: number,
-    device: string | null,
-    returnUrl: string | null,
-    createdAt: string,
-    expiresAt: string,
-  ]
->(
-  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
-);
+/** A new session as stored: how the respondent reached it too (the quality gate's facts). */
+export interface NewSession extends Omit<
+  SessionRow,
+  "attempts" | "state" | "doneReason" | "questionsAsked" | "version" | "gate"
+> {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
 
-/**
- * Stores a new session, and the answers given with it as the respondent's profile (source
- * `api`), and reads the respondent's facts (up to `historyLimit` entries) as the session's first
- * step needs them. Without answers on PostgreSQL, one statement: the whole write, and the read.
- */
-export function* createSession(
-  session: Omit<SessionRow, "attempts" | "state" | "doneReason" | "questionsAsked" | "version">,
-  answers: ReadonlyMap<number, readonly string[]>,
-  historyLimit: number,
-): Program<RespondentFacts> {
-  const values = [
+type SessionValues = [
+  id: string,
+  uid: string,
+  languageId: number,
+  device: string | null,
+  returnUrl: string | null,
+  state: "open" | "done",
+  doneReason: string | null,
+  gate: GateCode | null,
+  ip: string | null,
+  userAgent: string | null,
+  fingerprint: string | null,
+  createdAt: string,
+  expiresAt: string,
+];
+const INSERT_SESSION =
+  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const CREATE_SESSION = command<SessionValues>(INSERT_SESSION);
+
+function sessionValues(session: NewSession, refused?: GateCode): SessionValues {
+  return [
     session.id,
     session.uid,
     session.languageId,
     session.device,
     session.returnUrl,
+    refused === undefined ? "open" : "done",
+    refused === undefined ? null : "excluded",
+    refused ?? null,
+    session.ip,
+    session.userAgent,
+    session.fingerprint,
     session.createdAt,
     session.expiresAt,
-  ] as const;
-  if (answers.size === 0) {
-    const created = yield* whole(CREATE_SESSION_READING_RESPONDENT, ...values, session.uid, session.uid, historyLimit);
-    if (created.length > 0) return decodeRespondent(created);
-  }
-  yield* rows(CREATE_SESSION, ...values);
-  if (answers.size > 0)
-    yield* storeAnswers({
-      uid: session.uid,
-      languageId: session.languageId,
-      answers,
-      source: "api",
-      at: session.createdAt,
-    });
+  ];
+}
+
+/** Stores a new session: open, or (refused by the quality gate) done at once, `excluded` with the rule's code. */
+export function* createSession(session: NewSession, refused?: GateCode): Program<void> {
+  yield* rows(CREATE_SESSION, ...sessionValues(session, refused));
+}
+
+/**
+ * Stores a new open session and reads its respondent's facts (up to `historyLimit` entries), as
+ * its first step needs them: one statement on PostgreSQL, the whole write when nothing came
+ * before it in the program (no rule of the quality gate ran).
+ */
+export function* createSessionReadingRespondent(session: NewSession, historyLimit: number): Program<RespondentFacts> {
+  const created = yield* whole(
+    CREATE_SESSION_READING_RESPONDENT,
+    ...sessionValues(session),
+    session.uid,
+    session.uid,
+    historyLimit,
+  );
+  if (created.length > 0) return decodeRespondent(created);
+  yield* createSession(session);
   return yield* readRespondent(session.uid, historyLimit);
 }
 
+/** Ends an open session as the quality gate refused it (`excluded`, with the rule's code); false when it moved meanwhile. */
+export function* refuseSession(id: string, version: number, code: GateCode): Program<boolean> {
+  const row = yield* queryOne(
+    "UPDATE loop_sessions SET state = 'done', done_reason = 'excluded', gate = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
+    code,
+    id,
+    version,
+  );
+  return row !== undefined;
+}
+
 const SESSION_COLUMNS = `s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
-  s.created_at, s.expires_at, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
+  s.created_at, s.expires_at, s.fingerprint, s.gate, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
   e.outcome, e.outcome_at`;
 const SESSION_FROM = `FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
 WHERE s.id = ?`;
@@ -175,6 +213,8 @@ function decodeSession(rows: readonly SqlRow[]): SessionRow | undefined {
     version: Number(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
+    fingerprint: textOrNull(row.fingerprint),
+    gate: row.gate === null || row.gate === undefined ? null : storedGateCode(row.gate),
     attempts: rows
       .filter((attempt) => typeof attempt.token === "string")
       .map(toAttempt)
@@ -210,6 +250,8 @@ const READ_COLUMNS = [
   "version",
   "created_at",
   "expires_at",
+  "fingerprint",
+  "gate",
   "token",
   "position",
   "survey_id",
@@ -244,6 +286,8 @@ const SESSION_BRANCH = `SELECT ${readBranch({
   version: "s.version",
   created_at: "s.created_at",
   expires_at: "s.expires_at",
+  fingerprint: "s.fingerprint",
+  gate: "s.gate",
   token: "a.token",
   position: "a.position",
   survey_id: "a.survey_id",
@@ -281,26 +325,12 @@ const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], S
  * row of kind `created` says the statement ran.
  */
 const CREATE_SESSION_READING_RESPONDENT = statement<
-  [
-    id: string,
-    uid: string,
-    languageId: number,
-    device: string | null,
-    returnUrl: string | null,
-    createdAt: string,
-    expiresAt: string,
-    uid: string,
-    uid: string,
-    historyLimit: number,
-  ],
+  [...SessionValues, uid: string, uid: string, historyLimit: number],
   SqlRow
 >(
   (dialect) =>
     dialect.dataModifyingCte
-      ? `WITH created AS (
-  INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)
-  RETURNING id
-)
+      ? `WITH created AS (${INSERT_SESSION} RETURNING id)
 ${respondentBranches("?")}
 UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
       : null,
@@ -445,6 +475,7 @@ export function* issueAttempt<Refusal>(
 const STORE_SESSION_ANSWERS = statement<
   [
     answered: number,
+    fingerprint: string | null,
     id: string,
     version: number,
     answers: string,
@@ -458,16 +489,17 @@ const STORE_SESSION_ANSWERS = statement<
   (dialect) =>
     dialect.dataModifyingCte
       ? `WITH session AS (
-  UPDATE loop_sessions SET questions_asked = questions_asked + ?, version = version + 1 WHERE id = ? AND version = ? RETURNING version
+  UPDATE loop_sessions SET questions_asked = questions_asked + ?, fingerprint = COALESCE(fingerprint, ?), version = version + 1
+  WHERE id = ? AND version = ? RETURNING version
 ), given AS (
   SELECT CAST(key AS BIGINT) AS qualification_id, CAST(value AS TEXT) AS answers FROM json_each(CAST(? AS JSON))
   WHERE EXISTS (SELECT 1 FROM session)
 ), earlier AS (
   SELECT p.qualification_id, p.language_id, p.answers FROM loop_profile_answers AS p
-  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $5 FOR UPDATE OF p
+  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $6 FOR UPDATE OF p
 ), saved AS (
   INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at)
-  SELECT $5, g.qualification_id, $6, g.answers, $7, $8 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
+  SELECT $6, g.qualification_id, $7, g.answers, $8, $9 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
   ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers,
     source = excluded.source, answered_at = excluded.answered_at
   RETURNING qualification_id
@@ -475,7 +507,7 @@ const STORE_SESSION_ANSWERS = statement<
   SELECT DISTINCT e.language_id, e.qualification_id, a.answer, -1 AS delta
   FROM earlier AS e CROSS JOIN json_array_elements_text(CAST(e.answers AS JSON)) AS a (answer)
   UNION ALL
-  SELECT DISTINCT CAST($6 AS BIGINT), s.qualification_id, a.answer, 1
+  SELECT DISTINCT CAST($7 AS BIGINT), s.qualification_id, a.answer, 1
   FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
     CROSS JOIN json_array_elements_text(CAST(g.answers AS JSON)) AS a (answer)
 ), counted AS (
@@ -491,8 +523,9 @@ SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) 
 
 /**
  * Stores a respondent's answers (replacing earlier answers to the same questions) and keeps the
- * language's answer counts; with a session, counts them as answered in it and bumps its version
- * (false when it moved meanwhile: nothing is written then). With a session on PostgreSQL, one
+ * language's answer counts; with a session, counts them as answered in it, keeps the device
+ * fingerprint passed when it has none yet (the first one stands) and bumps its version (false when
+ * it moved meanwhile: nothing is written then). With a session on PostgreSQL, one
  * statement, the whole write.
  */
 export function* storeAnswers(
@@ -503,12 +536,14 @@ export function* storeAnswers(
     readonly source: AnswerSource;
     readonly at: string;
   },
-  session?: { readonly id: string; readonly version: number },
+  session?: { readonly id: string; readonly version: number; readonly fingerprint?: string | undefined },
 ): Program<boolean> {
   if (session !== undefined) {
+    const fingerprint = session.fingerprint ?? null;
     const [stored] = yield* whole(
       STORE_SESSION_ANSWERS,
       input.answers.size,
+      fingerprint,
       session.id,
       session.version,
       JSON.stringify(Object.fromEntries(input.answers)),
@@ -519,8 +554,9 @@ export function* storeAnswers(
     );
     if (stored !== undefined) return stored;
     const row = yield* queryOne(
-      "UPDATE loop_sessions SET questions_asked = questions_asked + ?, version = version + 1 WHERE id = ? AND version = ? RETURNING version",
+      "UPDATE loop_sessions SET questions_asked = questions_asked + ?, fingerprint = COALESCE(fingerprint, ?), version = version + 1 WHERE id = ? AND version = ? RETURNING version",
       input.answers.size,
+      fingerprint,
       session.id,
       session.version,
     );
@@ -660,6 +696,8 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
   );
   if (row === undefined) return false;
   yield* query("UPDATE loop_sessions SET version = version + 1 WHERE id = ?", String(row.session_id));
+  // The respondent's own return says security: it counts in their risk even before (or without) the S2S call.
+  if (returned === "security") yield* flagSecurity(token, true, new Date(at));
   return true;
 }
 
@@ -701,11 +739,14 @@ FROM (SELECT 1) AS one LEFT JOIN target AS t ON true`
 /**
  * A return as one write: what the token belongs to and, for a session's attempt whose session
  * has not expired at `at`, its return recorded ({@link recordReturn}). One statement on
- * PostgreSQL, the whole write.
+ * PostgreSQL, the whole write, save a security return.
  */
 export function* takeReturn(token: string, returned: AttemptReturn, at: Date): Program<ReturnTarget> {
-  const [taken] = yield* whole(TAKE_RETURN, token, returned, at.toISOString());
-  if (taken !== undefined) return taken;
+  // A security return also flags the respondent's risk (recordReturn): the rare one takes the plain statements.
+  if (returned !== "security") {
+    const [taken] = yield* whole(TAKE_RETURN, token, returned, at.toISOString());
+    if (taken !== undefined) return taken;
+  }
   const target = yield* findReturnTarget(token);
   if (target.kind === "attempt" && Date.parse(target.expiresAt) > at.getTime())
     yield* recordReturn(token, returned, at.toISOString());

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { guarded, pathParameter, type RouteDoc } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import { readJsonBody } from "../http/request-body.ts";
-import { errorReply, json, type Reply } from "../http/respond.ts";
-import type { RouteRequest } from "../http/route-module.ts";
+import { json, type Reply } from "../http/respond.ts";
 import { outcomeKinds } from "../loop/store/loop-store.ts";
+import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
 import { eraseProfile, readProfile } from "./session-records.ts";
-import { minimalPage, receiveReturn, type ReturnContext } from "./session-return.ts";
-import { Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
+import { receiveReturn, type ReturnContext } from "./session-return.ts";
+import { type ErrorBody, Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
 import type { SessionOutcome, Sessions } from "./sessions.ts";
 
 /** What the session's routes work with. */
@@ -38,21 +38,38 @@ const returnDoc = {
     },
   ],
   success: {
-    "303": { description: "To the session's returnUrl, SYNC_SESSION_RETURN_URL or /s/{id}, with session=<id>." },
+    "303": {
+      description:
+        "To the session's returnUrl, SYNC_SESSION_RETURN_URL or the respondent page /s/{id}, with session=<id>.",
+    },
     "200": { contentType: "text/html" },
   },
   errors: ["400", "403", "404", "405", "500", "503"],
 } as const satisfies RouteDoc;
 
+/**
+ * The API's answer: the session, or its error; a respondent the quality gate refused in this
+ * request is a 403 `respondent_refused` naming the rule (`error.gate`); the session, done
+ * (`excluded`, with `gate`), can still be read.
+ */
 function answer(outcome: SessionOutcome, status = 200): Reply {
-  return outcome.kind === "reply" ? outcome.reply : json(status, outcome.session);
+  if (outcome.kind === "reply") return outcome.reply;
+  if (outcome.refused !== undefined)
+    return json(403, {
+      error: {
+        code: "respondent_refused",
+        message: `the quality gate refused the respondent (${outcome.refused}); session ${outcome.session.id} is done`,
+        gate: outcome.refused,
+      },
+    } satisfies ErrorBody);
+  return json(status, outcome.session);
 }
 
 /**
  * The respondent's session: `POST /v1/sessions`, `GET /v1/sessions/{id}`, its answers and its
  * end (private API), the return from a survey (`GET /v1/return/{outcome}`, with the S2S
- * receiver: the respondent's browser reaches it) and the minimal respondent page `/s/{id}`,
- * and respondents' profiles.
+ * receiver: the respondent's browser reaches it), and respondents' profiles. The respondent's
+ * page (`/s/*`) is its own room: src/page.
  */
 export function sessionRoutes(context: SessionRoomContext): RouteModule {
   const { sessions } = context;
@@ -69,7 +86,8 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
           return body.ok ? answer(await sessions.start(body.value), 201) : body.reply;
         },
         doc: {
-          summary: "Begin a respondent's session: 201 with its first step (a question, a survey or done)",
+          summary:
+            "Begin a respondent's session: 201 with its first step (a question, a survey or done); 403 respondent_refused (error.gate) when the quality gate refuses the respondent. Without ip in the body, the address-based rules (velocity-ip, geo) do not apply: the caller is your server, not the respondent",
           requestBody: "SessionBody",
           success: { "201": "Session" },
           errors: ["400", ...guarded, "413", "415", "503"],
@@ -94,10 +112,17 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
         access: "token",
         handler: async (request) => {
           const body = await readJsonBody(request.incoming, SessionAnswersBody);
-          return body.ok ? answer(await sessions.answer(request.params.id ?? "", body.value.answers)) : body.reply;
+          return body.ok
+            ? answer(
+                await sessions.answer(request.params.id ?? "", body.value.answers, {
+                  fingerprint: body.value.fingerprint,
+                }),
+              )
+            : body.reply;
         },
         doc: {
-          summary: "The respondent's answers (kept in their profile): the session with a new next step",
+          summary:
+            "The respondent's answers (kept in their profile), with the page's device fingerprint: the session with a new next step; 403 respondent_refused when the quality gate refuses the respondent",
           parameters: [sessionId],
           requestBody: "SessionAnswersBody",
           success: { "200": "Session" },
@@ -124,33 +149,25 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
         handler: (request) => receiveReturn(context, request),
         doc: returnDoc,
       },
-      respondentPage: {
-        method: "GET",
-        path: "/s/{id}",
-        access: "signature",
-        listener: "outcomes",
-        handler: (request) => respondentPage(context, request),
-        doc: {
-          summary: "The respondent's page after a return: what happened, and the next survey's link when there is one",
-          parameters: [sessionId],
-          success: { "200": { contentType: "text/html" } },
-          errors: ["404", "405", "500", "503"],
-        },
-      },
       readProfile: {
         method: "GET",
         path: "/v1/respondents/{uid}/profile",
         access: "token",
         handler: async (request) => {
           const uid = request.params.uid ?? "";
-          const answers = await context.loop.store.read(readProfile(uid));
+          const [answers, risk] = await Promise.all([
+            context.loop.store.read(readProfile(uid)),
+            context.loop.store.read(readRisk(uid)),
+          ]);
           return json(200, {
             uid,
             answers: answers.map((item) => ({ ...item, answers: [...item.answers] })),
+            risk: { ...risk, score: riskScore(risk) },
           } satisfies Profile);
         },
         doc: {
-          summary: "A respondent's stored answers, with when and how each came (session, api, import)",
+          summary:
+            "A respondent's stored answers, with when and how each came (session, api, import), and their risk (the quality gate's score)",
           parameters: [uidParameter],
           success: { "200": "Profile" },
           errors: [...guarded, "503"],
@@ -175,22 +192,4 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       },
     },
   });
-}
-
-/** `GET /s/{id}`: the minimal page a respondent lands on after a survey when no page of the supplier's is set. */
-async function respondentPage(context: SessionRoomContext, request: RouteRequest): Promise<Reply> {
-  const outcome = await context.sessions.get(request.params.id ?? "", false);
-  if (outcome.kind === "reply")
-    return outcome.reply.status === 404 ? errorReply(404, "not_found", "no such session") : outcome.reply;
-  const { session } = outcome;
-  const last = session.attempts.findLast((attempt) => attempt.returned !== undefined);
-  const ended = last?.returned === undefined ? "" : `Your last survey ended (${last.returned}). `;
-  const next = session.next;
-  if (next.kind === "survey")
-    return minimalPage("One more survey", `${ended}Another survey is waiting for you.`, {
-      href: next.link,
-      text: "Take the next survey",
-    });
-  if (next.kind === "question") return minimalPage("One question", `${ended}${next.text}`);
-  return minimalPage("Thank you", `${ended}This session is over (${next.reason}). You may close this page.`);
 }

@@ -13,19 +13,19 @@ import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import type { QuestionCatalogue } from "./question-catalogue.ts";
 import {
   answerCounts,
-  createSession,
   finishSession,
   issueAttempt,
   readRespondent,
   readSession,
   readSessionWithRespondent,
-  storeAnswers,
   withAnswers,
   type AttemptRow,
   type RespondentFacts,
   type SessionRow,
 } from "./session-records.ts";
-import type { Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
+import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
+import type { QualityGate } from "../gate/quality-gate.ts";
+import { answerSession, refuseRespondent, startSession } from "./gated-writes.ts";
 
 /** How the sessions behave (the SYNC_SESSION_* and SYNC_QUESTION_* settings). */
 export interface SessionSettings {
@@ -40,9 +40,20 @@ const MAX_ROUNDS = 6;
 /** How long the answer counts of a language are reused before they are read again, in ms. */
 const COUNTS_TTL_MS = 10_000;
 
-/** A session's answer: the Session, or an error reply. */
+/**
+ * A session's answer: the Session, or an error reply. `refused`: this very request had the
+ * quality gate refuse the respondent (the session is done, `excluded`, with the code); the API
+ * answers it 403 `respondent_refused`, the respondent's page shows the session.
+ */
 export type SessionOutcome =
-  { readonly kind: "session"; readonly session: Session } | { readonly kind: "reply"; readonly reply: Reply };
+  | { readonly kind: "session"; readonly session: Session; readonly refused?: GateCode }
+  | { readonly kind: "reply"; readonly reply: Reply };
+
+/** What a respondent's page passes with answers besides them. */
+export interface SessionClient {
+  /** The device fingerprint the page computed (the quality gate's `duplicate-device`). */
+  readonly fingerprint?: string | undefined;
+}
 
 /**
  * The respondent's sessions: each request reads the session from the loop store, decides its
@@ -57,6 +68,7 @@ export class Sessions {
   readonly #catalogue: QuestionCatalogue;
   readonly #settings: SessionSettings;
   readonly #options: SessionDecisionOptions;
+  readonly #gate: QualityGate | undefined;
   readonly #clock: () => Date;
   readonly #counts = new Map<
     number,
@@ -68,6 +80,8 @@ export class Sessions {
     readonly inventory: SessionInventory;
     readonly catalogue: QuestionCatalogue;
     readonly settings: SessionSettings;
+    /** The quality gate; none: every respondent goes on. */
+    readonly gate?: QualityGate;
     readonly clock?: () => Date;
   }) {
     this.#loop = options.loop;
@@ -75,6 +89,7 @@ export class Sessions {
     this.#catalogue = options.catalogue;
     this.#settings = options.settings;
     this.#options = { maxAttempts: options.settings.maxAttempts, questionSeconds: options.settings.questionSeconds };
+    this.#gate = options.gate;
     this.#clock = options.clock ?? (() => new Date());
   }
 
@@ -82,47 +97,46 @@ export class Sessions {
     return this.#loop.store;
   }
 
-  /** `POST /v1/sessions`: stores the session (and the answers passed, as the respondent's profile) and decides its first step. */
+  /**
+   * `POST /v1/sessions`: the quality gate judges the respondent (`ip`, `userAgent` and
+   * `fingerprint` of the body), then the session is stored (with the answers passed, as the
+   * respondent's profile) and its first step decided; a refused respondent's session is stored
+   * done (`excluded`, with the gate's code) and answered `refused`.
+   */
   async start(body: SessionBody): Promise<SessionOutcome> {
     const now = this.#clock();
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
     const id = randomBytes(18).toString("base64url");
-    const respondent = await this.#store.write(
+    const gate = this.#gate;
+    // The rules that need no lock first: a refused flood never queues behind the locks of an admission.
+    const screened =
+      gate === undefined
+        ? undefined
+        : ((await gate.screen(body)) ?? (await this.#store.read(gate.judgeStart(body, now))));
+    const ttlSeconds = this.#settings.ttlSeconds;
+    const started = await this.#store.write(
       "starting a session",
-      createSession(
-        {
-          id,
-          uid: body.uid,
-          languageId: body.languageId,
-          device: body.device ?? null,
-          returnUrl: body.returnUrl ?? null,
-          createdAt: now.toISOString(),
-          expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
-        },
-        checked.answers,
-        MATCH_HISTORY_LIMIT,
-      ),
+      startSession({ id, body, answers: checked.answers, now, ttlSeconds }, gate, screened),
     );
-    return this.#advance(
+    const row: SessionRow = {
       id,
-      false,
-      {
-        id,
-        uid: body.uid,
-        languageId: body.languageId,
-        device: body.device ?? null,
-        returnUrl: body.returnUrl ?? null,
-        state: "open",
-        doneReason: null,
-        questionsAsked: 0,
-        version: 0,
-        createdAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + this.#settings.ttlSeconds * 1000).toISOString(),
-        attempts: [],
-      },
-      respondent,
-    );
+      uid: body.uid,
+      languageId: body.languageId,
+      device: body.device ?? null,
+      returnUrl: body.returnUrl ?? null,
+      state: "open",
+      doneReason: null,
+      questionsAsked: 0,
+      version: 0,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+      fingerprint: body.fingerprint ?? null,
+      gate: null,
+      attempts: [],
+    };
+    if (started.refused !== undefined) return this.#refused(row, started.refused);
+    return this.#advance(id, false, row, started.respondent);
   }
 
   /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
@@ -130,8 +144,14 @@ export class Sessions {
     return this.#advance(id, explain);
   }
 
-  /** `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again. */
-  async answer(id: string, answers: SessionAnswers): Promise<SessionOutcome> {
+  /**
+   * `POST /v1/sessions/{id}/answers`: stores the answers (source `session`) and decides again.
+   * A device fingerprint passed with them (the page's, with the first answer or before the first
+   * survey) is judged by the quality gate first: a device another uid came with refuses the
+   * respondent, and nothing of the answers is kept.
+   */
+  async answer(id: string, answers: SessionAnswers, client: SessionClient = {}): Promise<SessionOutcome> {
+    const gate = this.#gate;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const read = await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
       if (read === undefined) return notFound(id);
@@ -139,30 +159,29 @@ export class Sessions {
       if (row.state === "done") return this.#advance(id, false);
       const checked = this.#checkAnswers(row.languageId, answers);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
-      const at = this.#clock().toISOString();
-      const stored = await this.#store.write(
+      const now = this.#clock();
+      const fingerprint = row.fingerprint === null ? client.fingerprint : undefined;
+      const result = await this.#store.write(
         "storing a session's answers",
-        storeAnswers(
-          {
-            uid: row.uid,
-            languageId: row.languageId,
-            answers: checked.answers,
-            source: "session",
-            at,
-          },
-          { id, version: row.version },
-        ),
+        answerSession(row, checked.answers, fingerprint, now, gate),
       );
-      if (stored)
-        return this.#advance(
-          id,
-          false,
-          { ...row, version: row.version + 1, questionsAsked: row.questionsAsked + checked.answers.size },
-          {
-            ...respondent,
-            profile: withAnswers(respondent.profile, checked.answers, row.languageId, "session", at),
-          },
-        );
+      if (result === "stale") continue;
+      if (result !== "stored") return this.#refused(row, result);
+      // What this request just wrote is not read back: the profile with its answers, the history as read.
+      return this.#advance(
+        id,
+        false,
+        {
+          ...row,
+          version: row.version + 1,
+          questionsAsked: row.questionsAsked + checked.answers.size,
+          fingerprint: row.fingerprint ?? fingerprint ?? null,
+        },
+        {
+          ...respondent,
+          profile: withAnswers(respondent.profile, checked.answers, row.languageId, "session", now.toISOString()),
+        },
+      );
     }
     return busy(id);
   }
@@ -198,7 +217,12 @@ export class Sessions {
       written = undefined;
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
-      if (row.state === "done") return this.#view(row, { kind: "done", reason: doneReason(row.doneReason) });
+      if (row.state === "done")
+        return this.#view(row, {
+          kind: "done",
+          reason: doneReason(row.doneReason),
+          ...(row.gate === null ? {} : { gate: row.gate }),
+        });
       const now = this.#clock();
       if (Date.parse(row.expiresAt) <= now.getTime()) {
         written = await this.#finish(row, "expired", "expiring a session");
@@ -236,6 +260,9 @@ export class Sessions {
           );
         }
         case "survey": {
+          const refusal = await this.#judgeStep(row, now);
+          if (refusal === "stale") continue;
+          if (refusal !== undefined) return this.#refused(row, refusal);
           const offered = await this.#offer(row, decision.surveys, now);
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
@@ -260,6 +287,34 @@ export class Sessions {
   async #finish(row: SessionRow, reason: string, what: string): Promise<SessionRow | undefined> {
     const finished = await this.#store.write(what, finishSession(row.id, row.version, reason));
     return finished ? { ...row, state: "done", doneReason: reason, version: row.version + 1 } : undefined;
+  }
+
+  /**
+   * The quality gate before a survey step: the rules that can change while the session runs
+   * (score, device). A refusal ends the session (`excluded`, with the code); `stale` when the
+   * session moved meanwhile.
+   */
+  async #judgeStep(row: SessionRow, now: Date): Promise<GateCode | "stale" | undefined> {
+    const gate = this.#gate;
+    if (gate === undefined || !gate.judgesStepsOf(row)) return undefined;
+    const code = await this.#store.read(gate.judgeStep(row, now));
+    if (code === undefined) return undefined;
+    const ended = await this.#store.write("refusing a respondent", refuseRespondent(row, code));
+    return ended ? code : "stale";
+  }
+
+  /** The answer to a request that had the gate refuse the respondent: the session, done (`excluded`) with the code. */
+  #refused(row: SessionRow, code: GateCode): SessionOutcome {
+    this.#gate?.counted(code);
+    const view = this.#view(
+      { ...row, state: "done", doneReason: "excluded", gate: code },
+      {
+        kind: "done",
+        reason: "excluded",
+        gate: code,
+      },
+    );
+    return view.kind === "session" ? { ...view, refused: code } : view;
   }
 
   /** Records the entry of the first survey the rules admit; `stale` when the session moved meanwhile. */

@@ -7,6 +7,7 @@ import type { InventoryFollower } from "../loop/live-matcher.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import type { ProfileAccess } from "../loop/match-routes.ts";
 import type { RouteModule } from "../http/route-module.ts";
+import type { SessionRetention } from "../retention/pruner.ts";
 import type { FetchFunction } from "../upstream/counting-fetch.ts";
 import type { OperationPaths } from "../upstream/operation-paths.ts";
 import { every, sweepDrops } from "./drop-sweeper.ts";
@@ -14,10 +15,14 @@ import { QuestionCatalogue } from "./question-catalogue.ts";
 import { pruneSessions, readProfile, storeAnswers } from "./session-records.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import type { SessionConfig } from "./session-settings.ts";
+import type { GateConfig } from "../gate/gate-settings.ts";
+import { pruneGateRecords, refusalCounts } from "../gate/gate-records.ts";
+import { createQualityGate } from "../gate/start-gate.ts";
+import type { GateCode } from "@sds/sync-client";
 import { Sessions } from "./sessions.ts";
 
 /** The settings the sessions start with: their own rows, and those of the service they read. */
-export interface SessionStartConfig extends SessionConfig {
+export interface SessionStartConfig extends SessionConfig, GateConfig {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly operationPaths?: OperationPaths | undefined;
@@ -30,8 +35,6 @@ export interface SessionIntervals {
   readonly followMs?: number;
   /** Looking for drops. @default 30000 */
   readonly dropSweepMs?: number;
-  /** Pruning sessions expired for a TTL. @default 600000 */
-  readonly pruneMs?: number;
 }
 
 /** The sessions' inventory, kept alike with the loop's matcher: made before the loop starts, which feeds it. */
@@ -63,8 +66,12 @@ export interface SessionRoom {
   readonly routes: RouteModule;
   readonly sessions: Sessions;
   readonly catalogue: QuestionCatalogue;
+  /** The quality gate's refusals so far, by code, all replicas together (the status page's). */
+  gateRefusals(): Promise<Record<GateCode, number>>;
   /** What `/v1/match` reads and keeps of respondents' profiles. */
   readonly profiles: ProfileAccess;
+  /** What the shared pruner (`src/retention/pruner.ts`) deletes of the sessions, and when. */
+  readonly retention: SessionRetention;
   /** Runs the drop sweep now, as of `now` (tests move time on). @default the clock's time */
   sweepDrops(now?: Date): Promise<number>;
   stop(): Promise<void>;
@@ -73,7 +80,8 @@ export interface SessionRoom {
 /**
  * Starts the respondent sessions over a started loop: the question catalogue (read by the leader
  * after its cycles, followed by every replica), yield's evidence for the session's order, the
- * drop sweeper and the pruning of expired sessions, and the routes.
+ * drop sweeper and the routes. Expired sessions are pruned by the shared pruner, through
+ * {@link SessionRoom.retention}.
  */
 export function startSessions(options: {
   readonly config: SessionStartConfig;
@@ -83,6 +91,8 @@ export function startSessions(options: {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly fetch: FetchFunction;
+  /** The stored Languages collection's body (the quality gate's geo rule), undefined while none was stored. */
+  readonly readLanguages?: () => Promise<unknown>;
   readonly clock?: () => Date;
   readonly intervals?: SessionIntervals;
 }): SessionRoom {
@@ -103,7 +113,12 @@ export function startSessions(options: {
     questionSeconds: config.questionSeconds ?? 8,
     profileTtlDays: config.profileTtlDays ?? 30,
   };
-  const sessions = new Sessions({ loop, inventory, catalogue, settings, clock });
+  const gate = createQualityGate({
+    config,
+    registry: options.registry,
+    readLanguages: options.readLanguages ?? (() => Promise.resolve(undefined)),
+  });
+  const sessions = new Sessions({ loop, inventory, catalogue, settings, gate, clock });
   new Gauge({
     name: "sds_sync_questions_unavailable",
     help: "Catalogue questions (per language) whose QualificationDetailById answered 404 or could not be read: sessions do not ask them.",
@@ -155,17 +170,27 @@ export function startSessions(options: {
       () => sweepDrops(loop, inventory, dropAfterLoi, clock()),
       logger,
     ),
-    every(
-      "session pruning",
-      intervals.pruneMs ?? 600_000,
-      async () => {
-        // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
-        const before = new Date(clock().getTime() - settings.ttlSeconds * 1000).toISOString();
-        while ((await loop.store.write("pruning sessions", pruneSessions(before, 500))) === 500 && !state.stopped);
-      },
-      logger,
-    ),
   ];
+  const retention: SessionRetention = {
+    store: loop.store,
+    // Kept a TTL past their expiry (a late GET still says `expired`), then deleted in batches.
+    retentionMs: settings.ttlSeconds * 1000,
+    async pruneBatch(before, limit) {
+      const deleted = await loop.store.write("pruning sessions", pruneSessions(before.toISOString(), limit));
+      if (deleted === limit) return { deleted, more: true, deferred: false };
+      // The quality gate's starts and devices go with the sessions, once no rule looks back at them.
+      const now = clock().getTime();
+      const gateRows = await loop.store.write(
+        "pruning the quality gate's records",
+        pruneGateRecords(
+          new Date(now - gate.lookback.startsMs),
+          new Date(now - gate.lookback.devicesMs),
+          limit - deleted,
+        ),
+      );
+      return { deleted: deleted + gateRows, more: deleted + gateRows === limit, deferred: false };
+    },
+  };
   const profiles: ProfileAccess = {
     async answers(uid) {
       const horizon = clock().getTime() - settings.profileTtlDays * 86_400_000;
@@ -196,7 +221,9 @@ export function startSessions(options: {
     routes: sessionRoutes({ sessions, loop, returnUrl: config.sessionReturnUrl, clock }),
     sessions,
     catalogue,
+    gateRefusals: () => loop.store.read(refusalCounts()),
     profiles,
+    retention,
     sweepDrops: (now) => sweepDrops(loop, inventory, dropAfterLoi, now ?? clock()),
     async stop() {
       state.stopped = true;

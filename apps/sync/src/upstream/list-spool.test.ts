@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createClient } from "@sds/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { operationMatcher } from "./counting-fetch.ts";
@@ -66,6 +68,12 @@ function patterned(bytes: number): Buffer {
   const body = Buffer.alloc(bytes);
   for (let offset = 0; offset < bytes; offset++) body[offset] = (offset * 7 + (offset >> 12)) & 0xff;
   return body;
+}
+
+/** A full garbage collection now (V8's `gc`, exposed for this process). */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
 }
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -163,6 +171,34 @@ describe("spoolListBody", () => {
 
     // A piece already on its way when the abort landed may still arrive (a loaded machine); after
     // it, the read fails with the abort's reason and never ends as if the body were whole.
+    const readToEnd = async () => {
+      for (;;) if ((await reader.read()).done) return "ended";
+    };
+    await expect(readToEnd()).rejects.toThrow("cycle aborted");
+    await until(async () => (await openFilesUnder(directory)) === 0);
+  });
+
+  it("is still abandoned by the caller's abort after the Request it came from was garbage-collected", async () => {
+    // undici links a Request's signal to the caller's weakly: with the Request collected, an
+    // abort would no longer reach a spool that held only the signal (the test that failed
+    // under load in CI, when a collection happened to land between the start and the abort).
+    const server = await upstream((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": String(64 * 1024 * 1024) });
+      response.write(patterned(2 * 1024 * 1024));
+    });
+    const directory = await spoolDirectory();
+    const abort = new AbortController();
+    const spool = spoolListBody(globalThis.fetch, operationMatcher(), { directory, memoryBytes: 64 * 1024 });
+    // The Request is made and dropped inside this call: nothing of the test's holds it.
+    const reader = bodyReader(await spool(new Request(server.listUrl, { signal: abort.signal })));
+    await until(async () => (await openFilesUnder(directory)) === 1);
+    for (let round = 0; round < 5; round++) {
+      collectGarbage();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    abort.abort(new Error("cycle aborted"));
+
     const readToEnd = async () => {
       for (;;) if ((await reader.read()).done) return "ended";
     };

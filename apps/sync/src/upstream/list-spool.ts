@@ -51,7 +51,10 @@ export function spoolListBody(
     const response = await inner(request, init);
     if (operationOf(init?.method ?? request.method, request.url) !== "listSurveys" || response.body === null)
       return response;
-    const spool = new BodySpool(response.body, init?.signal ?? request.signal, options);
+    // The spool holds what carries the signal, not the signal alone: a Request's signal follows the
+    // caller's only while the Request lives (undici links them weakly, nodejs/undici#1926), and
+    // once the caller drops the Request a collected link would leave the body unabortable.
+    const spool = new BodySpool(response.body, init?.signal == null ? request : init, options);
     return new Response(spool.readable, {
       status: response.status,
       statusText: response.statusText,
@@ -71,7 +74,8 @@ class BodySpool {
   readonly readable: ReadableStream<Uint8Array>;
   readonly #memoryLimit: number;
   readonly #directory: string;
-  readonly #signal: AbortSignal | null;
+  /** The Request (or init) whose signal abandons the body: held, so its signal keeps following the caller's. */
+  readonly #signalOwner: { readonly signal?: AbortSignal | null | undefined };
   readonly #network: ReadableStreamDefaultReader<Uint8Array>;
   /** Spooled data in body order: chunks in memory, ranges of the file. */
   #segments: (Uint8Array | FileRange)[] = [];
@@ -96,10 +100,19 @@ class BodySpool {
     this.#stop(this.#signal?.reason);
   };
 
-  constructor(body: ReadableStream<Uint8Array>, signal: AbortSignal | null, options: ListSpoolOptions) {
+  get #signal(): AbortSignal | null | undefined {
+    return this.#signalOwner.signal;
+  }
+
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    signalOwner: { readonly signal?: AbortSignal | null | undefined },
+    options: ListSpoolOptions,
+  ) {
     this.#memoryLimit = options.memoryBytes ?? DEFAULT_SPOOL_MEMORY_BYTES;
     this.#directory = options.directory ?? tmpdir();
-    this.#signal = signal;
+    this.#signalOwner = signalOwner;
+    const signal = this.#signal;
     this.#network = body.getReader();
     this.readable = new ReadableStream<Uint8Array>(
       {

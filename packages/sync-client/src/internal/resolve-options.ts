@@ -109,7 +109,8 @@ export function resolveCallSettings(config: SyncClientConfig, options: SyncReque
 }
 
 /** The project's one base-URL validator (`@sds/client`'s), its refusal re-thrown as this package's error. */
-function checkBaseUrl(value: string): string {
+/** sds-sync's base URL checked with `@sds/client`'s one rule, without its trailing slash. @throws SyncConfigurationError */
+export function checkBaseUrl(value: string): string {
   try {
     return parseBaseUrl(value).href.replace(/\/+$/, "");
   } catch (error) {

@@ -16,6 +16,12 @@ export const Outcome = z.object({
       "s2s: the marketplace's call; reconcile: a correction (POST /v1/outcomes/reconcile); attach: an outcome that arrived before its entry, attached when the entry was issued; redirect: a signed return of the respondent while the account's S2S URLs are disabled; timeout: a drop (no outcome after SYNC_DROP_AFTER_LOI × the survey's Loi), recorded as a terminate.",
     ),
   reason: z.string().nullable().describe("Why (a reconciliation's reason)."),
+  speeder: z
+    .literal(true)
+    .optional()
+    .describe(
+      "The entry is a speeder: its complete came less than SYNC_SPEEDER_FRACTION × the survey's Loi after it was issued (listed by GET /v1/outcomes).",
+    ),
 });
 /** One recorded outcome. */
 export type Outcome = z.output<typeof Outcome>;

@@ -176,6 +176,17 @@ export const Profile = z.object({
       answeredAt: z.string(),
     }),
   ),
+  risk: z
+    .object({
+      security: z.int().describe("Entries whose outcome or return is a security terminate."),
+      reversals: z.int().describe("Completes taken back."),
+      speeders: z.int().describe("Completes recorded faster than SYNC_SPEEDER_FRACTION × the survey's Loi."),
+      score: z
+        .number()
+        .describe("3 × security + 2 × reversals + 1 × speeders: what SYNC_RESPONDENT_MAX_RISK is compared with."),
+    })
+    .optional()
+    .describe("The respondent's risk, as the quality gate reads it."),
 });
 /** `GET /v1/respondents/{uid}/profile`. */
 export type Profile = z.output<typeof Profile>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { OutcomeKind } from "./outcome-kinds.ts";
+import { GateCode } from "./sessions.ts";
 
 /*
  * `GET /v1/sync/status`: what the status page and an operator's tools read. Every field the
@@ -125,6 +126,14 @@ export const LoopStatus = z.object({
       `At most ${STATUS_LIMITS.surveys} surveys, those earning most over the last 7 days, then over their lifetime; by SurveyId.`,
     ),
   inventoryData: RoutingDataReport,
+  gate: z
+    .object({
+      refusals: z
+        .record(GateCode, count)
+        .describe("Respondents the quality gate refused, by gate code (all replicas, since the store was created)."),
+    })
+    .optional()
+    .describe("The quality gate (docs/quality-gate.md)."),
 });
 /** The respondent loop's section of the status. */
 export type LoopStatus = z.output<typeof LoopStatus>;

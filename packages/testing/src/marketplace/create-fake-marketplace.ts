@@ -5,6 +5,8 @@ import { startNodeServer } from "../internal/node-server.ts";
 import { createServerSet } from "../internal/server-set.ts";
 import { sleep } from "../internal/sleep.ts";
 import { DEFAULT_OVERQUOTA_SHARE, drawOutcome } from "../simulation/hidden-conversion.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../fake/constants.ts";
+import { createMarketplaceControlHandler, isMarketplaceControlPath } from "./marketplace-control-routes.ts";
 import { entryParameterNames, rawQueryValue, templateOrigin } from "./entry-parameters.ts";
 import { outcomeUrl } from "./outcome-urls.ts";
 import { RespondentAnswers } from "./respondent-answers.ts";
@@ -20,8 +22,6 @@ import type {
 
 const outcomes: readonly RespondentOutcome[] = ["complete", "terminate", "overquota", "security"];
 const entryPath = /^\/s\/(\d+)(?:[/?#]|$)/;
-/** The entry endpoint reads no body; anything sent is drained, not kept. */
-const MAX_ENTRY_BODY_BYTES = 1024;
 
 /**
  * Creates the marketplace side of the respondent loop over a fake Supplier Data Service: an
@@ -151,18 +151,22 @@ export function createFakeMarketplace(options: FakeMarketplaceOptions): FakeMark
       truths.tell(uid, answers);
     },
     async listen(listenOptions = {}) {
+      const control = createMarketplaceControlHandler(truths, DEFAULT_MAX_BODY_BYTES);
       const started = await startNodeServer(
         // The raw request target: nothing decoded or re-encoded, as the signature needs.
-        (_request, _receivedAt, rawTarget) => {
+        async (request, _receivedAt, rawTarget) => {
+          if (isMarketplaceControlPath(new URL(request.url).pathname))
+            return { kind: "response", response: await control(request) };
           const result = handleEntry(rawTarget, undefined);
           const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
           if (result.location !== undefined) headers.set("location", result.location);
-          return Promise.resolve({
+          return {
             kind: "response",
             response: new Response(JSON.stringify(result), { status: result.status, headers }),
-          });
+          };
         },
-        MAX_ENTRY_BODY_BYTES,
+        // The entry endpoint reads no body; the control routes read small JSON ones.
+        DEFAULT_MAX_BODY_BYTES,
         listenOptions,
       );
       const tracked = servers.track({ origin: started.origin, port: started.port, close: () => started.close() });

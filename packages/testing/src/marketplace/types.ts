@@ -85,13 +85,14 @@ export interface FakeMarketplace {
   /**
    * Tells the marketplace a respondent's true answers (`QualificationId` as a string → option
    * codes): their entries into surveys whose qualifications those answers miss are screened out
-   * (`terminate`), the others drawn as before.
+   * (`terminate`), the others drawn as before. Over HTTP, the listening marketplace takes the
+   * same as `PUT {origin}/__sandbox/respondents/{uid}/answers` with `{"answers": {…}}`.
    */
   tellAnswers(uid: string, answers: Readonly<Record<string, readonly string[]>>): void;
   /**
    * Serves `GET /s/{surveyId}?…` over HTTP (127.0.0.1 and a free port unless told otherwise). The
    * entry link's host is the survey's (`survey.example.com`); the server checks the signature
-   * against that original URL. A later call replaces the server that {@link respond} uses; {@link close} closes all.
+   * against that original URL. Its control routes are under `/__sandbox` (see {@link tellAnswers}). A later call replaces the server that {@link respond} uses; {@link close} closes all.
    */
   listen(options?: ListenOptions): Promise<MarketplaceServer>;
   /** Sends a simulated respondent's browser to the listening server with `entryLink`'s path and query, not following the redirect. */

@@ -1,20 +1,6 @@
 import { defineCommand } from "../../framework/command.ts";
 import { UsageError } from "../../framework/errors.ts";
-import { urlSettingsOptions } from "./url-settings-options.ts";
-
-/** The outcome routes of sds-sync's S2S receiver, by account field. */
-const receiverRoutes = {
-  CompleteUrl: "complete",
-  TerminateUrl: "terminate",
-  OverQuotaUrl: "overquota",
-  SecurityTerminateUrl: "security",
-} as const;
-
-/**
- * The query every receiver URL carries: the marketplace fills `[#vq_tid#]` with the entry's
- * transaction token, which sds-sync reads from `vq_token` (its default token parameter).
- */
-export const RECEIVER_TOKEN_QUERY = "vq_token=[#vq_tid#]";
+import { tokenParamOption, urlSettingsOptions } from "./url-settings-options.ts";
 
 /** `sds account set-s2s`: updates the server-to-server redirect URLs. */
 export const command = defineCommand({
@@ -26,8 +12,9 @@ export const command = defineCommand({
       type: "string",
       valueName: "URL",
       description:
-        "point all four URLs at sds-sync's S2S receiver: URL/v1/outcomes/{complete|terminate|overquota|security}?vq_token=[#vq_tid#], and enable them",
+        "point all four URLs at sds-sync's S2S receiver: URL/v1/outcomes/{complete|terminate|overquota|security}?vq_token=[#vq_tid#], and enable them (the marketplace fills [#vq_tid#] with the entry's token)",
     },
+    ...tokenParamOption,
   },
   examples: [
     {
@@ -41,27 +28,18 @@ export const command = defineCommand({
     },
   ],
   async run(context) {
-    const { runUrlSettingsUpdate } = await import("./url-settings-update.ts");
     const receiver = context.options.receiver;
     if (receiver === undefined) {
+      if (context.options["token-param"] !== undefined) throw new UsageError("--token-param needs --receiver");
+      const { runUrlSettingsUpdate } = await import("./url-settings-update.ts");
       await runUrlSettingsUpdate(context, { accountField: "S2SUrls", label: "S2S URLs" });
       return;
     }
-    const individual = ["complete", "terminate", "over-quota", "security-terminate", "disable"] as const;
-    const clash = individual.find((flag) => context.options[flag] !== undefined);
-    if (clash !== undefined)
-      throw new UsageError(`--receiver sets all four URLs and enables them; it cannot be combined with --${clash}`);
-    const base = receiver.replace(/\/+$/, "");
-    const preset = Object.fromEntries(
-      Object.entries(receiverRoutes).map(([field, route]) => [
-        field,
-        `${base}/v1/outcomes/${route}?${RECEIVER_TOKEN_QUERY}`,
-      ]),
+    const { runSyncOutcomePreset } = await import("./sync-outcome-preset.ts");
+    await runSyncOutcomePreset(
+      context,
+      { accountField: "S2SUrls", label: "S2S URLs" },
+      { flag: "receiver", baseUrl: receiver, route: "receiver" },
     );
-    await runUrlSettingsUpdate(context, {
-      accountField: "S2SUrls",
-      label: "S2S URLs",
-      preset: { ...preset, Enabled: true },
-    });
   },
 });

@@ -25,6 +25,15 @@ export const urlSettingsOptions = {
   "dry-run": { type: "boolean", description: "print what would change, send nothing" },
 } as const satisfies OptionSpecs;
 
+/** `--token-param` of the commands that point all four URLs at an sds-sync. */
+export const tokenParamOption = {
+  "token-param": {
+    type: "string",
+    valueName: "NAME",
+    description: "the query parameter sds-sync reads the token from, its SYNC_OUTCOMES_TOKEN_PARAM (default vq_token)",
+  },
+} as const satisfies OptionSpecs;
+
 /** Which settings a command updates. */
 export interface UrlSettingsTarget {
   /** The field of the account, `RedirectUrls` or `S2SUrls`. */

@@ -39,8 +39,9 @@ const SAVE_EVENT_POSITION = command<
      updated_at = excluded.updated_at, failing_since = excluded.failing_since, last_error = excluded.last_error`,
 );
 
+/** The feed as `GET /v1/outcomes` lists it (speeder flag included), with each entry's uid: what events carry. */
 const OUTCOMES_WITH_ENTRIES = statement<[after: number, limit: number], OutcomeWithEntry>(
-  "SELECT o.*, e.uid AS entry_uid FROM loop_outcomes o LEFT JOIN loop_entries e ON e.token = o.token WHERE o.sequence > ? ORDER BY o.sequence LIMIT ?",
+  "SELECT o.*, e.uid AS entry_uid, e.speeder FROM loop_outcomes o LEFT JOIN loop_entries e ON e.token = o.token WHERE o.sequence > ? ORDER BY o.sequence LIMIT ?",
   (row) => ({ ...decodeOutcome(row), uid: nullable(text)(row.entry_uid) }),
 );
 

@@ -1,7 +1,8 @@
 import { dialects } from "../../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 import type { ColumnTypes } from "../../database/sql-dialect.ts";
-import { questionSchema, sessionSchema } from "./session-schema.ts";
+import { gateSchema } from "./gate-schema.ts";
+import { questionSchema, sessionSchema, startLinkSchema } from "./session-schema.ts";
 
 /** The column type names of each dialect (its dialect object's). */
 const types: Readonly<Record<Dialect, ColumnTypes>> = {
@@ -280,6 +281,20 @@ export const outcomeMigrations: readonly Migration[] = [
     postgres: questionSchema("postgres"),
   },
   { version: 9, name: "money in integer micros", sqlite: MONEY_IN_MICROS, postgres: MONEY_IN_MICROS },
+  // Version 10: the quality gate (gate-schema.ts; its room is src/gate).
+  {
+    version: 10,
+    name: "the quality gate: starts, devices, speeders and respondents' risk",
+    sqlite: gateSchema("sqlite"),
+    postgres: gateSchema("postgres"),
+  },
+  // Version 11: the respondent page's start links (session-schema.ts; its room is src/page).
+  {
+    version: 11,
+    name: "start links of the respondent page",
+    sqlite: startLinkSchema("sqlite"),
+    postgres: startLinkSchema("postgres"),
+  },
 ];
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */

@@ -1,5 +1,6 @@
 import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
-import { integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { bool, decimal, epochMillis, integer, isoTime, nullable, text } from "../../database/columns.ts";
+import { addRisk, DEFAULT_SPEEDER_FRACTION, flagSecurity, flagSpeeder, isSpeeding } from "./respondent-risk-records.ts";
 import { cpiMicros, storedCpiMicros } from "./stored-money.ts";
 import { execute, first, one, rows, type Program } from "../../database/program.ts";
 import { command, statement, type RawRow } from "../../database/statement.ts";
@@ -239,6 +240,12 @@ const MARK_OUTCOME_TIME = command<[at: number, cutoff: number, cutoffAt: number,
 interface CurrentEntry {
   readonly token: string;
   readonly surveyId: number;
+  readonly uid: string;
+  /** Epoch milliseconds. */
+  readonly issuedAt: number;
+  readonly loiMinutes: number | null;
+  /** Already flagged as a speeder. */
+  readonly speeder: boolean;
   /** The Cpi as issued, in integer micros (money.ts). */
   readonly cpiMicros: number;
   readonly outcome: OutcomeKind | null;
@@ -248,7 +255,10 @@ interface CurrentEntry {
 export type { RecordingSettings } from "./loop-store.ts";
 
 /** The default {@link RecordingSettings}. */
-export const defaultRecordingSettings: RecordingSettings = { yieldCutoffEntries: DEFAULT_YIELD_CUTOFF.entries };
+export const defaultRecordingSettings: RecordingSettings = {
+  yieldCutoffEntries: DEFAULT_YIELD_CUTOFF.entries,
+  speederFraction: DEFAULT_SPEEDER_FRACTION,
+};
 
 /** A survey's tally before a change, from the tally after it and the change itself. */
 function tallyBefore(after: YieldTally, previous: OutcomeKind | null, next: OutcomeKind): YieldTally {
@@ -306,15 +316,50 @@ function* applyTransition(
     earnings: next === "complete" ? entry.cpiMicros : 0,
   });
   yield* execute(ADD_TO_COUNTER, `outcome:${next}`, 1);
-  return record;
+  const speeder = yield* updateRisk(entry, previous, next, at, source, settings);
+  // The record says what the feed will list for it (its entry's flag).
+  return speeder ? { ...record, speeder } : record;
+}
+
+/**
+ * The respondent's risk moves with the entry's outcome: a reversal counts, a security terminate
+ * flags the entry (and a change away from it unflags it), and a complete that arrived in real time
+ * (S2S or return, not a reconciliation or an attached orphan) faster than the speeder fraction of
+ * its Loi flags the entry as a speeder. Whether the entry is a speeder now.
+ */
+function* updateRisk(
+  entry: CurrentEntry,
+  previous: OutcomeKind | null,
+  next: OutcomeKind,
+  at: Date,
+  source: OutcomeSource,
+  settings: RecordingSettings,
+): Program<boolean> {
+  if (previous === "complete") yield* addRisk(entry.uid, { reversals: 1 }, at);
+  if (next === "security") yield* flagSecurity(entry.token, true, at);
+  else if (previous === "security") yield* flagSecurity(entry.token, false, at);
+  if (
+    !entry.speeder &&
+    next === "complete" &&
+    (source === "s2s" || source === "redirect") &&
+    isSpeeding(entry, at, settings.speederFraction)
+  ) {
+    yield* flagSpeeder(entry.token, at);
+    return true;
+  }
+  return entry.speeder;
 }
 
 /** The entry issued through sds-sync that carries a token, as a transition reads it. */
 const CURRENT_ENTRY = statement<[token: string], CurrentEntry>(
-  "SELECT token, survey_id, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
+  "SELECT token, survey_id, uid, issued_at, loi_minutes, speeder, cpi_micros, outcome, outcome_at FROM loop_entries WHERE token = ? AND source = 'link'",
   (row) => ({
     token: text(row.token),
     surveyId: integer(row.survey_id),
+    uid: text(row.uid),
+    speeder: bool(row.speeder),
+    issuedAt: epochMillis(row.issued_at),
+    loiMinutes: nullable(decimal)(row.loi_minutes),
     cpiMicros: storedCpiMicros(row.cpi_micros),
     outcome: maybeOutcomeKind(row.outcome),
     outcomeAt: nullable(isoTime)(row.outcome_at),
@@ -448,30 +493,38 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
  * program counts it. No row when the token is taken.
  */
 const INSERT_ENTRY = statement<
-  [token: string, surveyId: number, uid: string, cpiMicros: number, issuedAt: string, hour: number],
+  [
+    token: string,
+    surveyId: number,
+    uid: string,
+    cpiMicros: number,
+    issuedAt: string,
+    loiMinutes: number | null,
+    hour: number,
+  ],
   { readonly entry: EntryRecord; readonly counted: boolean }
 >(
   (dialect) =>
     dialect.dataModifyingCte
       ? `WITH entry AS (
-  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link')
+  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING *
 ), lifetime AS (
   INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
   ON CONFLICT (survey_id) DO UPDATE SET entries = loop_survey_counts.entries + 1 RETURNING survey_id
 ), hour AS (
-  INSERT INTO loop_survey_hours (survey_id, hour, entries) SELECT survey_id, $6, 1 FROM lifetime
+  INSERT INTO loop_survey_hours (survey_id, hour, entries) SELECT survey_id, $7, 1 FROM lifetime
   ON CONFLICT (survey_id, hour) DO UPDATE SET entries = loop_survey_hours.entries + 1 RETURNING survey_id
 ), windows AS (
   INSERT INTO loop_survey_windows (survey_id, window_name, entries)
   SELECT hour.survey_id, w.name, 1 FROM hour CROSS JOIN (VALUES ('last24h'), ('last7d')) AS w (name)
     LEFT JOIN loop_counters AS edge ON edge.name = 'window-edge:' || w.name
-  WHERE edge.value IS NULL OR $6 > edge.value
+  WHERE edge.value IS NULL OR $7 > edge.value
   ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
 )
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted FROM entry`
       : // The hour is bound as above and returned: this statement counts nothing.
-        "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, source) VALUES (?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *, ? AS hour, 0 AS counted",
+        "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING *, ? AS hour, 0 AS counted",
   (row) => ({ entry: decodeEntry(row), counted: row.counted === true || row.counted === 1 }),
 );
 const ENTRY = statement<[token: string], EntryRecord>("SELECT * FROM loop_entries WHERE token = ?", decodeEntry);
@@ -509,6 +562,7 @@ export function* recordEntry<Refusal>(
     entry.uid,
     cpiMicros(entry.cpi),
     entry.at.toISOString(),
+    entry.loiMinutes ?? null,
     hour,
   );
   if (!inserted) return repeatOrConflict(yield* one(ENTRY, entry.token));
@@ -518,7 +572,17 @@ export function* recordEntry<Refusal>(
   }
   if (facts.orphan === null) return { kind: "recorded", entry: inserted.entry, attached: [] };
   const attached = yield* applyTransition(
-    { token: entry.token, surveyId: entry.surveyId, cpiMicros: cpiMicros(entry.cpi), outcome: null, outcomeAt: null },
+    {
+      token: entry.token,
+      surveyId: entry.surveyId,
+      uid: entry.uid,
+      issuedAt: entry.at.getTime(),
+      loiMinutes: entry.loiMinutes ?? null,
+      speeder: false,
+      cpiMicros: cpiMicros(entry.cpi),
+      outcome: null,
+      outcomeAt: null,
+    },
     facts.orphan,
     entry.at,
     "attach",
@@ -679,8 +743,9 @@ export function* orphanCount(): Program<number> {
   return (yield* first(COUNTER, "orphans")) ?? 0;
 }
 
+/** The feed with each record's speeder flag (its entry's). */
 const OUTCOMES_AFTER = statement<[after: number, limit: number], OutcomeRecord>(
-  "SELECT * FROM loop_outcomes WHERE sequence > ? ORDER BY sequence LIMIT ?",
+  "SELECT o.*, e.speeder FROM loop_outcomes o LEFT JOIN loop_entries e ON e.token = o.token WHERE o.sequence > ? ORDER BY o.sequence LIMIT ?",
   decodeOutcome,
 );
 

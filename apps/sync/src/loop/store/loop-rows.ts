@@ -1,4 +1,4 @@
-import { epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
+import { bool, epochMillis, integer, isoTime, nullable, oneOf, text } from "../../database/columns.ts";
 import type { RawRow } from "../../database/statement.ts";
 import { microsToAmount } from "../money.ts";
 import { storedCpiMicros, storedEarningsMicros } from "./stored-money.ts";
@@ -45,6 +45,8 @@ export function decodeOutcome(row: RawRow): OutcomeRecord {
     receivedAt: isoTime(row.received_at),
     source: outcomeSource(row.source),
     reason: nullable(text)(row.reason),
+    // Only where the statement joined the entry's flag (the feed's listing).
+    ...(row.speeder !== undefined && row.speeder !== null && bool(row.speeder) ? { speeder: true as const } : {}),
   };
 }
 

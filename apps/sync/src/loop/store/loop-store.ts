@@ -37,6 +37,12 @@ export interface RecordingSettings {
    * `@sds/routing`'s `reachesYieldCutoff`, is kept as `cutoff_reached_at`. @default 20
    */
   readonly yieldCutoffEntries: number;
+  /**
+   * A complete (S2S or return) recorded less than this fraction of its survey's Loi after its
+   * entry was issued is a speeder (`SYNC_SPEEDER_FRACTION`): flagged on the entry and counted
+   * in its respondent's risk. 0: off. @default 0.3
+   */
+  readonly speederFraction: number;
 }
 
 /** An entry link issued through sds-sync: the denominator of conversion. */
@@ -49,6 +55,8 @@ export interface EntryInput {
   /** The survey's `Cpi` when the link was issued: what a complete of this entry earns. */
   readonly cpi: number;
   readonly at: Date;
+  /** The survey's `Loi` in minutes when the link was issued: what a speeding complete is measured against. */
+  readonly loiMinutes?: number | undefined;
 }
 
 /** One earlier entry of a respondent, as routing rules read it (imported entries included). */
@@ -117,6 +125,8 @@ export interface OutcomeRecord {
   readonly receivedAt: string;
   readonly source: OutcomeSource;
   readonly reason: string | null;
+  /** The entry is flagged as a speeder (its complete came faster than SYNC_SPEEDER_FRACTION × Loi); listed by the feed. */
+  readonly speeder?: true;
 }
 
 /** What {@link LoopStore.recordOutcome} did: `recorded` false means the token's current outcome already was this one (nothing new). */

@@ -36,7 +36,7 @@ describe("the store's yield cut-off", () => {
     const random = createSeededRandom(27);
     for (let run = 0; run < 12; run++) {
       const entries = 2 + (run % 4);
-      const store = await openSqliteLoopStore(":memory:", { yieldCutoffEntries: entries });
+      const store = await openSqliteLoopStore(":memory:", { yieldCutoffEntries: entries, speederFraction: 0 });
       try {
         let evidence: YieldEvidence | undefined;
         const current = new Map<string, OutcomeKind | null>();

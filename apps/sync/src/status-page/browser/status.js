@@ -27,7 +27,8 @@
  *   totals?: { last24h?: Window, last7d?: Window, lifetime?: Window },
  *   surveys?: SurveyWindows[],
  *   inventoryData?: { groups?: { surveys?: number, unavailable?: number, pending?: number }, recontact?: { studies?: number, unavailable?: number },
- *     studyTypesPending?: number } }} LoopStatus
+ *     studyTypesPending?: number },
+ *   gate?: { refusals?: Record<string, number> } }} LoopStatus
  * @typedef {{ id?: number, status: string, startedAt: string, durationMs?: number, error?: string | null,
  *   counts?: Record<string, number> }} Run
  * @typedef {{ replica: { leader: boolean, running: boolean, consecutiveFailures?: number, nextRunAt?: string | null,
@@ -424,6 +425,20 @@ function sumWindows(windows) {
   return sum;
 }
 
+/**
+ * The quality gate's refusals by code (docs/quality-gate.md), all replicas together.
+ * @param {LoopStatus | undefined} loop
+ */
+function renderGate(loop) {
+  const refusals = Object.entries(loop?.gate?.refusals ?? {}).filter(([, value]) => isNumber(value));
+  const total = refusals.reduce((sum, [, value]) => sum + value, 0);
+  const refused = refusals.filter(([, value]) => value > 0).map(([code, value]) => `${code} ${count(value)}`);
+  html("gate-refusals").textContent =
+    loop?.gate === undefined
+      ? "The quality gate does not report on this service."
+      : `Respondents refused: ${count(total)}${refused.length > 0 ? ` (${refused.join(", ")})` : ""}.`;
+}
+
 /** @param {LoopStatus | undefined} loop */
 function renderMoney(loop) {
   const surveys = loop ? loopSurveys(loop) : [];
@@ -796,6 +811,7 @@ async function readStatus() {
     html("status").hidden = false;
     html("forget").hidden = storedToken() === null;
     renderMoney(lastStatus.loop);
+    renderGate(lastStatus.loop);
     renderInventory(lastStatus);
     renderCycles(lastStatus.runs ?? []);
     if (feedAfter === null) feedAfter = Math.max(0, lastStatus.store.latestSequence - 20);
