@@ -341,7 +341,7 @@ function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
   return {
     profile: rows
       .filter((row) => row.kind === "profile")
-      .map((row) => toProfileAnswer({ ...row, language_id: row.answer_language_id }))
+      .map((row) => toProfileAnswer(row, row.answer_language_id))
       .sort((a, b) => a.qualificationId - b.qualificationId),
     history: rows
       .filter((row) => row.kind === "history")
@@ -618,13 +618,14 @@ export function* readProfile(uid: string): Program<ProfileAnswer[]> {
     "SELECT qualification_id, language_id, answers, source, answered_at FROM loop_profile_answers WHERE uid = ? ORDER BY qualification_id",
     uid,
   );
-  return rows.map(toProfileAnswer);
+  return rows.map((row) => toProfileAnswer(row));
 }
 
-function toProfileAnswer(row: SqlRow): ProfileAnswer {
+/** A profile row as a profile answer; `languageId`: the answer's language where the row names it otherwise. */
+function toProfileAnswer(row: SqlRow, languageId: unknown = row.language_id): ProfileAnswer {
   return {
     qualificationId: Number(row.qualification_id),
-    languageId: Number(row.language_id),
+    languageId: Number(languageId),
     answers: parseAnswers(row.answers),
     source: row.source === "session" || row.source === "import" ? row.source : "api",
     answeredAt: toIso(row.answered_at),
