@@ -15,9 +15,12 @@ import {
   answerCounts,
   finishSession,
   issueAttempt,
-  readProfile,
+  readRespondent,
   readSession,
+  readSessionWithRespondent,
+  withAnswers,
   type AttemptRow,
+  type RespondentFacts,
   type SessionRow,
 } from "./session-records.ts";
 import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
@@ -112,7 +115,7 @@ export class Sessions {
         ? undefined
         : ((await gate.screen(body)) ?? (await this.#store.read(gate.judgeStart(body, now))));
     const ttlSeconds = this.#settings.ttlSeconds;
-    const refused = await this.#store.write(
+    const started = await this.#store.write(
       "starting a session",
       startSession({ id, body, answers: checked.answers, now, ttlSeconds }, gate, screened),
     );
@@ -132,8 +135,8 @@ export class Sessions {
       gate: null,
       attempts: [],
     };
-    if (refused !== undefined) return this.#refused(row, refused);
-    return this.#advance(id, false, row);
+    if (started.refused !== undefined) return this.#refused(row, started.refused);
+    return this.#advance(id, false, row, started.respondent);
   }
 
   /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
@@ -150,8 +153,9 @@ export class Sessions {
   async answer(id: string, answers: SessionAnswers, client: SessionClient = {}): Promise<SessionOutcome> {
     const gate = this.#gate;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read = await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
       const checked = this.#checkAnswers(row.languageId, answers);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
@@ -163,12 +167,21 @@ export class Sessions {
       );
       if (result === "stale") continue;
       if (result !== "stored") return this.#refused(row, result);
-      return this.#advance(id, false, {
-        ...row,
-        version: row.version + 1,
-        questionsAsked: row.questionsAsked + checked.answers.size,
-        fingerprint: row.fingerprint ?? fingerprint ?? null,
-      });
+      // What this request just wrote is not read back: the profile with its answers, the history as read.
+      return this.#advance(
+        id,
+        false,
+        {
+          ...row,
+          version: row.version + 1,
+          questionsAsked: row.questionsAsked + checked.answers.size,
+          fingerprint: row.fingerprint ?? fingerprint ?? null,
+        },
+        {
+          ...respondent,
+          profile: withAnswers(respondent.profile, checked.answers, row.languageId, "session", now.toISOString()),
+        },
+      );
     }
     return busy(id);
   }
@@ -185,11 +198,25 @@ export class Sessions {
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
-  /** `known`: the session as this request just wrote it (its first round reads nothing). */
-  async #advance(id: string, explain: boolean, known?: SessionRow): Promise<SessionOutcome> {
+  /**
+   * `known`: the session as this request just wrote it, and its respondent when known (its first
+   * round reads only what is not); a round that ends the session hands the next one the row it wrote.
+   */
+  async #advance(
+    id: string,
+    explain: boolean,
+    known?: SessionRow,
+    knownRespondent?: RespondentFacts,
+  ): Promise<SessionOutcome> {
+    let written = known;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = round === 0 && known !== undefined ? known : await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read =
+        written !== undefined
+          ? { session: written, respondent: knownRespondent }
+          : await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      written = undefined;
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done")
         return this.#view(row, {
           kind: "done",
@@ -198,10 +225,10 @@ export class Sessions {
         });
       const now = this.#clock();
       if (Date.parse(row.expiresAt) <= now.getTime()) {
-        await this.#store.write("expiring a session", finishSession(id, row.version, "expired"));
+        written = await this.#finish(row, "expired", "expiring a session");
         continue;
       }
-      const situation = await this.#situation(row, now);
+      const situation = await this.#situation(row, now, respondent);
       const decision = nextSessionStep(this.#inventory, situation, this.#options);
       const explanation = explain && "explanation" in decision ? decision.explanation : undefined;
       switch (decision.kind) {
@@ -215,7 +242,7 @@ export class Sessions {
           );
         }
         case "done":
-          await this.#store.write("ending a session", finishSession(id, row.version, decision.reason));
+          written = await this.#finish(row, decision.reason, "ending a session");
           continue;
         case "question": {
           const detail = this.#catalogue.detail(row.languageId, decision.qualificationId);
@@ -240,7 +267,7 @@ export class Sessions {
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
           if (offered.kind === "none") {
-            await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
+            written = await this.#finish(row, "no-survey", "ending a session");
             continue;
           }
           // The step just recorded is the session's next: answered without deciding again.
@@ -254,6 +281,12 @@ export class Sessions {
       }
     }
     return busy(id);
+  }
+
+  /** Ends the session with `reason`: the row as written, else undefined when it moved meanwhile. */
+  async #finish(row: SessionRow, reason: string, what: string): Promise<SessionRow | undefined> {
+    const finished = await this.#store.write(what, finishSession(row.id, row.version, reason));
+    return finished ? { ...row, state: "done", doneReason: reason, version: row.version + 1 } : undefined;
   }
 
   /**
@@ -334,11 +367,8 @@ export class Sessions {
     return { kind: "none" };
   }
 
-  async #situation(row: SessionRow, now: Date): Promise<SessionSituation> {
-    const [profile, history] = await Promise.all([
-      this.#store.read(readProfile(row.uid)),
-      this.#store.respondentHistory(row.uid, MATCH_HISTORY_LIMIT),
-    ]);
+  async #situation(row: SessionRow, now: Date, known?: RespondentFacts): Promise<SessionSituation> {
+    const { profile, history } = known ?? (await this.#store.read(readRespondent(row.uid, MATCH_HISTORY_LIMIT)));
     const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
     const answers = new Map<string, readonly string[]>();
     for (const answer of profile)
