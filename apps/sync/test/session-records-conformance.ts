@@ -12,6 +12,9 @@ import {
   takeReturn,
 } from "../src/session/session-records.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
+import { StoreError } from "../src/common/errors.ts";
+import { execute } from "../src/database/program.ts";
+import { command } from "../src/database/statement.ts";
 
 /*
  * The session's store programs on both stores: PostgreSQL writes a session's answers and a
@@ -77,6 +80,25 @@ export function describeSessionRecordsConformance(
     let store: LoopStore;
     beforeEach(async () => {
       store = await open();
+    });
+
+    // State and returns have CHECK constraints; the reason and the device are plain text columns.
+    it("reads an unknown reason or device of a stored session as a StoreError, never as a guess", async () => {
+      await start(store, "s1", "u1");
+      await offer(store, "s1", "u1", 0, "tok-1");
+      for (const [column, value] of [
+        ["done_reason", "vanished"],
+        ["device", "watch"],
+      ] as const) {
+        const corrupt = command<[string]>(`UPDATE loop_sessions SET ${column} = ?`);
+        await store.write("corrupting", execute(corrupt, value));
+        await expect(store.read(readSession("s1")), column).rejects.toThrow(StoreError);
+        await expect(store.read(readSession("s1")), column).rejects.toThrow(JSON.stringify(value));
+        const mend = command<[]>(`UPDATE loop_sessions SET ${column} = NULL`);
+        await store.write("mending", execute(mend));
+      }
+      expect(await store.read(readSession("s1"))).toMatchObject({ state: "open", doneReason: null, device: null });
+      expect((await store.read(readSession("s1")))?.attempts).toHaveLength(1);
     });
 
     it("replaces a respondent's earlier answers: the counts move by the difference, each answer once per question", async () => {

@@ -1,4 +1,4 @@
-import { isoTime as toIso, text } from "../database/columns.ts";
+import { integer, isoTime as toIso, nullable, oneOf, text } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
@@ -49,7 +49,7 @@ export interface SessionRow {
   readonly device: "desktop" | "mobile" | "tablet" | null;
   readonly returnUrl: string | null;
   readonly state: "open" | "done";
-  readonly doneReason: string | null;
+  readonly doneReason: SessionDoneReason | null;
   readonly questionsAsked: number;
   readonly version: number;
   readonly createdAt: string;
@@ -81,8 +81,18 @@ export interface ProfileAnswer {
   readonly answeredAt: string;
 }
 
+/** Why a session is done, as stored. */
+export const sessionDoneReasons = ["completed", "no-survey", "attempts", "excluded", "ended", "expired"] as const;
+/** Why a session is done. */
+export type SessionDoneReason = (typeof sessionDoneReasons)[number];
+
+// An unknown value in a stored session is a StoreError (columns.ts), never a reopened session, a
+// made-up reason or a return that did not happen.
 const returns: readonly AttemptReturn[] = ["complete", "terminate", "overquota", "security", "drop"];
-const asReturn = (value: unknown): AttemptReturn | null => returns.find((kind) => kind === value) ?? null;
+const asReturn = nullable(oneOf(returns));
+const sessionState = oneOf(["open", "done"]);
+const doneReason = nullable(oneOf(sessionDoneReasons));
+const deviceName = nullable(oneOf(["desktop", "mobile", "tablet"]));
 const textOrNull = (value: unknown): string | null =>
   typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
 
@@ -90,10 +100,10 @@ function toAttempt(row: SqlRow): AttemptRow {
   // The return, else the outcome the marketplace called (whichever came first decides the next step).
   const returned = asReturn(row.returned) ?? asReturn(row.outcome);
   return {
-    token: String(row.token),
-    position: Number(row.position),
-    surveyId: Number(row.survey_id),
-    link: String(row.link),
+    token: text(row.token),
+    position: integer(row.position),
+    surveyId: integer(row.survey_id),
+    link: text(row.link),
     issuedAt: toIso(row.issued_at),
     returned,
     returnedAt:
@@ -200,17 +210,16 @@ export function* readSession(id: string): Program<SessionRow | undefined> {
 function decodeSession(rows: readonly SqlRow[]): SessionRow | undefined {
   const row = rows[0];
   if (row === undefined) return undefined;
-  const device = textOrNull(row.device);
   return {
-    id: String(row.id),
-    uid: String(row.uid),
-    languageId: Number(row.language_id),
-    device: device === "desktop" || device === "mobile" || device === "tablet" ? device : null,
-    returnUrl: textOrNull(row.return_url),
-    state: row.state === "done" ? "done" : "open",
-    doneReason: textOrNull(row.done_reason),
-    questionsAsked: Number(row.questions_asked),
-    version: Number(row.version),
+    id: text(row.id),
+    uid: text(row.uid),
+    languageId: integer(row.language_id),
+    device: deviceName(row.device),
+    returnUrl: nullable(text)(row.return_url),
+    state: sessionState(row.state),
+    doneReason: doneReason(row.done_reason),
+    questionsAsked: integer(row.questions_asked),
+    version: integer(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
     fingerprint: textOrNull(row.fingerprint),
@@ -395,7 +404,7 @@ const FINISH_SESSION = statement<[reason: string, id: string, version: number], 
 );
 
 /** Ends an open session with a reason; false when it moved meanwhile. One statement, the whole write. */
-export function* finishSession(id: string, version: number, reason: string): Program<boolean> {
+export function* finishSession(id: string, version: number, reason: SessionDoneReason): Program<boolean> {
   return (yield* whole(FINISH_SESSION, reason, id, version)).length > 0;
 }
 

@@ -6,6 +6,7 @@ import {
   type SessionInventory,
   type SessionSituation,
 } from "@sds/routing";
+import { StoreError } from "../common/errors.ts";
 import { errorReply, type Reply } from "../http/respond.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import { prepareEntry } from "../loop/entry-link-routes.ts";
@@ -21,6 +22,7 @@ import {
   withAnswers,
   type AttemptRow,
   type RespondentFacts,
+  type SessionDoneReason,
   type SessionRow,
 } from "./session-records.ts";
 import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
@@ -220,7 +222,7 @@ export class Sessions {
       if (row.state === "done")
         return this.#view(row, {
           kind: "done",
-          reason: doneReason(row.doneReason),
+          reason: doneReasonOf(row),
           ...(row.gate === null ? {} : { gate: row.gate }),
         });
       const now = this.#clock();
@@ -284,7 +286,7 @@ export class Sessions {
   }
 
   /** Ends the session with `reason`: the row as written, else undefined when it moved meanwhile. */
-  async #finish(row: SessionRow, reason: string, what: string): Promise<SessionRow | undefined> {
+  async #finish(row: SessionRow, reason: SessionDoneReason, what: string): Promise<SessionRow | undefined> {
     const finished = await this.#store.write(what, finishSession(row.id, row.version, reason));
     return finished ? { ...row, state: "done", doneReason: reason, version: row.version + 1 } : undefined;
   }
@@ -466,9 +468,10 @@ function answerProblem(
   }
 }
 
-const doneReasons = ["completed", "no-survey", "attempts", "excluded", "ended", "expired"] as const;
-function doneReason(value: string | null): (typeof doneReasons)[number] {
-  return doneReasons.find((reason) => reason === value) ?? "ended";
+/** A done session's reason; every write that ends a session stores one, so a missing one is a broken store. */
+function doneReasonOf(row: SessionRow): SessionDoneReason {
+  if (row.doneReason === null) throw new StoreError(`session ${row.id.slice(0, 64)} is done without a reason`);
+  return row.doneReason;
 }
 
 function notFound(id: string): SessionOutcome {
