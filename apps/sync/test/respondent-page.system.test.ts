@@ -5,6 +5,8 @@ import { createRequire } from "node:module";
 import type { RespondentOutcome } from "@sds/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseConfig } from "../src/config/config.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
 import { startPageService, type PageService } from "./respondent-page-setup.ts";
 import { chromiumPath, DESKTOP, horizontalOverflow, launchChromium, screenshot } from "./status-page-browser.ts";
 
@@ -47,7 +49,30 @@ interface Respondent {
   readonly requests: string[];
 }
 
-describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () => {
+/** The stores the page is checked on: the embedded one, and PostgreSQL (skipped outside CI when it is down). */
+const postgres = await postgresAvailable();
+const schemas: string[] = [];
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
+});
+const stores = [
+  { name: "SQLite", available: true, database: (): DatabaseConfig | undefined => undefined },
+  {
+    name: "PostgreSQL",
+    available: postgres,
+    database: (): DatabaseConfig => {
+      const schema = freshSchemaName("sds_page_browser");
+      schemas.push(schema);
+      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    },
+  },
+] as const;
+
+describe.each(stores)("the respondent page in headless Chromium ($name)", (store) => {
+  if (!chromiumPath || !store.available) {
+    it.skip("needs Chromium and the store");
+    return;
+  }
   let service: PageService;
   let browser: Browser;
   let embedder: Awaited<ReturnType<typeof framingHost>>;
@@ -60,7 +85,7 @@ describe.skipIf(!chromiumPath)("the respondent page in headless Chromium", () =>
   beforeAll(async () => {
     embedder = await framingHost(framedLink);
     stranger = await framingHost(framedLink);
-    service = await startPageService({ embedOrigins: [embedder.origin] });
+    service = await startPageService({ embedOrigins: [embedder.origin] }, store.database());
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
