@@ -22,6 +22,9 @@ export const outcomeKind = oneOf(outcomeKinds);
 export const maybeOutcomeKind = nullable(outcomeKind);
 const outcomeSource = oneOf(outcomeSources);
 
+/** The columns of `loop_entries` {@link decodeEntry} reads: what a statement returning an entry selects (not `*`: the gate's columns would be read and dropped). */
+export const ENTRY_COLUMNS = "token, survey_id, uid, cpi_micros, issued_at, outcome";
+
 /** One row of `loop_entries`. */
 export function decodeEntry(row: RawRow): EntryRecord {
   return {
