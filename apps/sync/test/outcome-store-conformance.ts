@@ -245,6 +245,20 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect((await store.conversionSummary(later30h, 10)).surveys[0]?.last7d).toEqual(five?.last7d);
     });
 
+    it("counts a late entry and outcome in no window its hour already left", async () => {
+      const now = new Date();
+      const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
+      // The first summary moves each window's edge to now: hours older than a window are out of it from here on.
+      await store.conversionSummary(now, 10);
+      await store.recordEntry({ token: "late", surveyId: 7, uid: "d", cpi: 2, at: hoursAgo(30) });
+      await store.recordOutcome({ token: "late", outcome: "complete", at: hoursAgo(29) });
+      await store.recordEntry({ token: "recent", surveyId: 7, uid: "e", cpi: 2, at: hoursAgo(3) });
+      const [seven] = (await store.conversionSummary(now, 10)).surveys;
+      expect(seven?.lifetime).toMatchObject({ entries: 2, completes: 1, earnings: 2 });
+      expect(seven?.last24h).toMatchObject({ entries: 1, completes: 0, earnings: 0 });
+      expect(seven?.last7d).toMatchObject({ entries: 2, completes: 1, earnings: 2 });
+    });
+
     it("locks a respondent while deciding an entry: of concurrent entries one admission check at a time sees the others", async () => {
       const admitOnce = (history: readonly { surveyId: number }[]) =>
         history.some((entry) => entry.surveyId === 41 || entry.surveyId === 42) ? "already in the group" : undefined;
