@@ -1,5 +1,8 @@
 import pg from "pg";
+import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { geoLite2Countries } from "../src/gate/country-lookup.ts";
+import { QualityGate, type GateRules } from "../src/gate/quality-gate.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
 import { startSession } from "../src/session/gated-writes.ts";
@@ -93,5 +96,54 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     const ended = await sent(() => store.write("ending", finishSession("s1", 3, "no-survey")));
     expect(ended.result).toBe(true);
     expect(ended.statements).toHaveLength(1);
+  });
+
+  /** A quality gate with the default rules (`concurrent` and `bot` on) and `rules` over them. */
+  const gateWith = (rules: Partial<GateRules> = {}) =>
+    new QualityGate({
+      rules: {
+        bots: true,
+        maxStartsPerIpPerHour: undefined,
+        maxStartsPerUidPerDay: undefined,
+        concurrent: true,
+        deviceWindowDays: 30,
+        geo: false,
+        respondentMaxRisk: undefined,
+        ...rules,
+      },
+      countries: geoLite2Countries(),
+      languageCountry: () => Promise.resolve(undefined),
+      registry: new Registry(),
+    });
+  const starting = (id: string, uid: string, ip?: string) => ({
+    id,
+    body: { uid, languageId: 3, ...(ip === undefined ? {} : { ip }) },
+    answers: new Map<number, string[]>(),
+    now: t0,
+    ttlSeconds: 3600,
+  });
+
+  it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async () => {
+    const gate = gateWith();
+    const admitted = await sent(() => store.write("starting", startSession(starting("g1", "gu1"), gate, undefined)));
+    expect(admitted.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(admitted.statements).toHaveLength(4);
+    expect([admitted.statements[0], admitted.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
+
+    // The uid's session is open: the next start is refused and stored done, counted.
+    const refused = await sent(() => store.write("starting", startSession(starting("g2", "gu1"), gate, undefined)));
+    expect(refused.result).toEqual({ refused: "concurrent" });
+    const session = await store.read(readSessionWithRespondent("g2", 10));
+    expect(session?.session).toMatchObject({ state: "done", doneReason: "excluded", gate: "concurrent" });
+
+    // A start limit on: the gate's own reads under the locks, as before.
+    const limited = await sent(() =>
+      store.write(
+        "starting",
+        startSession(starting("g3", "gu3", "198.51.100.9"), gateWith({ maxStartsPerIpPerHour: 5 }), undefined),
+      ),
+    );
+    expect(limited.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(limited.statements).toHaveLength(7);
   });
 });

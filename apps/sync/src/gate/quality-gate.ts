@@ -123,6 +123,28 @@ export class QualityGate {
   }
 
   /**
+   * Whether {@link admitStart} would judge this start by `concurrent` alone under its locks, and
+   * record nothing: no start limit applies, no device, no score. Then the start's own insert may
+   * re-check it, in the statement that stores the session (session-records.ts
+   * `createSessionUnlessOpen`), after {@link lockStart}: one round trip where two would be.
+   */
+  admitsByConcurrentAlone(respondent: StartingRespondent): boolean {
+    const rules = this.#rules;
+    return (
+      rules.concurrent &&
+      rules.maxStartsPerUidPerDay === undefined &&
+      (respondent.ip === undefined || rules.maxStartsPerIpPerHour === undefined) &&
+      (respondent.fingerprint === undefined || rules.deviceWindowDays <= 0) &&
+      rules.respondentMaxRisk === undefined
+    );
+  }
+
+  /** The locks {@link admitStart} takes first: for a caller that re-checks `concurrent` itself ({@link admitsByConcurrentAlone}). */
+  *lockStart(respondent: StartingRespondent): Program<void> {
+    yield* lockStartSubjects(respondent.uid, respondent.ip);
+  }
+
+  /**
    * `duplicate-device`: the fingerprint seen with another uid within SYNC_DEVICE_WINDOW_DAYS
    * refuses; otherwise it is remembered as this uid's (now).
    */
