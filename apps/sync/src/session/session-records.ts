@@ -1,5 +1,5 @@
 import { integer, isoTime as toIso, nullable, oneOf, text } from "../database/columns.ts";
-import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
+import { recordEntryWithAttempt, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import {
@@ -497,10 +497,13 @@ export function* issueAttempt<Refusal>(
   entry: EntryInput,
   admit: EntryAdmission<Refusal>,
 ): Program<IssueResult<Refusal>> {
-  const result = yield* recordEntry(entry, admit, settings);
+  // The session's row is locked last, after the respondent's and the entry's counts (no writer
+  // takes them the other way round), which saves a round trip: a session that moved meanwhile
+  // takes the entry back with it. Where it can, the entry's own statement adds the attempt.
+  const { result, attempted: withEntry } = yield* recordEntryWithAttempt(entry, admit, settings, attempt);
   if (result.kind !== "recorded") return { kind: "not-issued", result };
-  // The session's row is locked last, after the respondent's (no writer takes them the other way
-  // round), which saves a round trip: a session that moved meanwhile takes the entry back with it.
+  if (withEntry === false) return rollBack({ kind: "stale" });
+  if (withEntry === true) return { kind: "issued", issuedAt: result.entry.issuedAt, attached: result.attached };
   const attempted = yield* first(
     ADD_ATTEMPT,
     attempt.sessionId,
