@@ -182,8 +182,9 @@ for (const store of stores) {
     );
     const millisPerStep = (seconds: number) => ((seconds * 1000) / steps).toFixed(2);
     console.log(
-      `[${store}] CPU per step: ${millisPerStep((cpu.user + cpu.system) / 1e6)} ms in this process (the service; its clients run in a child process)` +
-        (store === "postgres" ? `, ${millisPerStep(backendSeconds)} ms in its PostgreSQL backends` : ""),
+      `[${store}] CPU per step: ${millisPerStep((cpu.user + cpu.system) / 1e6)} ms in this process (the service)` +
+        (store === "postgres" ? `, ${millisPerStep(backendSeconds)} ms in its PostgreSQL backends` : "") +
+        `; the clients ${millisPerStep(loaded.cpuSeconds)} ms in their own process`,
     );
     if (store === "postgres") {
       const perStep = (key: keyof RoundTripCount) => ((tripsAfter[key] - tripsBefore[key]) / steps).toFixed(2);

@@ -22,17 +22,22 @@ export interface WalkLoadReport {
   readonly seconds: number;
   readonly p50: number;
   readonly p99: number;
+  /** CPU seconds (user and system) this process used while walking. */
+  readonly cpuSeconds: number;
 }
 
 process.once("message", (command: WalkLoadCommand) => {
   const latencies = new Latencies();
+  const cpuBefore = process.cpuUsage();
   void walkSessions(command.target, command.connections, performance.now() + command.seconds * 1000, command.prefix, {
     before: () => undefined,
     after: (_kind, milliseconds) => {
       latencies.add(milliseconds);
     },
   }).then((counts) => {
+    const cpu = process.cpuUsage(cpuBefore);
     const report: WalkLoadReport = {
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
       ...counts,
       steps: latencies.count,
       p50: latencies.percentile(0.5),
