@@ -1,0 +1,319 @@
+import { createClient } from "@sds/client";
+import { encryptionSigning, signUrl } from "@sds/routing";
+import type { EncryptionSettings } from "@sds/schemas";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import { waitFor } from "./harness.ts";
+import { loopSurvey } from "./loop-surveys.ts";
+import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+
+/*
+ * The respondent's session attacked over real HTTP, on both stores: one session moved by many
+ * requests at once (reads, answers, returns replayed, the S2S call racing the return, an end),
+ * on two PostgreSQL replicas too; one address spelt several ways against velocity-ip; a signed
+ * return that comes back after its session expired (the only word of a paid complete when the
+ * account's S2S URLs are off). Revenue rests on: every outcome recorded exactly once, never a
+ * survey twice in a session, never more attempts than the cap.
+ */
+
+interface Step {
+  readonly kind: "question" | "survey" | "done";
+  readonly surveyId?: number;
+  readonly link?: string;
+  readonly token?: string;
+  readonly reason?: string;
+}
+interface SessionView {
+  readonly id: string;
+  readonly state: string;
+  readonly attempts: { surveyId: number; token: string; returned?: string }[];
+  readonly next: Step;
+}
+
+/** Language 3, open to everyone: every step of a session is a survey (no question pays). */
+const surveys = [
+  loopSurvey(8301, { LanguageId: 3, Cpi: "1.50", Ir: "60", Loi: "10" }),
+  loopSurvey(8302, { LanguageId: 3, Cpi: "1.40", Ir: "60", Loi: "10" }),
+  loopSurvey(8303, { LanguageId: 3, Cpi: "1.30", Ir: "60", Loi: "10" }),
+  loopSurvey(8304, { LanguageId: 3, Cpi: "1.20", Ir: "60", Loi: "10" }),
+  loopSurvey(8305, { LanguageId: 3, Cpi: "1.10", Ir: "60", Loi: "10" }),
+];
+const cpiOf = new Map(surveys.map(({ survey }) => [survey?.SurveyId, Number(survey?.Cpi)]));
+
+const schemas: string[] = [];
+const stores: { name: string; database: () => DatabaseConfig | undefined }[] = [
+  { name: "SQLite", database: () => undefined },
+  {
+    name: "PostgreSQL",
+    database: () => {
+      const schema = freshSchemaName("sds_session_attack");
+      schemas.push(schema);
+      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    },
+  },
+];
+
+let postgres = false;
+beforeAll(async () => {
+  postgres = await postgresAvailable();
+});
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** One sds-sync replica (or two on one PostgreSQL schema) against one fake, with the account's redirects at the return. */
+async function startReplicas(
+  database: DatabaseConfig | undefined,
+  options: {
+    readonly replicas?: 1 | 2;
+    readonly config?: Partial<SyncConfig>;
+    readonly outgoing?: EncryptionSettings;
+    readonly sessionClock?: () => Date;
+  } = {},
+): Promise<ServiceHarness[]> {
+  const api = createFakeSupplierApi({
+    suppliers: [
+      {
+        supplierId: DEFAULT_SUPPLIER_ID,
+        apiKey: DEFAULT_API_KEY,
+        surveys: [...surveys],
+        account: { OutgoingEncryption: options.outgoing ?? unsignedOutcomes },
+      },
+    ],
+  });
+  cleanups.push(() => api.close());
+  const replicas: ServiceHarness[] = [];
+  for (let index = 0; index < (options.replicas ?? 1); index++) {
+    const harness = await startServiceHarness({
+      api,
+      config: options.config ?? {},
+      ...(database === undefined ? {} : { database }),
+      ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
+      ...(index === 0 ? {} : { replicaId: `attack-${index}`, followerPollMs: 60_000 }),
+    });
+    cleanups.push(() => harness.close());
+    replicas.push(harness);
+  }
+  const [first] = replicas;
+  if (first === undefined) throw new Error("no replica started");
+  const sds = createClient({ baseUrl: first.fake.baseUrl, apiKey: DEFAULT_API_KEY });
+  const { data: account } = await sds.account.get();
+  const base = first.service.outcomesUrl;
+  await sds.account.updateRedirectUrls(account.Id, {
+    Enabled: true,
+    CompleteUrl: `${base}/v1/return/complete?vq_token=[%RID%]`,
+    TerminateUrl: `${base}/v1/return/terminate?vq_token=[%RID%]`,
+    OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
+    SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
+  });
+  await waitFor(
+    () => replicas.every((replica) => replica.service.loop.liveMatcher.matcher.size === surveys.length),
+    20_000,
+  );
+  return replicas;
+}
+
+async function json<T>(response: Response, status: number): Promise<T> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+/** What a racing request may answer: its success, or 503 session_busy (the session kept moving; the caller retries). */
+async function settled(response: Response, success: number): Promise<void> {
+  const text = await response.text();
+  if (response.status === 503) expect(text).toContain("session_busy");
+  else expect(response.status, text).toBe(success);
+}
+
+/** The session as stored, with what must always hold of it: distinct surveys, the cap, at most one step awaiting its return (the last). */
+async function checkedSession(harness: ServiceHarness, id: string, maxAttempts: number): Promise<SessionView> {
+  const session = await json<SessionView>(await harness.request(`/v1/sessions/${id}`), 200);
+  const surveyIds = session.attempts.map((attempt) => attempt.surveyId);
+  expect(new Set(surveyIds).size, JSON.stringify(surveyIds)).toBe(surveyIds.length);
+  expect(surveyIds.length).toBeLessThanOrEqual(maxAttempts);
+  const awaiting = session.attempts.filter((attempt) => attempt.returned === undefined);
+  expect(awaiting.length).toBeLessThanOrEqual(1);
+  if (awaiting[0] !== undefined) expect(awaiting[0]).toBe(session.attempts.at(-1));
+  if (session.next.kind === "survey") expect(session.next.token).toBe(session.attempts.at(-1)?.token);
+  return session;
+}
+
+/**
+ * Moves one session to its end with every kind of request at once, spread over the replicas:
+ * reads, answers, the return replayed, the S2S call for the same token; then checks the session,
+ * the outcome feed (one record per entry) and the money (each complete counted once).
+ */
+async function raceSession(replicas: readonly ServiceHarness[], uid: string, outcomes: readonly ("terminate" | "overquota" | "complete")[]) {
+  const at = (index: number): ServiceHarness => replicas[index % replicas.length] ?? (replicas[0] as ServiceHarness);
+  const first = at(0);
+  const started = await json<SessionView>(await postJson(first, "/v1/sessions", { uid, languageId: 3 }), 201);
+  expect(started.next.kind).toBe("survey");
+  let session = started;
+  for (const outcome of outcomes) {
+    const token = session.next.token ?? "";
+    const returnUrl = `${first.service.outcomesUrl}/v1/return/${outcome}?vq_token=${encodeURIComponent(token)}`;
+    const s2sUrl = (index: number) =>
+      `${at(index).service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`;
+    const racing: Promise<void>[] = [];
+    for (let index = 0; index < 6; index++) {
+      racing.push(at(index).request(`/v1/sessions/${session.id}`).then((response) => settled(response, 200)));
+      racing.push(
+        postJson(at(index + 1), `/v1/sessions/${session.id}/answers`, { answers: { "77": ["1"] } }).then((response) =>
+          settled(response, 200),
+        ),
+      );
+    }
+    for (let index = 0; index < 3; index++) {
+      racing.push(fetch(returnUrl, { redirect: "manual" }).then((response) => settled(response, 303)));
+      racing.push(fetch(s2sUrl(index)).then((response) => settled(response, 200)));
+    }
+    await Promise.all(racing);
+    session = await checkedSession(at(1), session.id, 3);
+    expect(session.attempts.find((attempt) => attempt.token === token)?.returned).toBe(outcome);
+    if (outcome === "complete") break;
+  }
+  const done = await checkedSession(first, session.id, 3);
+  expect(done.state).toBe("done");
+  const feed = (await readOutcomeFeed(first)).filter((record) =>
+    done.attempts.some((attempt) => attempt.token === record.token),
+  );
+  // One record per entry: the replayed returns and the repeated S2S calls recorded nothing more.
+  expect(feed.map((record) => record.token).sort()).toEqual(done.attempts.map((attempt) => attempt.token).sort());
+  return done;
+}
+
+describe.each(stores)("a respondent's session under attack over HTTP ($name)", (store) => {
+  const skipWithoutPostgres = (context: { skip: () => void }) => {
+    if (store.name === "PostgreSQL" && !postgres) context.skip();
+  };
+
+  it("keeps distinct surveys, the attempts cap and one outcome per entry while reads, answers, replayed returns and S2S calls race", async (context) => {
+    skipWithoutPostgres(context);
+    const replicas = await startReplicas(store.database());
+    const capped = await raceSession(replicas, "race-cap", ["terminate", "overquota", "terminate"]);
+    expect(capped.next).toEqual({ kind: "done", reason: "attempts" });
+    const paid = await raceSession(replicas, "race-paid", ["terminate", "complete"]);
+    expect(paid.next).toEqual({ kind: "done", reason: "completed" });
+    // The complete is money once, however many returns and S2S calls said it.
+    const [harness] = replicas;
+    if (harness === undefined) throw new Error("no replica");
+    const figures = await readLoopFigures(harness);
+    expect(figures.totals.lifetime).toMatchObject({ entries: 5, completes: 1, terminates: 3, overquotas: 1 });
+    const completed = paid.attempts.at(-1)?.surveyId ?? 0;
+    expect(figures.totals.lifetime.earnings).toBe(cpiOf.get(completed));
+  });
+
+  it("admits one open session of a uid when many starts race, and ends a session once while it is read and returned", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database());
+    if (harness === undefined) throw new Error("no replica");
+    const starts = await Promise.all(
+      Array.from({ length: 12 }, () => postJson(harness, "/v1/sessions", { uid: "race-start", languageId: 3 })),
+    );
+    expect(starts.map((response) => response.status).sort()).toEqual([201, ...Array<number>(11).fill(403)]);
+    const open = await json<SessionView>(starts.find((response) => response.status === 201) ?? starts[0]!, 201);
+    const token = open.next.token ?? "";
+    const racing = await Promise.all([
+      postJson(harness, `/v1/sessions/${open.id}/end`, {}),
+      postJson(harness, `/v1/sessions/${open.id}/end`, {}),
+      harness.request(`/v1/sessions/${open.id}`),
+      fetch(`${harness.service.outcomesUrl}/v1/return/terminate?vq_token=${encodeURIComponent(token)}`, {
+        redirect: "manual",
+      }),
+      harness.request(`/v1/sessions/${open.id}`),
+    ]);
+    expect(racing.map((response) => response.status).filter((status) => status >= 500)).toEqual([]);
+    const ended = await checkedSession(harness, open.id, 3);
+    expect(ended).toMatchObject({ state: "done", next: { kind: "done", reason: "ended" } });
+    // The end closed the session for good: no survey step was offered after it.
+    expect(ended.attempts).toHaveLength(1);
+  });
+
+  it("counts one address however the body spells it (velocity-ip)", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database(), { config: { maxStartsPerIpPerHour: 2 } });
+    if (harness === undefined) throw new Error("no replica");
+    const begin = (uid: string, ip: string) => postJson(harness, "/v1/sessions", { uid, languageId: 3, ip });
+    await json(await begin("spelt-1", "203.0.113.9"), 201);
+    await json(await begin("spelt-2", "::ffff:203.0.113.9"), 201);
+    for (const [index, ip] of ["::FFFF:203.0.113.9", "::ffff:cb00:7109", "0:0:0:0:0:ffff:cb00:7109"].entries())
+      expect((await begin(`spelt-v4-${index}`, ip)).status, ip).toBe(403);
+    await json(await begin("v6-1", "2001:db8::7"), 201);
+    await json(await begin("v6-2", "2001:DB8:0:0:0:0:0:7"), 201);
+    expect((await begin("v6-3", "2001:0db8::0:7")).status).toBe(403);
+  });
+
+  it("records a signed return as the outcome when the account's S2S URLs are off, even once its session expired", async (context) => {
+    skipWithoutPostgres(context);
+    const outgoing: EncryptionSettings = {
+      Enabled: true,
+      Algorithm: "SHA1",
+      QueryParameter: "sig",
+      EncryptionKey: "s2s-secret-key-02",
+    };
+    let offsetMs = 0;
+    const [harness] = await startReplicas(store.database(), {
+      outgoing,
+      config: { sessionTtlSeconds: 600 },
+      sessionClock: () => new Date(Date.now() + offsetMs),
+    });
+    if (harness === undefined) throw new Error("no replica");
+    const sds = createClient({ baseUrl: harness.fake.baseUrl, apiKey: DEFAULT_API_KEY });
+    const { data: account } = await sds.account.get();
+    const s2s = `${harness.service.outcomesUrl}/v1/outcomes`;
+    await sds.account.updateS2SRedirectUrls(account.Id, {
+      Enabled: false,
+      CompleteUrl: `${s2s}/complete?vq_token=[%RID%]`,
+      TerminateUrl: `${s2s}/terminate?vq_token=[%RID%]`,
+      OverQuotaUrl: `${s2s}/overquota?vq_token=[%RID%]`,
+      SecurityTerminateUrl: `${s2s}/security?vq_token=[%RID%]`,
+    });
+    await harness.service.loop.account.refresh();
+    const session = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "late", languageId: 3 }),
+      201,
+    );
+    const token = session.next.token ?? "";
+    // The respondent spends longer in the survey than the session lives: the buyer still pays the complete.
+    offsetMs = 601_000;
+    const signing = encryptionSigning(outgoing);
+    if (signing === undefined) throw new Error("the test's encryption must sign");
+    const url = `${harness.service.outcomesUrl}/v1/return/complete?vq_token=${encodeURIComponent(token)}`;
+    const back = await fetch(signUrl(url, signing.key, signing.scheme), { redirect: "manual" });
+    expect(back.status).toBe(404);
+    const feed = await readOutcomeFeed(harness);
+    expect(feed).toEqual([expect.objectContaining({ token, outcome: "complete", source: "redirect" })]);
+    // An unsigned one still records nothing.
+    expect((await fetch(url, { redirect: "manual" })).status).toBe(403);
+    expect(await readOutcomeFeed(harness)).toHaveLength(1);
+    expect((await readLoopFigures(harness)).totals.lifetime).toMatchObject({ entries: 1, completes: 1 });
+  });
+});
+
+describe("a respondent's session raced across two PostgreSQL replicas", () => {
+  it("keeps distinct surveys, the attempts cap and one outcome per entry", async (context) => {
+    if (!postgres) context.skip();
+    const schema = freshSchemaName("sds_session_attack_replicas");
+    schemas.push(schema);
+    const replicas = await startReplicas(
+      { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema },
+      { replicas: 2 },
+    );
+    const capped = await raceSession(replicas, "replica-cap", ["overquota", "terminate", "terminate"]);
+    expect(capped.next).toEqual({ kind: "done", reason: "attempts" });
+    const paid = await raceSession(replicas, "replica-paid", ["complete"]);
+    expect(paid.next).toEqual({ kind: "done", reason: "completed" });
+    const [harness] = replicas;
+    if (harness === undefined) throw new Error("no replica");
+    expect((await readLoopFigures(harness)).totals.lifetime).toMatchObject({ entries: 4, completes: 1 });
+  });
+});
