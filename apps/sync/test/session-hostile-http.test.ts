@@ -152,7 +152,11 @@ async function checkedSession(harness: ServiceHarness, id: string, maxAttempts: 
  * reads, answers, the return replayed, the S2S call for the same token; then checks the session,
  * the outcome feed (one record per entry) and the money (each complete counted once).
  */
-async function raceSession(replicas: readonly ServiceHarness[], uid: string, outcomes: readonly ("terminate" | "overquota" | "complete")[]) {
+async function raceSession(
+  replicas: readonly ServiceHarness[],
+  uid: string,
+  outcomes: readonly ("terminate" | "overquota" | "complete")[],
+) {
   const at = (index: number): ServiceHarness => replicas[index % replicas.length] ?? (replicas[0] as ServiceHarness);
   const first = at(0);
   const started = await json<SessionView>(await postJson(first, "/v1/sessions", { uid, languageId: 3 }), 201);
@@ -165,7 +169,11 @@ async function raceSession(replicas: readonly ServiceHarness[], uid: string, out
       `${at(index).service.outcomesUrl}/v1/outcomes/${outcome}?vq_token=${encodeURIComponent(token)}`;
     const racing: Promise<void>[] = [];
     for (let index = 0; index < 6; index++) {
-      racing.push(at(index).request(`/v1/sessions/${session.id}`).then((response) => settled(response, 200)));
+      racing.push(
+        at(index)
+          .request(`/v1/sessions/${session.id}`)
+          .then((response) => settled(response, 200)),
+      );
       racing.push(
         postJson(at(index + 1), `/v1/sessions/${session.id}/answers`, { answers: { "77": ["1"] } }).then((response) =>
           settled(response, 200),
@@ -220,7 +228,9 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
       Array.from({ length: 12 }, () => postJson(harness, "/v1/sessions", { uid: "race-start", languageId: 3 })),
     );
     expect(starts.map((response) => response.status).sort()).toEqual([201, ...Array<number>(11).fill(403)]);
-    const open = await json<SessionView>(starts.find((response) => response.status === 201) ?? starts[0]!, 201);
+    const admitted = starts.find((response) => response.status === 201);
+    if (admitted === undefined) throw new Error("no start was admitted");
+    const open = await json<SessionView>(admitted, 201);
     const token = open.next.token ?? "";
     const racing = await Promise.all([
       postJson(harness, `/v1/sessions/${open.id}/end`, {}),

@@ -6,6 +6,7 @@ import {
   type SessionInventory,
   type SessionSituation,
 } from "@sds/routing";
+import { canonicalAddress } from "../http/client-address.ts";
 import { errorReply, type Reply } from "../http/respond.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import { prepareEntry } from "../loop/entry-link-routes.ts";
@@ -100,7 +101,9 @@ export class Sessions {
    * respondent's profile) and its first step decided; a refused respondent's session is stored
    * done (`excluded`, with the gate's code) and answered `refused`.
    */
-  async start(body: SessionBody): Promise<SessionOutcome> {
+  async start(given: SessionBody): Promise<SessionOutcome> {
+    // The address in one spelling: the gate counts and places it, the session keeps it.
+    const body = given.ip === undefined ? given : { ...given, ip: canonicalAddress(given.ip) };
     const now = this.#clock();
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
