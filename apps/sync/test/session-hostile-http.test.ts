@@ -248,6 +248,67 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     expect(ended.attempts).toHaveLength(1);
   });
 
+  it("admits one uid per device fingerprint when different uids bring it at once, at the start and with answers (duplicate-device)", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database());
+    if (harness === undefined) throw new Error("no replica");
+    const starts = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        postJson(harness, "/v1/sessions", {
+          uid: `device-start-${index}`,
+          languageId: 3,
+          fingerprint: "fp-raced-0001",
+        }),
+      ),
+    );
+    expect(starts.map((response) => response.status).sort()).toEqual([201, ...Array<number>(9).fill(403)]);
+    const sessions = await Promise.all(
+      Array.from({ length: 10 }, async (_, index) =>
+        json<SessionView>(
+          await postJson(harness, "/v1/sessions", { uid: `device-answer-${index}`, languageId: 3 }),
+          201,
+        ),
+      ),
+    );
+    const answered = await Promise.all(
+      sessions.map((session) =>
+        postJson(harness, `/v1/sessions/${session.id}/answers`, {
+          answers: { "77": "1" },
+          fingerprint: "fp-raced-0002",
+        }),
+      ),
+    );
+    expect(answered.map((response) => response.status).sort()).toEqual([200, ...Array<number>(9).fill(403)]);
+  });
+
+  it("refuses text a store cannot keep (a NUL) with 400 on both stores, never a 503 that invites retries", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database());
+    if (harness === undefined) throw new Error("no replica");
+    for (const body of [
+      { uid: "nul-answer", languageId: 3, answers: { "77": "a\u0000b" } },
+      { uid: "nul-answers", languageId: 3, answers: { "77": ["1", "\u0000"] } },
+      { uid: "nul-agent", languageId: 3, userAgent: "Mozilla/5.0\u0000" },
+      { uid: "nul-device", languageId: 3, fingerprint: "fp-\u0000-0001" },
+    ]) {
+      const response = await postJson(harness, "/v1/sessions", body);
+      expect(response.status, `${JSON.stringify(body)}: ${await response.text()}`).toBe(400);
+    }
+    const session = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "nul-later", languageId: 3 }),
+      201,
+    );
+    expect(
+      (await postJson(harness, `/v1/sessions/${session.id}/answers`, { answers: { "77": "\u0000" } })).status,
+    ).toBe(400);
+    // /v1/match keeps a uid's answers as its profile: the same text is refused there too.
+    expect((await postJson(harness, "/v1/match", { uid: "nul-match", answers: { "77": ["\u0000"] } })).status).toBe(
+      400,
+    );
+    // The store still answers: nothing above was taken for an outage.
+    expect((await harness.request("/readyz")).status).toBe(200);
+  });
+
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
     skipWithoutPostgres(context);
     const [harness] = await startReplicas(store.database(), { config: { maxStartsPerIpPerHour: 2 } });
