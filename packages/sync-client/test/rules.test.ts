@@ -4,11 +4,14 @@ import {
   enteredAtProblem,
   HistoryBody,
   loopTextProblem,
+  MatchBody,
   MAX_HISTORY_BATCH,
   MAX_LOOP_TEXT,
   MAX_RECONCILE_BATCH,
   parseOutcomeKind,
   ReconcileBody,
+  SessionAnswersBody,
+  SessionBody,
 } from "../src/index.ts";
 
 /*
@@ -26,6 +29,18 @@ describe("the loop's rules", () => {
     expect(loopTextProblem("a\uD800b")).toBe("must be well-formed Unicode (it holds a lone surrogate)");
     expect(loopTextProblem("a\u0000b")).toBe("must not hold control characters (such as NUL)");
     expect(loopTextProblem("a\tb")).toBe("must not hold control characters (such as NUL)");
+  });
+
+  it("refuses a NUL in the text sds-sync keeps as given (answers, user agent, fingerprint), and keeps a line break", () => {
+    const start = { uid: "u-1", languageId: 3 };
+    expect(SessionBody.safeParse({ ...start, answers: { "77": "a\u0000b" } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, answers: { "77": ["1", "\u0000"] } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, userAgent: "Mozilla/5.0\u0000" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, fingerprint: "fp-\u0000-0001" }).success).toBe(false);
+    expect(SessionAnswersBody.safeParse({ answers: { "77": "\u0000" } }).success).toBe(false);
+    expect(MatchBody.safeParse({ answers: { "77": ["\u0000"] } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, answers: { "77": "line 1\nline 2" } }).success).toBe(true);
+    expect(SessionBody.safeParse({ ...start, fingerprint: "fp-device-0001" }).success).toBe(true);
   });
 
   it("takes an entry link without a respondent id as an empty one, and refuses an empty token", () => {

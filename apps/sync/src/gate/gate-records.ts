@@ -33,6 +33,16 @@ const LOCK_SUBJECTS = command<[uidSubject: string, ipSubject: string]>((dialect)
   return locks === null ? null : `SELECT ${locks}`;
 });
 
+/**
+ * Serialises the transactions that judge one device fingerprint across replicas (a start that
+ * brings it, answers that bring it): without it two uids bringing one device at once would each
+ * find no other uid and both be admitted. SQLite's one writer already does.
+ */
+const LOCK_DEVICE = command<[deviceSubject: string]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ boundText: true }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
+
 /** Starts of one subject since a time, counted up to a limit (a flood never makes the count scan more). */
 const STARTS_SINCE = statement<[subject: string, since: string, limit: number], number>(
   "SELECT count(*) AS starts FROM (SELECT 1 FROM loop_gate_starts WHERE subject = ? AND started_at > ? LIMIT ?) AS recent",
@@ -85,6 +95,11 @@ export const startSubject = (kind: "uid" | "ip", value: string): string => `${ki
 /** Takes the locks of one uid's and one address's starts ({@link LOCK_SUBJECTS}). */
 export function* lockStartSubjects(uid: string, ip: string | undefined): Program<void> {
   yield* execute(LOCK_SUBJECTS, startSubject("uid", uid), startSubject("ip", ip ?? ""));
+}
+
+/** Takes the lock of one device fingerprint's judgement ({@link LOCK_DEVICE}). */
+export function* lockDevice(fingerprint: string): Program<void> {
+  yield* execute(LOCK_DEVICE, `device:${fingerprint}`);
 }
 
 /** Starts of a subject after `since`, counted up to `limit`. */

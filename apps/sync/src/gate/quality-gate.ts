@@ -7,6 +7,7 @@ import type { CountryLookup } from "./country-lookup.ts";
 import {
   deviceOfOtherUid,
   gateCodes,
+  lockDevice,
   lockStartSubjects,
   openSessionOf,
   recordStart,
@@ -103,7 +104,7 @@ export class QualityGate {
 
   /**
    * The rules that count, run in the start's write transaction before the session is stored,
-   * under locks on the uid and the address: `concurrent`, `velocity-uid`, `velocity-ip`,
+   * under locks on the uid, the address and the fingerprint: `concurrent`, `velocity-uid`, `velocity-ip`,
    * `duplicate-device`, `score`. An admitted start is counted (and its device remembered) in the
    * same transaction.
    */
@@ -113,6 +114,8 @@ export class QualityGate {
     const ipLimit = respondent.ip === undefined ? undefined : rules.maxStartsPerIpPerHour;
     if (rules.concurrent || uidLimit !== undefined || ipLimit !== undefined)
       yield* lockStartSubjects(respondent.uid, respondent.ip);
+    // After the uid's and the address's (one order for every transaction that takes more than one).
+    if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0) yield* lockDevice(respondent.fingerprint);
     const code = yield* this.#countedRules(respondent, now);
     if (code !== undefined) return code;
     if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0)
@@ -124,10 +127,12 @@ export class QualityGate {
 
   /**
    * `duplicate-device`: the fingerprint seen with another uid within SYNC_DEVICE_WINDOW_DAYS
-   * refuses; otherwise it is remembered as this uid's (now).
+   * refuses; otherwise it is remembered as this uid's (now). Judged under the fingerprint's lock,
+   * so two uids bringing one device at once are judged one after the other.
    */
   *admitDevice(uid: string, fingerprint: string | undefined, now: Date): Program<GateCode | undefined> {
     if (fingerprint === undefined || this.#rules.deviceWindowDays <= 0) return undefined;
+    yield* lockDevice(fingerprint);
     if (yield* this.#seenWithAnotherUid(uid, fingerprint, now)) return "duplicate-device";
     yield* rememberDevice(fingerprint, uid, now);
     return undefined;

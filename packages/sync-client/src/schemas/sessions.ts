@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DeviceName } from "./survey-query.ts";
-import { LoopText } from "./loop-text.ts";
+import { LoopText, storableText } from "./loop-text.ts";
 
 /*
  * The respondent's session (`/v1/sessions`, the return, profiles): every body of its routes.
@@ -9,8 +9,8 @@ import { LoopText } from "./loop-text.ts";
 
 /** One answer as the session routes take it: option codes (or numbers) as `/v1/match` takes them, or one value. */
 const AnswerValue = z.union([
-  z.array(z.union([z.string().max(200), z.number()])).max(1000),
-  z.string().max(200),
+  z.array(z.union([storableText(200), z.number()])).max(1000),
+  storableText(200),
   z.number(),
 ]);
 
@@ -38,7 +38,7 @@ const ReturnUrl = z
   }, "must be an absolute http(s) URL without credentials or fragment");
 
 /** A device fingerprint: the hash a page computes of the respondent's browser (opaque to sds-sync). */
-const Fingerprint = z.string().min(8).max(200);
+const Fingerprint = storableText(200).min(8);
 
 /**
  * Why the quality gate refused a respondent: a user agent known as a bot; too many starts from
@@ -67,7 +67,7 @@ export const SessionBody = z.strictObject({
   /** The respondent's IP address, as your back end saw it (the quality gate judges it). */
   ip: z.union([z.ipv4(), z.ipv6()]).optional(),
   /** The respondent's browser's User-Agent header. */
-  userAgent: z.string().max(1000).optional(),
+  userAgent: storableText(1000).optional(),
   /** The respondent's device fingerprint. */
   fingerprint: Fingerprint.optional(),
 });
