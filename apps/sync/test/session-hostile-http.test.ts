@@ -1,9 +1,10 @@
 import { createClient } from "@sds/client";
 import { encryptionSigning, signUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID } from "@sds/testing";
+import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type SurveyInit } from "@sds/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { waitFor } from "./harness.ts";
 import { loopSurvey } from "./loop-surveys.ts";
 import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
@@ -41,6 +42,46 @@ const surveys = [
   loopSurvey(8304, { LanguageId: 3, Cpi: "1.20", Ir: "60", Loi: "10" }),
   loopSurvey(8305, { LanguageId: 3, Cpi: "1.10", Ir: "60", Loi: "10" }),
 ];
+/** Two prices and every Cpi that is not one: those the fake refuses to serve are stand-ins, rewritten on the wire. */
+const pricedSurveys = [
+  loopSurvey(8401, { LanguageId: 3, Cpi: "1.50", Ir: "60", Loi: "10" }),
+  loopSurvey(8402, { LanguageId: 3, Cpi: "1.40", Ir: "60", Loi: "10" }),
+  loopSurvey(8403, { LanguageId: 3, Cpi: "50000.00", Ir: "90", Loi: "1" }),
+  loopSurvey(8404, { LanguageId: 3, Cpi: "-5", Ir: "90", Loi: "1" }),
+  loopSurvey(8405, { LanguageId: 3, Cpi: "99999999999999999999999", Ir: "90", Loi: "1" }),
+  loopSurvey(8406, { LanguageId: 3, Cpi: "12.3456789", Ir: "90", Loi: "1" }),
+  loopSurvey(8407, { LanguageId: 3, Cpi: "901.01", Ir: "90", Loi: "1" }),
+  loopSurvey(8408, { LanguageId: 3, Cpi: "902.02", Ir: "90", Loi: "1" }),
+  loopSurvey(8409, { LanguageId: 3, Cpi: "903.03", Ir: "90", Loi: "1" }),
+  loopSurvey(8410, { LanguageId: 3, Cpi: "904.04", Ir: "90", Loi: "1" }),
+];
+const onTheWire = new Map([
+  ["901.01", "NaN"],
+  ["902.02", "1e308"],
+  ["903.03", "0x10"],
+  ["904.04", "9".repeat(4000)],
+]);
+
+/** sds-sync's view of the fake: the stand-in Cpis replaced by the hostile ones. */
+async function hostileCpis(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (!(response.headers.get("content-type") ?? "").includes("json")) return response;
+  let text = await response.text();
+  for (const [standIn, hostile] of onTheWire) text = text.replaceAll(`"Cpi":"${standIn}"`, `"Cpi":"${hostile}"`);
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(text, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** Every number in a JSON value. */
+function numbersIn(value: unknown): number[] {
+  if (typeof value === "number") return [value];
+  if (Array.isArray(value)) return value.flatMap(numbersIn);
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(numbersIn);
+  return [];
+}
+
 const cpiOf = new Map(surveys.map(({ survey }) => [survey?.SurveyId, Number(survey?.Cpi)]));
 
 const schemas: string[] = [];
@@ -77,6 +118,10 @@ async function startReplicas(
     readonly config?: Partial<SyncConfig>;
     readonly outgoing?: EncryptionSettings;
     readonly sessionClock?: () => Date;
+    readonly surveys?: readonly SurveyInit[];
+    readonly fetch?: FetchFunction;
+    /** How many surveys the matcher holds once it followed the start-up cycle. @default every survey served */
+    readonly live?: number;
   } = {},
 ): Promise<ServiceHarness[]> {
   const api = createFakeSupplierApi({
@@ -84,7 +129,7 @@ async function startReplicas(
       {
         supplierId: DEFAULT_SUPPLIER_ID,
         apiKey: DEFAULT_API_KEY,
-        surveys: [...surveys],
+        surveys: [...(options.surveys ?? surveys)],
         account: { OutgoingEncryption: options.outgoing ?? unsignedOutcomes },
       },
     ],
@@ -97,6 +142,7 @@ async function startReplicas(
       config: options.config ?? {},
       ...(database === undefined ? {} : { database }),
       ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(index === 0 ? {} : { replicaId: `attack-${index}`, followerPollMs: 60_000 }),
     });
     cleanups.push(() => harness.close());
@@ -114,10 +160,8 @@ async function startReplicas(
     OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
     SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
   });
-  await waitFor(
-    () => replicas.every((replica) => replica.service.loop.liveMatcher.matcher.size === surveys.length),
-    20_000,
-  );
+  const live = options.live ?? (options.surveys ?? surveys).length;
+  await waitFor(() => replicas.every((replica) => replica.service.loop.liveMatcher.matcher.size === live), 20_000);
   return replicas;
 }
 
@@ -307,6 +351,50 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     );
     // The store still answers: nothing above was taken for an outage.
     expect((await harness.request("/readyz")).status).toBe(200);
+  });
+
+  it("offers no survey whose upstream Cpi is not a price, and keeps the session's estimates and the earnings finite and exact", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database(), {
+      surveys: pricedSurveys,
+      fetch: hostileCpis,
+      config: { maxClosureShare: 1 },
+      // The wire schema refuses NaN, 1e308 and 0x10: those surveys are not live at all; 4,000 digits are.
+      live: 7,
+    });
+    if (harness === undefined) throw new Error("no replica");
+    const priced = new Set([8401, 8402]);
+    const session = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "money", languageId: 3 }),
+      201,
+    );
+    expect(priced.has(session.next.surveyId ?? 0), JSON.stringify(session.next)).toBe(true);
+    const back = await fetch(
+      `${harness.service.outcomesUrl}/v1/return/terminate?vq_token=${encodeURIComponent(session.next.token ?? "")}`,
+      { redirect: "manual" },
+    );
+    expect(back.status).toBe(303);
+    const explained = await json<SessionView & { explanation?: { surveys: { surveyId: number }[] } }>(
+      await harness.request(`/v1/sessions/${session.id}?explain=1`),
+      200,
+    );
+    expect(explained.next.kind).toBe("survey");
+    expect(priced.has(explained.next.surveyId ?? 0)).toBe(true);
+    expect(explained.next.surveyId).not.toBe(session.next.surveyId);
+    const considered = explained.explanation?.surveys.map((survey) => survey.surveyId) ?? [];
+    expect(
+      considered.every((surveyId) => priced.has(surveyId)),
+      JSON.stringify(considered),
+    ).toBe(true);
+    for (const number of numbersIn(explained.explanation)) expect(Number.isFinite(number)).toBe(true);
+    const completed = await fetch(
+      `${harness.service.outcomesUrl}/v1/outcomes/complete?vq_token=${encodeURIComponent(explained.next.token ?? "")}`,
+    );
+    expect(completed.status).toBe(200);
+    const figures = await readLoopFigures(harness);
+    expect(figures.totals.lifetime).toMatchObject({ entries: 2, completes: 1 });
+    expect(figures.totals.lifetime.earnings).toBe(explained.next.surveyId === 8401 ? 1.5 : 1.4);
+    for (const number of numbersIn(figures)) expect(Number.isFinite(number)).toBe(true);
   });
 
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
