@@ -1,7 +1,14 @@
 import { createClient } from "@sds/client";
 import { encryptionSigning, signUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type SurveyInit } from "@sds/testing";
+import {
+  createFakeSupplierApi,
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIER_ID,
+  RECONTACT_STUDY_TYPE_ID,
+  type FakeSupplierApi,
+  type SurveyInit,
+} from "@sds/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
@@ -122,6 +129,8 @@ async function startReplicas(
     readonly fetch?: FetchFunction;
     /** How many surveys the matcher holds once it followed the start-up cycle. @default every survey served */
     readonly live?: number;
+    /** Sets the fake up (survey groups, re-contact lists) before sds-sync reads it. */
+    readonly prepare?: (api: FakeSupplierApi) => void;
   } = {},
 ): Promise<ServiceHarness[]> {
   const api = createFakeSupplierApi({
@@ -135,6 +144,7 @@ async function startReplicas(
     ],
   });
   cleanups.push(() => api.close());
+  options.prepare?.(api);
   const replicas: ServiceHarness[] = [];
   for (let index = 0; index < (options.replicas ?? 1); index++) {
     const harness = await startServiceHarness({
@@ -395,6 +405,63 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     expect(figures.totals.lifetime).toMatchObject({ entries: 2, completes: 1 });
     expect(figures.totals.lifetime.earnings).toBe(explained.next.surveyId === 8401 ? 1.5 : 1.4);
     for (const number of numbersIn(figures)) expect(Number.isFinite(number)).toBe(true);
+  });
+
+  it("keeps the buyer's rules across sessions of one uid moved at once: one survey of a group, no re-contact study not meant for them, the daily cap", async (context) => {
+    skipWithoutPostgres(context);
+    const [GROUP, A, B, C] = [7300, 8501, 8502, 8503] as const;
+    const ruled = [
+      loopSurvey(A, { LanguageId: 3, Cpi: "4.00", Ir: "60", Loi: "10", Has_Survey_Groups: true }),
+      loopSurvey(B, { LanguageId: 3, Cpi: "3.90", Ir: "60", Loi: "10", Has_Survey_Groups: true }),
+      loopSurvey(C, { LanguageId: 3, Cpi: "9.00", Ir: "60", Loi: "10", StudyTypeId: RECONTACT_STUDY_TYPE_ID }),
+      ...surveys,
+    ];
+    const [harness] = await startReplicas(store.database(), {
+      surveys: ruled,
+      config: { gateConcurrent: false, maxEntriesPerDay: 4, maxClosureShare: 1 },
+      prepare: (api) => {
+        api.addToSurveyGroup(GROUP, A);
+        api.addToSurveyGroup(GROUP, B);
+        api.replaceRecontactRespondents(C, [{ PID: "someone-else" }]);
+      },
+    });
+    if (harness === undefined) throw new Error("no replica");
+    // The leader reads the groups and the re-contact list after its first cycle; until then A, B and C wait out of routing.
+    await waitFor(async () => {
+      const status = await json<{
+        loop: { inventoryData: { groups: { surveys: number }; recontact: { studies: number } } };
+      }>(await harness.request("/v1/sync/status"), 200);
+      return status.loop.inventoryData.groups.surveys >= 2 && status.loop.inventoryData.recontact.studies >= 1;
+    }, 20_000);
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, async () =>
+        json<SessionView>(await postJson(harness, "/v1/sessions", { uid: "ruled", languageId: 3 }), 201),
+      ),
+    );
+    // Each session's survey ends in a terminate at once; every session moves on, all together.
+    for (let round = 0; round < 3; round++) {
+      const current = await Promise.all(
+        sessions.map(async (session) => json<SessionView>(await harness.request(`/v1/sessions/${session.id}`), 200)),
+      );
+      await Promise.all(
+        current
+          .filter((session) => session.next.kind === "survey")
+          .map((session) =>
+            fetch(
+              `${harness.service.outcomesUrl}/v1/return/terminate?vq_token=${encodeURIComponent(session.next.token ?? "")}`,
+              { redirect: "manual" },
+            ),
+          ),
+      );
+    }
+    const offered = (await Promise.all(sessions.map((session) => checkedSession(harness, session.id, 3)))).flatMap(
+      (session) => session.attempts.map((attempt) => attempt.surveyId),
+    );
+    // Never one survey twice for the respondent, never both of a group, never C, never past the cap.
+    expect(new Set(offered).size, JSON.stringify(offered)).toBe(offered.length);
+    expect(offered.filter((surveyId) => surveyId === A || surveyId === B)).toHaveLength(1);
+    expect(offered).not.toContain(C);
+    expect(offered).toHaveLength(4);
   });
 
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
