@@ -541,5 +541,12 @@ describe("a respondent's session raced across two PostgreSQL replicas", () => {
     const [harness] = replicas;
     if (harness === undefined) throw new Error("no replica");
     expect((await readLoopFigures(harness)).totals.lifetime).toMatchObject({ entries: 4, completes: 1 });
+    // One uid starting a dozen times on both replicas at once: one open session (concurrent).
+    const starts = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        postJson(replicas[index % 2] ?? harness, "/v1/sessions", { uid: "replica-start", languageId: 3 }),
+      ),
+    );
+    expect(starts.map((response) => response.status).sort()).toEqual([201, ...Array<number>(11).fill(403)]);
   });
 });
