@@ -464,6 +464,40 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     expect(offered).toHaveLength(4);
   });
 
+  it("drops a short survey's entry on time behind more than a sweep's batch of long ones still pending", async (context) => {
+    skipWithoutPostgres(context);
+    const [LONG, SHORT] = [8601, 8602] as const;
+    const [harness] = await startReplicas(store.database(), {
+      surveys: [
+        loopSurvey(LONG, { LanguageId: 3, Cpi: "2.00", Ir: "60", Loi: "60" }),
+        loopSurvey(SHORT, { LanguageId: 3, Cpi: "1.00", Ir: "60", Loi: "1" }),
+      ],
+      config: { dropAfterLoi: 3 },
+    });
+    if (harness === undefined) throw new Error("no replica");
+    // 1,001 respondents in the hour-long survey first (more than one sweep reads at once), then one in the minute-long one.
+    for (let first = 0; first < 1001; first += 50) {
+      const issued = await Promise.all(
+        Array.from({ length: Math.min(50, 1001 - first) }, (_, index) =>
+          postJson(harness, "/v1/entry-links", {
+            surveyId: LONG,
+            token: `long-${first + index}`,
+            uid: `long-${first + index}`,
+          }),
+        ),
+      );
+      expect(issued.map((response) => response.status).filter((status) => status !== 201)).toEqual([]);
+    }
+    expect(
+      (await postJson(harness, "/v1/entry-links", { surveyId: SHORT, token: "short-1", uid: "short-1" })).status,
+    ).toBe(201);
+    // Ten minutes on: the minute-long survey's entry is past 3 × its Loi, the hour-long ones are not.
+    expect(await harness.service.sessions.sweepDrops(new Date(Date.now() + 10 * 60_000))).toBe(1);
+    expect(await readOutcomeFeed(harness)).toEqual([
+      expect.objectContaining({ token: "short-1", outcome: "terminate", source: "timeout" }),
+    ]);
+  });
+
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
     skipWithoutPostgres(context);
     const [harness] = await startReplicas(store.database(), { config: { maxStartsPerIpPerHour: 2 } });
