@@ -344,6 +344,8 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
       { uid: "nul-answers", languageId: 3, answers: { "77": ["1", "\u0000"] } },
       { uid: "nul-agent", languageId: 3, userAgent: "Mozilla/5.0\u0000" },
       { uid: "nul-device", languageId: 3, fingerprint: "fp-\u0000-0001" },
+      { uid: "nul-return", languageId: 3, returnUrl: "https://panel.example/next\u0000?x=1" },
+      { uid: "line-return", languageId: 3, returnUrl: "https://panel.example/next\r\nSet-Cookie: a=b" },
     ]) {
       const response = await postJson(harness, "/v1/sessions", body);
       expect(response.status, `${JSON.stringify(body)}: ${await response.text()}`).toBe(400);
