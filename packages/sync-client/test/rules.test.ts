@@ -39,6 +39,9 @@ describe("the loop's rules", () => {
     expect(SessionBody.safeParse({ ...start, fingerprint: "fp-\u0000-0001" }).success).toBe(false);
     expect(SessionAnswersBody.safeParse({ answers: { "77": "\u0000" } }).success).toBe(false);
     expect(MatchBody.safeParse({ answers: { "77": ["\u0000"] } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\u0000b" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\r\nb" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/next?x=1" }).success).toBe(true);
     expect(SessionBody.safeParse({ ...start, answers: { "77": "line 1\nline 2" } }).success).toBe(true);
     expect(SessionBody.safeParse({ ...start, fingerprint: "fp-device-0001" }).success).toBe(true);
   });

@@ -19,11 +19,16 @@ export const SessionAnswers = z.record(z.string().regex(/^\d{1,12}$/, "must be a
 /** `QualificationId` (as a string) → the answer. */
 export type SessionAnswers = z.infer<typeof SessionAnswers>;
 
-/** An absolute http(s) URL of the supplier's own page: no credentials, no fragment. */
+/**
+ * An absolute http(s) URL of the supplier's own page: no credentials, no fragment, no control
+ * characters (a URL parser drops tabs and line breaks silently; a NUL no store keeps alike).
+ */
 const ReturnUrl = z
   .string()
   .max(2000)
   .refine((value) => {
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+    if (/[\u0000-\u001f\u007f]/.test(value)) return false;
     try {
       const url = new URL(value);
       return (
@@ -35,7 +40,7 @@ const ReturnUrl = z
     } catch {
       return false;
     }
-  }, "must be an absolute http(s) URL without credentials or fragment");
+  }, "must be an absolute http(s) URL without credentials, fragment or control characters");
 
 /** A device fingerprint: the hash a page computes of the respondent's browser (opaque to sds-sync). */
 const Fingerprint = storableText(200).min(8);
