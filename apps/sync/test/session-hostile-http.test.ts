@@ -357,6 +357,11 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     expect(
       (await postJson(harness, `/v1/sessions/${session.id}/answers`, { answers: { "77": "\u0000" } })).status,
     ).toBe(400);
+    // A reconciliation's reason is kept with the outcome: a NUL there is the same 400.
+    const reconciled = await postJson(harness, "/v1/outcomes/reconcile", {
+      outcomes: [{ token: session.next.token, outcome: "complete", reason: "audit \u0000" }],
+    });
+    expect(reconciled.status, await reconciled.text()).toBe(400);
     // /v1/match keeps a uid's answers as its profile: the same text is refused there too.
     expect((await postJson(harness, "/v1/match", { uid: "nul-match", answers: { "77": ["\u0000"] } })).status).toBe(
       400,
