@@ -39,6 +39,10 @@ describe("the loop's rules", () => {
     expect(SessionBody.safeParse({ ...start, fingerprint: "fp-\u0000-0001" }).success).toBe(false);
     expect(SessionAnswersBody.safeParse({ answers: { "77": "\u0000" } }).success).toBe(false);
     expect(MatchBody.safeParse({ answers: { "77": ["\u0000"] } }).success).toBe(false);
+    const reconciled = (reason: string) =>
+      ReconcileBody.safeParse({ outcomes: [{ token: "t-1", outcome: "complete", reason }] });
+    expect(reconciled("audit \u0000").success).toBe(false);
+    expect(reconciled("audit, line 2\n").success).toBe(true);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\u0000b" }).success).toBe(false);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\r\nb" }).success).toBe(false);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/next?x=1" }).success).toBe(true);
