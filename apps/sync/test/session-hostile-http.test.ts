@@ -517,6 +517,11 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     await json(await begin("v6-1", "2001:db8::7"), 201);
     await json(await begin("v6-2", "2001:DB8:0:0:0:0:0:7"), 201);
     expect((await begin("v6-3", "2001:0db8::0:7")).status).toBe(403);
+    // An IPv6 subscriber holds a /64 at least (privacy addresses rotate inside it): the /64 is the address counted.
+    await json(await begin("v6-block-1", "2001:db8:5:6::1"), 201);
+    await json(await begin("v6-block-2", "2001:db8:5:6:a:b:c:d"), 201);
+    expect((await begin("v6-block-3", "2001:db8:5:6:ffff:ffff:ffff:fffe")).status).toBe(403);
+    await json(await begin("v6-next-block", "2001:db8:5:7::1"), 201);
   });
 
   it("records a signed return as the outcome when the account's S2S URLs are off, even once its session expired", async (context) => {

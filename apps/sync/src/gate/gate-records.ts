@@ -89,7 +89,7 @@ const REFUSAL_COUNTS = statement<[], { readonly code: GateCode; readonly refusal
  */
 const REFUSAL_SHARDS = 16;
 
-/** The subject a start is counted under: `uid:<uid>` or `ip:<address>`. */
+/** The subject a start is counted under: `uid:<uid>` or `ip:<address>` (an IPv6 address's /64, as the gate counts it). */
 export const startSubject = (kind: "uid" | "ip", value: string): string => `${kind}:${value}`;
 
 /** Takes the locks of one uid's and one address's starts ({@link LOCK_SUBJECTS}). */

@@ -2,6 +2,7 @@ import type { GateCode } from "@sds/sync-client";
 import { isbot } from "isbot";
 import { Counter, type Registry } from "prom-client";
 import type { Program } from "../database/program.ts";
+import { addressBlock } from "../http/client-address.ts";
 import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
 import type { CountryLookup } from "./country-lookup.ts";
 import {
@@ -112,8 +113,9 @@ export class QualityGate {
     const rules = this.#rules;
     const uidLimit = rules.maxStartsPerUidPerDay;
     const ipLimit = respondent.ip === undefined ? undefined : rules.maxStartsPerIpPerHour;
+    const block = respondent.ip === undefined ? undefined : addressBlock(respondent.ip);
     if (rules.concurrent || uidLimit !== undefined || ipLimit !== undefined)
-      yield* lockStartSubjects(respondent.uid, respondent.ip);
+      yield* lockStartSubjects(respondent.uid, block);
     // After the uid's and the address's (one order for every transaction that takes more than one).
     if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0) yield* lockDevice(respondent.fingerprint);
     const code = yield* this.#countedRules(respondent, now);
@@ -121,7 +123,7 @@ export class QualityGate {
     if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0)
       yield* rememberDevice(respondent.fingerprint, respondent.uid, now);
     if (uidLimit !== undefined) yield* recordStart(startSubject("uid", respondent.uid), now);
-    if (ipLimit !== undefined) yield* recordStart(startSubject("ip", respondent.ip ?? ""), now);
+    if (ipLimit !== undefined) yield* recordStart(startSubject("ip", block ?? ""), now);
     return undefined;
   }
 
@@ -173,7 +175,7 @@ export class QualityGate {
     const hourAgo = new Date(now.getTime() - HOUR_MS);
     if (
       ipLimit !== undefined &&
-      (yield* startsSince(startSubject("ip", respondent.ip ?? ""), hourAgo, ipLimit)) >= ipLimit
+      (yield* startsSince(startSubject("ip", addressBlock(respondent.ip ?? "")), hourAgo, ipLimit)) >= ipLimit
     )
       return "velocity-ip";
     if (yield* this.#seenWithAnotherUid(respondent.uid, respondent.fingerprint ?? null, now)) return "duplicate-device";

@@ -2,7 +2,13 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { SettingProblem } from "../common/setting-parsers.ts";
-import { canonicalAddress, clientAddressOf, parseTrustedProxies, type ClientAddressOf } from "./client-address.ts";
+import {
+  addressBlock,
+  canonicalAddress,
+  clientAddressOf,
+  parseTrustedProxies,
+  type ClientAddressOf,
+} from "./client-address.ts";
 
 /** The address a real server decides for one request sent from 127.0.0.1 with these headers. */
 async function seenAddress(addressOf: ClientAddressOf, headers: Record<string, string>): Promise<string> {
@@ -53,6 +59,15 @@ describe("the client address", () => {
     expect(canonicalAddress("0:0:0:0:0:ffff:203.0.113.7")).toBe("203.0.113.7");
     expect(canonicalAddress("203.0.113.7")).toBe("203.0.113.7");
     expect(canonicalAddress("FE80::1%ETH0")).toBe("fe80::1%eth0");
+  });
+
+  it("is counted by its /64 when it is IPv6, by itself when it is IPv4", () => {
+    expect(addressBlock("2001:db8:5:6:a:b:c:d")).toBe("2001:db8:5:6::/64");
+    expect(addressBlock("2001:DB8:5:6::1")).toBe("2001:db8:5:6::/64");
+    expect(addressBlock("2001:db8::1")).toBe("2001:db8::/64");
+    expect(addressBlock("::1")).toBe("::/64");
+    expect(addressBlock("fe80::1:2:3:4")).toBe("fe80::/64");
+    expect(addressBlock("203.0.113.7")).toBe("203.0.113.7");
   });
 
   it("refuses a setting that names no address, or something that is not one", () => {

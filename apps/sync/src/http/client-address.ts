@@ -72,3 +72,29 @@ export function canonicalAddress(address: string): string {
   const low = Number.parseInt(mapped[2] ?? "0", 16);
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
+
+/**
+ * The block a rule that counts by address counts: an IPv4 address itself, an IPv6 address's /64
+ * (`2001:db8:5:6::/64`). One IPv6 subscriber holds a /64 at least and its devices rotate privacy
+ * addresses inside it (RFC 4941), so counting single IPv6 addresses limits no one. Takes an
+ * address in {@link canonicalAddress}'s spelling; anything that is not an IPv6 address is
+ * returned as given.
+ *
+ * @example
+ * ```ts
+ * addressBlock("2001:db8:5:6:a:b:c:d"); // "2001:db8:5:6::/64"
+ * addressBlock("203.0.113.7"); // "203.0.113.7"
+ * ```
+ */
+export function addressBlock(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = "", tail] = canonicalAddress(address).split("::");
+  const leading = head === "" ? [] : head.split(":");
+  const trailing = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [
+    ...leading,
+    ...Array<string>(Math.max(0, 8 - leading.length - trailing.length)).fill("0"),
+    ...trailing,
+  ];
+  return `${canonicalAddress(`${groups.slice(0, 4).join(":")}::`)}/64`;
+}
