@@ -68,6 +68,8 @@ describe("the client address", () => {
     expect(addressBlock("::1")).toBe("::/64");
     expect(addressBlock("fe80::1:2:3:4")).toBe("fe80::/64");
     expect(addressBlock("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("::FFFF:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("fe80::1%eth0")).toBe("fe80::1%eth0");
   });
 
   it("refuses a setting that names no address, or something that is not one", () => {

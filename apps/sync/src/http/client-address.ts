@@ -76,9 +76,8 @@ export function canonicalAddress(address: string): string {
 /**
  * The block a rule that counts by address counts: an IPv4 address itself, an IPv6 address's /64
  * (`2001:db8:5:6::/64`). One IPv6 subscriber holds a /64 at least and its devices rotate privacy
- * addresses inside it (RFC 4941), so counting single IPv6 addresses limits no one. Takes an
- * address in {@link canonicalAddress}'s spelling; anything that is not an IPv6 address is
- * returned as given.
+ * addresses inside it (RFC 4941), so counting single IPv6 addresses limits no one. Spelt as
+ * {@link canonicalAddress} spells it; anything that is not an IPv6 address is returned so.
  *
  * @example
  * ```ts
@@ -87,8 +86,10 @@ export function canonicalAddress(address: string): string {
  * ```
  */
 export function addressBlock(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const [head = "", tail] = canonicalAddress(address).split("::");
+  const canonical = canonicalAddress(address);
+  // An IPv4 address mapped into IPv6 is IPv4 once spelt canonically: counted as itself.
+  if (isIP(canonical) !== 6 || canonical.includes("%")) return canonical;
+  const [head = "", tail] = canonical.split("::");
   const leading = head === "" ? [] : head.split(":");
   const trailing = tail === undefined || tail === "" ? [] : tail.split(":");
   const groups = [
