@@ -50,6 +50,29 @@ describe("the loop's rules", () => {
     expect(SessionBody.safeParse({ ...start, fingerprint: "fp-device-0001" }).success).toBe(true);
   });
 
+  it("takes a session's returnUrl only as the supplier's own http(s) page, and its ip only as an address", () => {
+    const start = { uid: "u-1", languageId: 3 };
+    const returnUrl = (url: string) => SessionBody.safeParse({ ...start, returnUrl: url }).success;
+    for (const url of [
+      "javascript:alert(1)",
+      "data:text/html,<script>alert(1)</script>",
+      "file:///etc/passwd",
+      "https://user:pass@panel.example/back",
+      "https://panel.example/back#session",
+      "https://panel.example:99999/back",
+      "//panel.example/back",
+      `https://panel.example/${"a".repeat(2000)}`,
+    ])
+      expect(returnUrl(url), url).toBe(false);
+    expect(returnUrl("https://panel.example/back?x=1&y=%20")).toBe(true);
+    const ip = (address: string) => SessionBody.safeParse({ ...start, ip: address }).success;
+    for (const address of ["999.1.1.1", "1.2.3.4/24", "01.2.3.4", "fe80::1%eth0", "localhost", ""])
+      expect(ip(address), address).toBe(false);
+    expect(ip("::ffff:203.0.113.7")).toBe(true);
+    expect(SessionBody.safeParse({ uid: "a\u0007b", languageId: 3 }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, userAgent: "x".repeat(1001) }).success).toBe(false);
+  });
+
   it("takes an entry link without a respondent id as an empty one, and refuses an empty token", () => {
     expect(EntryLinkBody.parse({ surveyId: 7, token: "t-1" })).toEqual({ surveyId: 7, token: "t-1", uid: "" });
     expect(EntryLinkBody.safeParse({ surveyId: 7, token: "t-1", uid: "" }).success).toBe(true);
