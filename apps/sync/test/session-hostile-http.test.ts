@@ -505,6 +505,24 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     ]);
   });
 
+  it("sends the respondent back to the returnUrl with its query's bytes as given and session= added", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database());
+    if (harness === undefined) throw new Error("no replica");
+    // A supplier's page that signs its own query verifies the same bytes it gave.
+    const returnUrl = "https://panel.example/back?name=J%20Doe&mark=~x&sig=ab%2Bcd";
+    const session = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "bytes", languageId: 3, returnUrl }),
+      201,
+    );
+    const back = await fetch(
+      `${harness.service.outcomesUrl}/v1/return/terminate?vq_token=${encodeURIComponent(session.next.token ?? "")}`,
+      { redirect: "manual" },
+    );
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe(`${returnUrl}&session=${session.id}`);
+  });
+
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
     skipWithoutPostgres(context);
     const [harness] = await startReplicas(store.database(), { config: { maxStartsPerIpPerHour: 2 } });
