@@ -16,10 +16,15 @@ export interface ReturnContext {
   readonly clock: () => Date;
 }
 
-/** `url` with `session=<id>` added to its query. */
+/**
+ * `url` with `session=<id>` added to its query. Appended, never re-serialised: the supplier's
+ * own parameters keep their bytes (`%20` stays `%20`), so a page that signs its query still
+ * verifies it. A `session` parameter the URL already has is replaced.
+ */
 export function withSession(url: string, sessionId: string): string {
   const target = new URL(url);
-  target.searchParams.set("session", sessionId);
+  if (target.searchParams.has("session")) target.searchParams.set("session", sessionId);
+  else target.search = `${target.search === "" ? "" : `${target.search}&`}session=${encodeURIComponent(sessionId)}`;
   return target.toString();
 }
 
