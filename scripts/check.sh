@@ -7,6 +7,17 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 bash scripts/install-system-tools.sh || echo "setup: could not install the system tools; tests that need them fail under CI" >&2
+# The browser tests (the respondent page, the status page) launch Debian's chromium at /usr/bin/chromium;
+# CI machines start without it.
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: /usr/bin/chromium is missing: installing Debian's chromium for the browser tests" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null ||
+      echo "setup: apt-get could not install chromium; the browser tests fail under CI" >&2
+  else
+    echo "setup: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get); the browser tests are skipped outside CI" >&2
+  fi
+fi
 
 find packages apps tooling -maxdepth 2 -name '*test-results.json' -delete
 status=0

@@ -286,3 +286,64 @@ describe("sds account set-s2s --receiver", () => {
     ).toMatchObject({ code: 2 });
   });
 });
+
+describe("sds link start", () => {
+  const secret = "cli-session-secret-0123456789abcdef";
+  const start = (args: readonly string[], env: Readonly<Record<string, string>> = {}) =>
+    runSds(["link", "start", ...args], testbed.home, { env: { SYNC_SESSION_SECRET: secret, ...env } });
+
+  it("prints a start link sds-sync verifies: the query before &sig= signed with SYNC_SESSION_SECRET", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const printed = await start(
+      ["--uid", "r 91", "--language-id", "9", "--device", "mobile", "--return-url", "https://panel.example/done"],
+      { SDS_SYNC_URL: "https://sync.example/" },
+    );
+    expect(printed.code, printed.stderr).toBe(0);
+    const link = printed.stdout.trim();
+    expect(link).toMatch(
+      /^https:\/\/sync\.example\/s\/start\?uid=r%2091&languageId=9&device=mobile&returnUrl=https%3A%2F%2Fpanel\.example%2Fdone&ts=\d+&sig=[0-9a-f]{64}$/,
+    );
+    const query = link.slice(link.indexOf("?") + 1);
+    const signed = query.slice(0, query.lastIndexOf("&sig="));
+    expect(query.slice(-64)).toBe(createHmac("sha256", secret).update(signed).digest("hex"));
+    const { verifyStartLink } = await import("@sds/routing");
+    const verdict = verifyStartLink(query, secret, new Date(), 600);
+    expect(verdict).toMatchObject({ valid: true, link: { uid: "r 91", languageId: 9, device: "mobile" } });
+    expect(verdict.valid && verdict.link.ts).toBeGreaterThanOrEqual(before);
+    const json = await start(["--uid", "r-1", "--language-id", "3", "--base-url", "http://127.0.0.1:9", "-o", "json"]);
+    const document = JSON.parse(json.stdout) as { uid: string; languageId: number; url: string };
+    expect(document).toMatchObject({ uid: "r-1", languageId: 3 });
+    expect(document.url.startsWith("http://127.0.0.1:9/s/start?uid=r-1&languageId=3&ts=")).toBe(true);
+  });
+
+  it("refuses without a usable secret, base URL, uid or language (exit 2), never printing the secret", async () => {
+    const cases: readonly [readonly string[], Readonly<Record<string, string>>, RegExp][] = [
+      [
+        ["--uid", "r", "--language-id", "3", "--base-url", "https://s.example"],
+        { SYNC_SESSION_SECRET: "" },
+        /SYNC_SESSION_SECRET is not set/,
+      ],
+      [
+        ["--uid", "r", "--language-id", "3", "--base-url", "https://s.example"],
+        { SYNC_SESSION_SECRET: "too-short-secret" },
+        /shorter than 32/,
+      ],
+      [["--uid", "r", "--language-id", "3"], {}, /no sds-sync URL/],
+      [["--language-id", "3", "--base-url", "https://s.example"], {}, /--uid is required/],
+      [["--uid", "r", "--base-url", "https://s.example"], {}, /--language-id is required/],
+      [["--uid", "r", "--language-id", "x", "--base-url", "https://s.example"], {}, /--language-id must be an integer/],
+      [
+        ["--uid", "r", "--language-id", "3", "--device", "tv", "--base-url", "https://s.example"],
+        {},
+        /--device must be one of/,
+      ],
+    ];
+    for (const [args, env, message] of cases) {
+      const refused = await start(args, env);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stderr).toMatch(message);
+      expect(refused.stdout + refused.stderr).not.toContain("too-short-secret");
+      expect(refused.stdout + refused.stderr).not.toContain(secret);
+    }
+  });
+});

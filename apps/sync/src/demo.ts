@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { signStartLink } from "@sds/routing";
 import { startSandbox, type Sandbox } from "@sds/testing";
 import { configSecrets, loadConfig } from "./config/config.ts";
 import { PortInUseError, SyncError } from "./common/errors.ts";
@@ -240,7 +242,10 @@ async function main(): Promise<number> {
   try {
     if (signalled.stop) return await stopped(undefined);
     if (options.natsUrl !== undefined) await resetDemoStream(options.natsUrl);
+    // A secret for this run only: the respondent page's start links are signed with it.
+    const sessionSecret = randomBytes(32).toString("hex");
     const config = loadConfig({
+      SYNC_SESSION_SECRET: sessionSecret,
       SDS_BASE_URL: sandbox.baseUrl,
       SDS_API_KEY: apiKey,
       DATABASE_URL: `sqlite:${databasePath}`,
@@ -288,6 +293,7 @@ async function main(): Promise<number> {
     } else if (!options.once) {
       process.stdout.write(`Status page: ${service.url}/\n\n`);
     }
+    if (options.marketplace && !options.once) process.stdout.write(await describeStartLink(service, sessionSecret));
     if (options.natsUrl !== undefined) process.stdout.write(await describeDemoEvents(service, options.natsUrl));
     if (options.once) {
       await cleanUp();
@@ -320,6 +326,17 @@ async function main(): Promise<number> {
     );
     if (options.churn) churn(sandbox, (round += 1));
   }
+}
+
+/** A start link of the respondent page for one respondent, in the language most live surveys use. */
+async function describeStartLink(service: SyncService, secret: string): Promise<string> {
+  const languages = await service.store.countByLanguage();
+  const languageId = languages.reduce((best, each) => (each.live > best.live ? each : best), {
+    languageId: 3,
+    live: 0,
+  }).languageId;
+  const link = signStartLink({ uid: "demo-browser", languageId }, secret, { baseUrl: service.outcomesUrl });
+  return `Respondent page: open this start link in a browser within 10 minutes (respondent demo-browser, language ${languageId}; signed with a secret made for this run):\n  ${link}\n\n`;
 }
 
 main().then(

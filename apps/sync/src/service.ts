@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts";
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
@@ -97,6 +98,7 @@ interface RouteDependencies {
   readonly loop: LoopContext;
   readonly events: Events;
   readonly sessions: SessionRoom;
+  readonly page: RespondentPage;
 }
 
 /**
@@ -105,13 +107,14 @@ interface RouteDependencies {
  * (`/openapi.json`, built from all of them).
  */
 function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
-  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions } = dependencies;
+  const { config, store, engine, metrics, notifier, intervalMs, isStopping, loop, events, sessions, page } =
+    dependencies;
   const probes = {
     store,
     metrics,
     intervalMs,
     isStopping,
-    warnings: () => [...loop.warnings(), ...events.warnings()],
+    warnings: () => [...loop.warnings(), ...events.warnings(), ...page.warnings()],
   };
   const operator = {
     store,
@@ -144,6 +147,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     loopRoutes(loop, sessions.profiles),
     events.routes,
     sessions.routes,
+    page.routes,
   ];
   return [...modules, openApiRoutes(modules)];
 }
@@ -269,6 +273,14 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
   });
   cleanup.defer(() => events.stop());
+  const page = respondentPageRoutes({
+    config,
+    sessions: sessions.sessions,
+    loop: loop.context,
+    inventory: sessionSurveys.inventory,
+    store,
+    ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
+  });
   const modules = composeRoutes({
     config,
     store,
@@ -280,6 +292,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     loop: loop.context,
     events,
     sessions,
+    page,
   });
   const separate = config.outcomesPort !== undefined;
   const server = cleanup.use(

@@ -121,6 +121,29 @@ describe("the demo (the README's main job)", () => {
     expect(stderr).toContain("Usage:");
   }, 30_000);
 
+  it("prints a start link of the respondent page while it runs: the link starts a session", async () => {
+    const child = spawn(process.execPath, ["--conditions=@sds/source", demoPath, "--port", "0", "--surveys", "60"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    let stdout = "";
+    const link = await new Promise<string>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+        const found = /^Respondent page: .*\n {2}(http:\/\/127\.0\.0\.1:\d+\/s\/start\?\S+)$/m.exec(stdout);
+        if (found?.[1] !== undefined) resolve(found[1]);
+      });
+    });
+    try {
+      const started = await fetch(link, { redirect: "manual" });
+      expect(started.status).toBe(303);
+      expect(started.headers.get("location")).toMatch(/^\/s\/[A-Za-z0-9_-]{22,}$/);
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
+
   it("says a cycle that its own Ctrl-C cut short was aborted by shutdown, not failed, and exits 0 having cleaned up", async () => {
     const child = spawn(
       process.execPath,

@@ -4,7 +4,7 @@
  * `default` fallback) and each JSON body must match the documented schema (Ajv, draft 2020-12,
  * with formats). An undocumented status or a body that drifted from the zod schemas fails.
  */
-import { encryptionSigning, signUrl } from "@sds/routing";
+import { encryptionSigning, signStartLink, signUrl } from "@sds/routing";
 import type { EncryptionSettings } from "@sds/schemas";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import * as syncClient from "@sds/sync-client";
@@ -19,7 +19,7 @@ import { parseWebhookEndpoints } from "../src/events/event-settings.ts";
 import { Pruner } from "../src/retention/pruner.ts";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
-import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+import { startServiceHarness, TEST_SESSION_SECRET, type ServiceHarness } from "./service-harness.ts";
 
 const TOKEN = "openapi-test-token";
 const DOCUMENT_ID = "sds-sync-openapi.json";
@@ -126,6 +126,8 @@ describe("the OpenAPI document of sds-sync", () => {
     const response = await (init.target ?? harness).request(path, {
       method,
       headers,
+      // The respondent page answers 303s: documented as they are, never followed.
+      redirect: "manual",
       ...(init.body === undefined ? {} : { body: init.body }),
     });
     const text = await response.text();
@@ -201,6 +203,10 @@ describe("the OpenAPI document of sds-sync", () => {
         "/v1/sessions/{id}/end",
         "/v1/return/{outcome}",
         "/s/{id}",
+        "/s/start",
+        "/s/fingerprint.js",
+        "/s/{id}/answers",
+        "/s/{id}/go",
         "/v1/respondents/{uid}/profile",
       ].sort(),
     );
@@ -379,6 +385,21 @@ describe("the OpenAPI document of sds-sync", () => {
     await call("POST", `/v1/sessions/${session.id}/answers`, 400, { body: JSON.stringify({ answers: { x: 1 } }) });
     await call("POST", `/v1/sessions/${session.id}/end`, 200, { body: "{}" });
     await call("GET", `/s/${session.id}`, 200, { token: null });
+    await call("GET", `/s/start?${signStartLink({ uid: "openapi-page", languageId }, TEST_SESSION_SECRET)}`, 303, {
+      token: null,
+    });
+    await call("GET", `/s/start?${signStartLink({ uid: "openapi-page", languageId }, "x".repeat(32))}`, 403, {
+      token: null,
+    });
+    await call("GET", "/s/fingerprint.js", 200, { token: null });
+    await call("HEAD", "/s/fingerprint.js", 200, { token: null });
+    const checked = `/s/start?${signStartLink({ uid: "openapi-head", languageId }, TEST_SESSION_SECRET)}`;
+    await call("HEAD", checked, 200, { token: null });
+    // The HEAD started nothing: the link's first GET starts its session.
+    await call("GET", checked, 303, { token: null });
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    await call("POST", `/s/${session.id}/answers`, 303, { token: null, headers: form, body: "question=43&answer=1" });
+    await call("POST", `/s/${session.id}/go`, 303, { token: null, headers: form, body: "fingerprint=" });
     await call("GET", "/v1/respondents/openapi-session/profile", 200);
     await call("DELETE", "/v1/respondents/openapi-session/profile", 200);
     // A token issued outside any session: the signed return answers the minimal page.

@@ -56,6 +56,9 @@ export interface ServiceHarnessOptions {
  * interval so only the start-up cycle runs unless a test asks for more. Waits for that cycle
  * when this replica leads.
  */
+/** The SYNC_SESSION_SECRET of every harness that does not set its own: start links are signed with it. */
+export const TEST_SESSION_SECRET = "harness-session-secret-0123456789abcdef";
+
 export async function startServiceHarness(options: ServiceHarnessOptions = {}): Promise<ServiceHarness> {
   const ownsApi = options.api === undefined;
   const api = options.api ?? defaultSupplierFake(options.surveys === undefined ? {} : { surveys: options.surveys });
@@ -78,6 +81,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     maxClosureShare: 0.25,
     closureConfirmCycles: 3,
     manualRunSpacingSeconds: 0,
+    sessionSecret: TEST_SESSION_SECRET,
     ...options.config,
   };
   const service = await startSyncService({

@@ -291,10 +291,12 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     expect(
       (await json<SessionBody>(await harness.request(`/v1/sessions/${second.id}`), 200)).attempts[0]?.returned,
     ).toBe("terminate");
-    // The minimal page says what happened, and offers the next survey.
+    // The respondent page thanks them for the survey and offers the next one.
     const page = await fetch(`${base}/s/${encodeURIComponent(second.id)}`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("terminate");
+    const html = await page.text();
+    expect(html).toContain("Thank you for taking part in the last survey.");
+    expect(html).toContain(`action="/s/${second.id}/go"`);
   });
 
   it("refuses an unsigned return when the account signs outcomes, and records a signed one as the outcome without S2S", async (context) => {

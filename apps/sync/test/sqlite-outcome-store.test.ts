@@ -7,8 +7,9 @@ import { migrateSqlite } from "../src/database/sqlite-migrate.ts";
 import { outcomeLedger } from "../src/loop/store/loop-migrations.ts";
 import { loopDatabasePath, openSqliteLoopStore } from "../src/loop/store/sqlite-loop-store.ts";
 import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
+import { describeSessionRecordsConformance } from "./session-records-conformance.ts";
 
-describeOutcomeStoreConformance("SQLite", () => {
+function sqliteHarness() {
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-outcomes-"));
   const path = join(directory, "nested", "sds.db");
   return Promise.resolve({
@@ -18,7 +19,10 @@ describeOutcomeStoreConformance("SQLite", () => {
       return Promise.resolve();
     },
   });
-});
+}
+
+describeOutcomeStoreConformance("SQLite", sqliteHarness);
+describeSessionRecordsConformance("SQLite", sqliteHarness);
 
 describe("the SQLite outcome store's file", () => {
   it("sits beside the sync store's file, so a running cycle never holds its write lock", () => {

@@ -41,6 +41,15 @@ export {
 } from "./verify-signed-url.ts";
 export { calibrate, type CalibrationResult } from "./calibrate.ts";
 export {
+  MIN_START_LINK_SECRET_LENGTH,
+  signStartLink,
+  verifyStartLink,
+  type StartLink,
+  type StartLinkFailureReason,
+  type StartLinkInput,
+  type StartLinkVerdict,
+} from "./start-link.ts";
+export {
   buildEntryLink,
   defaultEntryPlaceholders,
   entryLinkProblem,

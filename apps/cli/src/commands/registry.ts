@@ -91,6 +91,11 @@ const entries: readonly CommandEntry[] = [
     load: async () => (await import("./link/entry.ts")).command,
   },
   {
+    path: ["link", "start"],
+    summary: "Print a signed start link of sds-sync's respondent page (SYNC_SESSION_SECRET from the environment)",
+    load: async () => (await import("./link/start.ts")).command,
+  },
+  {
     path: ["recontacts", "list"],
     summary: "List the re-contact respondents of a survey",
     load: async () => (await import("./recontacts/list.ts")).command,

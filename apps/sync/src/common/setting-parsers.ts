@@ -61,6 +61,27 @@ export function wordList<const Word extends string>(words: readonly Word[], raw:
   return [...new Set(raw.split(",").map((item) => oneOf(words, item.trim().toLowerCase(), item.trim())))];
 }
 
+/** A comma list of browser origins (`scheme://host[:port]`), each as `URL.origin` writes it. */
+export function originList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "")
+    .map((origin) => {
+      const url = URL.canParse(origin) ? new URL(origin) : undefined;
+      if (
+        !url ||
+        (url.protocol !== "http:" && url.protocol !== "https:") ||
+        url.origin !== origin.replace(/\/$/, "").toLowerCase()
+      ) {
+        throw new SettingProblem(
+          `must be a comma list of origins such as https://panel.example.com (scheme, host, optional port; nothing else), got ${JSON.stringify(origin)}`,
+        );
+      }
+      return url.origin;
+    });
+}
+
 /**
  * A row of the configuration table that needs no other setting: what a feature outside the
  * configuration folder (the respondent loop) declares for its own settings; the table

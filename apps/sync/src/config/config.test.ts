@@ -66,6 +66,7 @@ describe("loadConfig", () => {
       questionSeconds: 8,
       profileTtlDays: 30,
       dropAfterLoi: 3,
+      startLinkSeconds: 600,
       gateBots: true,
       gateConcurrent: true,
       deviceWindowDays: 30,

@@ -1,7 +1,7 @@
 import { isConfigurationError, parseBaseUrl as clientParseBaseUrl } from "@sds/client";
 import { ConfigError, type ConfigIssue } from "../common/errors.ts";
 import { logLevels, type LogLevel } from "../common/logger.ts";
-import { SettingProblem, booleanValue, numberValue, oneOf } from "../common/setting-parsers.ts";
+import { SettingProblem, booleanValue, numberValue, oneOf, originList } from "../common/setting-parsers.ts";
 import type { DatabaseConfig } from "../database/database-config.ts";
 import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
 import { eventConfigRules, eventSettings, type EventsConfig } from "../events/event-settings.ts";
@@ -9,6 +9,7 @@ import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
 import { parseTrustedProxies } from "../http/client-address.ts";
+import { pageSettings, type PageConfig } from "../page/page-settings.ts";
 import { sessionSettings, type SessionConfig } from "../session/session-settings.ts";
 import { gateSettings, type GateConfig } from "../gate/gate-settings.ts";
 import { DEFAULT_MAX_LIST_BYTES } from "../upstream/list-size-limit.ts";
@@ -27,7 +28,7 @@ export type { DatabaseConfig };
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, GateConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -301,7 +302,7 @@ export const settings = {
     variable: "SYNC_ALLOWED_ORIGINS",
     description:
       "Comma list of browser origins (scheme://host[:port]) allowed to call the mutating routes (POST) besides the service's own; a request from any other Origin is refused with 403, so a web page cannot trigger runs.",
-    parse: parseOriginList,
+    parse: originList,
     fallback: { kind: "unset" },
   },
   trustedProxies: {
@@ -314,6 +315,7 @@ export const settings = {
   ...loopSettings,
   ...eventSettings,
   ...sessionSettings,
+  ...pageSettings,
   ...gateSettings,
   allowUnauthenticated: {
     variable: "SYNC_ALLOW_UNAUTHENTICATED",
@@ -364,26 +366,6 @@ function parseHostList(raw: string): string[] {
     if (!/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+|[0-9a-f:]+)$/.test(host))
       throw new SettingProblem(`must be a comma list of host names (no scheme, no port), got ${JSON.stringify(host)}`);
   return hosts;
-}
-
-function parseOriginList(raw: string): string[] {
-  return raw
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== "")
-    .map((origin) => {
-      const url = URL.canParse(origin) ? new URL(origin) : undefined;
-      if (
-        !url ||
-        (url.protocol !== "http:" && url.protocol !== "https:") ||
-        url.origin !== origin.replace(/\/$/, "").toLowerCase()
-      ) {
-        throw new SettingProblem(
-          `must be a comma list of origins such as https://panel.example.com (scheme, host, optional port; nothing else), got ${JSON.stringify(origin)}`,
-        );
-      }
-      return url.origin;
-    });
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;

@@ -1,12 +1,12 @@
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "../../test/postgres.ts";
 import { StoreError } from "../common/errors.ts";
 import { bool, decimal, integer, isoTime, json, nullable, oneOf, text } from "./columns.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { runPostgresTransaction } from "./postgres-driver.ts";
-import { execute, first, one, rows, type Program } from "./program.ts";
+import { execute, first, one, rows, whole, type Program } from "./program.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 import { SqliteConnection } from "./sqlite-driver.ts";
 import { command, compileStatement, statement } from "./statement.ts";
@@ -73,6 +73,40 @@ describe("programs over typed statements", () => {
       await dropSchema(schema);
     }
   });
+
+  it.skipIf(!postgres)(
+    "runs a whole write on PostgreSQL as its one statement, without BEGIN and COMMIT; SQLite runs it as any step",
+    async () => {
+      const schema = freshSchemaName("sds_data_layer");
+      const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 1, options: `-c search_path=${schema}` });
+      function* insertOne(): Program<number> {
+        return (yield* whole(INSERT, 1, "a", 9.5, "book")).length;
+      }
+      function* insertTwo(): Program<number> {
+        yield* whole(INSERT, 1, "a", 9.5, "book");
+        return yield* execute(INSERT, 2, "b", 9.5, "book");
+      }
+      try {
+        await pool.query(`CREATE SCHEMA ${schema}`);
+        await pool.query(ITEMS_TABLE);
+        // A spy calls through: the statements are run, and each one sent is seen.
+        const query = vi.spyOn(pg.Client.prototype, "query");
+        await runPostgresTransaction(pool, insertOne());
+        const sent = query.mock.calls.map(([config]: readonly unknown[]) =>
+          typeof config === "string" ? config : (config as { text: string }).text,
+        );
+        query.mockRestore();
+        expect(sent).toEqual(["INSERT INTO items (id, name, price, kind) VALUES ($1, $2, $3, $4)"]);
+        await pool.query("DELETE FROM items");
+        await expect(runPostgresTransaction(pool, insertTwo())).rejects.toThrow(StoreError);
+        expect(connection().run(insertOne())).toBe(0);
+      } finally {
+        vi.restoreAllMocks();
+        await pool.end();
+        await dropSchema(schema);
+      }
+    },
+  );
 
   it("refuses a value the store should not hold with a StoreError, never a default", () => {
     const db = connection();

@@ -1,4 +1,4 @@
-import { StoreError } from "../common/errors.ts";
+import { StoreError, SyncError } from "../common/errors.ts";
 import type { SqlValue } from "./sql-dialect.ts";
 import type { RawRow, Statement, StatementText } from "./statement.ts";
 
@@ -22,6 +22,12 @@ import type { RawRow, Statement, StatementText } from "./statement.ts";
 export interface SqlStep {
   readonly text: StatementText;
   readonly params: readonly SqlValue[];
+  /**
+   * The program yields nothing after this step when the dialect runs it: the statement is the
+   * whole write, atomic by itself, so a driver may run it without BEGIN … COMMIT (two round trips
+   * fewer on PostgreSQL). Where the dialect skips it (null text), the program goes on as usual.
+   */
+  readonly whole?: true;
 }
 
 /** What a driver gives back for a step: the rows it returned, undecoded, and the rows it changed. */
@@ -71,6 +77,42 @@ export function* execute<Params extends readonly SqlValue[]>(
   return (yield { text: statement.text, params }).changes;
 }
 
+/**
+ * Runs `statement` as the program's whole write where the dialect runs it (see
+ * {@link SqlStep.whole}): the program must return right after it. Its rows, decoded; none where
+ * the dialect skips it, so a dialect-specific statement must always return a row where it runs.
+ */
+export function* whole<Params extends readonly SqlValue[], Row>(
+  statement: Statement<Params, Row>,
+  ...params: Params
+): Program<Row[]> {
+  const result = yield { text: statement.text, params, whole: true };
+  return result.rows.map(statement.decode);
+}
+
+/**
+ * Thrown by a write program that decides, after it wrote, that nothing it wrote should stay (a
+ * check that comes last because its lock is taken last): the driver rolls the program's writes
+ * back and the store's `write` resolves with `value`, the program's result. Never escapes a store.
+ */
+export class WriteRolledBack extends SyncError {
+  override name = "WriteRolledBack" as const;
+  readonly value: unknown;
+  constructor(value: unknown) {
+    super("a write program rolled its writes back");
+    this.value = value;
+  }
+}
+
+/**
+ * Ends a write program with `value` as its result and nothing it wrote kept (see
+ * {@link WriteRolledBack}). It never returns (it throws); it is typed as the result so that
+ * `return rollBack(…)` checks the value against the program's result type.
+ */
+export function rollBack<T>(value: T): T {
+  throw new WriteRolledBack(value);
+}
+
 /** Runs `program` to its end with a synchronous executor (SQLite). */
 export function runProgramSync<T>(program: Program<T>, executeStep: (step: SqlStep) => StepResult): T {
   let next = program.next();
@@ -79,11 +121,16 @@ export function runProgramSync<T>(program: Program<T>, executeStep: (step: SqlSt
 }
 
 /** Runs `program` to its end with an asynchronous executor (PostgreSQL). */
-export async function runProgram<T>(
+export function runProgram<T>(program: Program<T>, executeStep: (step: SqlStep) => Promise<StepResult>): Promise<T> {
+  return resumeProgram(program, program.next(), executeStep);
+}
+
+/** Runs `program` on from `next`, what it yielded last (a driver that looked at its first step). */
+export async function resumeProgram<T>(
   program: Program<T>,
+  next: IteratorResult<SqlStep, T>,
   executeStep: (step: SqlStep) => Promise<StepResult>,
 ): Promise<T> {
-  let next = program.next();
   while (!next.done) next = program.next(await executeStep(next.value));
   return next.value;
 }

@@ -24,19 +24,11 @@ export async function readJsonBody<T>(
   const type = incoming.headers["content-type"] ?? "application/json";
   if (!/^application\/(.+\+)?json\b/i.test(type))
     return refuse(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
-  const declared = Number(incoming.headers["content-length"] ?? 0);
-  if (declared > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
-    chunks.push(buffer);
-  }
+  const body = await readBodyText(incoming, maxBytes);
+  if (!body.ok) return body;
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    json = JSON.parse(body.value);
   } catch {
     return refuse(400, "bad_request", "the body is not valid JSON");
   }
@@ -54,6 +46,40 @@ export async function readJsonBody<T>(
     return { ok: false, reply: errorReply(400, "bad_request", problems.join("; ")) };
   }
   return { ok: true, value: parsed.data };
+}
+
+/**
+ * Reads an HTML form's body (`application/x-www-form-urlencoded`, at most `maxBytes`): 413 when
+ * larger, 415 when of another type.
+ */
+export async function readFormBody(
+  incoming: IncomingMessage,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<BodyResult<URLSearchParams>> {
+  const type = incoming.headers["content-type"] ?? "";
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type))
+    return refuse(
+      415,
+      "unsupported_media_type",
+      "the body must be a form (Content-Type: application/x-www-form-urlencoded)",
+    );
+  const body = await readBodyText(incoming, maxBytes);
+  return body.ok ? { ok: true, value: new URLSearchParams(body.value) } : body;
+}
+
+/** A body as UTF-8 text, reading no further than `maxBytes`. */
+async function readBodyText(incoming: IncomingMessage, maxBytes: number): Promise<BodyResult<string>> {
+  const declared = Number(incoming.headers["content-length"] ?? 0);
+  if (declared > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > maxBytes) return refuse(413, "payload_too_large", `the body must be at most ${maxBytes} bytes`);
+    chunks.push(buffer);
+  }
+  return { ok: true, value: Buffer.concat(chunks).toString("utf8") };
 }
 
 /** The deepest nesting of arrays and objects a body may have: every body the routes take is a few levels deep. */

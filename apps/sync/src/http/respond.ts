@@ -34,6 +34,9 @@ export function send(response: ServerResponse, reply: Reply): void {
       ? {}
       : { "content-length": typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength }),
     "cache-control": "no-store",
+    // No answer of sds-sync's is worth a Referer: the respondent page's URLs hold session ids,
+    // and the router's own 404 and 405 (before any page handler runs) must not leak them either.
+    "referrer-policy": "no-referrer",
     ...reply.headers,
   });
   response.end(payload);

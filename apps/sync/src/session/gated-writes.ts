@@ -2,12 +2,15 @@ import type { GateCode, SessionBody } from "@sds/sync-client";
 import { countRefusal } from "../gate/gate-records.ts";
 import type { QualityGate } from "../gate/quality-gate.ts";
 import type { Program } from "../loop/store/loop-program.ts";
+import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import {
   createSession,
-  keepFingerprint,
+  createSessionReadingRespondent,
+  readRespondent,
   refuseSession,
   storeAnswers,
   type NewSession,
+  type RespondentFacts,
   type SessionRow,
 } from "./session-records.ts";
 
@@ -45,29 +48,32 @@ function newSession({ id, body, now, ttlSeconds }: StartingSession): NewSession 
 /**
  * Stores a new session: refused (`screened`, the rules judged before the transaction, or the
  * gate's counted rules under its locks), it is stored done with the code and the refusal counted;
- * admitted, it is stored open with its answers. The code of a refusal, else undefined.
+ * admitted, it is stored open with its answers, and the respondent's facts are read for its first
+ * step in the same round trip where the store can (session-records.ts). The code of a refusal,
+ * else the respondent's facts.
  */
 export function* startSession(
   session: StartingSession,
   gate: QualityGate | undefined,
   screened: GateCode | undefined,
-): Program<GateCode | undefined> {
+): Program<{ readonly refused: GateCode } | { readonly refused?: undefined; readonly respondent: RespondentFacts }> {
   const code = screened ?? (gate === undefined ? undefined : yield* gate.admitStart(session.body, session.now));
   if (code !== undefined) {
     yield* createSession(newSession(session), code);
     yield* countRefusal(code);
-    return code;
+    return { refused: code };
   }
+  if (session.answers.size === 0)
+    return { respondent: yield* createSessionReadingRespondent(newSession(session), MATCH_HISTORY_LIMIT) };
   yield* createSession(newSession(session));
-  if (session.answers.size > 0)
-    yield* storeAnswers({
-      uid: session.body.uid,
-      languageId: session.body.languageId,
-      answers: session.answers,
-      source: "api",
-      at: session.now.toISOString(),
-    });
-  return undefined;
+  yield* storeAnswers({
+    uid: session.body.uid,
+    languageId: session.body.languageId,
+    answers: session.answers,
+    source: "api",
+    at: session.now.toISOString(),
+  });
+  return { respondent: yield* readRespondent(session.body.uid, MATCH_HISTORY_LIMIT) };
 }
 
 /**
@@ -88,11 +94,9 @@ export function* answerSession(
   }
   const stored = yield* storeAnswers(
     { uid: row.uid, languageId: row.languageId, answers, source: "session", at: now.toISOString() },
-    { id: row.id, version: row.version },
+    { id: row.id, version: row.version, fingerprint },
   );
-  if (!stored) return "stale";
-  if (fingerprint !== undefined) yield* keepFingerprint(row.id, fingerprint);
-  return "stored";
+  return stored ? "stored" : "stale";
 }
 
 /** Ends an open session as the gate refused it, and counts the refusal; false when the session moved meanwhile. */

@@ -1,8 +1,25 @@
-import { isoTime as toIso } from "../database/columns.ts";
+import { integer, isoTime as toIso, nullable, oneOf, text } from "../database/columns.ts";
 import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
+import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
-import { query, queryOne, type Program, type SqlRow } from "../loop/store/loop-program.ts";
-import type { EntryAdmission, EntryInput, OutcomeRecord, RecordEntryResult } from "../loop/store/loop-store.ts";
+import {
+  command,
+  first,
+  query,
+  queryOne,
+  rows,
+  statement,
+  type Program,
+  type SqlRow,
+} from "../loop/store/loop-program.ts";
+import { rollBack, whole } from "../database/program.ts";
+import type {
+  EntryAdmission,
+  EntryInput,
+  OutcomeRecord,
+  PastEntry,
+  RecordEntryResult,
+} from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
 import type { GateCode } from "@sds/sync-client";
 import { storedGateCode } from "../gate/gate-records.ts";
@@ -13,6 +30,12 @@ import { storedGateCode } from "../gate/gate-records.ts";
  * of the session bumps first (`UPDATE … WHERE version = ?`): on PostgreSQL that row lock orders
  * the replicas that move one session, and a change decided on a stale read is refused (`stale`)
  * and decided again.
+ *
+ * Round trips (PostgreSQL, counted by `bench:session-http`): a step reads its session, the
+ * respondent's profile and history in one statement ({@link readSessionWithRespondent}); a
+ * write that PostgreSQL can do in one statement (data-modifying CTEs) is that statement, run
+ * without BEGIN … COMMIT where it is the whole write ({@link whole}); SQLite, where a statement
+ * costs no round trip, runs the same program's plain statements instead.
  */
 
 /** Where an answer came from. */
@@ -26,7 +49,7 @@ export interface SessionRow {
   readonly device: "desktop" | "mobile" | "tablet" | null;
   readonly returnUrl: string | null;
   readonly state: "open" | "done";
-  readonly doneReason: string | null;
+  readonly doneReason: SessionDoneReason | null;
   readonly questionsAsked: number;
   readonly version: number;
   readonly createdAt: string;
@@ -58,8 +81,18 @@ export interface ProfileAnswer {
   readonly answeredAt: string;
 }
 
+/** Why a session is done, as stored. */
+export const sessionDoneReasons = ["completed", "no-survey", "attempts", "excluded", "ended", "expired"] as const;
+/** Why a session is done. */
+export type SessionDoneReason = (typeof sessionDoneReasons)[number];
+
+// An unknown value in a stored session is a StoreError (columns.ts), never a reopened session, a
+// made-up reason or a return that did not happen.
 const returns: readonly AttemptReturn[] = ["complete", "terminate", "overquota", "security", "drop"];
-const asReturn = (value: unknown): AttemptReturn | null => returns.find((kind) => kind === value) ?? null;
+const asReturn = nullable(oneOf(returns));
+const sessionState = oneOf(["open", "done"]);
+const doneReason = nullable(oneOf(sessionDoneReasons));
+const deviceName = nullable(oneOf(["desktop", "mobile", "tablet"]));
 const textOrNull = (value: unknown): string | null =>
   typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
 
@@ -67,10 +100,10 @@ function toAttempt(row: SqlRow): AttemptRow {
   // The return, else the outcome the marketplace called (whichever came first decides the next step).
   const returned = asReturn(row.returned) ?? asReturn(row.outcome);
   return {
-    token: String(row.token),
-    position: Number(row.position),
-    surveyId: Number(row.survey_id),
-    link: String(row.link),
+    token: text(row.token),
+    position: integer(row.position),
+    surveyId: integer(row.survey_id),
+    link: text(row.link),
     issuedAt: toIso(row.issued_at),
     returned,
     returnedAt:
@@ -91,10 +124,27 @@ export interface NewSession extends Omit<
   readonly userAgent: string | null;
 }
 
-/** Stores a new session: open, or (refused by the quality gate) done at once, `excluded` with the rule's code. */
-export function* createSession(session: NewSession, refused?: GateCode): Program<void> {
-  yield* query(
-    "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+type SessionValues = [
+  id: string,
+  uid: string,
+  languageId: number,
+  device: string | null,
+  returnUrl: string | null,
+  state: "open" | "done",
+  doneReason: string | null,
+  gate: GateCode | null,
+  ip: string | null,
+  userAgent: string | null,
+  fingerprint: string | null,
+  createdAt: string,
+  expiresAt: string,
+];
+const INSERT_SESSION =
+  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const CREATE_SESSION = command<SessionValues>(INSERT_SESSION);
+
+function sessionValues(session: NewSession, refused?: GateCode): SessionValues {
+  return [
     session.id,
     session.uid,
     session.languageId,
@@ -108,7 +158,30 @@ export function* createSession(session: NewSession, refused?: GateCode): Program
     session.fingerprint,
     session.createdAt,
     session.expiresAt,
+  ];
+}
+
+/** Stores a new session: open, or (refused by the quality gate) done at once, `excluded` with the rule's code. */
+export function* createSession(session: NewSession, refused?: GateCode): Program<void> {
+  yield* rows(CREATE_SESSION, ...sessionValues(session, refused));
+}
+
+/**
+ * Stores a new open session and reads its respondent's facts (up to `historyLimit` entries), as
+ * its first step needs them: one statement on PostgreSQL, the whole write when nothing came
+ * before it in the program (no rule of the quality gate ran).
+ */
+export function* createSessionReadingRespondent(session: NewSession, historyLimit: number): Program<RespondentFacts> {
+  const created = yield* whole(
+    CREATE_SESSION_READING_RESPONDENT,
+    ...sessionValues(session),
+    session.uid,
+    session.uid,
+    historyLimit,
   );
+  if (created.length > 0) return decodeRespondent(created);
+  yield* createSession(session);
+  return yield* readRespondent(session.uid, historyLimit);
 }
 
 /** Ends an open session as the quality gate refused it (`excluded`, with the rule's code); false when it moved meanwhile. */
@@ -122,40 +195,197 @@ export function* refuseSession(id: string, version: number, code: GateCode): Pro
   return row !== undefined;
 }
 
-/** Keeps the device fingerprint a session's respondent came with (the first one stands). */
-export function* keepFingerprint(id: string, fingerprint: string): Program<void> {
-  yield* query("UPDATE loop_sessions SET fingerprint = ? WHERE id = ? AND fingerprint IS NULL", fingerprint, id);
-}
+const SESSION_COLUMNS = `s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
+  s.created_at, s.expires_at, s.fingerprint, s.gate, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
+  e.outcome, e.outcome_at`;
+const SESSION_FROM = `FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
+WHERE s.id = ?`;
 
 /** A session with its attempts, oldest first; undefined when there is none. One statement (one round trip). */
 export function* readSession(id: string): Program<SessionRow | undefined> {
-  const rows = yield* query(
-    `SELECT s.id, s.uid, s.language_id, s.device, s.return_url, s.state, s.done_reason, s.questions_asked, s.version,
-  s.created_at, s.expires_at, s.fingerprint, s.gate, a.token, a.position, a.survey_id, a.link, a.issued_at, a.returned, a.returned_at,
-  e.outcome, e.outcome_at
-FROM loop_sessions s LEFT JOIN loop_session_attempts a ON a.session_id = s.id LEFT JOIN loop_entries e ON e.token = a.token
-WHERE s.id = ? ORDER BY a.position`,
-    id,
-  );
+  return decodeSession(yield* query(`SELECT ${SESSION_COLUMNS} ${SESSION_FROM} ORDER BY a.position`, id));
+}
+
+/** A session from its rows (one per attempt, or one without any). */
+function decodeSession(rows: readonly SqlRow[]): SessionRow | undefined {
   const row = rows[0];
   if (row === undefined) return undefined;
-  const device = textOrNull(row.device);
   return {
-    id: String(row.id),
-    uid: String(row.uid),
-    languageId: Number(row.language_id),
-    device: device === "desktop" || device === "mobile" || device === "tablet" ? device : null,
-    returnUrl: textOrNull(row.return_url),
-    state: row.state === "done" ? "done" : "open",
-    doneReason: textOrNull(row.done_reason),
-    questionsAsked: Number(row.questions_asked),
-    version: Number(row.version),
+    id: text(row.id),
+    uid: text(row.uid),
+    languageId: integer(row.language_id),
+    device: deviceName(row.device),
+    returnUrl: nullable(text)(row.return_url),
+    state: sessionState(row.state),
+    doneReason: doneReason(row.done_reason),
+    questionsAsked: integer(row.questions_asked),
+    version: integer(row.version),
     createdAt: toIso(row.created_at),
     expiresAt: toIso(row.expires_at),
     fingerprint: textOrNull(row.fingerprint),
     gate: row.gate === null || row.gate === undefined ? null : storedGateCode(row.gate),
-    attempts: rows.filter((attempt) => typeof attempt.token === "string").map(toAttempt),
+    attempts: rows
+      .filter((attempt) => typeof attempt.token === "string")
+      .map(toAttempt)
+      .sort((a, b) => a.position - b.position),
   };
+}
+
+/** What a step decides on besides its session: the respondent's stored answers and latest entries. */
+export interface RespondentFacts {
+  /** By question. */
+  readonly profile: readonly ProfileAnswer[];
+  /** Newest first. */
+  readonly history: readonly PastEntry[];
+}
+
+/*
+ * The respondent's rows beside a session's, in one statement: each row says its kind, and the
+ * columns a kind has no use for are NULL. Every branch names every column (the first branch names
+ * a UNION's columns; a branch of NULLs would leave them nameless). The latest entries are chosen
+ * in a subquery (IN, not a derived table, so that PostgreSQL types the NULLs of every branch
+ * together).
+ */
+const READ_COLUMNS = [
+  "kind",
+  "id",
+  "uid",
+  "language_id",
+  "device",
+  "return_url",
+  "state",
+  "done_reason",
+  "questions_asked",
+  "version",
+  "created_at",
+  "expires_at",
+  "fingerprint",
+  "gate",
+  "token",
+  "position",
+  "survey_id",
+  "link",
+  "issued_at",
+  "returned",
+  "returned_at",
+  "outcome",
+  "outcome_at",
+  "qualification_id",
+  "answers",
+  "source",
+  "answered_at",
+  "answer_language_id",
+] as const;
+
+/** A branch's select list: each column of {@link READ_COLUMNS} from `values`, NULL where it has none. */
+function readBranch(values: Partial<Record<(typeof READ_COLUMNS)[number], string>>): string {
+  return READ_COLUMNS.map((column) => `${values[column] ?? "NULL"} AS ${column}`).join(", ");
+}
+
+const SESSION_BRANCH = `SELECT ${readBranch({
+  kind: "'session'",
+  id: "s.id",
+  uid: "s.uid",
+  language_id: "s.language_id",
+  device: "s.device",
+  return_url: "s.return_url",
+  state: "s.state",
+  done_reason: "s.done_reason",
+  questions_asked: "s.questions_asked",
+  version: "s.version",
+  created_at: "s.created_at",
+  expires_at: "s.expires_at",
+  fingerprint: "s.fingerprint",
+  gate: "s.gate",
+  token: "a.token",
+  position: "a.position",
+  survey_id: "a.survey_id",
+  link: "a.link",
+  issued_at: "a.issued_at",
+  returned: "a.returned",
+  returned_at: "a.returned_at",
+  outcome: "e.outcome",
+  outcome_at: "e.outcome_at",
+})} ${SESSION_FROM}`;
+
+const respondentBranches = (uid: string) => `SELECT ${readBranch({
+  kind: "'profile'",
+  qualification_id: "p.qualification_id",
+  answers: "p.answers",
+  source: "p.source",
+  answered_at: "p.answered_at",
+  answer_language_id: "p.language_id",
+})} FROM loop_profile_answers p WHERE p.uid = ${uid}
+UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome" })}
+FROM loop_entries h WHERE h.token IN (SELECT token FROM loop_entries WHERE uid = ${uid} ORDER BY issued_at DESC LIMIT ?)`;
+
+const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, id: string, historyLimit: number], SqlRow>(
+  `${SESSION_BRANCH}
+UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`,
+  (row) => row,
+);
+const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], SqlRow>(
+  respondentBranches("?"),
+  (row) => row,
+);
+/**
+ * {@link CREATE_SESSION} and the respondent's rows in one statement, where the dialect can write
+ * in one (PostgreSQL): the rows are those before the insert, which changes none of them; the
+ * row of kind `created` says the statement ran.
+ */
+const CREATE_SESSION_READING_RESPONDENT = statement<
+  [...SessionValues, uid: string, uid: string, historyLimit: number],
+  SqlRow
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH created AS (${INSERT_SESSION} RETURNING id)
+${respondentBranches("?")}
+UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
+      : null,
+  (row) => row,
+);
+
+function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
+  return {
+    profile: rows
+      .filter((row) => row.kind === "profile")
+      .map((row) => toProfileAnswer(row, row.answer_language_id))
+      .sort((a, b) => a.qualificationId - b.qualificationId),
+    history: rows
+      .filter((row) => row.kind === "history")
+      .map(decodePastEntry)
+      .sort((a, b) => b.enteredAt - a.enteredAt),
+  };
+}
+
+/** A session and its respondent's facts (up to `historyLimit` entries), in one statement; undefined when there is no session. */
+export function* readSessionWithRespondent(
+  id: string,
+  historyLimit: number,
+): Program<{ readonly session: SessionRow; readonly respondent: RespondentFacts } | undefined> {
+  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, id, historyLimit);
+  const session = decodeSession(found.filter((row) => row.kind === "session"));
+  return session === undefined ? undefined : { session, respondent: decodeRespondent(found) };
+}
+
+/** A respondent's facts (up to `historyLimit` entries), in one statement. */
+export function* readRespondent(uid: string, historyLimit: number): Program<RespondentFacts> {
+  return decodeRespondent(yield* rows(RESPONDENT, uid, uid, historyLimit));
+}
+
+/** `profile` as it is once `answers` are stored at `at` in `languageId`: what a request that wrote them decides on, unread. */
+export function withAnswers(
+  profile: readonly ProfileAnswer[],
+  answers: ReadonlyMap<number, readonly string[]>,
+  languageId: number,
+  source: AnswerSource,
+  at: string,
+): ProfileAnswer[] {
+  const merged = new Map(profile.map((answer) => [answer.qualificationId, answer]));
+  for (const [qualificationId, given] of answers)
+    merged.set(qualificationId, { qualificationId, languageId, answers: [...given], source, answeredAt: at });
+  return [...merged.values()].sort((a, b) => a.qualificationId - b.qualificationId);
 }
 
 /** Bumps the session's version if it still is `version` (taking its row lock); the new version, else undefined (stale). */
@@ -168,16 +398,33 @@ function* bump(id: string, version: number): Program<number | undefined> {
   return row === undefined ? undefined : Number(row.version);
 }
 
-/** Ends an open session with a reason; false when it moved meanwhile. */
-export function* finishSession(id: string, version: number, reason: string): Program<boolean> {
-  const row = yield* queryOne(
-    "UPDATE loop_sessions SET state = 'done', done_reason = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
-    reason,
-    id,
-    version,
-  );
-  return row !== undefined;
+const FINISH_SESSION = statement<[reason: string, id: string, version: number], number>(
+  "UPDATE loop_sessions SET state = 'done', done_reason = ?, version = version + 1 WHERE id = ? AND version = ? AND state = 'open' RETURNING version",
+  (row) => Number(row.version),
+);
+
+/** Ends an open session with a reason; false when it moved meanwhile. One statement, the whole write. */
+export function* finishSession(id: string, version: number, reason: SessionDoneReason): Program<boolean> {
+  return (yield* whole(FINISH_SESSION, reason, id, version)).length > 0;
 }
+
+/** The session's version bumped and its attempt added, in one statement where the dialect can (PostgreSQL); always one row there. */
+const ADD_ATTEMPT = statement<
+  [id: string, version: number, token: string, position: number, surveyId: number, link: string, issuedAt: string],
+  number
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH bumped AS (
+  UPDATE loop_sessions SET version = version + 1 WHERE id = ? AND version = ? RETURNING id
+), attempt AS (
+  INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at)
+  SELECT ?, id, ?, ?, ?, ? FROM bumped RETURNING token
+)
+SELECT count(*) AS attempts FROM attempt`
+      : null,
+  (row) => Number(row.attempts),
+);
 
 /** What {@link issueAttempt} did. */
 export type IssueResult<Refusal> =
@@ -188,7 +435,8 @@ export type IssueResult<Refusal> =
 /**
  * Offers a survey: records its entry exactly as `POST /v1/entry-links` does (the loop's
  * `recordEntry`, with the same admission under the respondent's lock) and, in the same
- * transaction, the session's attempt, once the session's version is confirmed.
+ * transaction, the session's attempt, when the session's version is still `version`; when it is
+ * not, the transaction is rolled back (`stale`, the entry with it).
  */
 export function* issueAttempt<Refusal>(
   settings: RecordingSettings,
@@ -196,32 +444,98 @@ export function* issueAttempt<Refusal>(
   entry: EntryInput,
   admit: EntryAdmission<Refusal>,
 ): Program<IssueResult<Refusal>> {
-  // Confirms the version under the row's lock, changing nothing yet: a refused entry leaves the session as it was.
-  const locked = yield* queryOne(
-    "UPDATE loop_sessions SET version = version WHERE id = ? AND version = ? RETURNING version",
-    attempt.sessionId,
-    attempt.version,
-  );
-  if (locked === undefined) return { kind: "stale" };
   const result = yield* recordEntry(entry, admit, settings);
   if (result.kind !== "recorded") return { kind: "not-issued", result };
-  yield* bump(attempt.sessionId, attempt.version);
-  yield* query(
-    "INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at) VALUES (?, ?, ?, ?, ?, ?)",
-    entry.token,
+  // The session's row is locked last, after the respondent's (no writer takes them the other way
+  // round), which saves a round trip: a session that moved meanwhile takes the entry back with it.
+  const attempted = yield* first(
+    ADD_ATTEMPT,
     attempt.sessionId,
+    attempt.version,
+    entry.token,
     attempt.position,
     entry.surveyId,
     attempt.link,
     entry.at.toISOString(),
   );
+  if (attempted === 0) return rollBack({ kind: "stale" });
+  if (attempted === undefined) {
+    if ((yield* bump(attempt.sessionId, attempt.version)) === undefined) return rollBack({ kind: "stale" });
+    yield* query(
+      "INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at) VALUES (?, ?, ?, ?, ?, ?)",
+      entry.token,
+      attempt.sessionId,
+      attempt.position,
+      entry.surveyId,
+      attempt.link,
+      entry.at.toISOString(),
+    );
+  }
   return { kind: "issued", issuedAt: result.entry.issuedAt, attached: result.attached };
 }
 
 /**
+ * A session's answers in one statement, where the dialect writes several tables in one
+ * (PostgreSQL), in the order of locks of {@link storeAnswers}: the session's version is bumped
+ * first (nothing else happens when it moved), then the answers replace the earlier ones (those
+ * read under their row locks) and the counts move by the difference, each answer counted once
+ * per question and side. `answers` is a JSON object of arrays by question; always one row.
+ */
+const STORE_SESSION_ANSWERS = statement<
+  [
+    answered: number,
+    fingerprint: string | null,
+    id: string,
+    version: number,
+    answers: string,
+    uid: string,
+    languageId: number,
+    source: AnswerSource,
+    at: string,
+  ],
+  boolean
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH session AS (
+  UPDATE loop_sessions SET questions_asked = questions_asked + ?, fingerprint = COALESCE(fingerprint, ?), version = version + 1
+  WHERE id = ? AND version = ? RETURNING version
+), given AS (
+  SELECT CAST(key AS BIGINT) AS qualification_id, CAST(value AS TEXT) AS answers FROM json_each(CAST(? AS JSON))
+  WHERE EXISTS (SELECT 1 FROM session)
+), earlier AS (
+  SELECT p.qualification_id, p.language_id, p.answers FROM loop_profile_answers AS p
+  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $6 FOR UPDATE OF p
+), saved AS (
+  INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at)
+  SELECT $6, g.qualification_id, $7, g.answers, $8, $9 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
+  ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers,
+    source = excluded.source, answered_at = excluded.answered_at
+  RETURNING qualification_id
+), deltas AS (
+  SELECT DISTINCT e.language_id, e.qualification_id, a.answer, -1 AS delta
+  FROM earlier AS e CROSS JOIN json_array_elements_text(CAST(e.answers AS JSON)) AS a (answer)
+  UNION ALL
+  SELECT DISTINCT CAST($7 AS BIGINT), s.qualification_id, a.answer, 1
+  FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
+    CROSS JOIN json_array_elements_text(CAST(g.answers AS JSON)) AS a (answer)
+), counted AS (
+  INSERT INTO loop_answer_counts (language_id, qualification_id, answer, answers)
+  SELECT language_id, qualification_id, answer, SUM(delta) FROM deltas GROUP BY language_id, qualification_id, answer
+  ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers
+  RETURNING answer
+)
+SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
+      : null,
+  (row) => Number(row.stored) === 1,
+);
+
+/**
  * Stores a respondent's answers (replacing earlier answers to the same questions) and keeps the
- * language's answer counts; with a session, counts them as answered in it and bumps its version
- * (false when it moved meanwhile: nothing is written then).
+ * language's answer counts; with a session, counts them as answered in it, keeps the device
+ * fingerprint passed when it has none yet (the first one stands) and bumps its version (false when
+ * it moved meanwhile: nothing is written then). With a session on PostgreSQL, one
+ * statement, the whole write.
  */
 export function* storeAnswers(
   input: {
@@ -231,12 +545,27 @@ export function* storeAnswers(
     readonly source: AnswerSource;
     readonly at: string;
   },
-  session?: { readonly id: string; readonly version: number },
+  session?: { readonly id: string; readonly version: number; readonly fingerprint?: string | undefined },
 ): Program<boolean> {
   if (session !== undefined) {
-    const row = yield* queryOne(
-      "UPDATE loop_sessions SET questions_asked = questions_asked + ?, version = version + 1 WHERE id = ? AND version = ? RETURNING version",
+    const fingerprint = session.fingerprint ?? null;
+    const [stored] = yield* whole(
+      STORE_SESSION_ANSWERS,
       input.answers.size,
+      fingerprint,
+      session.id,
+      session.version,
+      JSON.stringify(Object.fromEntries(input.answers)),
+      input.uid,
+      input.languageId,
+      input.source,
+      input.at,
+    );
+    if (stored !== undefined) return stored;
+    const row = yield* queryOne(
+      "UPDATE loop_sessions SET questions_asked = questions_asked + ?, fingerprint = COALESCE(fingerprint, ?), version = version + 1 WHERE id = ? AND version = ? RETURNING version",
+      input.answers.size,
+      fingerprint,
       session.id,
       session.version,
     );
@@ -298,13 +627,18 @@ export function* readProfile(uid: string): Program<ProfileAnswer[]> {
     "SELECT qualification_id, language_id, answers, source, answered_at FROM loop_profile_answers WHERE uid = ? ORDER BY qualification_id",
     uid,
   );
-  return rows.map((row) => ({
+  return rows.map((row) => toProfileAnswer(row));
+}
+
+/** A profile row as a profile answer; `languageId`: the answer's language where the row names it otherwise. */
+function toProfileAnswer(row: SqlRow, languageId: unknown = row.language_id): ProfileAnswer {
+  return {
     qualificationId: Number(row.qualification_id),
-    languageId: Number(row.language_id),
+    languageId: Number(languageId),
     answers: parseAnswers(row.answers),
     source: row.source === "session" || row.source === "import" ? row.source : "api",
     answeredAt: toIso(row.answered_at),
-  }));
+  };
 }
 
 /** Erases a respondent's stored answers (their history of entries stays: it is the buyer's exclusion record); how many. */
@@ -378,10 +712,51 @@ export function* recordReturn(token: string, returned: AttemptReturn, at: string
 }
 
 /**
- * A return as one transaction: what the token belongs to and, for a session's attempt whose
- * session has not expired at `at`, its return recorded ({@link recordReturn}).
+ * A return in one statement, where the dialect writes several tables in one (PostgreSQL): what
+ * the token belongs to and, for a session's attempt whose session has not expired at `at`, the
+ * return recorded as {@link recordReturn} records it (the attempt, then its session's version).
+ * Always one row.
+ */
+const TAKE_RETURN = statement<[token: string, returned: AttemptReturn, at: string], ReturnTarget>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH target AS (
+  SELECT a.token, s.id, s.return_url, s.expires_at FROM loop_session_attempts AS a JOIN loop_sessions AS s ON s.id = a.session_id
+  WHERE a.token = $1
+), returned AS (
+  UPDATE loop_session_attempts AS a SET returned = $2, returned_at = $3 FROM target AS t
+  WHERE a.token = t.token AND a.returned IS NULL AND t.expires_at > $3 RETURNING a.session_id
+), bumped AS (
+  UPDATE loop_sessions AS s SET version = s.version + 1 FROM returned AS r WHERE s.id = r.session_id RETURNING s.id
+)
+SELECT t.id, t.return_url, t.expires_at, (SELECT count(*) FROM bumped) AS bumped,
+  EXISTS (SELECT 1 FROM loop_entries WHERE token = $1 AND source = 'link') AS entry
+FROM (SELECT 1) AS one LEFT JOIN target AS t ON true`
+      : null,
+  (row): ReturnTarget =>
+    row.id !== null && row.id !== undefined
+      ? {
+          kind: "attempt",
+          sessionId: text(row.id),
+          returnUrl: textOrNull(row.return_url),
+          expiresAt: toIso(row.expires_at),
+        }
+      : row.entry === true
+        ? { kind: "entry" }
+        : { kind: "unknown" },
+);
+
+/**
+ * A return as one write: what the token belongs to and, for a session's attempt whose session
+ * has not expired at `at`, its return recorded ({@link recordReturn}). One statement on
+ * PostgreSQL, the whole write, save a security return.
  */
 export function* takeReturn(token: string, returned: AttemptReturn, at: Date): Program<ReturnTarget> {
+  // A security return also flags the respondent's risk (recordReturn): the rare one takes the plain statements.
+  if (returned !== "security") {
+    const [taken] = yield* whole(TAKE_RETURN, token, returned, at.toISOString());
+    if (taken !== undefined) return taken;
+  }
   const target = yield* findReturnTarget(token);
   if (target.kind === "attempt" && Date.parse(target.expiresAt) > at.getTime())
     yield* recordReturn(token, returned, at.toISOString());

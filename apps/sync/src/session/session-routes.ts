@@ -2,12 +2,11 @@ import { z } from "zod";
 import { guarded, pathParameter, type RouteDoc } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule } from "../http/route-module.ts";
 import { readJsonBody } from "../http/request-body.ts";
-import { errorReply, json, type Reply } from "../http/respond.ts";
-import type { RouteRequest } from "../http/route-module.ts";
+import { json, type Reply } from "../http/respond.ts";
 import { outcomeKinds } from "../loop/store/loop-store.ts";
 import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
 import { eraseProfile, readProfile } from "./session-records.ts";
-import { minimalPage, receiveReturn, type ReturnContext } from "./session-return.ts";
+import { receiveReturn, type ReturnContext } from "./session-return.ts";
 import { type ErrorBody, Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
 import type { SessionOutcome, Sessions } from "./sessions.ts";
 
@@ -39,7 +38,10 @@ const returnDoc = {
     },
   ],
   success: {
-    "303": { description: "To the session's returnUrl, SYNC_SESSION_RETURN_URL or /s/{id}, with session=<id>." },
+    "303": {
+      description:
+        "To the session's returnUrl, SYNC_SESSION_RETURN_URL or the respondent page /s/{id}, with session=<id>.",
+    },
     "200": { contentType: "text/html" },
   },
   errors: ["400", "403", "404", "405", "500", "503"],
@@ -66,8 +68,8 @@ function answer(outcome: SessionOutcome, status = 200): Reply {
 /**
  * The respondent's session: `POST /v1/sessions`, `GET /v1/sessions/{id}`, its answers and its
  * end (private API), the return from a survey (`GET /v1/return/{outcome}`, with the S2S
- * receiver: the respondent's browser reaches it) and the minimal respondent page `/s/{id}`,
- * and respondents' profiles.
+ * receiver: the respondent's browser reaches it), and respondents' profiles. The respondent's
+ * page (`/s/*`) is its own room: src/page.
  */
 export function sessionRoutes(context: SessionRoomContext): RouteModule {
   const { sessions } = context;
@@ -147,19 +149,6 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
         handler: (request) => receiveReturn(context, request),
         doc: returnDoc,
       },
-      respondentPage: {
-        method: "GET",
-        path: "/s/{id}",
-        access: "signature",
-        listener: "outcomes",
-        handler: (request) => respondentPage(context, request),
-        doc: {
-          summary: "The respondent's page after a return: what happened, and the next survey's link when there is one",
-          parameters: [sessionId],
-          success: { "200": { contentType: "text/html" } },
-          errors: ["404", "405", "500", "503"],
-        },
-      },
       readProfile: {
         method: "GET",
         path: "/v1/respondents/{uid}/profile",
@@ -203,22 +192,4 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       },
     },
   });
-}
-
-/** `GET /s/{id}`: the minimal page a respondent lands on after a survey when no page of the supplier's is set. */
-async function respondentPage(context: SessionRoomContext, request: RouteRequest): Promise<Reply> {
-  const outcome = await context.sessions.get(request.params.id ?? "", false);
-  if (outcome.kind === "reply")
-    return outcome.reply.status === 404 ? errorReply(404, "not_found", "no such session") : outcome.reply;
-  const { session } = outcome;
-  const last = session.attempts.findLast((attempt) => attempt.returned !== undefined);
-  const ended = last?.returned === undefined ? "" : `Your last survey ended (${last.returned}). `;
-  const next = session.next;
-  if (next.kind === "survey")
-    return minimalPage("One more survey", `${ended}Another survey is waiting for you.`, {
-      href: next.link,
-      text: "Take the next survey",
-    });
-  if (next.kind === "question") return minimalPage("One question", `${ended}${next.text}`);
-  return minimalPage("Thank you", `${ended}This session is over (${next.reason}). You may close this page.`);
 }

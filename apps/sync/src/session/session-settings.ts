@@ -58,7 +58,7 @@ export const sessionSettings = {
   sessionReturnUrl: {
     variable: "SYNC_SESSION_RETURN_URL",
     description:
-      "Your respondent page, absolute http(s): where a survey's return (GET /v1/return/…) sends the respondent, with session=<id>, when the session names no returnUrl. Unset: a minimal page of sds-sync's (/s/<id>).",
+      "Your respondent page, absolute http(s): where a survey's return (GET /v1/return/…) sends the respondent, with session=<id>, when the session names no returnUrl. Unset: sds-sync's respondent page (/s/<id>).",
     parse: parseReturnUrl,
     fallback: { kind: "unset" },
   },

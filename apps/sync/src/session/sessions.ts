@@ -6,6 +6,7 @@ import {
   type SessionInventory,
   type SessionSituation,
 } from "@sds/routing";
+import { StoreError } from "../common/errors.ts";
 import { canonicalAddress } from "../http/client-address.ts";
 import { errorReply, type Reply } from "../http/respond.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
@@ -16,9 +17,13 @@ import {
   answerCounts,
   finishSession,
   issueAttempt,
-  readProfile,
+  readRespondent,
   readSession,
+  readSessionWithRespondent,
+  withAnswers,
   type AttemptRow,
+  type RespondentFacts,
+  type SessionDoneReason,
   type SessionRow,
 } from "./session-records.ts";
 import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
@@ -115,7 +120,7 @@ export class Sessions {
         ? undefined
         : ((await gate.screen(body)) ?? (await this.#store.read(gate.judgeStart(body, now))));
     const ttlSeconds = this.#settings.ttlSeconds;
-    const refused = await this.#store.write(
+    const started = await this.#store.write(
       "starting a session",
       startSession({ id, body, answers: checked.answers, now, ttlSeconds }, gate, screened),
     );
@@ -135,8 +140,8 @@ export class Sessions {
       gate: null,
       attempts: [],
     };
-    if (refused !== undefined) return this.#refused(row, refused);
-    return this.#advance(id, false, row);
+    if (started.refused !== undefined) return this.#refused(row, started.refused);
+    return this.#advance(id, false, row, started.respondent);
   }
 
   /** `GET /v1/sessions/{id}`: the session and its next step (recording the step when it is new). */
@@ -153,8 +158,9 @@ export class Sessions {
   async answer(id: string, answers: SessionAnswers, client: SessionClient = {}): Promise<SessionOutcome> {
     const gate = this.#gate;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read = await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
       const checked = this.#checkAnswers(row.languageId, answers);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
@@ -166,12 +172,21 @@ export class Sessions {
       );
       if (result === "stale") continue;
       if (result !== "stored") return this.#refused(row, result);
-      return this.#advance(id, false, {
-        ...row,
-        version: row.version + 1,
-        questionsAsked: row.questionsAsked + checked.answers.size,
-        fingerprint: row.fingerprint ?? fingerprint ?? null,
-      });
+      // What this request just wrote is not read back: the profile with its answers, the history as read.
+      return this.#advance(
+        id,
+        false,
+        {
+          ...row,
+          version: row.version + 1,
+          questionsAsked: row.questionsAsked + checked.answers.size,
+          fingerprint: row.fingerprint ?? fingerprint ?? null,
+        },
+        {
+          ...respondent,
+          profile: withAnswers(respondent.profile, checked.answers, row.languageId, "session", now.toISOString()),
+        },
+      );
     }
     return busy(id);
   }
@@ -188,23 +203,37 @@ export class Sessions {
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
-  /** `known`: the session as this request just wrote it (its first round reads nothing). */
-  async #advance(id: string, explain: boolean, known?: SessionRow): Promise<SessionOutcome> {
+  /**
+   * `known`: the session as this request just wrote it, and its respondent when known (its first
+   * round reads only what is not); a round that ends the session hands the next one the row it wrote.
+   */
+  async #advance(
+    id: string,
+    explain: boolean,
+    known?: SessionRow,
+    knownRespondent?: RespondentFacts,
+  ): Promise<SessionOutcome> {
+    let written = known;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const row = round === 0 && known !== undefined ? known : await this.#store.read(readSession(id));
-      if (row === undefined) return notFound(id);
+      const read =
+        written !== undefined
+          ? { session: written, respondent: knownRespondent }
+          : await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      written = undefined;
+      if (read === undefined) return notFound(id);
+      const { session: row, respondent } = read;
       if (row.state === "done")
         return this.#view(row, {
           kind: "done",
-          reason: doneReason(row.doneReason),
+          reason: doneReasonOf(row),
           ...(row.gate === null ? {} : { gate: row.gate }),
         });
       const now = this.#clock();
       if (Date.parse(row.expiresAt) <= now.getTime()) {
-        await this.#store.write("expiring a session", finishSession(id, row.version, "expired"));
+        written = await this.#finish(row, "expired", "expiring a session");
         continue;
       }
-      const situation = await this.#situation(row, now);
+      const situation = await this.#situation(row, now, respondent);
       const decision = nextSessionStep(this.#inventory, situation, this.#options);
       const explanation = explain && "explanation" in decision ? decision.explanation : undefined;
       switch (decision.kind) {
@@ -218,7 +247,7 @@ export class Sessions {
           );
         }
         case "done":
-          await this.#store.write("ending a session", finishSession(id, row.version, decision.reason));
+          written = await this.#finish(row, decision.reason, "ending a session");
           continue;
         case "question": {
           const detail = this.#catalogue.detail(row.languageId, decision.qualificationId);
@@ -243,7 +272,7 @@ export class Sessions {
           if (offered === "stale") continue;
           if (offered.kind === "reply") return offered;
           if (offered.kind === "none") {
-            await this.#store.write("ending a session", finishSession(id, row.version, "no-survey"));
+            written = await this.#finish(row, "no-survey", "ending a session");
             continue;
           }
           // The step just recorded is the session's next: answered without deciding again.
@@ -257,6 +286,12 @@ export class Sessions {
       }
     }
     return busy(id);
+  }
+
+  /** Ends the session with `reason`: the row as written, else undefined when it moved meanwhile. */
+  async #finish(row: SessionRow, reason: SessionDoneReason, what: string): Promise<SessionRow | undefined> {
+    const finished = await this.#store.write(what, finishSession(row.id, row.version, reason));
+    return finished ? { ...row, state: "done", doneReason: reason, version: row.version + 1 } : undefined;
   }
 
   /**
@@ -337,11 +372,8 @@ export class Sessions {
     return { kind: "none" };
   }
 
-  async #situation(row: SessionRow, now: Date): Promise<SessionSituation> {
-    const [profile, history] = await Promise.all([
-      this.#store.read(readProfile(row.uid)),
-      this.#store.respondentHistory(row.uid, MATCH_HISTORY_LIMIT),
-    ]);
+  async #situation(row: SessionRow, now: Date, known?: RespondentFacts): Promise<SessionSituation> {
+    const { profile, history } = known ?? (await this.#store.read(readRespondent(row.uid, MATCH_HISTORY_LIMIT)));
     const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
     const answers = new Map<string, readonly string[]>();
     for (const answer of profile)
@@ -439,9 +471,10 @@ function answerProblem(
   }
 }
 
-const doneReasons = ["completed", "no-survey", "attempts", "excluded", "ended", "expired"] as const;
-function doneReason(value: string | null): (typeof doneReasons)[number] {
-  return doneReasons.find((reason) => reason === value) ?? "ended";
+/** A done session's reason; every write that ends a session stores one, so a missing one is a broken store. */
+function doneReasonOf(row: SessionRow): SessionDoneReason {
+  if (row.doneReason === null) throw new StoreError(`session ${row.id.slice(0, 64)} is done without a reason`);
+  return row.doneReason;
 }
 
 function notFound(id: string): SessionOutcome {

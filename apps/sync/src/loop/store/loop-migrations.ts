@@ -2,7 +2,7 @@ import { dialects } from "../../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 import type { ColumnTypes } from "../../database/sql-dialect.ts";
 import { gateSchema } from "./gate-schema.ts";
-import { questionSchema, sessionSchema } from "./session-schema.ts";
+import { questionSchema, sessionSchema, startLinkSchema } from "./session-schema.ts";
 
 /** The column type names of each dialect (its dialect object's). */
 const types: Readonly<Record<Dialect, ColumnTypes>> = {
@@ -287,6 +287,13 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "the quality gate: starts, devices, speeders and respondents' risk",
     sqlite: gateSchema("sqlite"),
     postgres: gateSchema("postgres"),
+  },
+  // Version 11: the respondent page's start links (session-schema.ts; its room is src/page).
+  {
+    version: 11,
+    name: "start links of the respondent page",
+    sqlite: startLinkSchema("sqlite"),
+    postgres: startLinkSchema("postgres"),
   },
 ];
 

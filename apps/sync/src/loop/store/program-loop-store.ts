@@ -2,7 +2,7 @@ import type { DialectName } from "../../database/sql-dialect.ts";
 import type { Program } from "../../database/program.ts";
 import { pruneFeedPrefix, type PruneBatchOutcome } from "../../database/retention.ts";
 import { command, statement } from "../../database/statement.ts";
-import { execute, one } from "../../database/program.ts";
+import { execute, one, WriteRolledBack } from "../../database/program.ts";
 import { integer } from "../../database/columns.ts";
 import * as events from "./event-position-records.ts";
 import * as records from "./loop-records.ts";
@@ -161,8 +161,14 @@ export abstract class ProgramLoopStore implements LoopStore {
     return this.runRead(program);
   }
 
-  write<T>(what: string, program: Program<T>): Promise<T> {
-    return this.runWrite(what, program);
+  async write<T>(what: string, program: Program<T>): Promise<T> {
+    try {
+      return await this.runWrite(what, program);
+    } catch (error) {
+      // The program's own result, given to rollBack (program.ts): its type is the program's.
+      if (error instanceof WriteRolledBack) return error.value as T;
+      throw error;
+    }
   }
 
   pruneHourlyCounts(before: Date) {

@@ -82,3 +82,23 @@ CREATE TABLE loop_questions (
 INSERT INTO loop_counters (name, value) VALUES ('questions', 0);
 `;
 }
+
+/**
+ * Version 11: the start links of the respondent page that started a session (src/page), by a
+ * hash of their signature, so a link used again lands on its session while that is open and is
+ * refused after, with the link's returnUrl (kept here, not in the session, so a survey's return
+ * lands on the page); a row is kept until both the link and its session have expired.
+ */
+export function startLinkSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  return `
+CREATE TABLE loop_start_links (
+  signature_hash TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  return_url TEXT,
+  expires_at ${t.time} NOT NULL
+);
+CREATE INDEX loop_start_links_expiry ON loop_start_links (expires_at);
+CREATE INDEX loop_start_links_session ON loop_start_links (session_id);
+`;
+}
