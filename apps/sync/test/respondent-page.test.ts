@@ -128,7 +128,7 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     expect(answered.status).toBe(303);
     expectPageHeaders(answered);
     expect(answered.headers.get("location")).toBe(`/s/${id}`);
-    expect(answers).toHaveBeenCalledWith(id, { "43": ["2"] }, { fingerprint: "fp-0123456789abcdef" });
+    expect(answers).toHaveBeenCalledWith(id, { "43": ["2"] }, { fingerprint: "fp-0123456789abcdef", fromPage: true });
 
     // A survey: one button, a form POST to /go (with the fingerprint), its length from Loi.
     const survey = await page(stepUrl);

@@ -56,6 +56,12 @@ export type SessionOutcome =
 export interface SessionClient {
   /** The device fingerprint the page computed (the quality gate's `duplicate-device`). */
   readonly fingerprint?: string | undefined;
+  /**
+   * The answers come from the respondent's own page, not a supplier's server: only questions a
+   * session asks (the catalogue's, in the session's language) are taken, so a posted form cannot
+   * write answers to any question id it likes into the profile and the answer counts.
+   */
+  readonly fromPage?: boolean;
 }
 
 /**
@@ -162,7 +168,7 @@ export class Sessions {
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
-      const checked = this.#checkAnswers(row.languageId, answers);
+      const checked = this.#checkAnswers(row.languageId, answers, client.fromPage === true);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
       const now = this.#clock();
       const fingerprint = row.fingerprint === null ? client.fingerprint : undefined;
@@ -406,18 +412,25 @@ export class Sessions {
 
   /**
    * Answers as stored: option codes as strings. A question of the catalogue in the session's
-   * language takes only its options (one for a single choice), a number for a numeric one.
+   * language takes only its options (one for a single choice), a number for a numeric one;
+   * `catalogueOnly` (the respondent's page) refuses any other question.
    */
   #checkAnswers(
     languageId: number,
     answers: SessionAnswers,
+    catalogueOnly = false,
   ): { ok: true; answers: Map<number, string[]> } | { ok: false; reply: Reply } {
     const checked = new Map<number, string[]>();
     for (const [key, value] of Object.entries(answers)) {
       const qualificationId = Number(key);
       const given = (Array.isArray(value) ? value : [value]).map(String);
       const detail = this.#catalogue.detail(languageId, qualificationId);
-      const problem = detail === undefined ? undefined : answerProblem(detail, given);
+      const problem =
+        detail === undefined
+          ? catalogueOnly
+            ? "not a question this session asks"
+            : undefined
+          : answerProblem(detail, given);
       if (problem !== undefined)
         return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: ${problem} (question ${key})`) };
       if (given.length === 0)
