@@ -586,6 +586,27 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     expect((await fetch(url, { redirect: "manual" })).status).toBe(403);
     expect(await readOutcomeFeed(harness)).toHaveLength(1);
     expect((await readLoopFigures(harness)).totals.lifetime).toMatchObject({ entries: 1, completes: 1 });
+
+    // The same signed return replayed at once, by the browser and whoever copied the URL: one outcome, money once.
+    offsetMs = 0;
+    const replayed = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "replayed", languageId: 3 }),
+      201,
+    );
+    const signedUrl = signUrl(
+      `${harness.service.outcomesUrl}/v1/return/complete?vq_token=${encodeURIComponent(replayed.next.token ?? "")}`,
+      signing.key,
+      signing.scheme,
+    );
+    const replays = await Promise.all(Array.from({ length: 8 }, () => fetch(signedUrl, { redirect: "manual" })));
+    expect(replays.map((response) => response.status)).toEqual(Array<number>(8).fill(303));
+    const feed2 = await readOutcomeFeed(harness);
+    expect(feed2.filter((record) => record.token === replayed.next.token)).toHaveLength(1);
+    const figures = (await readLoopFigures(harness)).totals.lifetime;
+    expect(figures).toMatchObject({ entries: 2, completes: 2 });
+    expect(figures.earnings).toBe(
+      (cpiOf.get(session.next.surveyId ?? 0) ?? NaN) + (cpiOf.get(replayed.next.surveyId ?? 0) ?? NaN),
+    );
   });
 });
 
