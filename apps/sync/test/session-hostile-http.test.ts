@@ -9,7 +9,7 @@ import {
   type FakeSupplierApi,
   type SurveyInit,
 } from "@sds/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { waitFor } from "./harness.ts";
@@ -521,6 +521,37 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     );
     expect(back.status).toBe(303);
     expect(back.headers.get("location")).toBe(`${returnUrl}&session=${session.id}`);
+  });
+
+  it("answers 503 session_busy to an end it could not record, never a survey step after it", async (context) => {
+    skipWithoutPostgres(context);
+    const [harness] = await startReplicas(store.database());
+    if (harness === undefined) throw new Error("no replica");
+    const session = await json<SessionView>(
+      await postJson(harness, "/v1/sessions", { uid: "end-busy", languageId: 3 }),
+      201,
+    );
+    const token = session.next.token ?? "";
+    expect(
+      (
+        await fetch(`${harness.service.outcomesUrl}/v1/return/terminate?vq_token=${encodeURIComponent(token)}`, {
+          redirect: "manual",
+        })
+      ).status,
+    ).toBe(303);
+    // Every round of the end loses its race (another request moved the session each time).
+    const { store: loopStore } = harness.service.loop;
+    const write = loopStore.write.bind(loopStore);
+    const raced = vi
+      .spyOn(loopStore, "write")
+      .mockImplementation(((description: string, program: never) =>
+        description === "ending a session" ? Promise.resolve(false) : write(description, program)) as never);
+    const ended = await postJson(harness, `/v1/sessions/${session.id}/end`, {});
+    raced.mockRestore();
+    expect(ended.status, await ended.clone().text()).toBe(503);
+    expect(await ended.text()).toContain("session_busy");
+    // No survey was offered after the end was asked for.
+    expect((await checkedSession(harness, session.id, 3)).attempts).toHaveLength(1);
   });
 
   it("counts one address however the body spells it (velocity-ip)", async (context) => {
