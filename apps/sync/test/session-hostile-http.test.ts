@@ -550,8 +550,10 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
     raced.mockRestore();
     expect(ended.status, await ended.clone().text()).toBe(503);
     expect(await ended.text()).toContain("session_busy");
-    // No survey was offered after the end was asked for.
-    expect((await checkedSession(harness, session.id, 3)).attempts).toHaveLength(1);
+    // Retried, as the 503 asks: the session ends, and no survey was offered after the end was asked for.
+    const retried = await json<SessionView>(await postJson(harness, `/v1/sessions/${session.id}/end`, {}), 200);
+    expect(retried.next).toEqual({ kind: "done", reason: "ended" });
+    expect(retried.attempts).toHaveLength(1);
   });
 
   it("counts one address however the body spells it (velocity-ip)", async (context) => {

@@ -202,10 +202,14 @@ export class Sessions {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const row = await this.#store.read(readSession(id));
       if (row === undefined) return notFound(id);
-      if (row.state === "done") break;
-      if (await this.#store.write("ending a session", finishSession(id, row.version, "ended"))) break;
+      if (
+        row.state === "done" ||
+        (await this.#store.write("ending a session", finishSession(id, row.version, "ended")))
+      )
+        return this.#advance(id, false);
     }
-    return this.#advance(id, false);
+    // Never decide a next step for a session asked to end: that could offer it another survey.
+    return busy(id);
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
