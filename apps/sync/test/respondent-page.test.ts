@@ -176,6 +176,11 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     const first = await start(service, link);
     expect(await start(service, link)).toBe(first);
     const id = first.slice(first.lastIndexOf("/") + 1);
+    // A HEAD of the page (a preview, a link checker) decides no step: no entry is issued.
+    const advances = vi.spyOn(service.harness.service.sessions.sessions, "get");
+    expect((await fetch(first, { ...manual, method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${service.base}/s/no-such-session`, { ...manual, method: "HEAD" })).status).toBe(404);
+    expect(advances).not.toHaveBeenCalled();
     expect((await service.harness.request(`/v1/sessions/${id}/end`, { method: "POST" })).status).toBe(200);
     expect(await page(link, 403)).toContain("This link was already used for a session that has ended.");
 

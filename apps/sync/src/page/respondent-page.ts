@@ -18,6 +18,14 @@ import { startLinkReturnUrl } from "./start-link-records.ts";
 /** `GET /s/{id}`: the session's next step (a question's form, a survey's button, the end). */
 export async function showStep(context: RespondentPageContext, request: RouteRequest): Promise<Reply> {
   const id = request.params.id ?? "";
+  // A HEAD (a link checker, a preview) reads whether the session exists and decides nothing: a
+  // GET decides the next step, and a survey step issues an entry.
+  if (request.incoming.method === "HEAD") {
+    const row = await context.loop.store.read(readSession(id));
+    return row === undefined
+      ? message(context, 404, "en", (strings) => [strings.refusedTitle, strings.notFound])
+      : html(context, 200, frameOf("en"), "");
+  }
   const outcome = await context.sessions.get(id, false);
   if (outcome.kind === "reply") return unavailable(context, outcome.reply);
   const { session } = outcome;
