@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { storeCases } from "./store-cases.ts";
 import { startPageService, type PageService } from "./respondent-page-setup.ts";
 
 /*
@@ -10,25 +9,7 @@ import { startPageService, type PageService } from "./respondent-page-setup.ts";
  * to the question (`?invalid=1`), keeps nothing, and is never taken for an outage (a 503 page).
  */
 
-const schemas: string[] = [];
-const stores: { name: string; database: () => DatabaseConfig | undefined }[] = [
-  { name: "SQLite", database: () => undefined },
-  {
-    name: "PostgreSQL",
-    database: () => {
-      const schema = freshSchemaName("sds_page_attack");
-      schemas.push(schema);
-      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
-    },
-  },
-];
-let postgres = false;
-beforeAll(async () => {
-  postgres = await postgresAvailable();
-});
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
+const { stores, usable } = storeCases("sds_page_attack");
 const services: PageService[] = [];
 afterEach(async () => {
   for (const service of services.splice(0).reverse()) await service.close();
@@ -47,7 +28,7 @@ function postForm(url: string, fields: [string, string][]): Promise<Response> {
 
 describe.each(stores)("the respondent page under attack ($name)", (store) => {
   it("sends a form with a NUL, or answering a question never asked, back to the question and keeps nothing of it", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const service = await startPageService({}, store.database());
     services.push(service);
     const started = await fetch(service.startLink({ uid: "page-hostile", languageId: 3 }), {

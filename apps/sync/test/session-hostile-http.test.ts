@@ -9,13 +9,13 @@ import {
   type FakeSupplierApi,
   type SurveyInit,
 } from "@sds/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import { waitFor } from "./harness.ts";
 import { loopSurvey } from "./loop-surveys.ts";
 import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -91,26 +91,7 @@ function numbersIn(value: unknown): number[] {
 
 const cpiOf = new Map(surveys.map(({ survey }) => [survey?.SurveyId, Number(survey?.Cpi)]));
 
-const schemas: string[] = [];
-const stores: { name: string; database: () => DatabaseConfig | undefined }[] = [
-  { name: "SQLite", database: () => undefined },
-  {
-    name: "PostgreSQL",
-    database: () => {
-      const schema = freshSchemaName("sds_session_attack");
-      schemas.push(schema);
-      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
-    },
-  },
-];
-
-let postgres = false;
-beforeAll(async () => {
-  postgres = await postgresAvailable();
-});
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
+const { stores, postgres, postgresDatabase, usable } = storeCases("sds_session_attack");
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -255,7 +236,7 @@ async function raceSession(
 
 describe.each(stores)("a respondent's session under attack over HTTP ($name)", (store) => {
   const skipWithoutPostgres = (context: { skip: () => void }) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
   };
 
   it("keeps distinct surveys, the attempts cap and one outcome per entry while reads, answers, replayed returns and S2S calls race", async (context) => {
@@ -645,13 +626,8 @@ describe.each(stores)("a respondent's session under attack over HTTP ($name)", (
 
 describe("a respondent's session raced across two PostgreSQL replicas", () => {
   it("keeps distinct surveys, the attempts cap and one outcome per entry", async (context) => {
-    if (!postgres) context.skip();
-    const schema = freshSchemaName("sds_session_attack_replicas");
-    schemas.push(schema);
-    const replicas = await startReplicas(
-      { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema },
-      { replicas: 2 },
-    );
+    if (!postgres()) context.skip();
+    const replicas = await startReplicas(postgresDatabase(), { replicas: 2 });
     const capped = await raceSession(replicas, "replica-cap", ["overquota", "terminate", "terminate"]);
     expect(capped.next).toEqual({ kind: "done", reason: "attempts" });
     const paid = await raceSession(replicas, "replica-paid", ["complete"]);

@@ -1,4 +1,4 @@
-import type { GateCode } from "@sds/sync-client";
+import { GateCode } from "@sds/sync-client";
 import { integer, oneOf, text } from "../database/columns.ts";
 import { execute, first, one, rows, type Program } from "../database/program.ts";
 import { command, statement } from "../database/statement.ts";
@@ -9,16 +9,8 @@ import { command, statement } from "../database/statement.ts";
  * store, never in one process's memory.
  */
 
-/** Every gate code, in the order the status page lists them. */
-export const gateCodes = [
-  "bot",
-  "velocity-ip",
-  "velocity-uid",
-  "concurrent",
-  "duplicate-device",
-  "geo",
-  "score",
-] as const satisfies readonly GateCode[];
+/** Every gate code, in the order the status page lists them (the contract's, `@sds/sync-client`'s). */
+export const gateCodes: readonly GateCode[] = GateCode.options;
 
 /** A gate code read back from the store: anything else is a StoreError. */
 export const storedGateCode = oneOf(gateCodes);
