@@ -819,14 +819,28 @@ export function* takeReturn(token: string, returned: AttemptReturn, at: Date): P
   return target;
 }
 
-/** Entries issued before `before` that still have no outcome, oldest first (the partial index `loop_entries_pending`). */
+/** Where a read of pending entries goes on from: after this entry (issued at, then token). */
+export interface PendingCursor {
+  readonly issuedAt: string;
+  readonly token: string;
+}
+
+/**
+ * Entries issued before `before` that still have no outcome, oldest first (the partial index
+ * `loop_entries_pending`), after `after` when given: a page at a time, so a sweep reaches every
+ * pending entry, not only the oldest `limit`.
+ */
 export function* pendingEntries(
   before: string,
   limit: number,
+  after: PendingCursor = { issuedAt: new Date(0).toISOString(), token: "" },
 ): Program<{ token: string; surveyId: number; issuedAt: number }[]> {
   const rows = yield* query(
-    "SELECT token, survey_id, issued_at FROM loop_entries WHERE outcome IS NULL AND source = 'link' AND issued_at < ? ORDER BY issued_at LIMIT ?",
+    "SELECT token, survey_id, issued_at FROM loop_entries WHERE outcome IS NULL AND source = 'link' AND issued_at < ? AND issued_at >= ? AND (issued_at > ? OR token > ?) ORDER BY issued_at, token LIMIT ?",
     before,
+    after.issuedAt,
+    after.issuedAt,
+    after.token,
     limit,
   );
   return rows.map((row) => ({
