@@ -310,7 +310,7 @@ describe("sds link start", () => {
     const verdict = verifyStartLink(query, secret, new Date(), 600);
     expect(verdict).toMatchObject({ valid: true, link: { uid: "r 91", languageId: 9, device: "mobile" } });
     expect(verdict.valid && verdict.link.ts).toBeGreaterThanOrEqual(before);
-    const json = await start(["--uid", "r-1", "--language-id", "3", "--base-url", "http://127.0.0.1:9", "-o", "json"]);
+    const json = await start(["--uid", "r-1", "--language-id", "3", "--sync-url", "http://127.0.0.1:9", "-o", "json"]);
     const document = JSON.parse(json.stdout) as { uid: string; languageId: number; url: string };
     expect(document).toMatchObject({ uid: "r-1", languageId: 3 });
     expect(document.url.startsWith("http://127.0.0.1:9/s/start?uid=r-1&languageId=3&ts=")).toBe(true);
@@ -319,21 +319,21 @@ describe("sds link start", () => {
   it("refuses without a usable secret, base URL, uid or language (exit 2), never printing the secret", async () => {
     const cases: readonly [readonly string[], Readonly<Record<string, string>>, RegExp][] = [
       [
-        ["--uid", "r", "--language-id", "3", "--base-url", "https://s.example"],
+        ["--uid", "r", "--language-id", "3", "--sync-url", "https://s.example"],
         { SYNC_SESSION_SECRET: "" },
         /SYNC_SESSION_SECRET is not set/,
       ],
       [
-        ["--uid", "r", "--language-id", "3", "--base-url", "https://s.example"],
+        ["--uid", "r", "--language-id", "3", "--sync-url", "https://s.example"],
         { SYNC_SESSION_SECRET: "too-short-secret" },
         /shorter than 32/,
       ],
       [["--uid", "r", "--language-id", "3"], {}, /no sds-sync URL/],
-      [["--language-id", "3", "--base-url", "https://s.example"], {}, /--uid is required/],
-      [["--uid", "r", "--base-url", "https://s.example"], {}, /--language-id is required/],
-      [["--uid", "r", "--language-id", "x", "--base-url", "https://s.example"], {}, /--language-id must be an integer/],
+      [["--language-id", "3", "--sync-url", "https://s.example"], {}, /--uid is required/],
+      [["--uid", "r", "--sync-url", "https://s.example"], {}, /--language-id is required/],
+      [["--uid", "r", "--language-id", "x", "--sync-url", "https://s.example"], {}, /--language-id must be an integer/],
       [
-        ["--uid", "r", "--language-id", "3", "--device", "tv", "--base-url", "https://s.example"],
+        ["--uid", "r", "--language-id", "3", "--device", "tv", "--sync-url", "https://s.example"],
         {},
         /--device must be one of/,
       ],

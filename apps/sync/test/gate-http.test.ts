@@ -6,12 +6,12 @@ import {
   DEFAULT_SUPPLIER_ID,
   type FakeMarketplace,
 } from "@sds/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopSurvey, screenedSurvey } from "./loop-surveys.ts";
 import { postJson, receiveOutcome, unsignedOutcomes } from "./loop-traffic.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -61,25 +61,7 @@ const surveys = [
 const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
-const stores: { name: string; database: () => DatabaseConfig | undefined }[] = [];
-const schemas: string[] = [];
-stores.push({ name: "SQLite", database: () => undefined });
-stores.push({
-  name: "PostgreSQL",
-  database: () => {
-    const schema = freshSchemaName("sds_gate");
-    schemas.push(schema);
-    return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
-  },
-});
-
-let postgres = false;
-beforeAll(async () => {
-  postgres = await postgresAvailable();
-});
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
+const { stores, postgres, postgresDatabase, usable } = storeCases("sds_gate");
 
 describe.each(stores)("the quality gate over HTTP ($name)", (store) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -150,7 +132,7 @@ describe.each(stores)("the quality gate over HTTP ($name)", (store) => {
   }
 
   const skipWithoutPostgres = (context: { skip: () => void }) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
   };
 
   it("refuses a user agent isbot knows (bot), explains it in the session, counts it, and lets a browser in", async (context) => {
@@ -358,10 +340,8 @@ describe("the quality gate across PostgreSQL replicas", () => {
   });
 
   it("counts starts in the store: concurrent starts from one address on two replicas admit exactly the limit, and one open session of a uid", async (context) => {
-    if (!postgres) context.skip();
-    const schema = freshSchemaName("sds_gate_replicas");
-    schemas.push(schema);
-    const database: DatabaseConfig = { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    if (!postgres()) context.skip();
+    const database: DatabaseConfig = postgresDatabase();
     const api = createFakeSupplierApi({
       suppliers: [
         {

@@ -5,8 +5,7 @@ import { createRequire } from "node:module";
 import type { RespondentOutcome } from "@sds/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startPageService, type PageService } from "./respondent-page-setup.ts";
 import { chromiumPath, DESKTOP, horizontalOverflow, launchChromium, screenshot } from "./status-page-browser.ts";
 
@@ -50,27 +49,11 @@ interface Respondent {
 }
 
 /** The stores the page is checked on: the embedded one, and PostgreSQL (skipped outside CI when it is down). */
-const postgres = await postgresAvailable();
-const schemas: string[] = [];
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
-const stores = [
-  { name: "SQLite", available: true, database: (): DatabaseConfig | undefined => undefined },
-  {
-    name: "PostgreSQL",
-    available: postgres,
-    database: (): DatabaseConfig => {
-      const schema = freshSchemaName("sds_page_browser");
-      schemas.push(schema);
-      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
-    },
-  },
-] as const;
+const { stores, usable } = storeCases("sds_page_browser");
 
 describe.each(stores)("the respondent page in headless Chromium ($name)", (store) => {
-  if (!chromiumPath || !store.available) {
-    it.skip("needs Chromium and the store");
+  if (!chromiumPath) {
+    it.skip("needs Chromium (/usr/bin/chromium)");
     return;
   }
   let service: PageService;
@@ -83,12 +66,14 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
+    if (!usable(store)) return;
     embedder = await framingHost(framedLink);
     stranger = await framingHost(framedLink);
     service = await startPageService({ embedOrigins: [embedder.origin] }, store.database());
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
+    if (!usable(store)) return;
     for (const context of contexts) await context.close();
     await browser.close();
     await service.close();
@@ -165,7 +150,8 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
     return (await page.locator("h1").textContent()) ?? "";
   }
 
-  it("takes a respondent through a question, a survey, its return, a re-route and the complete, with JavaScript", async () => {
+  it("takes a respondent through a question, a survey, its return, a re-route and the complete, with JavaScript", async (test) => {
+    if (!usable(store)) test.skip();
     const { page, context, requests } = await respondent("Europe/Berlin");
     const answers = (await import("vitest")).vi.spyOn(service.harness.service.sessions.sessions, "answer");
     const response = await page.goto(
@@ -211,7 +197,8 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
     answers.mockRestore();
   }, 120_000);
 
-  it("works the same without JavaScript: forms and redirects only", async () => {
+  it("works the same without JavaScript: forms and redirects only", async (context) => {
+    if (!usable(store)) context.skip();
     const { page } = await respondent("Europe/Paris", false);
     await page.goto(service.startLink({ uid: "browser-2", languageId: 3 }));
     expect(await heading(page)).toBe("A question");
@@ -231,7 +218,8 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
     await checkStep(page, "done-nojs", false);
   }, 120_000);
 
-  it("can be used by keyboard alone: Tab, Space and Enter", async () => {
+  it("can be used by keyboard alone: Tab, Space and Enter", async (context) => {
+    if (!usable(store)) context.skip();
     const { page } = await respondent("America/New_York");
     await page.goto(service.startLink({ uid: "browser-3", languageId: 3 }));
     await page.keyboard.press("Tab");
@@ -251,7 +239,8 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
     expect(await page.locator("main").textContent()).toContain("You completed a survey.");
   }, 120_000);
 
-  it("tells the quality gate the device: a second uid on the first respondent's device is refused", async () => {
+  it("tells the quality gate the device: a second uid on the first respondent's device is refused", async (context) => {
+    if (!usable(store)) context.skip();
     // The first uid on this device (its own time zone: no other test's) answers a question, which
     // posts the page's fingerprint; the second uid on the same device is refused at its answer.
     const first = await respondent("America/Sao_Paulo");
@@ -277,7 +266,8 @@ describe.each(stores)("the respondent page in headless Chromium ($name)", (store
     await checkStep(page, "refused");
   }, 120_000);
 
-  it("refuses a forged start link, and loads in frames of SYNC_EMBED_ORIGINS only", async () => {
+  it("refuses a forged start link, and loads in frames of SYNC_EMBED_ORIGINS only", async (context) => {
+    if (!usable(store)) context.skip();
     const { page } = await respondent("Asia/Tokyo");
     const forged = await page.goto(service.startLink({ uid: "browser-4", languageId: 3 }, "f".repeat(40)));
     expect(forged?.status()).toBe(403);

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startPageService, type PageService } from "./respondent-page-setup.ts";
 
 /*
@@ -9,25 +9,7 @@ import { startPageService, type PageService } from "./respondent-page-setup.ts";
  * /s/* answer carries; the page's languages and size; and the page off without a secret.
  */
 
-const stores: { name: string; database: () => DatabaseConfig | undefined }[] = [
-  { name: "SQLite", database: () => undefined },
-  {
-    name: "PostgreSQL",
-    database: () => {
-      const schema = freshSchemaName("sds_page");
-      schemas.push(schema);
-      return { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
-    },
-  },
-];
-const schemas: string[] = [];
-let postgres = false;
-beforeAll(async () => {
-  postgres = await postgresAvailable();
-});
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
+const { stores, usable } = storeCases("sds_page");
 
 const services: PageService[] = [];
 afterEach(async () => {
@@ -85,7 +67,7 @@ async function start(service: PageService, link: string): Promise<string> {
 
 describe.each(stores)("the respondent page ($name)", (store) => {
   it("takes a respondent from a start link through a question, a survey, its return and a re-route to the end", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const service = await open({}, store.database());
     const starts = vi.spyOn(service.harness.service.sessions.sessions, "start");
     const answers = vi.spyOn(service.harness.service.sessions.sessions, "answer");
@@ -128,7 +110,7 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     expect(answered.status).toBe(303);
     expectPageHeaders(answered);
     expect(answered.headers.get("location")).toBe(`/s/${id}`);
-    expect(answers).toHaveBeenCalledWith(id, { "43": ["2"] }, { fingerprint: "fp-0123456789abcdef" });
+    expect(answers).toHaveBeenCalledWith(id, { "43": ["2"] }, { fingerprint: "fp-0123456789abcdef", fromPage: true });
 
     // A survey: one button, a form POST to /go (with the fingerprint), its length from Loi.
     const survey = await page(stepUrl);
@@ -165,7 +147,7 @@ describe.each(stores)("the respondent page ($name)", (store) => {
   });
 
   it("lands a start link used again on its open session, and refuses forged, altered and expired links", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const service = await open({}, store.database());
     // An apostrophe (which browsers send as %27) works: the signer encodes it.
     const link = service.startLink({ uid: "p-2 O'Brien", languageId: 3 });
@@ -176,6 +158,11 @@ describe.each(stores)("the respondent page ($name)", (store) => {
     const first = await start(service, link);
     expect(await start(service, link)).toBe(first);
     const id = first.slice(first.lastIndexOf("/") + 1);
+    // A HEAD of the page (a preview, a link checker) decides no step: no entry is issued.
+    const advances = vi.spyOn(service.harness.service.sessions.sessions, "get");
+    expect((await fetch(first, { ...manual, method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${service.base}/s/no-such-session`, { ...manual, method: "HEAD" })).status).toBe(404);
+    expect(advances).not.toHaveBeenCalled();
     expect((await service.harness.request(`/v1/sessions/${id}/end`, { method: "POST" })).status).toBe(200);
     expect(await page(link, 403)).toContain("This link was already used for a session that has ended.");
 

@@ -1,5 +1,8 @@
 import pg from "pg";
+import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { geoLite2Countries } from "../src/gate/country-lookup.ts";
+import { QualityGate, type GateRules } from "../src/gate/quality-gate.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
 import { startSession } from "../src/session/gated-writes.ts";
@@ -83,7 +86,7 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
       ),
     );
     expect(offered.result.kind).toBe("issued");
-    expect(offered.statements).toHaveLength(6);
+    expect(offered.statements).toHaveLength(5);
     expect([offered.statements[0], offered.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
 
     const returned = await sent(() => store.write("returning", takeReturn("tok-1", "terminate", t0)));
@@ -93,5 +96,91 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     const ended = await sent(() => store.write("ending", finishSession("s1", 3, "no-survey")));
     expect(ended.result).toBe(true);
     expect(ended.statements).toHaveLength(1);
+  });
+
+  it("offers a survey in one transaction of five, and takes the entry back when the session moved meanwhile", async () => {
+    await store.write(
+      "starting",
+      startSession(
+        { id: "s9", body: { uid: "u9", languageId: 3 }, answers: new Map(), now: t0, ttlSeconds: 3600 },
+        undefined,
+        undefined,
+      ),
+    );
+    const offer = (token: string, surveyId: number, version: number) =>
+      sent(() =>
+        store.write(
+          "offering a survey",
+          issueAttempt(
+            store.recordingSettings,
+            { sessionId: "s9", version, position: 0, link: `https://survey.example.com/${token}` },
+            { token, surveyId, uid: "u9", cpi: 1.5, at: t0 },
+            () => undefined,
+          ),
+        ),
+      );
+    // Decided on version 1, but the session is at 0: nothing is recorded, the entry neither.
+    const stale = await offer("tok-9a", 8, 1);
+    expect(stale.result.kind).toBe("stale");
+    expect(stale.statements.at(-1)).toBe("ROLLBACK");
+    const before = await store.read(readSessionWithRespondent("s9", 10));
+    expect(before?.session).toMatchObject({ version: 0, attempts: [] });
+    expect(before?.respondent.history).toEqual([]);
+
+    const issued = await offer("tok-9b", 9, 0);
+    expect(issued.result.kind).toBe("issued");
+    expect(issued.statements).toHaveLength(5);
+    const after = await store.read(readSessionWithRespondent("s9", 10));
+    expect(after?.session).toMatchObject({ version: 1, attempts: [{ token: "tok-9b", surveyId: 9, position: 0 }] });
+    expect(after?.respondent.history.map((entry) => entry.surveyId)).toEqual([9]);
+  });
+
+  /** A quality gate with the default rules (`concurrent` and `bot` on) and `rules` over them. */
+  const gateWith = (rules: Partial<GateRules> = {}) =>
+    new QualityGate({
+      rules: {
+        bots: true,
+        maxStartsPerIpPerHour: undefined,
+        maxStartsPerUidPerDay: undefined,
+        concurrent: true,
+        deviceWindowDays: 30,
+        geo: false,
+        respondentMaxRisk: undefined,
+        ...rules,
+      },
+      countries: geoLite2Countries(),
+      languageCountry: () => Promise.resolve(undefined),
+      registry: new Registry(),
+    });
+  const starting = (id: string, uid: string, ip?: string) => ({
+    id,
+    body: { uid, languageId: 3, ...(ip === undefined ? {} : { ip }) },
+    answers: new Map<number, string[]>(),
+    now: t0,
+    ttlSeconds: 3600,
+  });
+
+  it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async () => {
+    const gate = gateWith();
+    const admitted = await sent(() => store.write("starting", startSession(starting("g1", "gu1"), gate, undefined)));
+    expect(admitted.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(admitted.statements).toHaveLength(4);
+    expect([admitted.statements[0], admitted.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
+
+    // The uid's session is open: the next start is refused and stored done, counted.
+    const refused = await sent(() => store.write("starting", startSession(starting("g2", "gu1"), gate, undefined)));
+    expect(refused.result).toEqual({ refused: "concurrent" });
+    const session = await store.read(readSessionWithRespondent("g2", 10));
+    expect(session?.session).toMatchObject({ state: "done", doneReason: "excluded", gate: "concurrent" });
+
+    // A start limit on: the gate's own reads under the locks, as before.
+    const limited = await sent(() =>
+      store.write(
+        "starting",
+        startSession(starting("g3", "gu3", "198.51.100.9"), gateWith({ maxStartsPerIpPerHour: 5 }), undefined),
+      ),
+    );
+    expect(limited.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(limited.statements).toHaveLength(7);
   });
 });

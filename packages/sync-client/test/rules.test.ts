@@ -4,11 +4,14 @@ import {
   enteredAtProblem,
   HistoryBody,
   loopTextProblem,
+  MatchBody,
   MAX_HISTORY_BATCH,
   MAX_LOOP_TEXT,
   MAX_RECONCILE_BATCH,
   parseOutcomeKind,
   ReconcileBody,
+  SessionAnswersBody,
+  SessionBody,
 } from "../src/index.ts";
 
 /*
@@ -26,6 +29,48 @@ describe("the loop's rules", () => {
     expect(loopTextProblem("a\uD800b")).toBe("must be well-formed Unicode (it holds a lone surrogate)");
     expect(loopTextProblem("a\u0000b")).toBe("must not hold control characters (such as NUL)");
     expect(loopTextProblem("a\tb")).toBe("must not hold control characters (such as NUL)");
+  });
+
+  it("refuses a NUL in the text sds-sync keeps as given (answers, user agent, fingerprint), and keeps a line break", () => {
+    const start = { uid: "u-1", languageId: 3 };
+    expect(SessionBody.safeParse({ ...start, answers: { "77": "a\u0000b" } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, answers: { "77": ["1", "\u0000"] } }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, userAgent: "Mozilla/5.0\u0000" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, fingerprint: "fp-\u0000-0001" }).success).toBe(false);
+    expect(SessionAnswersBody.safeParse({ answers: { "77": "\u0000" } }).success).toBe(false);
+    expect(MatchBody.safeParse({ answers: { "77": ["\u0000"] } }).success).toBe(false);
+    const reconciled = (reason: string) =>
+      ReconcileBody.safeParse({ outcomes: [{ token: "t-1", outcome: "complete", reason }] });
+    expect(reconciled("audit \u0000").success).toBe(false);
+    expect(reconciled("audit, line 2\n").success).toBe(true);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\u0000b" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\r\nb" }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/next?x=1" }).success).toBe(true);
+    expect(SessionBody.safeParse({ ...start, answers: { "77": "line 1\nline 2" } }).success).toBe(true);
+    expect(SessionBody.safeParse({ ...start, fingerprint: "fp-device-0001" }).success).toBe(true);
+  });
+
+  it("takes a session's returnUrl only as the supplier's own http(s) page, and its ip only as an address", () => {
+    const start = { uid: "u-1", languageId: 3 };
+    const returnUrl = (url: string) => SessionBody.safeParse({ ...start, returnUrl: url }).success;
+    for (const url of [
+      "javascript:alert(1)",
+      "data:text/html,<script>alert(1)</script>",
+      "file:///etc/passwd",
+      "https://user:pass@panel.example/back",
+      "https://panel.example/back#session",
+      "https://panel.example:99999/back",
+      "//panel.example/back",
+      `https://panel.example/${"a".repeat(2000)}`,
+    ])
+      expect(returnUrl(url), url).toBe(false);
+    expect(returnUrl("https://panel.example/back?x=1&y=%20")).toBe(true);
+    const ip = (address: string) => SessionBody.safeParse({ ...start, ip: address }).success;
+    for (const address of ["999.1.1.1", "1.2.3.4/24", "01.2.3.4", "fe80::1%eth0", "localhost", ""])
+      expect(ip(address), address).toBe(false);
+    expect(ip("::ffff:203.0.113.7")).toBe(true);
+    expect(SessionBody.safeParse({ uid: "a\u0007b", languageId: 3 }).success).toBe(false);
+    expect(SessionBody.safeParse({ ...start, userAgent: "x".repeat(1001) }).success).toBe(false);
   });
 
   it("takes an entry link without a respondent id as an empty one, and refuses an empty token", () => {

@@ -1,4 +1,4 @@
-import type { GateCode } from "@sds/sync-client";
+import { GateCode } from "@sds/sync-client";
 import { integer, oneOf, text } from "../database/columns.ts";
 import { execute, first, one, rows, type Program } from "../database/program.ts";
 import { command, statement } from "../database/statement.ts";
@@ -9,16 +9,8 @@ import { command, statement } from "../database/statement.ts";
  * store, never in one process's memory.
  */
 
-/** Every gate code, in the order the status page lists them. */
-export const gateCodes = [
-  "bot",
-  "velocity-ip",
-  "velocity-uid",
-  "concurrent",
-  "duplicate-device",
-  "geo",
-  "score",
-] as const satisfies readonly GateCode[];
+/** Every gate code, in the order the status page lists them (the contract's, `@sds/sync-client`'s). */
+export const gateCodes: readonly GateCode[] = GateCode.options;
 
 /** A gate code read back from the store: anything else is a StoreError. */
 export const storedGateCode = oneOf(gateCodes);
@@ -30,6 +22,16 @@ export const storedGateCode = oneOf(gateCodes);
  */
 const LOCK_SUBJECTS = command<[uidSubject: string, ipSubject: string]>((dialect) => {
   const locks = dialect.advisoryLocks([{ boundText: true }, { boundText: true }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
+
+/**
+ * Serialises the transactions that judge one device fingerprint across replicas (a start that
+ * brings it, answers that bring it): without it two uids bringing one device at once would each
+ * find no other uid and both be admitted. SQLite's one writer already does.
+ */
+const LOCK_DEVICE = command<[deviceSubject: string]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ boundText: true }]);
   return locks === null ? null : `SELECT ${locks}`;
 });
 
@@ -79,12 +81,17 @@ const REFUSAL_COUNTS = statement<[], { readonly code: GateCode; readonly refusal
  */
 const REFUSAL_SHARDS = 16;
 
-/** The subject a start is counted under: `uid:<uid>` or `ip:<address>`. */
+/** The subject a start is counted under: `uid:<uid>` or `ip:<address>` (an IPv6 address's /64, as the gate counts it). */
 export const startSubject = (kind: "uid" | "ip", value: string): string => `${kind}:${value}`;
 
 /** Takes the locks of one uid's and one address's starts ({@link LOCK_SUBJECTS}). */
 export function* lockStartSubjects(uid: string, ip: string | undefined): Program<void> {
   yield* execute(LOCK_SUBJECTS, startSubject("uid", uid), startSubject("ip", ip ?? ""));
+}
+
+/** Takes the lock of one device fingerprint's judgement ({@link LOCK_DEVICE}). */
+export function* lockDevice(fingerprint: string): Program<void> {
+  yield* execute(LOCK_DEVICE, `device:${fingerprint}`);
 }
 
 /** Starts of a subject after `since`, counted up to `limit`. */

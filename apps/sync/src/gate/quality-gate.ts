@@ -2,11 +2,13 @@ import type { GateCode } from "@sds/sync-client";
 import { isbot } from "isbot";
 import { Counter, type Registry } from "prom-client";
 import type { Program } from "../database/program.ts";
+import { addressBlock } from "../http/client-address.ts";
 import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
 import type { CountryLookup } from "./country-lookup.ts";
 import {
   deviceOfOtherUid,
   gateCodes,
+  lockDevice,
   lockStartSubjects,
   openSessionOf,
   recordStart,
@@ -103,7 +105,7 @@ export class QualityGate {
 
   /**
    * The rules that count, run in the start's write transaction before the session is stored,
-   * under locks on the uid and the address: `concurrent`, `velocity-uid`, `velocity-ip`,
+   * under locks on the uid, the address and the fingerprint: `concurrent`, `velocity-uid`, `velocity-ip`,
    * `duplicate-device`, `score`. An admitted start is counted (and its device remembered) in the
    * same transaction.
    */
@@ -111,23 +113,50 @@ export class QualityGate {
     const rules = this.#rules;
     const uidLimit = rules.maxStartsPerUidPerDay;
     const ipLimit = respondent.ip === undefined ? undefined : rules.maxStartsPerIpPerHour;
+    const block = respondent.ip === undefined ? undefined : addressBlock(respondent.ip);
     if (rules.concurrent || uidLimit !== undefined || ipLimit !== undefined)
-      yield* lockStartSubjects(respondent.uid, respondent.ip);
+      yield* lockStartSubjects(respondent.uid, block);
+    // After the uid's and the address's (one order for every transaction that takes more than one).
+    if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0) yield* lockDevice(respondent.fingerprint);
     const code = yield* this.#countedRules(respondent, now);
     if (code !== undefined) return code;
     if (respondent.fingerprint !== undefined && rules.deviceWindowDays > 0)
       yield* rememberDevice(respondent.fingerprint, respondent.uid, now);
     if (uidLimit !== undefined) yield* recordStart(startSubject("uid", respondent.uid), now);
-    if (ipLimit !== undefined) yield* recordStart(startSubject("ip", respondent.ip ?? ""), now);
+    if (ipLimit !== undefined) yield* recordStart(startSubject("ip", block ?? ""), now);
     return undefined;
   }
 
   /**
+   * Whether {@link admitStart} would judge this start by `concurrent` alone under its locks, and
+   * record nothing: no start limit applies, no device, no score. Then the start's own insert may
+   * re-check it, in the statement that stores the session (session-records.ts
+   * `createSessionUnlessOpen`), after {@link lockStart}: one round trip where two would be.
+   */
+  admitsByConcurrentAlone(respondent: StartingRespondent): boolean {
+    const rules = this.#rules;
+    return (
+      rules.concurrent &&
+      rules.maxStartsPerUidPerDay === undefined &&
+      (respondent.ip === undefined || rules.maxStartsPerIpPerHour === undefined) &&
+      (respondent.fingerprint === undefined || rules.deviceWindowDays <= 0) &&
+      rules.respondentMaxRisk === undefined
+    );
+  }
+
+  /** The locks {@link admitStart} takes first: for a caller that re-checks `concurrent` itself ({@link admitsByConcurrentAlone}). */
+  *lockStart(respondent: StartingRespondent): Program<void> {
+    yield* lockStartSubjects(respondent.uid, respondent.ip);
+  }
+
+  /**
    * `duplicate-device`: the fingerprint seen with another uid within SYNC_DEVICE_WINDOW_DAYS
-   * refuses; otherwise it is remembered as this uid's (now).
+   * refuses; otherwise it is remembered as this uid's (now). Judged under the fingerprint's lock,
+   * so two uids bringing one device at once are judged one after the other.
    */
   *admitDevice(uid: string, fingerprint: string | undefined, now: Date): Program<GateCode | undefined> {
     if (fingerprint === undefined || this.#rules.deviceWindowDays <= 0) return undefined;
+    yield* lockDevice(fingerprint);
     if (yield* this.#seenWithAnotherUid(uid, fingerprint, now)) return "duplicate-device";
     yield* rememberDevice(fingerprint, uid, now);
     return undefined;
@@ -168,7 +197,7 @@ export class QualityGate {
     const hourAgo = new Date(now.getTime() - HOUR_MS);
     if (
       ipLimit !== undefined &&
-      (yield* startsSince(startSubject("ip", respondent.ip ?? ""), hourAgo, ipLimit)) >= ipLimit
+      (yield* startsSince(startSubject("ip", addressBlock(respondent.ip ?? "")), hourAgo, ipLimit)) >= ipLimit
     )
       return "velocity-ip";
     if (yield* this.#seenWithAnotherUid(respondent.uid, respondent.fingerprint ?? null, now)) return "duplicate-device";

@@ -2,7 +2,13 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { SettingProblem } from "../common/setting-parsers.ts";
-import { clientAddressOf, parseTrustedProxies, type ClientAddressOf } from "./client-address.ts";
+import {
+  addressBlock,
+  canonicalAddress,
+  clientAddressOf,
+  parseTrustedProxies,
+  type ClientAddressOf,
+} from "./client-address.ts";
 
 /** The address a real server decides for one request sent from 127.0.0.1 with these headers. */
 async function seenAddress(addressOf: ClientAddressOf, headers: Record<string, string>): Promise<string> {
@@ -43,6 +49,27 @@ describe("the client address", () => {
   it("ignores X-Forwarded-For when the peer is not one of the trusted proxies", async () => {
     const addressOf = clientAddressOf(parseTrustedProxies("10.0.0.0/8"));
     expect(await seenAddress(addressOf, { "x-forwarded-for": "203.0.113.7" })).toBe("127.0.0.1");
+  });
+
+  it("is spelt one way however a proxy or a server wrote it (velocity-ip counts it as one address)", async () => {
+    const addressOf = clientAddressOf(parseTrustedProxies("loopback"));
+    expect(await seenAddress(addressOf, { "x-forwarded-for": "2001:DB8:0:0:0:0:0:7" })).toBe("2001:db8::7");
+    expect(await seenAddress(addressOf, { "x-forwarded-for": "::FFFF:203.0.113.7" })).toBe("203.0.113.7");
+    expect(canonicalAddress("::ffff:cb00:7107")).toBe("203.0.113.7");
+    expect(canonicalAddress("0:0:0:0:0:ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(canonicalAddress("203.0.113.7")).toBe("203.0.113.7");
+    expect(canonicalAddress("FE80::1%ETH0")).toBe("fe80::1%eth0");
+  });
+
+  it("is counted by its /64 when it is IPv6, by itself when it is IPv4", () => {
+    expect(addressBlock("2001:db8:5:6:a:b:c:d")).toBe("2001:db8:5:6::/64");
+    expect(addressBlock("2001:DB8:5:6::1")).toBe("2001:db8:5:6::/64");
+    expect(addressBlock("2001:db8::1")).toBe("2001:db8::/64");
+    expect(addressBlock("::1")).toBe("::/64");
+    expect(addressBlock("fe80::1:2:3:4")).toBe("fe80::/64");
+    expect(addressBlock("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("::FFFF:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressBlock("fe80::1%eth0")).toBe("fe80::1%eth0");
   });
 
   it("refuses a setting that names no address, or something that is not one", () => {

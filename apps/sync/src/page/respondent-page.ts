@@ -1,4 +1,4 @@
-import type { Session, SessionAnswers } from "@sds/sync-client";
+import { SessionAnswersBody, type Session } from "@sds/sync-client";
 import type { Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import { readFormBody } from "../http/request-body.ts";
@@ -18,6 +18,14 @@ import { startLinkReturnUrl } from "./start-link-records.ts";
 /** `GET /s/{id}`: the session's next step (a question's form, a survey's button, the end). */
 export async function showStep(context: RespondentPageContext, request: RouteRequest): Promise<Reply> {
   const id = request.params.id ?? "";
+  // A HEAD (a link checker, a preview) reads whether the session exists and decides nothing: a
+  // GET decides the next step, and a survey step issues an entry.
+  if (request.incoming.method === "HEAD") {
+    const row = await context.loop.store.read(readSession(id));
+    return row === undefined
+      ? message(context, 404, "en", (strings) => [strings.refusedTitle, strings.notFound])
+      : html(context, 200, frameOf("en"), "");
+  }
   const outcome = await context.sessions.get(id, false);
   if (outcome.kind === "reply") return unavailable(context, outcome.reply);
   const { session } = outcome;
@@ -42,10 +50,14 @@ async function returnUrlOf(context: RespondentPageContext, session: Session): Pr
   return returnUrl === undefined ? undefined : withSession(returnUrl, session.id);
 }
 
-/** The form fields the page posts: the device fingerprint, when the script computed one. */
+/**
+ * The form fields the page posts: the device fingerprint, when the script computed one the API
+ * would take (8 to 200 characters, no NUL): a browser is held to the API's rules, never trusted
+ * more than a supplier's server.
+ */
 function fingerprintOf(form: URLSearchParams): { readonly fingerprint?: string } {
   const value = form.get("fingerprint")?.trim() ?? "";
-  return value.length >= 8 && value.length <= 200 ? { fingerprint: value } : {};
+  return SessionAnswersBody.shape.fingerprint.safeParse(value).success ? { fingerprint: value } : {};
 }
 
 /**
@@ -63,9 +75,13 @@ export async function takeAnswers(context: RespondentPageContext, request: Route
     .getAll("answer")
     .map((value) => value.trim())
     .filter((value) => value !== "");
-  if (!/^\d{1,12}$/.test(question) || given.length === 0) return redirect(context, `${path}?invalid=1`);
-  const answers: SessionAnswers = { [question]: given };
-  const outcome = await context.sessions.answer(id, answers, fingerprintOf(form.value));
+  // Held to the API's rules (POST /v1/sessions/{id}/answers): text no store keeps (a NUL) is refused here too.
+  const body = SessionAnswersBody.safeParse({ answers: { [question]: given } });
+  if (given.length === 0 || !body.success) return redirect(context, `${path}?invalid=1`);
+  const outcome = await context.sessions.answer(id, body.data.answers, {
+    ...fingerprintOf(form.value),
+    fromPage: true,
+  });
   if (outcome.kind === "reply")
     return outcome.reply.status === 400 ? redirect(context, `${path}?invalid=1`) : unavailable(context, outcome.reply);
   return redirect(context, path);

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { SessionInventory } from "@sds/routing";
 import type { LoopContext } from "../loop/loop-context.ts";
-import { pendingEntries, recordDrop } from "./session-records.ts";
+import { pendingEntries, recordDrop, type PendingCursor } from "./session-records.ts";
 
 /** Pending entries one sweep looks at, oldest first. */
 const SWEEP_BATCH = 1000;
@@ -13,7 +13,7 @@ const UNKNOWN_LOI_MINUTES = 20;
  * a drop, recorded as a terminate with source `timeout` (a failed entry in conversion: yield no
  * longer counts it pending) and as its session attempt's return (`drop`: the session moves on as
  * after a terminate). A later outcome replaces it, as a transition. Reads only pending entries
- * (a partial index), never the whole table.
+ * (a partial index), never the whole table, a batch at a time until it has seen them all.
  *
  * @returns how many drops it recorded.
  */
@@ -25,27 +25,32 @@ export async function sweepDrops(
 ): Promise<number> {
   // Nothing is due before the shortest possible deadline: one minute of Loi.
   const before = new Date(now.getTime() - dropAfterLoi * 60_000).toISOString();
-  const pending = await loop.store.read(pendingEntries(before, SWEEP_BATCH));
   let dropped = 0;
-  for (const entry of pending) {
-    const loi = inventory.get(entry.surveyId)?.loiMinutes ?? UNKNOWN_LOI_MINUTES;
-    const deadline = entry.issuedAt + Math.max(1, loi) * dropAfterLoi * 60_000;
-    if (deadline > now.getTime()) continue;
-    const record = await loop.store.write(
-      "recording a drop",
-      recordDrop(
-        loop.store.recordingSettings,
-        entry.token,
-        now,
-        `drop: no outcome after ${dropAfterLoi} × the survey's Loi (${loi} min)`,
-      ),
-    );
-    if (record !== undefined) {
-      loop.outcomeNotifier.publish(record.sequence);
-      dropped++;
+  // Page after page: the oldest pending entries may belong to long surveys not due yet, with due ones behind them.
+  for (let after: PendingCursor | undefined; ;) {
+    const pending = await loop.store.read(pendingEntries(before, SWEEP_BATCH, after));
+    for (const entry of pending) {
+      const loi = inventory.get(entry.surveyId)?.loiMinutes ?? UNKNOWN_LOI_MINUTES;
+      const deadline = entry.issuedAt + Math.max(1, loi) * dropAfterLoi * 60_000;
+      if (deadline > now.getTime()) continue;
+      const record = await loop.store.write(
+        "recording a drop",
+        recordDrop(
+          loop.store.recordingSettings,
+          entry.token,
+          now,
+          `drop: no outcome after ${dropAfterLoi} × the survey's Loi (${loi} min)`,
+        ),
+      );
+      if (record !== undefined) {
+        loop.outcomeNotifier.publish(record.sequence);
+        dropped++;
+      }
     }
+    const last = pending.at(-1);
+    if (last === undefined || pending.length < SWEEP_BATCH) return dropped;
+    after = { issuedAt: new Date(last.issuedAt).toISOString(), token: last.token };
   }
-  return dropped;
 }
 
 /** Runs `work` every `intervalMs` until stopped, one run at a time, logging a failure. */

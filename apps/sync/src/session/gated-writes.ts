@@ -6,6 +6,7 @@ import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import {
   createSession,
   createSessionReadingRespondent,
+  createSessionUnlessOpen,
   readRespondent,
   refuseSession,
   storeAnswers,
@@ -57,7 +58,16 @@ export function* startSession(
   gate: QualityGate | undefined,
   screened: GateCode | undefined,
 ): Program<{ readonly refused: GateCode } | { readonly refused?: undefined; readonly respondent: RespondentFacts }> {
-  const code = screened ?? (gate === undefined ? undefined : yield* gate.admitStart(session.body, session.now));
+  let code = screened;
+  if (code === undefined && gate !== undefined) {
+    if (session.answers.size === 0 && gate.admitsByConcurrentAlone(session.body)) {
+      // `concurrent` re-checked under the gate's locks by the insert itself: one round trip, not two.
+      yield* gate.lockStart(session.body);
+      const created = yield* createSessionUnlessOpen(newSession(session), session.now, MATCH_HISTORY_LIMIT);
+      if (created !== "open") return { respondent: created };
+      code = "concurrent";
+    } else code = yield* gate.admitStart(session.body, session.now);
+  }
   if (code !== undefined) {
     yield* createSession(newSession(session), code);
     yield* countRefusal(code);

@@ -1,5 +1,5 @@
 import { integer, isoTime as toIso, nullable, oneOf, text } from "../database/columns.ts";
-import { recordEntry, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
+import { recordEntryWithAttempt, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
 import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import {
@@ -22,7 +22,7 @@ import type {
 } from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
 import type { GateCode } from "@sds/sync-client";
-import { storedGateCode } from "../gate/gate-records.ts";
+import { openSessionOf, storedGateCode } from "../gate/gate-records.ts";
 
 /*
  * The session's store logic, as programs over the loop store's tables (loop-program.ts): each
@@ -139,8 +139,11 @@ type SessionValues = [
   createdAt: string,
   expiresAt: string,
 ];
-const INSERT_SESSION =
-  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_SESSION_INTO =
+  "INSERT INTO loop_sessions (id, uid, language_id, device, return_url, state, done_reason, gate, ip, user_agent, fingerprint, created_at, expires_at)";
+/** One placeholder per value of {@link SessionValues}. */
+const SESSION_PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+const INSERT_SESSION = `${INSERT_SESSION_INTO} VALUES (${SESSION_PLACEHOLDERS})`;
 const CREATE_SESSION = command<SessionValues>(INSERT_SESSION);
 
 function sessionValues(session: NewSession, refused?: GateCode): SessionValues {
@@ -346,6 +349,56 @@ UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
   (row) => row,
 );
 
+/**
+ * {@link CREATE_SESSION_READING_RESPONDENT} unless the uid has an open, unexpired session (the
+ * quality gate's `concurrent`, gate-records.ts): the insert is skipped then, and a row of kind
+ * `open` says so. Its snapshot is taken when it starts, after the gate's locks were taken.
+ */
+const CREATE_SESSION_UNLESS_OPEN = statement<
+  [uid: string, now: string, ...SessionValues, uid: string, uid: string, historyLimit: number],
+  SqlRow
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `WITH open AS (SELECT id FROM loop_sessions WHERE uid = ? AND state = 'open' AND expires_at > ? LIMIT 1),
+created AS (
+  ${INSERT_SESSION_INTO} SELECT ${SESSION_PLACEHOLDERS} WHERE NOT EXISTS (SELECT 1 FROM open) RETURNING id
+)
+${respondentBranches("?")}
+UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created
+UNION ALL SELECT ${readBranch({ kind: "'open'" })} FROM open`
+      : null,
+  (row) => row,
+);
+
+/**
+ * Stores a new open session and reads its respondent's facts, unless the uid already has an open,
+ * unexpired session (`open`, nothing stored): the quality gate's `concurrent` re-checked by the
+ * statement that stores the session (one on PostgreSQL, under the gate's locks taken before it).
+ */
+export function* createSessionUnlessOpen(
+  session: NewSession,
+  now: Date,
+  historyLimit: number,
+): Program<RespondentFacts | "open"> {
+  const at = now.toISOString();
+  const found = yield* rows(
+    CREATE_SESSION_UNLESS_OPEN,
+    session.uid,
+    at,
+    ...sessionValues(session),
+    session.uid,
+    session.uid,
+    historyLimit,
+  );
+  if (found.some((row) => row.kind === "open")) return "open";
+  if (found.some((row) => row.kind === "created")) return decodeRespondent(found);
+  // The dialect cannot write in a read (SQLite, whose one writer needs no lock): the same, in steps.
+  if ((yield* openSessionOf(session.uid, now)) !== undefined) return "open";
+  yield* createSession(session);
+  return yield* readRespondent(session.uid, historyLimit);
+}
+
 function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
   return {
     profile: rows
@@ -444,10 +497,13 @@ export function* issueAttempt<Refusal>(
   entry: EntryInput,
   admit: EntryAdmission<Refusal>,
 ): Program<IssueResult<Refusal>> {
-  const result = yield* recordEntry(entry, admit, settings);
+  // The session's row is locked last, after the respondent's and the entry's counts (no writer
+  // takes them the other way round), which saves a round trip: a session that moved meanwhile
+  // takes the entry back with it. Where it can, the entry's own statement adds the attempt.
+  const { result, attempted: withEntry } = yield* recordEntryWithAttempt(entry, admit, settings, attempt);
   if (result.kind !== "recorded") return { kind: "not-issued", result };
-  // The session's row is locked last, after the respondent's (no writer takes them the other way
-  // round), which saves a round trip: a session that moved meanwhile takes the entry back with it.
+  if (withEntry === false) return rollBack({ kind: "stale" });
+  if (withEntry === true) return { kind: "issued", issuedAt: result.entry.issuedAt, attached: result.attached };
   const attempted = yield* first(
     ADD_ATTEMPT,
     attempt.sessionId,
@@ -763,14 +819,28 @@ export function* takeReturn(token: string, returned: AttemptReturn, at: Date): P
   return target;
 }
 
-/** Entries issued before `before` that still have no outcome, oldest first (the partial index `loop_entries_pending`). */
+/** Where a read of pending entries goes on from: after this entry (issued at, then token). */
+export interface PendingCursor {
+  readonly issuedAt: string;
+  readonly token: string;
+}
+
+/**
+ * Entries issued before `before` that still have no outcome, oldest first (the partial index
+ * `loop_entries_pending`), after `after` when given: a page at a time, so a sweep reaches every
+ * pending entry, not only the oldest `limit`.
+ */
 export function* pendingEntries(
   before: string,
   limit: number,
+  after: PendingCursor = { issuedAt: new Date(0).toISOString(), token: "" },
 ): Program<{ token: string; surveyId: number; issuedAt: number }[]> {
   const rows = yield* query(
-    "SELECT token, survey_id, issued_at FROM loop_entries WHERE outcome IS NULL AND source = 'link' AND issued_at < ? ORDER BY issued_at LIMIT ?",
+    "SELECT token, survey_id, issued_at FROM loop_entries WHERE outcome IS NULL AND source = 'link' AND issued_at < ? AND issued_at >= ? AND (issued_at > ? OR token > ?) ORDER BY issued_at, token LIMIT ?",
     before,
+    after.issuedAt,
+    after.issuedAt,
+    after.token,
     limit,
   );
   return rows.map((row) => ({

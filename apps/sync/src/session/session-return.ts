@@ -16,10 +16,15 @@ export interface ReturnContext {
   readonly clock: () => Date;
 }
 
-/** `url` with `session=<id>` added to its query. */
+/**
+ * `url` with `session=<id>` added to its query. Appended, never re-serialised: the supplier's
+ * own parameters keep their bytes (`%20` stays `%20`), so a page that signs its query still
+ * verifies it. A `session` parameter the URL already has is replaced.
+ */
 export function withSession(url: string, sessionId: string): string {
   const target = new URL(url);
-  target.searchParams.set("session", sessionId);
+  if (target.searchParams.has("session")) target.searchParams.set("session", sessionId);
+  else target.search = `${target.search === "" ? "" : `${target.search}&`}session=${encodeURIComponent(sessionId)}`;
   return target.toString();
 }
 
@@ -31,7 +36,8 @@ export function withSession(url: string, sessionId: string): string {
  * next step) and the respondent is sent on with 303: to the session's `returnUrl`, else
  * `SYNC_SESSION_RETURN_URL`, with `session=<id>`; else to `/s/<id>`. When the account's S2S
  * URLs are disabled, a signed return is recorded as the entry's outcome (source `redirect`);
- * an unsigned one never is. An unknown token, or a session that expired, is 404.
+ * an unsigned one never is. An unknown token, or a session that expired, is 404 (the signed
+ * return of an expired session's entry is still recorded as its outcome: it is money).
  */
 export async function receiveReturn(context: ReturnContext, request: RouteRequest): Promise<Reply> {
   const { loop } = context;
@@ -67,10 +73,12 @@ export async function receiveReturn(context: ReturnContext, request: RouteReques
     request.incoming.method === "HEAD"
       ? await loop.store.read(findReturnTarget(token))
       : await loop.store.write("recording a return", takeReturn(token, outcome, now));
-  if (target.kind === "unknown" || (target.kind === "attempt" && Date.parse(target.expiresAt) <= now.getTime()))
-    return errorReply(404, "not_found", "no live session or entry carries this token");
+  const expired = target.kind === "attempt" && Date.parse(target.expiresAt) <= now.getTime();
+  const gone = errorReply(404, "not_found", "no live session or entry carries this token");
+  if (target.kind === "unknown" || (expired && request.incoming.method === "HEAD")) return gone;
   if (request.incoming.method === "HEAD") return json(200, {});
-  // Without S2S calls the signed return is the only word of the outcome: record it, as the receiver would.
+  // Without S2S calls the signed return is the only word of the outcome: record it, as the receiver
+  // would, even when the session expired meanwhile (the buyer pays a complete however long it took).
   if (signed && loop.account.s2sEnabled === false) {
     const result = await loop.store.recordOutcome({ token, outcome, at: now, source: "redirect" });
     if (result.recorded) {
@@ -78,6 +86,7 @@ export async function receiveReturn(context: ReturnContext, request: RouteReques
       loop.outcomeNotifier.publish(result.record.sequence);
     }
   }
+  if (expired) return gone;
   if (target.kind === "entry")
     return context.returnUrl === undefined
       ? minimalPage("Thank you", `The survey ended (${outcome}). You may close this page.`)

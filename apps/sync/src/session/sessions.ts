@@ -7,6 +7,7 @@ import {
   type SessionSituation,
 } from "@sds/routing";
 import { StoreError } from "../common/errors.ts";
+import { canonicalAddress } from "../http/client-address.ts";
 import { errorReply, type Reply } from "../http/respond.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import { prepareEntry } from "../loop/entry-link-routes.ts";
@@ -55,6 +56,12 @@ export type SessionOutcome =
 export interface SessionClient {
   /** The device fingerprint the page computed (the quality gate's `duplicate-device`). */
   readonly fingerprint?: string | undefined;
+  /**
+   * The answers come from the respondent's own page, not a supplier's server: only questions a
+   * session asks (the catalogue's, in the session's language) are taken, so a posted form cannot
+   * write answers to any question id it likes into the profile and the answer counts.
+   */
+  readonly fromPage?: boolean;
 }
 
 /**
@@ -105,7 +112,9 @@ export class Sessions {
    * respondent's profile) and its first step decided; a refused respondent's session is stored
    * done (`excluded`, with the gate's code) and answered `refused`.
    */
-  async start(body: SessionBody): Promise<SessionOutcome> {
+  async start(given: SessionBody): Promise<SessionOutcome> {
+    // The address in one spelling: the gate counts and places it, the session keeps it.
+    const body = given.ip === undefined ? given : { ...given, ip: canonicalAddress(given.ip) };
     const now = this.#clock();
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
@@ -159,7 +168,7 @@ export class Sessions {
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
-      const checked = this.#checkAnswers(row.languageId, answers);
+      const checked = this.#checkAnswers(row.languageId, answers, client.fromPage === true);
       if (!checked.ok) return { kind: "reply", reply: checked.reply };
       const now = this.#clock();
       const fingerprint = row.fingerprint === null ? client.fingerprint : undefined;
@@ -193,10 +202,14 @@ export class Sessions {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const row = await this.#store.read(readSession(id));
       if (row === undefined) return notFound(id);
-      if (row.state === "done") break;
-      if (await this.#store.write("ending a session", finishSession(id, row.version, "ended"))) break;
+      if (
+        row.state === "done" ||
+        (await this.#store.write("ending a session", finishSession(id, row.version, "ended")))
+      )
+        return this.#advance(id, false);
     }
-    return this.#advance(id, false);
+    // Never decide a next step for a session asked to end: that could offer it another survey.
+    return busy(id);
   }
 
   /** Reads the session, decides its next step and records what it needs; again when the session moved meanwhile. */
@@ -403,18 +416,25 @@ export class Sessions {
 
   /**
    * Answers as stored: option codes as strings. A question of the catalogue in the session's
-   * language takes only its options (one for a single choice), a number for a numeric one.
+   * language takes only its options (one for a single choice), a number for a numeric one;
+   * `catalogueOnly` (the respondent's page) refuses any other question.
    */
   #checkAnswers(
     languageId: number,
     answers: SessionAnswers,
+    catalogueOnly = false,
   ): { ok: true; answers: Map<number, string[]> } | { ok: false; reply: Reply } {
     const checked = new Map<number, string[]>();
     for (const [key, value] of Object.entries(answers)) {
       const qualificationId = Number(key);
       const given = (Array.isArray(value) ? value : [value]).map(String);
       const detail = this.#catalogue.detail(languageId, qualificationId);
-      const problem = detail === undefined ? undefined : answerProblem(detail, given);
+      const problem =
+        detail === undefined
+          ? catalogueOnly
+            ? "not a question this session asks"
+            : undefined
+          : answerProblem(detail, given);
       if (problem !== undefined)
         return { ok: false, reply: errorReply(400, "bad_request", `answers.${key}: ${problem} (question ${key})`) };
       if (given.length === 0)

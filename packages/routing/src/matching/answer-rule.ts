@@ -46,7 +46,18 @@ export function compileAnswerRule(qualificationId: number, optionCodes: readonly
 export function answerMeets(rule: AnswerRule, answer: string): boolean {
   if (rule.codes.has(answer)) return true;
   if (rule.ranges.length === 0) return false;
-  const value = answerNumber(answer);
+  return inRanges(rule, answerNumber(answer));
+}
+
+/**
+ * {@link answerMeets} with the answer's number already read (`answerNumber(answer)`): a caller
+ * judging one answer against many rules reads it once.
+ */
+export function answerMeetsParsed(rule: AnswerRule, answer: string, value: number | undefined): boolean {
+  return rule.codes.has(answer) || (rule.ranges.length > 0 && inRanges(rule, value));
+}
+
+function inRanges(rule: AnswerRule, value: number | undefined): boolean {
   if (value === undefined) return false;
   for (let index = 0; index < rule.ranges.length; index += 2) {
     if (value >= (rule.ranges[index] ?? Number.NaN) && value <= (rule.ranges[index + 1] ?? Number.NaN)) return true;

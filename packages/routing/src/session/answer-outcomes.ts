@@ -1,10 +1,12 @@
-import { answerMeets, type AnswerRule } from "../matching/answer-rule.ts";
+import { answerMeetsParsed, answerNumber, type AnswerRule } from "../matching/answer-rule.ts";
 import type { SessionQuestion } from "./session-types.ts";
 
 /** One answer a respondent may give, and how likely it is. */
 export interface AnswerOutcome {
   readonly answer: string;
   readonly weight: number;
+  /** The answer as a number (`answerNumber`), read once for the many rules it is judged against. */
+  readonly number: number | undefined;
 }
 
 /** Most answers a question's value is computed over; more are thinned evenly (their weights kept). */
@@ -46,11 +48,11 @@ export function answerOutcomes(
 /** The chance an answer drawn from `outcomes` meets the rule. */
 export function acceptance(rule: AnswerRule, outcomes: readonly AnswerOutcome[]): number {
   let chance = 0;
-  for (const outcome of outcomes) if (answerMeets(rule, outcome.answer)) chance += outcome.weight;
+  for (const outcome of outcomes) if (answerMeetsParsed(rule, outcome.answer, outcome.number)) chance += outcome.weight;
   return Math.min(1, chance);
 }
 
-function normalise(outcomes: AnswerOutcome[]): AnswerOutcome[] {
+function normalise(outcomes: { readonly answer: string; readonly weight: number }[]): AnswerOutcome[] {
   let kept = outcomes;
   if (outcomes.length > MAX_OUTCOMES) {
     // Thin evenly, each kept answer carrying the weight of those it stands for.
@@ -65,5 +67,11 @@ function normalise(outcomes: AnswerOutcome[]): AnswerOutcome[] {
     }
   }
   const total = kept.reduce((sum, outcome) => sum + outcome.weight, 0);
-  return total > 0 ? kept.map((outcome) => ({ answer: outcome.answer, weight: outcome.weight / total })) : [];
+  return total > 0
+    ? kept.map((outcome) => ({
+        answer: outcome.answer,
+        weight: outcome.weight / total,
+        number: answerNumber(outcome.answer),
+      }))
+    : [];
 }

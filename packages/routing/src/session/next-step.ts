@@ -1,4 +1,4 @@
-import { answerMeets, answersMeet, type AnswerRule } from "../matching/answer-rule.ts";
+import { answerMeetsParsed, answersMeet, type AnswerRule } from "../matching/answer-rule.ts";
 import type { CompiledQuota } from "../matching/compiled-survey.ts";
 import { acceptance, answerOutcomes, type AnswerOutcome } from "./answer-outcomes.ts";
 import type { HeldSessionSurvey, SessionInventory } from "./session-inventory.ts";
@@ -23,7 +23,10 @@ import {
 
 /** Open surveys the order is chosen among: with a few attempts left, those beyond rank 12 by index never make it. */
 const OPEN_KEPT = 12;
-/** Surveys per question its value is computed over (the best by index that need it). */
+/**
+ * Surveys per question its value is computed over (the best by index that need it). At most 32:
+ * `weighQuestions` names a set of them by the bits of one 32-bit mask.
+ */
 const NEEDING_KEPT = 32;
 /** Surveys an answer can open that are added to the order's candidates (the best by index). */
 const OPENED_KEPT = 6;
@@ -292,30 +295,55 @@ function weighQuestions(
   };
   const estimates: QuestionEstimate[] = [];
   for (const [qualificationId, list] of needing) {
+    // What each candidate would add once this question is answered does not depend on the answer:
+    // its other questions' chance and minutes. Only which candidates the answer meets does.
+    const later: (OrderItem | undefined)[] = [];
+    const rulesHere: AnswerRule[][] = [];
+    for (const candidate of list.entries) {
+      let chance = 1;
+      let others = 0;
+      const here: AnswerRule[] = [];
+      for (const rule of candidate.unknown) {
+        if (rule.qualificationId === qualificationId) here.push(rule);
+        else {
+          chance *= chanceMet(rule);
+          others++;
+        }
+      }
+      rulesHere.push(here);
+      later.push(chance > 0 ? laterItem(candidate.item, chance, others * questionMinutes, settings) : undefined);
+    }
+    // Answers that open the same candidates are worth the same: the order is computed once per set
+    // (a mask over the list's at most NEEDING_KEPT entries, in their order).
+    const valueOfOpened = new Map<number, number>();
     let expected = 0;
     for (const outcome of outcomes(qualificationId)) {
-      const opened: OrderItem[] = [];
-      for (const candidate of list.entries) {
-        let chance = 1;
-        let others = 0;
+      let opened = 0;
+      let mask = 0;
+      for (let index = 0; index < later.length && opened < OPENED_KEPT; index++) {
+        if (later[index] === undefined) continue;
         let meets = true;
-        for (const rule of candidate.unknown) {
-          if (rule.qualificationId !== qualificationId) {
-            chance *= chanceMet(rule);
-            others++;
-          } else if (!answerMeets(rule, outcome.answer)) {
+        for (const rule of rulesHere[index] ?? []) {
+          if (!answerMeetsParsed(rule, outcome.answer, outcome.number)) {
             meets = false;
             break;
           }
         }
-        if (!meets || chance <= 0) continue;
-        opened.push(laterItem(candidate.item, chance, others * questionMinutes, settings));
-        if (opened.length >= OPENED_KEPT) break;
+        if (!meets) continue;
+        mask |= 1 << index;
+        opened++;
       }
-      const value =
-        opened.length === 0
-          ? now.cents
-          : bestOrderOfSorted(mergeSorted(base, opened.sort(byOrderIndex)), attemptsLeft).cents;
+      let value = valueOfOpened.get(mask);
+      if (value === undefined) {
+        const items: OrderItem[] = [];
+        for (let index = 0; index < later.length; index++)
+          if ((mask >>> index) & 1) items.push(later[index] as OrderItem);
+        value =
+          items.length === 0
+            ? now.cents
+            : bestOrderOfSorted(mergeSorted(base, items.sort(byOrderIndex)), attemptsLeft).cents;
+        valueOfOpened.set(mask, value);
+      }
       expected += outcome.weight * value;
     }
     estimates.push({ qualificationId, gainCents: expected - now.cents, costCents, surveys: list.entries.length });

@@ -43,3 +43,20 @@ export const LoopText = loopTextSchema(false).meta({ minLength: 1, maxLength: MA
 
 /** A respondent id where one is optional: {@link LoopText}, or empty for none. */
 export const LoopTextOrEmpty = loopTextSchema(true).meta({ maxLength: MAX_LOOP_TEXT });
+
+/**
+ * Text sds-sync keeps as given (an answer, a user agent, a device fingerprint), at most `max`
+ * characters: anything but a NUL, which PostgreSQL's text cannot hold (a store that refuses it
+ * would answer 503, an outage, where the other store keeps it).
+ *
+ * @example
+ * ```ts
+ * storableText(200).safeParse("a\u0000b").success; // false
+ * ```
+ */
+export function storableText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .refine((text) => !text.includes("\u0000"), "must not hold a NUL character");
+}

@@ -1,6 +1,6 @@
 import { MAX_MATCH_LIMIT } from "@sds/routing";
 import { z } from "zod";
-import { LoopText } from "./loop-text.ts";
+import { LoopText, storableText } from "./loop-text.ts";
 import { DeviceName } from "./survey-query.ts";
 
 /** The most option codes one answer may carry in `POST /v1/match`. */
@@ -12,7 +12,7 @@ export const MatchBody = z
     answers: z
       .record(
         z.string().regex(/^\d{1,12}$/, "must be a QualificationId"),
-        z.array(z.string().max(200)).max(MAX_ANSWER_OPTIONS),
+        z.array(storableText(200)).max(MAX_ANSWER_OPTIONS),
       )
       .optional()
       .describe(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LoopText } from "./loop-text.ts";
+import { LoopText, storableText } from "./loop-text.ts";
 import { outcomeKinds, outcomeSources } from "./outcome-kinds.ts";
 
 /** One recorded outcome: a transition of an entry's current outcome, in the outcome feed. */
@@ -49,7 +49,7 @@ export const ReconcileBody = z.strictObject({
       z.strictObject({
         token: LoopText,
         outcome: z.enum(outcomeKinds),
-        reason: z.string().max(MAX_REASON_LENGTH).optional(),
+        reason: storableText(MAX_REASON_LENGTH).optional(),
       }),
     )
     .min(1)

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DeviceName } from "./survey-query.ts";
-import { LoopText } from "./loop-text.ts";
+import { LoopText, storableText } from "./loop-text.ts";
 
 /*
  * The respondent's session (`/v1/sessions`, the return, profiles): every body of its routes.
@@ -9,8 +9,8 @@ import { LoopText } from "./loop-text.ts";
 
 /** One answer as the session routes take it: option codes (or numbers) as `/v1/match` takes them, or one value. */
 const AnswerValue = z.union([
-  z.array(z.union([z.string().max(200), z.number()])).max(1000),
-  z.string().max(200),
+  z.array(z.union([storableText(200), z.number()])).max(1000),
+  storableText(200),
   z.number(),
 ]);
 
@@ -19,11 +19,16 @@ export const SessionAnswers = z.record(z.string().regex(/^\d{1,12}$/, "must be a
 /** `QualificationId` (as a string) → the answer. */
 export type SessionAnswers = z.infer<typeof SessionAnswers>;
 
-/** An absolute http(s) URL of the supplier's own page: no credentials, no fragment. */
+/**
+ * An absolute http(s) URL of the supplier's own page: no credentials, no fragment, no control
+ * characters (a URL parser drops tabs and line breaks silently; a NUL no store keeps alike).
+ */
 const ReturnUrl = z
   .string()
   .max(2000)
   .refine((value) => {
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+    if (/[\u0000-\u001f\u007f]/.test(value)) return false;
     try {
       const url = new URL(value);
       return (
@@ -35,10 +40,10 @@ const ReturnUrl = z
     } catch {
       return false;
     }
-  }, "must be an absolute http(s) URL without credentials or fragment");
+  }, "must be an absolute http(s) URL without credentials, fragment or control characters");
 
 /** A device fingerprint: the hash a page computes of the respondent's browser (opaque to sds-sync). */
-const Fingerprint = z.string().min(8).max(200);
+const Fingerprint = storableText(200).min(8);
 
 /**
  * Why the quality gate refused a respondent: a user agent known as a bot; too many starts from
@@ -67,7 +72,7 @@ export const SessionBody = z.strictObject({
   /** The respondent's IP address, as your back end saw it (the quality gate judges it). */
   ip: z.union([z.ipv4(), z.ipv6()]).optional(),
   /** The respondent's browser's User-Agent header. */
-  userAgent: z.string().max(1000).optional(),
+  userAgent: storableText(1000).optional(),
   /** The respondent's device fingerprint. */
   fingerprint: Fingerprint.optional(),
 });

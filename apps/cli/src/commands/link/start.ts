@@ -12,7 +12,7 @@ const devices = ["desktop", "mobile", "tablet"];
 
 /** `sds link start --uid U --language-id L`: prints a start link of sds-sync's respondent page. */
 export const command = defineCommand({
-  description: `Prints a start link of sds-sync's respondent page: <base URL>/s/start?uid=…&languageId=…[&device=…][&returnUrl=…]&ts=<now>&sig=<HMAC-SHA256 hex over the query before &sig=>, signed with ${SESSION_SECRET_ENV} (32 characters or more, from the environment; never printed). The base URL is --base-url, else ${SYNC_URL_ENV}: where respondents' browsers reach sds-sync's /s/ pages. The link can be used for SYNC_START_LINK_SECONDS (600 by default).`,
+  description: `Prints a start link of sds-sync's respondent page: <base URL>/s/start?uid=…&languageId=…[&device=…][&returnUrl=…]&ts=<now>&sig=<HMAC-SHA256 hex over the query before &sig=>, signed with ${SESSION_SECRET_ENV} (32 characters or more, from the environment; never printed). The base URL is --sync-url, else ${SYNC_URL_ENV}: where respondents' browsers reach sds-sync's /s/ pages (its SYNC_OUTCOMES_PUBLIC_URL when the page has a listener of its own). The link can be used for SYNC_START_LINK_SECONDS (600 by default).`,
   options: {
     uid: { type: "string", valueName: "U", description: "the respondent's id in your system; required" },
     "language-id": { type: "string", valueName: "L", description: "the session's LanguageId; required" },
@@ -22,7 +22,8 @@ export const command = defineCommand({
       valueName: "URL",
       description: "your page the end of the session links to (absolute http(s))",
     },
-    "base-url": {
+    // The global --base-url is the Supplier Data Service's; sds-sync's URL is --sync-url in every command.
+    "sync-url": {
       type: "string",
       valueName: "URL",
       description: `where respondents reach sds-sync, such as https://sync.example.com (env ${SYNC_URL_ENV})`,
@@ -53,14 +54,14 @@ export const command = defineCommand({
     const returnUrl = options["return-url"];
     if (returnUrl !== undefined && !/^https?:\/\/[^\s#@]+$/i.test(returnUrl))
       throw new UsageError("--return-url must be an absolute http(s) URL without user@ or #fragment");
-    const typed = options["base-url"] ?? nonEmpty(io.env[SYNC_URL_ENV]);
+    const typed = options["sync-url"] ?? nonEmpty(io.env[SYNC_URL_ENV]);
     if (typed === undefined)
       throw new ConfigError("no sds-sync URL to start from", ExitCode.Usage, {
-        hint: `Pass --base-url or set ${SYNC_URL_ENV}: where respondents' browsers reach sds-sync.`,
+        hint: `Pass --sync-url or set ${SYNC_URL_ENV}: where respondents' browsers reach sds-sync.`,
       });
     const baseUrl = await normalizeBaseUrl(
       typed,
-      options["base-url"] === undefined ? SYNC_URL_ENV : "--base-url",
+      options["sync-url"] === undefined ? SYNC_URL_ENV : "--sync-url",
       "Give sds-sync's public URL, such as https://sync.example.com.",
     );
     const secret = io.env[SESSION_SECRET_ENV] ?? "";

@@ -503,21 +503,8 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
  * lock, as {@link addCounts} does. Elsewhere (SQLite) the row says `counted` false and the
  * program counts it. No row when the token is taken.
  */
-const INSERT_ENTRY = statement<
-  [
-    token: string,
-    surveyId: number,
-    uid: string,
-    cpiMicros: number,
-    issuedAt: string,
-    loiMinutes: number | null,
-    hour: number,
-  ],
-  { readonly entry: EntryRecord; readonly counted: boolean }
->(
-  (dialect) =>
-    dialect.dataModifyingCte
-      ? `WITH entry AS (
+/** {@link INSERT_ENTRY}'s common table expressions on PostgreSQL, in the order their rows are locked; placeholders 1 to 7. */
+const ENTRY_CTES = `WITH entry AS (
   INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING ${ENTRY_COLUMNS}
 ), lifetime AS (
@@ -532,12 +519,72 @@ const INSERT_ENTRY = statement<
     LEFT JOIN loop_counters AS edge ON edge.name = 'window-edge:' || w.name
   WHERE edge.value IS NULL OR $7 > edge.value
   ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
-)
+)`;
+
+type EntryValues = [
+  token: string,
+  surveyId: number,
+  uid: string,
+  cpiMicros: number,
+  issuedAt: string,
+  loiMinutes: number | null,
+  hour: number,
+];
+
+const insertedEntry = (row: RawRow) => ({
+  entry: decodeEntry(row),
+  counted: row.counted === true || row.counted === 1,
+});
+
+const INSERT_ENTRY = statement<EntryValues, { readonly entry: EntryRecord; readonly counted: boolean }>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `${ENTRY_CTES}
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted FROM entry`
       : // The hour is bound as above and returned: this statement counts nothing.
         `INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING ${ENTRY_COLUMNS}, ? AS hour, 0 AS counted`,
-  (row) => ({ entry: decodeEntry(row), counted: row.counted === true || row.counted === 1 }),
+  insertedEntry,
 );
+
+/**
+ * {@link INSERT_ENTRY} and a session's attempt at it in one statement, where the dialect can
+ * (PostgreSQL; elsewhere the statement is skipped): after the entry's counts (the windows read
+ * first, so the session's row is locked last, as ever), the session's version is bumped if it
+ * still is the one given, and the attempt inserted; `attempts` 0 when the session moved meanwhile.
+ * Always one row where it runs.
+ */
+const INSERT_ENTRY_WITH_ATTEMPT = statement<
+  [...EntryValues, sessionId: string, version: number, position: number, link: string],
+  {
+    /** Undefined when the token is taken (nothing written). */
+    readonly inserted: { readonly entry: EntryRecord; readonly counted: boolean } | undefined;
+    readonly attempts: number;
+  }
+>(
+  (dialect) =>
+    dialect.dataModifyingCte
+      ? `${ENTRY_CTES}, bumped AS (
+  UPDATE loop_sessions SET version = version + 1
+  WHERE id = $8 AND version = $9 AND EXISTS (SELECT 1 FROM entry) AND (SELECT count(*) FROM windows) >= 0 RETURNING id
+), attempt AS (
+  INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at)
+  SELECT entry.token, bumped.id, $10, entry.survey_id, $11, entry.issued_at FROM entry CROSS JOIN bumped RETURNING token
+)
+SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted, (SELECT count(*) FROM attempt) AS attempts
+FROM (SELECT 1) AS ran LEFT JOIN entry ON true`
+      : null,
+  (row) => ({ inserted: row.token === null ? undefined : insertedEntry(row), attempts: integer(row.attempts) }),
+);
+
+/** A session's attempt recorded with its entry ({@link recordEntry}), in the entry's own statement where the dialect can. */
+export interface AttemptWithEntry {
+  readonly sessionId: string;
+  /** The session's version the attempt is decided on: the attempt is not added when it moved. */
+  readonly version: number;
+  readonly position: number;
+  readonly link: string;
+}
+
 const ENTRY = statement<[token: string], EntryRecord>(
   `SELECT ${ENTRY_COLUMNS} FROM loop_entries WHERE token = ?`,
   decodeEntry,
@@ -553,10 +600,26 @@ export function* recordEntry<Refusal>(
   admit: EntryAdmission<Refusal> | undefined,
   settings: RecordingSettings,
 ): Program<RecordEntryResult<Refusal>> {
-  const repeatOrConflict = (existing: EntryRecord): RecordEntryResult<Refusal> => ({
-    kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
-    entry: existing,
-  });
+  return (yield* recordEntryWithAttempt(entry, admit, settings, undefined)).result;
+}
+
+/**
+ * {@link recordEntry}, and a session's attempt at the entry in the entry's own statement where the
+ * dialect can (PostgreSQL) and no outcome came first: `attempted` says whether the attempt was
+ * added (false: the session moved; the caller rolls back), undefined when it was not tried here.
+ */
+export function* recordEntryWithAttempt<Refusal>(
+  entry: EntryInput,
+  admit: EntryAdmission<Refusal> | undefined,
+  settings: RecordingSettings,
+  attempt: AttemptWithEntry | undefined,
+): Program<{ readonly result: RecordEntryResult<Refusal>; readonly attempted?: boolean | undefined }> {
+  const result = (value: RecordEntryResult<Refusal>, attempted?: boolean) => ({ result: value, attempted });
+  const repeatOrConflict = (existing: EntryRecord) =>
+    result({
+      kind: existing.surveyId === entry.surveyId && existing.uid === entry.uid ? "existing" : "conflict",
+      entry: existing,
+    });
   const admitting = admit !== undefined && entry.uid !== "";
   yield* lockForRecording(entry.token, admitting ? entry.uid : undefined);
   // Read under the locks: a retry of this token, or an entry of this respondent committed a moment ago, is seen.
@@ -564,13 +627,12 @@ export function* recordEntry<Refusal>(
   if (facts.known) return repeatOrConflict(facts.known);
   if (admit !== undefined) {
     const refusal = admit(facts.history);
-    if (refusal !== undefined) return { kind: "refused", refusal };
+    if (refusal !== undefined) return result({ kind: "refused", refusal });
   }
   // The attachment below takes the feed's counter; taken before the counts, as everywhere else.
   if (facts.orphan !== null) yield* execute(LOCK_OUTCOME_COUNTER);
   const hour = hourOf(entry.at);
-  const inserted = yield* first(
-    INSERT_ENTRY,
+  const values: EntryValues = [
     entry.token,
     entry.surveyId,
     entry.uid,
@@ -578,13 +640,29 @@ export function* recordEntry<Refusal>(
     entry.at.toISOString(),
     entry.loiMinutes ?? null,
     hour,
-  );
+  ];
+  // With an outcome to attach, the attempt waits for the transition: the session's row stays locked last.
+  if (attempt !== undefined && facts.orphan === null) {
+    const [ran] = yield* rows(
+      INSERT_ENTRY_WITH_ATTEMPT,
+      ...values,
+      attempt.sessionId,
+      attempt.version,
+      attempt.position,
+      attempt.link,
+    );
+    if (ran !== undefined) {
+      if (ran.inserted === undefined) return repeatOrConflict(yield* one(ENTRY, entry.token));
+      return result({ kind: "recorded", entry: ran.inserted.entry, attached: [] }, ran.attempts > 0);
+    }
+  }
+  const inserted = yield* first(INSERT_ENTRY, ...values);
   if (!inserted) return repeatOrConflict(yield* one(ENTRY, entry.token));
   if (!inserted.counted) {
     yield* addCounts(entry.surveyId, null, { entries: 1 });
     yield* addCounts(entry.surveyId, hour, { entries: 1 });
   }
-  if (facts.orphan === null) return { kind: "recorded", entry: inserted.entry, attached: [] };
+  if (facts.orphan === null) return result({ kind: "recorded", entry: inserted.entry, attached: [] });
   const attached = yield* applyTransition(
     {
       token: entry.token,
@@ -605,7 +683,7 @@ export function* recordEntry<Refusal>(
   );
   yield* execute(DELETE_ORPHAN, entry.token);
   yield* execute(ADD_TO_COUNTER, "orphans", -1);
-  return { kind: "recorded", entry: { ...inserted.entry, outcome: facts.orphan }, attached: [attached] };
+  return result({ kind: "recorded", entry: { ...inserted.entry, outcome: facts.orphan }, attached: [attached] });
 }
 
 const IMPORT_ENTRY = command<
