@@ -101,6 +101,30 @@ export function describeSessionRecordsConformance(
       expect((await store.read(readSession("s1")))?.attempts).toHaveLength(1);
     });
 
+    it("keeps the counts exact when one respondent's answers to one question are written at once by many", async () => {
+      // Twenty writers (match or start calls with the uid's answers, say) race on one profile row,
+      // the first of them creating it: whatever order they land in, one answer remains, counted once.
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          store.write(
+            "answering",
+            storeAnswers({
+              uid: "u-race",
+              languageId: LANGUAGE,
+              answers: new Map([[43, [String(index % 3)]]]),
+              source: "api",
+              at: later(index).toISOString(),
+            }),
+          ),
+        ),
+      );
+      const [kept] = await store.read(readProfile("u-race"));
+      const counted = (await counts(store))[43] ?? {};
+      // Answers no profile holds any more count 0 (or are not listed at all).
+      const nonZero = Object.fromEntries(Object.entries(counted).filter(([, count]) => count !== 0));
+      expect(nonZero).toEqual({ [kept?.answers[0] ?? "none"]: 1 });
+    });
+
     it("replaces a respondent's earlier answers: the counts move by the difference, each answer once per question", async () => {
       await start(store, "s1", "u1", { answers: new Map([[43, ["2"]]]) });
       expect(await counts(store)).toEqual({ 43: { "2": 1 } });

@@ -4,6 +4,7 @@ import { decodePastEntry } from "../loop/store/loop-rows.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import {
   command,
+  execute,
   first,
   query,
   queryOne,
@@ -586,6 +587,12 @@ SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) 
   (row) => Number(row.stored) === 1,
 );
 
+/** Serialises the writers of one respondent's profile (a transaction-scoped advisory lock); SQLite skips it. */
+const LOCK_PROFILE = command<[profileSubject: string]>((dialect) => {
+  const locks = dialect.advisoryLocks([{ boundText: true }]);
+  return locks === null ? null : `SELECT ${locks}`;
+});
+
 /**
  * Stores a respondent's answers (replacing earlier answers to the same questions) and keeps the
  * language's answer counts; with a session, counts them as answered in it, keeps the device
@@ -627,6 +634,10 @@ export function* storeAnswers(
     );
     if (row === undefined) return false;
   }
+  // One writer of a respondent's profile at a time across replicas (SQLite's one writer already
+  // is): two writers would both read the same earlier answer, take its count down twice and leave
+  // one of their own counted for an answer the profile no longer holds.
+  if (input.answers.size > 0) yield* execute(LOCK_PROFILE, `profile:${input.uid}`);
   for (const [qualificationId, answers] of input.answers) {
     const before = yield* queryOne(
       "SELECT language_id, answers FROM loop_profile_answers WHERE uid = ? AND qualification_id = ?",
