@@ -1,4 +1,3 @@
-import { createClient } from "@sds/client";
 import {
   createFakeMarketplace,
   createFakeSupplierApi,
@@ -12,6 +11,7 @@ import { waitFor } from "./harness.ts";
 import { loopSurvey, screenedSurvey } from "./loop-surveys.ts";
 import { postJson, receiveOutcome, unsignedOutcomes } from "./loop-traffic.ts";
 import { storeCases } from "./store-cases.ts";
+import { pointRedirectsAtReturn } from "./redirects-at-return.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -89,16 +89,7 @@ describe.each(stores)("the quality gate over HTTP ($name)", (store) => {
     const marketplace = createFakeMarketplace({ api });
     await marketplace.listen();
     cleanups.push(() => marketplace.close());
-    const sds = createClient({ baseUrl: harness.fake.baseUrl, apiKey: DEFAULT_API_KEY });
-    const { data: account } = await sds.account.get();
-    const base = harness.service.outcomesUrl;
-    await sds.account.updateRedirectUrls(account.Id, {
-      Enabled: true,
-      CompleteUrl: `${base}/v1/return/complete?vq_token=[%RID%]`,
-      TerminateUrl: `${base}/v1/return/terminate?vq_token=[%RID%]`,
-      OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
-      SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
-    });
+    await pointRedirectsAtReturn(harness);
     // The first cycle stored the Languages collection and the questions: the session can ask and the geo rule knows the countries.
     await waitFor(() => harness.service.sessions.catalogue.report().askable > 0, 20_000);
     return { harness, marketplace };

@@ -1,4 +1,3 @@
-import { createClient } from "@sds/client";
 import { signStartLink, type StartLinkInput } from "@sds/routing";
 import {
   createFakeMarketplace,
@@ -11,6 +10,7 @@ import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopSurvey, screenedSurvey } from "./loop-surveys.ts";
 import { unsignedOutcomes } from "./loop-traffic.ts";
+import { pointRedirectsAtReturn } from "./redirects-at-return.ts";
 import { startServiceHarness, TEST_SESSION_SECRET, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -89,16 +89,8 @@ export async function startPageService(
         api.updateSurvey(survey.SurveyId, { SurveyUrl: `${origin}/s/${survey.SurveyId}?rid=[%RID%]` });
     const harness = await startServiceHarness({ api, config, ...(database === undefined ? {} : { database }) });
     cleanups.push(() => harness.close());
-    const sds = createClient({ baseUrl: harness.fake.baseUrl, apiKey: DEFAULT_API_KEY });
-    const { data: account } = await sds.account.get();
+    await pointRedirectsAtReturn(harness);
     const base = harness.service.outcomesUrl;
-    await sds.account.updateRedirectUrls(account.Id, {
-      Enabled: true,
-      CompleteUrl: `${base}/v1/return/complete?vq_token=[%RID%]`,
-      TerminateUrl: `${base}/v1/return/terminate?vq_token=[%RID%]`,
-      OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
-      SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
-    });
     const { catalogue } = harness.service.sessions;
     await waitFor(() => catalogue.askable(3).size > 0 && catalogue.askable(9).size > 0, 20_000);
     return {

@@ -16,6 +16,7 @@ import { waitFor } from "./harness.ts";
 import { loopSurvey } from "./loop-surveys.ts";
 import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
 import { storeCases } from "./store-cases.ts";
+import { pointRedirectsAtReturn } from "./redirects-at-return.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -141,16 +142,7 @@ async function startReplicas(
   }
   const [first] = replicas;
   if (first === undefined) throw new Error("no replica started");
-  const sds = createClient({ baseUrl: first.fake.baseUrl, apiKey: DEFAULT_API_KEY });
-  const { data: account } = await sds.account.get();
-  const base = first.service.outcomesUrl;
-  await sds.account.updateRedirectUrls(account.Id, {
-    Enabled: true,
-    CompleteUrl: `${base}/v1/return/complete?vq_token=[%RID%]`,
-    TerminateUrl: `${base}/v1/return/terminate?vq_token=[%RID%]`,
-    OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
-    SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
-  });
+  await pointRedirectsAtReturn(first);
   const live = options.live ?? (options.surveys ?? surveys).length;
   await waitFor(() => replicas.every((replica) => replica.service.loop.liveMatcher.matcher.size === live), 20_000);
   return replicas;

@@ -15,6 +15,7 @@ import { waitFor } from "./harness.ts";
 import { loopSurvey, screenedSurvey } from "./loop-surveys.ts";
 import { postJson, unsignedOutcomes } from "./loop-traffic.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
+import { pointRedirectsAtReturn } from "./redirects-at-return.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -137,17 +138,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     const marketplace = createFakeMarketplace({ api });
     await marketplace.listen();
     cleanups.push(() => marketplace.close());
-    // The account's redirects point at sds-sync's return, with the marketplace's token placeholder.
-    const sds = createClient({ baseUrl: harness.fake.baseUrl, apiKey: DEFAULT_API_KEY });
-    const { data: account } = await sds.account.get();
-    const base = harness.service.outcomesUrl;
-    await sds.account.updateRedirectUrls(account.Id, {
-      Enabled: true,
-      CompleteUrl: `${base}/v1/return/complete?vq_token=[%RID%]`,
-      TerminateUrl: `${base}/v1/return/terminate?vq_token=[%RID%]`,
-      OverQuotaUrl: `${base}/v1/return/overquota?vq_token=[%RID%]`,
-      SecurityTerminateUrl: `${base}/v1/return/security?vq_token=[%RID%]`,
-    });
+    await pointRedirectsAtReturn(harness);
     await waitFor(() => harness.service.sessions.catalogue.report().askable > 0, 20_000);
     return { harness, marketplace, database };
   }
