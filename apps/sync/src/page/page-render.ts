@@ -1,5 +1,5 @@
 import type { Session, SessionStep } from "@sds/sync-client";
-import { escapeHtml } from "../session/session-return.ts";
+import { escapeHtml } from "../http/html-text.ts";
 import type { PageStrings } from "./page-strings.ts";
 
 /*

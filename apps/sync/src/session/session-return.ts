@@ -1,3 +1,4 @@
+import { escapeHtml } from "../http/html-text.ts";
 import { verifySignedUrl } from "@sds/routing";
 import { errorReply, json, type Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
@@ -101,20 +102,8 @@ function redirect(location: string): Reply {
   return { status: 303, body: "", contentType: "text/plain; charset=utf-8", headers: { location } };
 }
 
-const escapes: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-/** Text safe inside HTML, attributes included. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => escapes[character] ?? character);
-}
-
-/** A minimal HTML page (the respondent's page of sds-sync until a richer one exists). */
-export function minimalPage(
+/** A minimal HTML page: where a return lands that belongs to no session and has nowhere else to go. */
+function minimalPage(
   title: string,
   message: string,
   link?: { readonly href: string; readonly text: string },
