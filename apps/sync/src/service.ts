@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import { storedLanguages } from "./inventory-store/stored-languages.ts";
 import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts";
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
@@ -250,6 +251,8 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     }),
     (started) => started.stop(),
   );
+  // One reader of the stored Languages collection: the page's locales and the gate's countries.
+  const languages = storedLanguages(async () => (await store.getCollection("languages"))?.body);
   const sessions = cleanup.use(
     startSessions({
       config,
@@ -259,7 +262,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       logger,
       registry: metrics.registry,
       fetch,
-      readLanguages: async () => (await store.getCollection("languages"))?.body,
+      languages,
       ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
     }),
     (started) => started.stop(),
@@ -278,7 +281,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     sessions: sessions.sessions,
     loop: loop.context,
     inventory: sessionSurveys.inventory,
-    store,
+    languages,
     ...(options.sessionClock === undefined ? {} : { clock: options.sessionClock }),
   });
   const modules = composeRoutes({

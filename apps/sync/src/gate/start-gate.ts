@@ -1,4 +1,5 @@
 import type { Registry } from "prom-client";
+import type { StoredLanguages } from "../inventory-store/stored-languages.ts";
 import { geoLite2Countries } from "./country-lookup.ts";
 import type { GateConfig } from "./gate-settings.ts";
 import { languageCountries } from "./language-countries.ts";
@@ -8,8 +9,8 @@ import { QualityGate } from "./quality-gate.ts";
 export function createQualityGate(options: {
   readonly config: GateConfig;
   readonly registry: Registry;
-  /** The stored Languages collection's body (the geo rule's countries), undefined while none was stored. */
-  readonly readLanguages: () => Promise<unknown>;
+  /** The stored Languages collection (the geo rule's countries). */
+  readonly languages: StoredLanguages;
 }): QualityGate {
   const { config } = options;
   return new QualityGate({
@@ -23,7 +24,7 @@ export function createQualityGate(options: {
       respondentMaxRisk: config.respondentMaxRisk,
     },
     countries: geoLite2Countries(),
-    languageCountry: languageCountries({ configured: config.languageCountries, readLanguages: options.readLanguages }),
+    languageCountry: languageCountries({ configured: config.languageCountries, languages: options.languages }),
     registry: options.registry,
   });
 }

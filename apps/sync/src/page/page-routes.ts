@@ -3,7 +3,7 @@ import type { SessionInventory } from "@sds/routing";
 import { pathParameter, type Parameter } from "../http/route-doc.ts";
 import { defineRoutes, type RouteModule, type RouteRequest } from "../http/route-module.ts";
 import type { Reply } from "../http/respond.ts";
-import type { SyncStore } from "../inventory-store/store.ts";
+import type { StoredLanguages } from "../inventory-store/stored-languages.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import type { Sessions } from "../session/sessions.ts";
 import { PageLanguages } from "./page-languages.ts";
@@ -57,7 +57,8 @@ export function respondentPageRoutes(options: {
   readonly sessions: Sessions;
   readonly loop: LoopContext;
   readonly inventory: SessionInventory;
-  readonly store: Pick<SyncStore, "getCollection">;
+  /** The stored Languages collection (the page's locale). */
+  readonly languages: StoredLanguages;
   readonly clock?: () => Date;
 }): RespondentPage {
   const { config } = options;
@@ -66,7 +67,7 @@ export function respondentPageRoutes(options: {
     sessions: options.sessions,
     loop: options.loop,
     inventory: options.inventory,
-    languages: new PageLanguages(options.store),
+    languages: new PageLanguages(options.languages),
     secret,
     startLinkSeconds: config.startLinkSeconds ?? 600,
     sessionTtlSeconds: config.sessionTtlSeconds ?? 3600,

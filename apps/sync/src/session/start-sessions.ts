@@ -1,3 +1,4 @@
+import type { StoredLanguages } from "../inventory-store/stored-languages.ts";
 import { createClient } from "@sds/client";
 import { SessionInventory } from "@sds/routing";
 import type { Logger } from "pino";
@@ -91,8 +92,8 @@ export function startSessions(options: {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly fetch: FetchFunction;
-  /** The stored Languages collection's body (the quality gate's geo rule), undefined while none was stored. */
-  readonly readLanguages?: () => Promise<unknown>;
+  /** The stored Languages collection (the quality gate's geo rule). @default none stored */
+  readonly languages?: StoredLanguages;
   readonly clock?: () => Date;
   readonly intervals?: SessionIntervals;
 }): SessionRoom {
@@ -116,7 +117,7 @@ export function startSessions(options: {
   const gate = createQualityGate({
     config,
     registry: options.registry,
-    readLanguages: options.readLanguages ?? (() => Promise.resolve(undefined)),
+    languages: options.languages ?? (() => Promise.resolve(new Map())),
   });
   const sessions = new Sessions({ loop, inventory, catalogue, settings, gate, clock });
   new Gauge({
