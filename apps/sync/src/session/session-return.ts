@@ -103,11 +103,7 @@ function redirect(location: string): Reply {
 }
 
 /** A minimal HTML page: where a return lands that belongs to no session and has nowhere else to go. */
-function minimalPage(
-  title: string,
-  message: string,
-  link?: { readonly href: string; readonly text: string },
-): Reply {
+function minimalPage(title: string, message: string, link?: { readonly href: string; readonly text: string }): Reply {
   const action = link === undefined ? "" : `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>`;
   return {
     status: 200,
