@@ -118,7 +118,7 @@ export class Sessions {
     const now = this.#clock();
     const checked = this.#checkAnswers(body.languageId, body.answers ?? {});
     if (!checked.ok) return { kind: "reply", reply: checked.reply };
-    const id = randomBytes(18).toString("base64url");
+    const id = newSessionId();
     const gate = this.#gate;
     // The rules that need no lock first: a refused flood never queues behind the locks of an admission.
     const screened =
@@ -486,6 +486,14 @@ function answerProblem(
       return undefined;
     }
   }
+}
+
+/**
+ * A new session's id: 144 random bits, URL-safe, led by a letter. A base64url id starts with `-`
+ * one time in 64, and a command line then takes it for an option (`sds sessions show -8Jq…`).
+ */
+export function newSessionId(): string {
+  return `s${randomBytes(18).toString("base64url")}`;
 }
 
 /** A done session's reason; every write that ends a session stores one, so a missing one is a broken store. */
