@@ -3,12 +3,13 @@
 # zsh and fish (the CLI's completion scripts are tested by running them), promtool (sds-sync's
 # /metrics and alert rules are checked with promtool), chromium (the status page is tested in
 # headless Chromium), sqlite3 (the runbook's online backup is tested with its CLI), nats-server and
-# openssl (events out is tested against a JetStream server and an https receiver). Needs root and
+# openssl (events out is tested against a JetStream server and an https receiver), curl and jq (the
+# README's walkthrough is run as written). Needs root and
 # apt-get; elsewhere it says what is missing, and those tests skip outside CI and fail under CI.
 set -euo pipefail
 
 # program:package pairs; add a line here when a test starts running a new system program.
-tools=("zsh:zsh" "fish:fish" "promtool:prometheus" "chromium:chromium" "sqlite3:sqlite3" "nats-server:nats-server" "openssl:openssl")
+tools=("zsh:zsh" "fish:fish" "promtool:prometheus" "chromium:chromium" "sqlite3:sqlite3" "nats-server:nats-server" "openssl:openssl" "curl:curl" "jq:jq")
 
 missing=()
 for tool in "${tools[@]}"; do

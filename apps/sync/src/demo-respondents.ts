@@ -48,7 +48,8 @@ export interface LoopWalk {
 }
 
 /** How long to wait, at most, for the matcher to follow the first cycle, the account's first read and the question catalogue. */
-const READY_TIMEOUT_MS = 15_000;
+/** How long the walk waits for the routing data after the first cycle: generous, since a busy machine reads the groups of 3,000 surveys slowly. */
+const READY_TIMEOUT_MS = 90_000;
 /** Steps one session may take in the demo: far above its questions and its attempts cap. */
 const MAX_STEPS_PER_SESSION = 40;
 
@@ -112,18 +113,19 @@ async function waitUntilRoutable(service: SyncService, firstSequence: number, si
     const pending = loop.facts.pending;
     return loop.facts.studyTypesKnown && pending.groups === 0 && pending.studyTypes === 0;
   };
-  const ready = await waitFor(
-    () =>
-      loop.liveMatcher.sequence >= firstSequence &&
-      loop.account.verdicts !== undefined &&
-      routable() &&
-      service.sessions.catalogue.report().askable > 0,
-    signal,
-  );
+  // Each condition under what its failure says, so that a timeout names what was missing.
+  const conditions: Record<string, () => boolean> = {
+    "the matcher has not followed the first cycle": () => loop.liveMatcher.sequence >= firstSequence,
+    "the account was not read": () => loop.account.verdicts !== undefined,
+    "the survey groups and study types were not read": routable,
+    "the question catalogue was not read": () => service.sessions.catalogue.report().askable > 0,
+  };
+  const ready = await waitFor(() => Object.values(conditions).every((met) => met()), signal);
   if (ready || signal.aborted) return ready;
-  throw new Error(
-    "the matcher did not follow the first cycle, the account or the survey groups and study types were not read, or the question catalogue was not read, within 15 s",
-  );
+  const unmet = Object.entries(conditions)
+    .filter(([, met]) => !met())
+    .map(([failure]) => failure);
+  throw new Error(`sessions cannot route yet after ${READY_TIMEOUT_MS / 1000} s: ${unmet.join("; ")}`);
 }
 
 /**
@@ -271,7 +273,7 @@ export function describeWalk(
     `The respondent loop (sessions; the sandbox's marketplace at ${sandbox.marketplaceOrigin ?? "?"} calls sds-sync's receiver at ${service.outcomesUrl}/v1/outcomes/… and sends respondents back to ${service.outcomesUrl}/v1/return/…):`,
     ...walk.lines.map((line) => `  ${line}`),
     ...(walk.recheck === undefined ? [] : [`  ${walk.recheck}`]),
-    `  ${sessions.sessions} sessions: ${sessions.questionsAsked} questions asked, ${sessions.attempts} attempts, ${sessions.completed} completed; earnings ${totals.earnings.toFixed(2)}`,
+    `  ${sessions.sessions} sessions: ${sessions.questionsAsked} ${sessions.questionsAsked === 1 ? "question" : "questions"} asked, ${sessions.attempts} attempts, ${sessions.completed} completed; earnings ${totals.earnings.toFixed(2)}`,
     `  ${totals.entries} entries: ${totals.completes} completes, ${totals.terminates} terminates, ${totals.overquotas} over quota, ${totals.pending} pending; conversion ${percent(totals.conversion)}, earnings ${totals.earnings.toFixed(2)} (${totals.earningsPerEntry.toFixed(2)} per entry)`,
     ...walk.warnings.map((warning) => `  sds-sync warns: ${warning}`),
     "",

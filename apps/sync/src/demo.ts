@@ -47,6 +47,11 @@ Options:
   --verbose          show sds-sync's JSON logs (default: errors only; the loop's warnings are
                      printed once, after the respondents)
   -h, --help         show this help
+
+Environment:
+  SYNC_SESSION_SECRET  the secret of the respondent page's start links (32 characters or more),
+                       so that you can sign links yourself with \`sds link start\`; default: one
+                       made for the run
 `;
 
 /** Exit status for a bad command line (EX_USAGE). */
@@ -242,8 +247,11 @@ async function main(): Promise<number> {
   try {
     if (signalled.stop) return await stopped(undefined);
     if (options.natsUrl !== undefined) await resetDemoStream(options.natsUrl);
-    // A secret for this run only: the respondent page's start links are signed with it.
-    const sessionSecret = randomBytes(32).toString("hex");
+    // The respondent page's start links are signed with this secret: the caller's, so that they can
+    // sign links themselves (`sds link start`), else one made for this run only.
+    const givenSecret = process.env.SYNC_SESSION_SECRET;
+    const sessionSecret =
+      givenSecret === undefined || givenSecret === "" ? randomBytes(32).toString("hex") : givenSecret;
     const config = loadConfig({
       SYNC_SESSION_SECRET: sessionSecret,
       SDS_BASE_URL: sandbox.baseUrl,
@@ -293,7 +301,8 @@ async function main(): Promise<number> {
     } else if (!options.once) {
       process.stdout.write(`Status page: ${service.url}/\n\n`);
     }
-    if (options.marketplace && !options.once) process.stdout.write(await describeStartLink(service, sessionSecret));
+    if (options.marketplace && !options.once)
+      process.stdout.write(await describeStartLink(service, sessionSecret, sessionSecret === givenSecret));
     if (options.natsUrl !== undefined) process.stdout.write(await describeDemoEvents(service, options.natsUrl));
     if (options.once) {
       await cleanUp();
@@ -329,14 +338,14 @@ async function main(): Promise<number> {
 }
 
 /** A start link of the respondent page for one respondent, in the language most live surveys use. */
-async function describeStartLink(service: SyncService, secret: string): Promise<string> {
+async function describeStartLink(service: SyncService, secret: string, secretGiven: boolean): Promise<string> {
   const languages = await service.store.countByLanguage();
   const languageId = languages.reduce((best, each) => (each.live > best.live ? each : best), {
     languageId: 3,
     live: 0,
   }).languageId;
   const link = signStartLink({ uid: "demo-browser", languageId }, secret, { baseUrl: service.outcomesUrl });
-  return `Respondent page: open this start link in a browser within 10 minutes (respondent demo-browser, language ${languageId}; signed with a secret made for this run):\n  ${link}\n\n`;
+  return `Respondent page: open this start link in a browser within 10 minutes (respondent demo-browser, language ${languageId}; signed with ${secretGiven ? "SYNC_SESSION_SECRET from your environment" : "a secret made for this run; set SYNC_SESSION_SECRET before the demo to sign links yourself"}):\n  ${link}\n\n`;
 }
 
 main().then(
