@@ -177,6 +177,20 @@ describe("events out to webhooks", () => {
     150_000,
   );
 
+  it("shows an endpoint that is behind in the status page's health band, as served", async () => {
+    const target = await receiver();
+    await target.pause();
+    const harness = await service({ config: webhookConfig(target.url) });
+    await receiveOutcome(harness, "complete", "band-1");
+    let page = "";
+    await waitFor(async () => {
+      page = await (await harness.request("/")).text();
+      return page.includes("events: webhook:ledger is");
+    }, 20_000);
+    expect(page).toContain('<header id="health" class="state-warn">');
+    expect(page).toMatch(/<li>events: webhook:ledger is \d+ outcomes \(\d+ s\) behind; last error: [^<]+<\/li>/);
+  });
+
   it("names an endpoint given as a plain URL after its host, in GET /v1/events and for its resume route", async () => {
     const target = await receiver();
     const harness = await service({ config: webhookConfig(target.url, {}, `${target.url}|outcomes.>`) });
