@@ -88,8 +88,13 @@ const natsEnv = { SYNC_NATS_URL: nats.url };
 /** The two loads: respondents taking entry links and reporting outcomes, or a flood of outcome calls alone. */
 type LoadKind = "loop" | "flood";
 
+/** A run's figures: the load's, and the CPU this process (sds-sync) spent meanwhile, which a loaded machine distorts far less than rates. */
+interface RunFigures extends EventsLoadReport {
+  readonly cpuMs: number;
+}
+
 /** One run of a load against a fresh store, with or without the relay (then into a stream of its own). */
-async function underLoad(kind: LoadKind, relay: boolean, round: number): Promise<EventsLoadReport> {
+async function underLoad(kind: LoadKind, relay: boolean, round: number): Promise<RunFigures> {
   const run = `${kind}-${relay ? "on" : "off"}-${round}`;
   const subjectPrefix = `bench.${kind}${round}`;
   const service = await startBenchService(
@@ -108,7 +113,8 @@ async function underLoad(kind: LoadKind, relay: boolean, round: number): Promise
     // Surveys whose study type is not known yet stay out of routing: start once it is read.
     while (!service.loop.facts.studyTypesKnown || service.loop.facts.pending.studyTypes > 0)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    return await load({
+    const cpuBefore = process.cpuUsage();
+    const report = await load({
       url: service.url,
       token: BENCH_TOKEN,
       surveyIds,
@@ -118,6 +124,8 @@ async function underLoad(kind: LoadKind, relay: boolean, round: number): Promise
       flood: kind === "flood",
       ...(relay ? { nats: { url: nats.url, subjectPrefix } } : {}),
     });
+    const cpu = process.cpuUsage(cpuBefore);
+    return { ...report, cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await service.stop();
   }
@@ -154,9 +162,9 @@ async function drainBacklog(): Promise<{ readonly events: number; readonly secon
 }
 
 /** The load's figures summed over rounds: relay off and on alternate, so a machine whose load drifts weighs on both alike. */
-function sum(reports: readonly EventsLoadReport[]): EventsLoadReport {
-  const all = <K extends keyof EventsLoadReport>(key: K) => reports.map((report) => report[key]);
-  const total = (key: "entryLinks" | "outcomes" | "failures" | "seconds" | "events" | "eventsSeconds") =>
+function sum(reports: readonly RunFigures[]): RunFigures {
+  const all = <K extends keyof RunFigures>(key: K) => reports.map((report) => report[key]);
+  const total = (key: "entryLinks" | "outcomes" | "failures" | "seconds" | "events" | "eventsSeconds" | "cpuMs") =>
     all(key).reduce((a, b) => a + b, 0);
   return {
     entryLinks: total("entryLinks"),
@@ -165,6 +173,7 @@ function sum(reports: readonly EventsLoadReport[]): EventsLoadReport {
     seconds: total("seconds"),
     events: total("events"),
     eventsSeconds: total("eventsSeconds"),
+    cpuMs: total("cpuMs"),
     statusP99Ms: Math.max(...all("statusP99Ms")),
     lagP50Ms: Math.max(...all("lagP50Ms")),
     lagP99Ms: Math.max(...all("lagP99Ms")),
@@ -173,9 +182,9 @@ function sum(reports: readonly EventsLoadReport[]): EventsLoadReport {
 }
 
 /** Relay off and on alternating, `rounds` times, under one kind of load. */
-async function offAndOn(kind: LoadKind): Promise<{ readonly off: EventsLoadReport; readonly on: EventsLoadReport }> {
-  const offs: EventsLoadReport[] = [];
-  const ons: EventsLoadReport[] = [];
+async function offAndOn(kind: LoadKind): Promise<{ readonly off: RunFigures; readonly on: RunFigures }> {
+  const offs: RunFigures[] = [];
+  const ons: RunFigures[] = [];
   for (let round = 0; round < rounds; round++) {
     offs.push(await underLoad(kind, false, round));
     ons.push(await underLoad(kind, true, round));
@@ -199,6 +208,11 @@ try {
   const recordedOn = flood.on.outcomes / flood.on.seconds;
   const publishedFlood = flood.on.events / flood.on.eventsSeconds;
   const publishedBacklog = drained.events / drained.seconds;
+  /** Microseconds of sds-sync's CPU per entry link (with its outcome) or per outcome. */
+  const cpuPer = (report: RunFigures, count: number) => Math.round((report.cpuMs * 1000) / Math.max(1, count));
+  const cpuFigures = (off: number, on: number) => ({ off, on, ratio: ratio(on / off) });
+  const loopCpu = cpuFigures(cpuPer(loop.off, loop.off.entryLinks), cpuPer(loop.on, loop.on.entryLinks));
+  const floodCpu = cpuFigures(cpuPer(flood.off, flood.off.outcomes), cpuPer(flood.on, flood.on.outcomes));
   const lagFigures = (report: EventsLoadReport) => ({
     outcomes: report.outcomes,
     eventsReceived: report.events,
@@ -215,6 +229,7 @@ try {
         ratio: ratio(linksRatio),
       },
       statusP99Ms: { off: ms(loop.off.statusP99Ms), on: ms(loop.on.statusP99Ms), ratio: ratio(statusRatio) },
+      cpuMicrosecondsPerEntryLink: loopCpu,
       failures: { off: loop.off.failures, on: loop.on.failures },
       ...lagFigures(loop.on),
     },
@@ -225,6 +240,7 @@ try {
         on: ms(flood.on.statusP99Ms),
         ratio: ratio(flood.on.statusP99Ms / flood.off.statusP99Ms),
       },
+      cpuMicrosecondsPerOutcome: floodCpu,
       failures: { off: flood.off.failures, on: flood.on.failures },
       eventsPublishedPerSecond: ms(publishedFlood),
       ...lagFigures(flood.on),
@@ -243,10 +259,12 @@ try {
       `  (1) ${workers} respondents, entry link then complete:`,
       `      entry links/s off → on: ${figures.loop.entryLinksPerSecond.off} → ${figures.loop.entryLinksPerSecond.on} = ${figures.loop.entryLinksPerSecond.ratio} (${verdict(linksRatio >= 1 - goals.loopShare)}: ≥ 0.90)`,
       `      status p99 off → on: ${figures.loop.statusP99Ms.off} → ${figures.loop.statusP99Ms.on} ms = ${figures.loop.statusP99Ms.ratio} (${verdict(statusRatio <= 1 + goals.loopShare)}: ≤ 1.10)`,
+      `      sds-sync CPU per entry link and its outcome off → on: ${loopCpu.off} → ${loopCpu.on} µs = ${loopCpu.ratio}`,
       `      ${lagLine(loop.on)}`,
       `  (2) ${floodConnections} connections flooding outcome calls:`,
       `      outcomes recorded/s off → on: ${figures.flood.outcomesRecordedPerSecond.off} → ${figures.flood.outcomesRecordedPerSecond.on} = ${figures.flood.outcomesRecordedPerSecond.ratio}`,
       `      status p99 off → on: ${figures.flood.statusP99Ms.off} → ${figures.flood.statusP99Ms.on} ms = ${figures.flood.statusP99Ms.ratio}`,
+      `      sds-sync CPU per outcome off → on: ${floodCpu.off} → ${floodCpu.on} µs = ${floodCpu.ratio}`,
       `      published to JetStream: ${flood.on.events} events in ${flood.on.eventsSeconds.toFixed(2)} s = ${figures.flood.eventsPublishedPerSecond} events/s (${verdict(publishedFlood >= goals.eventsPerSecond)}: ≥ 5,000)`,
       `      ${lagLine(flood.on)}`,
       `  (3) backlog: ${drained.events} events drained to JetStream in ${figures.backlog.seconds} s = ${figures.backlog.eventsPerSecond} events/s`,
