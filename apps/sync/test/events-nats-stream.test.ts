@@ -1,18 +1,23 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
+import { connect, credsAuthenticator, type ConnectionOptions } from "@nats-io/transport-node";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { receiveOutcome } from "./loop-traffic.ts";
+import { natsCredentials } from "./nats-credentials.ts";
 import { natsServerBinary, startNatsServer, type TestNatsServer } from "./nats-server.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
  * The stream sds-sync creates (limits retention, SYNC_NATS_MAX_AGE_SECONDS, SYNC_NATS_REPLICAS),
- * an existing stream left as it is, and a NATS server that asks for a user and password given in
- * SYNC_NATS_URL, which no log line shows.
+ * an existing stream left as it is, and NATS servers that ask for credentials: a user and
+ * password in SYNC_NATS_URL, a .creds file in SYNC_NATS_CREDS (operator mode); no log line shows
+ * the secret.
  */
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -33,13 +38,24 @@ async function service(config: Partial<SyncConfig>, logger?: pino.Logger): Promi
 }
 
 /** The stream's configuration and message count, read on a connection of the test's own. */
-async function streamInfo(url: string, stream: string, auth: { user?: string; pass?: string } = {}) {
+async function streamInfo(url: string, stream: string, auth: Partial<ConnectionOptions> = {}) {
   const connection = await connect({ servers: url, ...auth });
   try {
     return await (await jetstreamManager(connection)).streams.info(stream);
   } finally {
     await connection.close();
   }
+}
+
+/** A logger writing every line (debug and up) into `lines`, with no scrubbing: a secret must never reach it. */
+function capturingLogger(lines: string[]): pino.Logger {
+  const capture = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString("utf8"));
+      done();
+    },
+  });
+  return pino({ level: "debug" }, capture);
 }
 
 /** Where the NATS sink stands, as GET /v1/events says. */
@@ -112,14 +128,7 @@ describe.skipIf(natsServerBinary === undefined)("the JetStream stream of events 
     const password = "s3cr@t-nats-pass-0123";
     const server = await nats(`authorization {\n  user: sync\n  password: ${JSON.stringify(password)}\n}\n`);
     const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString("utf8"));
-        done();
-      },
-    });
-    // No scrubbing here: the password must never reach the logger at all.
-    const logger = pino({ level: "debug" }, capture);
+    const logger = capturingLogger(lines);
     const refused = await startServiceHarness({
       config: { natsUrl: new URL(`nats://sync:wrong-password-0123@127.0.0.1:${server.port}`) },
       logger,
@@ -144,5 +153,28 @@ describe.skipIf(natsServerBinary === undefined)("the JetStream stream of events 
     expect(logged).toContain("connected to NATS");
     for (const secret of [password, encodeURIComponent(password), "wrong-password-0123"])
       expect(logged).not.toContain(secret);
+  });
+
+  it("connects with the .creds file of SYNC_NATS_CREDS (user JWT and NKey seed) to a server in operator mode, and no log line shows the seed", async () => {
+    const credentials = natsCredentials();
+    const server = await nats(credentials.serverConfig);
+    const directory = mkdtempSync(join(tmpdir(), "sds-sync-nats-creds-"));
+    cleanups.push(() => {
+      rmSync(directory, { recursive: true, force: true });
+      return Promise.resolve();
+    });
+    const credsFile = join(directory, "sds-sync.creds");
+    writeFileSync(credsFile, credentials.creds, { mode: 0o600 });
+    const lines: string[] = [];
+    const harness = await service({ natsUrl: new URL(server.url), natsCredsFile: credsFile }, capturingLogger(lines));
+    await receiveOutcome(harness, "complete", "creds-1");
+    await waitFor(async () => (await natsStatus(harness))?.position === 1, 20_000);
+    const info = await streamInfo(server.url, "SDS", { authenticator: credsAuthenticator(readFileSync(credsFile)) });
+    expect(info.state.messages).toBeGreaterThanOrEqual(1);
+    // Without the file the server refuses: the credentials were what let sds-sync in.
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toThrow(/authorization/i);
+    const logged = lines.join("");
+    expect(logged).toContain("connected to NATS");
+    expect(logged).not.toContain(credentials.userSeed);
   });
 });
