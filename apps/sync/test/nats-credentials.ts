@@ -28,9 +28,9 @@ function base32(bytes: Uint8Array): string {
   for (const byte of bytes) {
     value = ((value << 8) | byte) & 0xffff;
     bits += 8;
-    for (; bits >= 5; bits -= 5) text += BASE32[(value >>> (bits - 5)) & 31];
+    for (; bits >= 5; bits -= 5) text += BASE32.charAt((value >>> (bits - 5)) & 31);
   }
-  if (bits > 0) text += BASE32[(value << (5 - bits)) & 31];
+  if (bits > 0) text += BASE32.charAt((value << (5 - bits)) & 31);
   return text;
 }
 
