@@ -2,9 +2,11 @@
  * The load of events.bench.ts, in a process of its own so making the requests (and reading the
  * events back) costs sds-sync nothing: `workers` respondents each take an entry link
  * (`POST /v1/entry-links`) and report its outcome (`GET /v1/outcomes/complete`, unsigned), one
- * after another, for `seconds`; meanwhile `/v1/sync/status` is read every 100 ms, and, when a NATS
- * server is given, a core subscription on `<prefix>.outcomes.>` takes each event and measures its
- * lag: from the outcome's `receivedAt` to its arrival here.
+ * after another, for `seconds`; or, with `flood`, `workers` connections send nothing but outcome
+ * calls (fresh tokens, no entry link: orphans, recorded all the same) as fast as they are
+ * answered. Meanwhile `/v1/sync/status` is read every 100 ms, and, when a NATS server is given, a
+ * core subscription on `<prefix>.outcomes.>` takes each event and measures its lag: from the
+ * outcome's `receivedAt` to its arrival here.
  */
 import { connect } from "@nats-io/transport-node";
 
@@ -24,6 +26,8 @@ export interface EventsLoadCommand {
   /** A run's tokens are unique across runs. */
   readonly tokenPrefix: string;
   readonly nats?: { readonly url: string; readonly subjectPrefix: string };
+  /** Outcome calls only, as fast as answered (no entry links). */
+  readonly flood?: boolean;
 }
 
 /** What this process answers. */
@@ -35,6 +39,8 @@ export interface EventsLoadReport {
   readonly statusP99Ms: number;
   /** Events received from NATS while the load ran and for a moment after, with their lag. */
   readonly events: number;
+  /** Seconds from the start of the load to the last event's arrival (0 without NATS). */
+  readonly eventsSeconds: number;
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
@@ -43,10 +49,12 @@ export interface EventsLoadReport {
 async function run(command: EventsLoadCommand): Promise<EventsLoadReport> {
   const headers = { authorization: `Bearer ${command.token}`, "content-type": "application/json" };
   const lags: number[] = [];
+  let lastEventAt = 0;
   const subscription = command.nats
     ? (await connect({ servers: command.nats.url })).subscribe(`${command.nats.subjectPrefix}.outcomes.>`, {
         callback: (_error, message) => {
           const received = Date.now();
+          lastEventAt = performance.now();
           lags.push(received - Date.parse(message.json<{ receivedAt: string }>().receivedAt));
         },
       })
@@ -67,8 +75,17 @@ async function run(command: EventsLoadCommand): Promise<EventsLoadReport> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
+  const flood = async () => {
+    while (performance.now() < deadline) {
+      const outcome = await fetch(`${command.url}/v1/outcomes/complete?vq_token=${command.tokenPrefix}-${next++}`);
+      await outcome.arrayBuffer();
+      if (outcome.status === 200) outcomes += 1;
+      else if ((failures += 1) <= 3) process.stderr.write(`events-load: outcome answered ${outcome.status}\n`);
+    }
+  };
   await Promise.all(
     Array.from({ length: command.workers }, async () => {
+      if (command.flood) return flood();
       while (performance.now() < deadline) {
         const index = next++;
         const token = `${command.tokenPrefix}-${index}`;
@@ -113,6 +130,7 @@ async function run(command: EventsLoadCommand): Promise<EventsLoadReport> {
       0.99,
     ),
     events: lags.length,
+    eventsSeconds: lastEventAt === 0 ? 0 : (lastEventAt - started) / 1000,
     lagP50Ms: quantile(sortedLags, 0.5),
     lagP99Ms: quantile(sortedLags, 0.99),
     lagMaxMs: sortedLags.at(-1) ?? Number.NaN,

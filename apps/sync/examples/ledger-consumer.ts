@@ -4,6 +4,8 @@
  *
  *   node apps/sync/examples/ledger-consumer.ts [nats://127.0.0.1:4222] [stream] [prefix]
  *
+ * (Node.js 22.18 or later runs a .ts file as it is; on 22.13 to 22.17 add --experimental-strip-types.)
+ *
  * JetStream delivers at least once: a message whose acknowledgement was lost comes again. The
  * ledger is made idempotent by the outcome's `sequence` (the `Nats-Msg-Id` is `outcome-<sequence>`):
  * a real ledger stores it in the same transaction as the booking; this one keeps it in memory.

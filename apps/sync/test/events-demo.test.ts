@@ -31,7 +31,9 @@ describe.skipIf(natsServerBinary === undefined)("the demo with --nats", () => {
         expect(code).toBe(0);
         const published = /Events out: (\d+) outcome and (\d+) change events published/.exec(stdout);
         expect(Number(published?.[1])).toBeGreaterThan(0);
-        expect(stdout).toContain(`node apps/sync/examples/ledger-consumer.ts ${nats.url} SDS_DEMO sdsdemo`);
+        expect(stdout).toContain(
+          `node --experimental-strip-types apps/sync/examples/ledger-consumer.ts ${nats.url} SDS_DEMO sdsdemo`,
+        );
         const outcomes = (await readStream(nats.url, "SDS_DEMO")).filter((message) =>
           message.subject.startsWith("sdsdemo.outcomes."),
         );

@@ -9,23 +9,32 @@ import { expectExactlyOnceInOrder } from "./event-delivery.ts";
 import { defaultSupplierFake, waitFor } from "./harness.ts";
 import { natsServerBinary, readStream, startNatsServer, type TestNatsServer } from "./nats-server.ts";
 import { spawnService, type ServiceProcess } from "./subprocess.ts";
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from "./webhook-receiver.ts";
+import {
+  hostileAnswers,
+  hostilityMet,
+  startWebhookReceiver,
+  TEST_WEBHOOK_SECRET,
+  type WebhookReceiver,
+} from "./webhook-receiver.ts";
 
 /*
  * System tier: the built sds-sync is SIGKILLed in the middle of a flood of outcomes, twice, and
  * started again on the same store. Every outcome it acknowledged must reach JetStream exactly
  * once (it drops a repeat by Nats-Msg-Id) and an https webhook receiver (trusting a throw-away
- * certificate through NODE_EXTRA_CA_CERTS) once after de-duplication by webhook-id, both in
- * sequence order: the relay stores its position after the sink acknowledged, never before.
+ * certificate through NODE_EXTRA_CA_CERTS) that fails, times out and answers slowly, once after
+ * de-duplication by webhook-id, both in sequence order: the relay stores its position after the
+ * sink acknowledged, never before.
  */
 
 const builtMain = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 /**
  * Each round is killed once this many outcomes were acknowledged (a count, not a time: a faster
- * store records more per second, and the webhook, one event per request with a 503 every 50
- * events and its backoff, must still catch up within the wait below).
+ * store records more per second, and the hostile webhook, one event per request with its
+ * refusals, timeouts and backoffs, must still catch up within the wait below).
  */
-const KILL_AFTER_ACKNOWLEDGED = [300, 700] as const;
+const KILL_AFTER_ACKNOWLEDGED = [150, 350] as const;
+/** The webhook's timeout in these runs: small, so that the receiver's hangs pass it quickly; its slow answers stay below it. */
+const WEBHOOK_TIMEOUT_MS = 400;
 const WORKERS = 8;
 
 describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of the built sds-sync", () => {
@@ -52,11 +61,10 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
       { stdio: "ignore" },
     );
     nats = await startNatsServer();
-    // Slow answers and a refusal now and then, as a real receiver gives.
+    // 500s, requests left hanging past the timeout, slow answers.
     receiver = await startWebhookReceiver({
       tls: { key: readFileSync(key, "utf8"), cert: readFileSync(certificate, "utf8") },
-      answer: (id, attempt) =>
-        attempt === 1 && Number(id.split("-")[1]) % 50 === 0 ? { status: 503 } : { status: 200, delayMs: 2 },
+      answer: hostileAnswers(150),
     });
     api = defaultSupplierFake({ surveys: 5 });
     fake = await api.listen();
@@ -80,7 +88,7 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
         SYNC_WEBHOOK_URLS: `ledger=${receiver.url}|outcomes.>`,
         SYNC_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
         SYNC_WEBHOOK_ALLOW_PRIVATE: "1",
-        SYNC_WEBHOOK_TIMEOUT_MS: "2000",
+        SYNC_WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         NODE_EXTRA_CA_CERTS: certificate,
       },
       [],
@@ -113,7 +121,7 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
     return acknowledged;
   }
 
-  it("delivers every acknowledged outcome once, in order, to JetStream and to an https webhook", async () => {
+  it("delivers every acknowledged outcome once, in order, to JetStream and to an https webhook that fails, times out and answers slowly", async () => {
     const acknowledged: string[] = [];
     for (const [round, killAfter] of KILL_AFTER_ACKNOWLEDGED.entries()) {
       const service = start();
@@ -146,13 +154,16 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
           new Set(streamIds.filter((id) => id?.startsWith("outcome-"))).size >= sequences.length &&
           sequences.every((sequence) => webhookIds.has(`outcome-${sequence}`))
         );
-      }, 60_000);
+      }, 150_000);
       expect(expectExactlyOnceInOrder(streamIds, sequences, "outcome"), "repeats JetStream kept").toBe(0);
       expectExactlyOnceInOrder(receiver.acknowledgedIds(), sequences, "outcome");
       expect(receiver.received.every((entry) => entry.verified)).toBe(true);
+      const hostility = hostilityMet(receiver.received);
+      expect(hostility.refused, "500s answered").toBeGreaterThan(0);
+      expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
     } finally {
       service.child.kill("SIGTERM");
       await service.exited;
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -37,6 +37,24 @@ describe("the events' settings", () => {
     expect(subjectMatches(config.webhookEndpoints?.[1]?.filter, "changes.closed")).toBe(true);
   });
 
+  it("read plain URLs too, each named after its host (-2, -3 when hosts repeat), which the log shows", () => {
+    const config = loadConfig({
+      ...minimal,
+      SYNC_WEBHOOK_URLS:
+        "https://hooks.example.com/a|outcomes.>, https://Hooks.Example.com/b, hooks.example.com=https://other.example/x, https://dw.example/in?key=a=b",
+      SYNC_WEBHOOK_SECRET: secret,
+    });
+    expect(config.webhookEndpoints?.map((endpoint) => [endpoint.name, endpoint.url.href])).toEqual([
+      ["hooks.example.com-2", "https://hooks.example.com/a"],
+      ["hooks.example.com-3", "https://hooks.example.com/b"],
+      ["hooks.example.com", "https://other.example/x"],
+      ["dw.example", "https://dw.example/in?key=a=b"],
+    ]);
+    expect(subjectMatches(config.webhookEndpoints?.[0]?.filter, "changes.closed")).toBe(false);
+    expect(subjectMatches(config.webhookEndpoints?.[1]?.filter, "changes.closed")).toBe(true);
+    expect(JSON.stringify(describeConfig(config))).toContain('"hooks.example.com-2=https://hooks.example.com/a"');
+  });
+
   it("never log a key in a webhook URL's query", () => {
     const config = loadConfig({
       ...minimal,
@@ -79,8 +97,12 @@ describe("the events' settings", () => {
       "SYNC_WEBHOOK_URLS: ledger: localhost is a private",
     ],
     [
-      { SYNC_WEBHOOK_URLS: "https://ledger.example/hooks", SYNC_WEBHOOK_SECRET: secret },
-      "SYNC_WEBHOOK_URLS: must be a comma list of NAME=URL",
+      { SYNC_WEBHOOK_URLS: "Led ger=https://ledger.example/hooks", SYNC_WEBHOOK_SECRET: secret },
+      "SYNC_WEBHOOK_URLS: must be a comma list of [NAME=]URL",
+    ],
+    [
+      { SYNC_WEBHOOK_URLS: "ledger.example/hooks", SYNC_WEBHOOK_SECRET: secret },
+      'SYNC_WEBHOOK_URLS: an endpoint: must be an https URL, got "ledger.example/hooks"',
     ],
     [
       { SYNC_WEBHOOK_URLS: "ledger=https://ledger.example/|outcomes.>.x", SYNC_WEBHOOK_SECRET: secret },

@@ -8,6 +8,8 @@ import { issueEntryLink, readOutcomeFeed, receiveOutcome } from "./loop-traffic.
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 import {
+  hostileAnswers,
+  hostilityMet,
   startWebhookReceiver,
   TEST_WEBHOOK_SECRET,
   type WebhookReceiver,
@@ -52,7 +54,7 @@ async function service(options: Parameters<typeof startServiceHarness>[0]): Prom
 async function outcomesAcknowledged(target: WebhookReceiver, harness: ServiceHarness) {
   const sequences = (await readOutcomeFeed(harness)).map((record) => record.sequence);
   const outcomeIds = () => target.acknowledgedIds().filter((id) => id.startsWith("outcome-"));
-  await waitFor(() => new Set(outcomeIds()).size >= sequences.length, 60_000);
+  await waitFor(() => new Set(outcomeIds()).size >= sequences.length, 120_000);
   return { ids: outcomeIds(), sequences };
 }
 
@@ -105,13 +107,13 @@ describe("events out to webhooks", () => {
     expect(target.received.every((entry) => entry.verified)).toBe(true);
   }, 60_000);
 
-  it("holds the events back while the receiver is down for 10 s, warns on /readyz, then delivers each once, in order", async () => {
-    const target = await receiver();
+  it("holds the events back while a receiver that fails, times out and answers slowly is down for 10 s (connections refused), warns on /readyz, then delivers each once, in order", async () => {
+    const target = await receiver({ answer: hostileAnswers(150) });
     const harness = await service({ config: webhookConfig(target.url, {}, `ledger=${target.url}|outcomes.>`) });
     const stopSending = new AbortController();
     const sending = sendOutcomesUntil(() => harness.service.outcomesUrl, stopSending.signal, {
       concurrency: 2,
-      pauseMs: 20,
+      pauseMs: 80,
       tokenPrefix: "down",
     });
     await waitFor(() => target.received.length > 10, 20_000);
@@ -130,12 +132,15 @@ describe("events out to webhooks", () => {
     const { ids, sequences } = await outcomesAcknowledged(target, harness);
     expect(heldBack).toBeGreaterThan(20);
     expectExactlyOnceInOrder(ids, sequences, "outcome");
-  }, 90_000);
+    const hostility = hostilityMet(target.received);
+    expect(hostility.refused, "500s answered").toBeGreaterThan(0);
+    expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
+  }, 150_000);
 
   it.skipIf(!pgAvailable)(
-    "continues on the new leader from the stored position when leadership changes between two replicas on PostgreSQL",
+    "continues on the new leader from the stored position when leadership changes between two replicas on PostgreSQL, to a receiver that fails, times out and answers slowly",
     async () => {
-      const target = await receiver({ answer: (id) => ({ status: 200, delayMs: Number(id.split("-")[1]) % 3 }) });
+      const target = await receiver({ answer: hostileAnswers(150) });
       const schema = freshSchemaName("sds_sync_webhooks");
       cleanups.push(() => dropSchema(schema));
       const database = { kind: "postgres", connectionString: testDatabaseUrl, schema } as const;
@@ -160,12 +165,41 @@ describe("events out to webhooks", () => {
       const { ids, sequences } = await outcomesAcknowledged(target, second);
       expect(sequences).toHaveLength(300);
       expectExactlyOnceInOrder(ids, sequences, "outcome");
+      const hostility = hostilityMet(target.received);
+      expect(hostility.refused, "500s answered").toBeGreaterThan(0);
+      expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
       const metrics = await (await second.request("/metrics")).text();
       const published = /^sds_sync_events_published_total\{sink="webhook:ledger",feed="outcomes"\} (\d+)$/m.exec(
         metrics,
       )?.[1];
       expect(Number(published)).toBeGreaterThan(0);
     },
-    120_000,
+    150_000,
   );
+
+  it("shows an endpoint that is behind in the status page's health band, as served", async () => {
+    const target = await receiver();
+    await target.pause();
+    const harness = await service({ config: webhookConfig(target.url) });
+    await receiveOutcome(harness, "complete", "band-1");
+    let page = "";
+    await waitFor(async () => {
+      page = await (await harness.request("/")).text();
+      return page.includes("events: webhook:ledger is");
+    }, 20_000);
+    expect(page).toContain('<header id="health" class="state-warn">');
+    expect(page).toMatch(/<li>events: webhook:ledger is \d+ outcomes \(\d+ s\) behind; last error: [^<]+<\/li>/);
+  });
+
+  it("names an endpoint given as a plain URL after its host, in GET /v1/events and for its resume route", async () => {
+    const target = await receiver();
+    const harness = await service({ config: webhookConfig(target.url, {}, `${target.url}|outcomes.>`) });
+    await receiveOutcome(harness, "complete", "plain-1");
+    await waitFor(() => target.acknowledgedIds().includes("outcome-1"), 20_000);
+    const status = (await (await harness.request("/v1/events")).json()) as { sinks: { sink: string; feed: string }[] };
+    expect(status.sinks.map((entry) => entry.sink)).toContain("webhook:127.0.0.1");
+    const resumed = await harness.request("/v1/webhooks/127.0.0.1/resume", { method: "POST" });
+    expect(resumed.status).toBe(202);
+    expect(await resumed.json()).toEqual({ webhook: "127.0.0.1", resumed: true });
+  });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,17 +55,28 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** Options of {@link startNatsServer}. */
+export interface TestNatsServerOptions {
+  /** Lines of a configuration file the server also reads (`authorization { … }`); address, port and store come from flags. */
+  readonly config?: string;
+}
+
 /** Starts `nats-server -js` on a free port with a fresh store directory. */
-export async function startNatsServer(): Promise<TestNatsServer> {
+export async function startNatsServer(options: TestNatsServerOptions = {}): Promise<TestNatsServer> {
   if (natsServerBinary === undefined) throw new Error("nats-server is missing");
   const binary = natsServerBinary;
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), "sds-sync-nats-"));
+  const configArguments: string[] = [];
+  if (options.config !== undefined) {
+    const configFile = join(directory, "nats-server.conf");
+    writeFileSync(configFile, options.config);
+    configArguments.push("-c", configFile);
+  }
   let child: ChildProcess | undefined;
   const start = async () => {
-    const started = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory], {
-      stdio: "ignore",
-    });
+    const flags = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(directory, "store")];
+    const started = spawn(binary, [...configArguments, ...flags], { stdio: "ignore" });
     child = started;
     const deadline = Date.now() + 15_000;
     while (!(await accepts(port))) {

@@ -33,6 +33,31 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * A hostile receiver's answers, by the event's sequence (`outcome-<n>`), for a sender whose
+ * timeout is above `slowMs`: a 500 on the first attempt of every 29th event (and on the second
+ * of every 58th), no answer at all on the first attempt of every 31st (the sender's timeout
+ * ends it), an answer after `slowMs` for every 7th, and a few milliseconds for the rest. Shares
+ * small enough that a test of a few hundred events, each failure costing the sender a backoff of
+ * up to a second, ends within a minute.
+ */
+export function hostileAnswers(slowMs: number): (id: string, attempt: number) => ReceiverAnswer {
+  return (id, attempt) => {
+    const sequence = Number(id.split("-")[1]);
+    if (sequence % 29 === 0 && (attempt === 1 || (attempt === 2 && sequence % 58 === 0))) return { status: 500 };
+    if (sequence % 31 === 0 && attempt === 1) return "hang";
+    return { status: 200, delayMs: sequence % 7 === 0 ? slowMs : sequence % 3 };
+  };
+}
+
+/** How much of each kind of hostility a receiver showed: a test asserts it was met, not dodged. */
+export function hostilityMet(received: readonly ReceivedWebhook[]): { refused: number; unanswered: number } {
+  return {
+    refused: received.filter((entry) => entry.answered >= 500).length,
+    unanswered: received.filter((entry) => entry.answered === 0).length,
+  };
+}
+
 /** Options of {@link startWebhookReceiver}. */
 export interface WebhookReceiverOptions {
   /** How to answer attempt `attempt` (1 for the first) of the event with `id`. @default 204 at once */

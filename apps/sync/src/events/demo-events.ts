@@ -55,7 +55,7 @@ export async function describeDemoEvents(service: DemoService, url: string): Pro
     `Events out: ${published("outcomes")} outcome and ${published("changes")} change events published to NATS JetStream at ${url}`,
     `(stream ${DEMO_NATS.stream}, subjects ${DEMO_NATS.subjectPrefix}.outcomes.<outcome> and ${DEMO_NATS.subjectPrefix}.changes.<type>).`,
     "Watch completes and reversals arrive, as a rewards ledger would (a durable consumer, docs/events.md):",
-    `  node apps/sync/examples/ledger-consumer.ts ${url} ${DEMO_NATS.stream} ${DEMO_NATS.subjectPrefix}`,
+    `  node --experimental-strip-types apps/sync/examples/ledger-consumer.ts ${url} ${DEMO_NATS.stream} ${DEMO_NATS.subjectPrefix}`,
     "Then take a complete back (a reversal) and see the ledger debit it:",
     `  curl -s -X POST '${service.url}/v1/outcomes/reconcile' -H 'content-type: application/json' -d '${reversal}'`,
     `  curl -s '${service.url}/v1/events'       # where each sink stands`,

@@ -70,40 +70,78 @@ export function describeNatsUrl(url: URL | undefined): string | undefined {
 
 const SUBJECT_TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const ENDPOINT_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+/** `NAME=` before an endpoint's URL: no `:` or `/` in it, so a `=` in a URL's query never reads as a name. */
+const NAMED = /^([^=:/]+)=(.*)$/s;
+
+/** One entry of `SYNC_WEBHOOK_URLS` before the endpoints without a name get theirs. */
+interface ParsedEndpoint {
+  readonly name: string | undefined;
+  readonly url: URL;
+  readonly filter?: SubjectFilter | undefined;
+}
+
+function parseEndpointEntry(item: string): ParsedEndpoint {
+  const [target = "", ...subjects] = item.split("|");
+  const named = NAMED.exec(target);
+  const name = named?.[1]?.trim().toLowerCase();
+  if (name !== undefined && !ENDPOINT_NAME.test(name))
+    throw new SettingProblem(
+      `must be a comma list of [NAME=]URL[|SUBJECTS] (NAME: lower-case letters, digits, ., - and _), got the name ${JSON.stringify(name)}`,
+    );
+  const text = (named?.[2] ?? target).trim();
+  const owner = name ?? "an endpoint";
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+    throw new SettingProblem(`${owner}: must be an https URL, got ${JSON.stringify(text.split("?")[0])}`);
+  if (url.username || url.password) throw new SettingProblem(`${owner}: must not hold credentials`);
+  if (url.hash !== "") throw new SettingProblem(`${owner}: must not hold a fragment`);
+  return {
+    name,
+    url,
+    ...(subjects.length === 0 ? {} : { filter: parseSubjectFilter(subjects, name ?? url.hostname) }),
+  };
+}
+
+/** The name of an endpoint given without one: its host (`hooks.example.com`), as a name may be spelt. */
+function nameFromHost(url: URL): string {
+  const name = url.hostname
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+/, "")
+    .slice(0, 90);
+  return name === "" ? "webhook" : name;
+}
 
 /**
- * `SYNC_WEBHOOK_URLS`: a comma list of `NAME=URL`, each optionally followed by `|` and subject
- * filters in NATS wildcard form separated by `|` (`ledger=https://ledger.example/hooks|outcomes.>`).
- * http and private addresses are checked against `SYNC_WEBHOOK_ALLOW_PRIVATE` by a rule (config.ts).
+ * `SYNC_WEBHOOK_URLS`: a comma list of endpoints, each a URL or `NAME=URL`, optionally followed
+ * by `|` and subject filters in NATS wildcard form separated by `|`
+ * (`https://ledger.example/hooks|outcomes.>`, `ledger=https://ledger.example/hooks|outcomes.>`).
+ * An endpoint without a name is named after its host (`ledger.example`), `-2`, `-3`… when hosts
+ * repeat: the name is its `sink` label and what `POST /v1/webhooks/{name}/resume` takes. http and
+ * private addresses are checked against `SYNC_WEBHOOK_ALLOW_PRIVATE` by a rule (config.ts).
  */
 export function parseWebhookEndpoints(raw: string): WebhookEndpoint[] {
-  const endpoints: WebhookEndpoint[] = [];
-  for (const item of raw.split(",").map((part) => part.trim())) {
-    if (item === "") continue;
-    const match = /^([^=|]+)=([^|]+)(?:\|(.*))?$/.exec(item);
-    const name = match?.[1]?.trim().toLowerCase() ?? "";
-    if (!match || !ENDPOINT_NAME.test(name))
-      throw new SettingProblem(
-        `must be a comma list of NAME=URL[|SUBJECTS] (NAME: lower-case letters, digits, - and _), got ${JSON.stringify(item.split("=")[0])}`,
-      );
-    if (endpoints.some((endpoint) => endpoint.name === name))
-      throw new SettingProblem(`names the endpoint ${name} twice`);
-    const text = match[2]?.trim() ?? "";
-    const url = URL.canParse(text) ? new URL(text) : undefined;
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
-      throw new SettingProblem(`${name}: must be an https URL, got ${JSON.stringify(text.split("?")[0])}`);
-    if (url.username || url.password) throw new SettingProblem(`${name}: must not hold credentials`);
-    if (url.hash !== "") throw new SettingProblem(`${name}: must not hold a fragment`);
-    const filterText = match[3];
-    endpoints.push({
-      name,
-      url,
-      ...(filterText === undefined ? {} : { filter: parseSubjectFilter(filterText.split("|"), name) }),
-    });
+  const parsed = raw
+    .split(",")
+    .map((part) => part.trim())
+    .filter((item) => item !== "")
+    .map(parseEndpointEntry);
+  if (parsed.length === 0) throw new SettingProblem("names no endpoint");
+  const taken = new Set<string>();
+  for (const { name } of parsed) {
+    if (name === undefined) continue;
+    if (taken.has(name)) throw new SettingProblem(`names the endpoint ${name} twice`);
+    taken.add(name);
   }
-  if (endpoints.length === 0) throw new SettingProblem("names no endpoint");
-  return endpoints;
+  return parsed.map(({ name, ...endpoint }) => {
+    if (name !== undefined) return { name, ...endpoint };
+    const base = nameFromHost(endpoint.url);
+    let derived = base;
+    for (let suffix = 2; taken.has(derived); suffix++) derived = `${base}-${suffix}`;
+    taken.add(derived);
+    return { name: derived, ...endpoint };
+  });
 }
 
 function parseWebhookSecret(raw: string): string {
@@ -169,7 +207,7 @@ export const eventSettings = {
   webhookEndpoints: {
     variable: "SYNC_WEBHOOK_URLS",
     description:
-      "Comma list of NAME=URL[|SUBJECT…]: https endpoints that receive every event as a Standard Webhooks POST, optionally only the subjects matching NATS wildcards such as outcomes.> (ledger=https://ledger.example/hooks|outcomes.>). Private and loopback addresses are refused unless SYNC_WEBHOOK_ALLOW_PRIVATE.",
+      "Comma list of https endpoints, each [NAME=]URL[|SUBJECT…], that receive every event as a Standard Webhooks POST, optionally only the subjects matching NATS wildcards such as outcomes.> (https://ledger.example/hooks|outcomes.>). NAME (what POST /v1/webhooks/{name}/resume takes) defaults to the URL's host, -2, -3… when hosts repeat. Private and loopback addresses are refused unless SYNC_WEBHOOK_ALLOW_PRIVATE.",
     parse: parseWebhookEndpoints,
     fallback: { kind: "unset" },
     // A receiver may take a key in the query (?token=…): the query is never shown, its values never logged.
