@@ -103,7 +103,7 @@ const userFacingErrorNames = new Set([
 export function reportError(error: unknown, context: ReportContext): ExitCode {
   const exitCode = exitCodeForError(error);
   // A server's message is third-party text: its control characters must not drive the terminal.
-  const redact = (text: string) => redactSecrets(text, context.secrets);
+  const redact = (text: string) => redactSecrets(visibleControls(text, context.styles), context.secrets);
   const { message, hint } = describeError(error, exitCode, context.debug);
   const separator = /[.!?]$/.test(message) ? " " : ". ";
   context.stderr.write(
