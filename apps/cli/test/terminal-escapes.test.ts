@@ -55,6 +55,7 @@ describe("text from the marketplace on a terminal", () => {
       columns: 400,
     });
     expect(result.code, result.stdout).toBe(0);
+    // eslint-disable-next-line no-control-regex -- removing sds's own styles is the point
     const withoutOwnStyles = result.stdout.replace(/\u001b\[(?:1|2|22|31|32|33|36|39)m/g, "");
     expect(withoutOwnStyles).not.toMatch(terminalControls);
     expect(result.stdout).toContain("\u001b[1m");

@@ -8,7 +8,6 @@ import { ownStyleCodes, type Styles } from "./styles.ts";
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const terminalControl = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-// eslint-disable-next-line no-control-regex -- matching the escape character is the point
 const ownStyleSequence = new RegExp(`(\\u001b\\[(?:${ownStyleCodes.join("|")})m)`);
 
 /**
