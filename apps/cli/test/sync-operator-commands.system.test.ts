@@ -1,11 +1,12 @@
 import { createFakeSupplierApi, type FakeSupplierApi } from "@sds/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestHome, runSds, startSds, type RunOptions, type TestHome } from "./support/run-sds.ts";
+import { createTestHome, runBuiltSds, startBuiltSds, type RunOptions, type TestHome } from "./support/run-sds.ts";
 import { startSync, type RunningSync } from "./support/sync-service.ts";
 
 /*
- * `sds sync status`, `sds match` and `sds outcomes tail`: the built binary against the built
- * sds-sync (a child process on a free port, syncing from the fake over HTTP).
+ * `sds sync status`, `sds match` and `sds outcomes tail`: the built binary (`pnpm --filter
+ * @sds/cli build` first) against sds-sync from source (a child process on a free port, syncing
+ * from the fake over HTTP).
  */
 
 const SURVEY = 9501;
@@ -69,7 +70,7 @@ afterEach(() => {
 
 const env = { SDS_SYNC_URL: "", SYNC_API_TOKEN: syncToken };
 const sds = (args: readonly string[], options: RunOptions = {}) =>
-  runSds(args, home, { ...options, env: { ...env, SDS_SYNC_URL: sync.url, ...options.env } });
+  runBuiltSds(args, home, { ...options, env: { ...env, SDS_SYNC_URL: sync.url, ...options.env } });
 
 /** Issues an entry link for `token` (uid = token) and records the marketplace's `outcome` for it. */
 async function enterAndFinish(token: string, outcome: string): Promise<void> {
@@ -90,6 +91,7 @@ describe("sds sync status", () => {
       role: { leader: boolean; replicaId: string };
       lastCycle: { status: string } | null;
       money: { lifetime: { entries: number; completes: number; earnings: number } };
+      currency: string;
     };
     expect(summary).toMatchObject({
       url: sync.url,
@@ -99,13 +101,15 @@ describe("sds sync status", () => {
     });
     expect(summary.money.lifetime.completes).toBeGreaterThanOrEqual(1);
     expect(summary.money.lifetime.earnings).toBeGreaterThanOrEqual(2.5);
+    expect(summary.currency).toBe("USD");
 
     const table = await sds(["sync", "status", "-o", "table", "--no-color"]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^Health\s+ready$/m);
     expect(table.stdout).toMatch(new RegExp(`^Role\\s+leader \\(replica ${summary.role.replicaId}\\)$`, "m"));
     expect(table.stdout).toMatch(/^Last cycle\s+succeeded at /m);
-    expect(table.stdout).toMatch(/^lifetime\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\.\d\d\s+[\d.]+ %/m);
+    // Earnings in SYNC_CURRENCY (USD by default), with its symbol.
+    expect(table.stdout).toMatch(/^lifetime\s+\d+\s+\d+\s+\d+\s+\d+\s+\$[\d,]+\.\d\d\s+[\d.]+ %\s+\$[\d,]+\.\d\d$/m);
   });
 
   it("answers 5, naming the URL, when nothing listens", async () => {
@@ -168,7 +172,7 @@ describe("sds outcomes tail", () => {
       new RegExp(`^#${last?.sequence}  \\S+  complete  token t-1  survey ${SURVEY}  s2s\\n$`),
     );
 
-    const following = startSds(
+    const following = startBuiltSds(
       ["outcomes", "tail", "-f", "--after", String(last?.sequence ?? 0), "-o", "ndjson"],
       home,
       {

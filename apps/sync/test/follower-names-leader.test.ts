@@ -1,4 +1,5 @@
 import { DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, createFakeSupplierApi, type FakeSupplierApi } from "@sds/testing";
+import { ErrorBody } from "@sds/sync-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -46,11 +47,17 @@ describe.skipIf(!available)("a follower on PostgreSQL", () => {
     expect(own.replica).not.toHaveProperty("leaderId");
   });
 
-  it("answers POST /v1/sync/run with 409 naming the leader", async () => {
+  it("answers POST /v1/sync/run with 409 naming the leader, its id and address as fields of the error", async () => {
     const response = await follower.request("/v1/sync/run", { method: "POST" });
     expect(response.status).toBe(409);
-    const { error } = (await response.json()) as { error: { code: string; message: string } };
-    expect(error.code).toBe("not_leader");
+    const body = (await response.json()) as ErrorBody;
+    expect(ErrorBody.parse(body)).toEqual(body);
+    const { error } = body;
+    expect(error).toMatchObject({
+      code: "not_leader",
+      leaderId: "replica-a",
+      leaderAddress: `http://127.0.0.1:${new URL(leader.service.url).port}`,
+    });
     expect(error.message).toContain("replica replica-a at http://127.0.0.1:");
     expect(error.message).toContain("send POST /v1/sync/run there");
   });

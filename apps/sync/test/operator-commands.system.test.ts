@@ -115,6 +115,20 @@ describe("sds-sync check-config", () => {
     expect(unreachable.output).toContain("upstream: ");
     expect(unreachable.output).not.toContain("hunter2-secret");
   }, 30_000);
+
+  it("exits 75 when nothing accepts a connection at the upstream's address, naming it", async () => {
+    const port = await closedPort();
+    const upstream = `http://127.0.0.1:${port}/api/v1`;
+    const { code, output } = await runBuilt(
+      { SDS_BASE_URL: upstream, SDS_API_KEY: apiKey, DATABASE_URL: `sqlite:${join(directory, "refused.db")}` },
+      ["check-config"],
+    );
+    expect(code, output).toBe(75);
+    expect(output).toContain("configuration: valid");
+    expect(output).toContain(`upstream ${upstream}: GET /supplier-account failed: no response`);
+    expect(output).toContain("ECONNREFUSED");
+    expect(output).not.toContain(apiKey);
+  }, 60_000);
 });
 
 describe.skipIf(!pgAvailable)("sds-sync check-config and migrate on PostgreSQL", () => {

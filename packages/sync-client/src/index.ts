@@ -15,6 +15,7 @@ export type {
 } from "./hooks.ts";
 export { SYNC_TOKEN_ENV, SYNC_URL_ENV } from "./internal/resolve-options.ts";
 export { DEFAULT_FOLLOW_WAIT_SECONDS, type FollowParams } from "./internal/follow-feed.ts";
+export { formatMoney } from "./money.ts";
 export { EntryLinks, type IssuedEntryLink } from "./resources/entry-links.ts";
 export { Outcomes } from "./resources/outcomes.ts";
 export { Respondents } from "./resources/respondents.ts";

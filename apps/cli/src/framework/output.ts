@@ -4,6 +4,7 @@ import type { GlobalOptions, OutputFormat } from "./global-options.ts";
 import { writeText, type CliIo } from "./io.ts";
 import type { StreamStyles, Styles } from "./styles.ts";
 import type { TableColumn, TableRenderer } from "./table.ts";
+import { visibleControls } from "./terminal-text.ts";
 
 /** One column of a list of records: the field it shows and how. */
 export interface RecordColumn<Row> extends TableColumn {
@@ -39,11 +40,14 @@ export interface Output {
    * as aligned `field value` lines.
    */
   document(value: unknown, renderText?: (styles: Styles, tables: TableRenderer) => string): Promise<void>;
-  /** Writes raw text to stdout. */
+  /**
+   * Writes text to stdout: as given in JSON, NDJSON and CSV; in table format (text for people)
+   * with control characters made visible but the styles' own (see `visibleControls`).
+   */
   write(text: string): Promise<void>;
-  /** A line for people, on stderr: progress, summaries, what was (not) done. */
+  /** A line for people, on stderr: progress, summaries, what was (not) done; controls made visible. */
   note(text: string): void;
-  /** A warning on stderr, prefixed `warning:`. */
+  /** A warning on stderr, prefixed `warning:`; controls made visible. */
   warn(text: string): void;
 }
 
@@ -59,7 +63,10 @@ export function createOutput(
   const format: OutputFormat = globals.output ?? (io.stdout.isTTY === true ? "table" : "json");
   const { stdout: styles, stderr: errorStyles } = streamStyles;
   const csv = { defuseFormulas: !globals.rawCsv };
-  const write = (text: string) => writeText(io.stdout, text);
+  // Text for people is the one path every command's table and plain text takes to the terminal:
+  // third-party text in it (a marketplace's reason, a survey's name) must not drive the terminal.
+  // Tables make their cells visible before measuring them; this catches the rest.
+  const write = (text: string) => writeText(io.stdout, format === "table" ? visibleControls(text, styles) : text);
   const maxWidth =
     io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0
       ? io.stdout.columns
@@ -142,10 +149,10 @@ export function createOutput(
     },
     write,
     note(text) {
-      io.stderr.write(text + "\n");
+      io.stderr.write(visibleControls(text, errorStyles) + "\n");
     },
     warn(text) {
-      io.stderr.write(`${errorStyles.yellow("warning:")} ${text}\n`);
+      io.stderr.write(visibleControls(`${errorStyles.yellow("warning:")} ${text}`, errorStyles) + "\n");
     },
   };
 }

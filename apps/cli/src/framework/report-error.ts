@@ -2,6 +2,7 @@ import { isCliError } from "./errors.ts";
 import { ExitCode, exitCodeForError } from "./exit-codes.ts";
 import type { OutputStream } from "./io.ts";
 import type { Styles } from "./styles.ts";
+import { visibleControls } from "./terminal-text.ts";
 
 /** What the entry point needs to report an error. */
 export interface ReportContext {
@@ -101,7 +102,8 @@ const userFacingErrorNames = new Set([
  */
 export function reportError(error: unknown, context: ReportContext): ExitCode {
   const exitCode = exitCodeForError(error);
-  const redact = (text: string) => redactSecrets(text, context.secrets);
+  // A server's message is third-party text: its control characters must not drive the terminal.
+  const redact = (text: string) => redactSecrets(visibleControls(text, context.styles), context.secrets);
   const { message, hint } = describeError(error, exitCode, context.debug);
   const separator = /[.!?]$/.test(message) ? " " : ". ";
   context.stderr.write(

@@ -14,6 +14,13 @@ export interface Styles {
 const sgr = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
 const identity = (text: string) => text;
 
+/**
+ * The SGR codes {@link createStyles} emits (bold, dim, their reset; red, green, yellow, cyan,
+ * their reset): the only escape sequences sds itself writes into text for people, which
+ * `visibleControls` leaves alone.
+ */
+export const ownStyleCodes = [1, 2, 22, 31, 32, 33, 36, 39] as const;
+
 /** Styles that emit ANSI escapes when `enabled`, and plain text otherwise. */
 export function createStyles(enabled: boolean): Styles {
   if (!enabled)

@@ -64,6 +64,35 @@ describe("renderTable", () => {
     // Name gets 11 columns: five wide characters (10) and the ellipsis (1).
     expect(table).toBe("Id  Name\n1   調査アンケ…\n");
   });
+
+  it("prints a cell's escape sequences, OSC 8 links, backspaces and C1 controls visibly, aligned as printed", () => {
+    // What `sds outcomes reconcile --dry-run` draws from a marketplace's reasons.
+    const table = renderTable(
+      [{ header: "TOKEN" }, { header: "REASON" }, { header: "N", align: "right" }],
+      [
+        ["t-1", "\u001b[2Jqc", "1"],
+        ["t-2", "\u001b]8;;https://evil.example\u001b\\ok\u001b]8;;\u001b\\", "2"],
+        ["t-3", "paid\b\b\b\bfree\u009b2J", "3"],
+      ],
+      { styles: plain },
+    );
+    expect(table).toBe(
+      [
+        "TOKEN  REASON                                            N",
+        "t-1    \\x1b[2Jqc                                         1",
+        "t-2    \\x1b]8;;https://evil.example\\x1b\\ok\\x1b]8;;\\x1b\\  2",
+        "t-3    paid\\x08\\x08\\x08\\x08free\\x9b2J                    3",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps its own bold header and a command's own colours in a cell", () => {
+    const coloured = createStyles(true);
+    expect(renderTable([{ header: "A" }], [[coloured.green("*") + "\u001b[5m"]], { styles: coloured })).toBe(
+      "\u001b[1mA\u001b[22m\n\u001b[32m*\u001b[39m\\x1b[5m\n",
+    );
+  });
 });
 
 describe("renderKeyValues", () => {
@@ -77,5 +106,9 @@ describe("renderKeyValues", () => {
         plain,
       ),
     ).toBe("名前  a\nId    b\n");
+  });
+
+  it("prints controls in labels and values visibly", () => {
+    expect(renderKeyValues([["Name\u0007", "x\u001b[2J"]], plain)).toBe("Name\\x07  x\\x1b[2J\n");
   });
 });

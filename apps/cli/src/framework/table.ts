@@ -1,5 +1,6 @@
 import stringWidth from "string-width";
 import type { Styles } from "./styles.ts";
+import { visibleControls } from "./terminal-text.ts";
 
 /** How to lay out one column of a table. */
 export interface TableColumn {
@@ -38,16 +39,19 @@ const headerOverhangDiscount = 6;
 /**
  * Renders rows of already-formatted cells as an aligned text table with a bold header line.
  * Wide tables are fitted to `maxWidth` by cutting the widest columns, headers that overhang
- * their values first (see `fitWidths`).
+ * their values first (see `fitWidths`). Control characters in cells (a marketplace's reason
+ * holding `ESC[2J`) are printed as visible escapes, measured as printed; the styles of
+ * `options.styles` stay.
  */
 export function renderTable(
   columns: readonly TableColumn[],
   rows: readonly (readonly string[])[],
   options: TableOptions,
 ): string {
-  const cells = rows.map((row) => columns.map((_, index) => singleLine(row[index] ?? "")));
+  const cells = rows.map((row) => columns.map((_, index) => cellText(row[index] ?? "", options.styles)));
   const contentWidths = columns.map((_, index) => Math.max(0, ...cells.map((row) => textWidth(row[index] ?? ""))));
-  const widths = columns.map((column, index) => Math.max(textWidth(column.header), contentWidths[index] ?? 0));
+  const headers = columns.map((column) => cellText(column.header, options.styles));
+  const widths = headers.map((header, index) => Math.max(textWidth(header), contentWidths[index] ?? 0));
   if (options.maxWidth !== undefined) fitWidths(widths, contentWidths, options.maxWidth);
   const line = (values: readonly string[], style: (text: string) => string) =>
     values
@@ -61,10 +65,7 @@ export function renderTable(
       })
       .join(gap)
       .trimEnd();
-  const header = line(
-    columns.map((column) => column.header),
-    (text) => options.styles.bold(text),
-  );
+  const header = line(headers, (text) => options.styles.bold(text));
   return [header, ...cells.map((row) => line(row, (text) => text))].join("\n") + "\n";
 }
 
@@ -120,18 +121,25 @@ function truncate(text: string, width: number): string {
   return kept + "…";
 }
 
-function singleLine(text: string): string {
-  return text.replace(/\r?\n|\r/g, " ⏎ ");
+/**
+ * A cell as the table prints it: on one line (a line break as ` ⏎ `, a tab as a space), every
+ * other control character visible. Done before measuring, so that columns align as printed.
+ */
+function cellText(text: string, styles: Styles): string {
+  return visibleControls(text.replace(/\r?\n|\r/g, " ⏎ ").replaceAll("\t", " "), styles);
 }
 
 /**
  * Renders label/value pairs as aligned lines (`Name    Acme Panel`), for one record on a
- * terminal. Labels are dimmed.
+ * terminal. Labels are dimmed; control characters are printed as visible escapes.
  */
 export function renderKeyValues(pairs: readonly (readonly [string, string])[], styles: Styles, indent = ""): string {
-  const width = Math.max(0, ...pairs.map(([label]) => textWidth(label)));
+  const shown = pairs.map(
+    ([label, value]) => [visibleControls(label, styles), visibleControls(value, styles)] as const,
+  );
+  const width = Math.max(0, ...shown.map(([label]) => textWidth(label)));
   return (
-    pairs
+    shown
       .map(([label, value]) => `${indent}${styles.dim(label + " ".repeat(width - textWidth(label)))}  ${value}`)
       .join("\n") + "\n"
   );

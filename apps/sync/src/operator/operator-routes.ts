@@ -1,4 +1,12 @@
-import { ClosuresConfirmed, CycleRun, RunAccepted, STATUS_LIMITS, SyncStatus, type LoopStatus } from "@sds/sync-client";
+import {
+  ClosuresConfirmed,
+  CycleRun,
+  RunAccepted,
+  STATUS_LIMITS,
+  SyncStatus,
+  type ErrorBody,
+  type LoopStatus,
+} from "@sds/sync-client";
 import { z } from "zod";
 import type { CycleResult } from "../cycle/cycle-result.ts";
 import type { SyncEngine } from "../engine/sync-engine.ts";
@@ -151,11 +159,14 @@ async function runSync(context: OperatorContext, request: RouteRequest) {
   // Only the leader runs cycles: a follower says which replica to ask instead.
   if (!context.engine.status().leader) {
     const leader = await context.leader?.().catch(() => undefined);
-    return errorReply(
-      409,
-      "not_leader",
-      `this replica does not lead and runs no cycle; ${describeLeader(leader)}: send POST /v1/sync/run there`,
-    );
+    return json(409, {
+      error: {
+        code: "not_leader",
+        message: `this replica does not lead and runs no cycle; ${describeLeader(leader)}: send POST /v1/sync/run there`,
+        ...(leader === undefined ? {} : { leaderId: leader.id }),
+        ...(leader?.address === undefined ? {} : { leaderAddress: leader.address }),
+      },
+    } satisfies ErrorBody);
   }
   // A refused run (ManualRunRefusedError) carries its own answer: 429 with Retry-After.
   const cycle = context.engine.runNow();

@@ -1,4 +1,4 @@
-import type { Readiness, SyncStatus } from "@sds/sync-client";
+import { formatMoney, type Readiness, type SyncStatus } from "@sds/sync-client";
 
 /*
  * The status page's first screen rendered on the server, so the page says something before its
@@ -22,16 +22,6 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 const count = (value: unknown) => (isNumber(value) ? value.toLocaleString("en") : DASH);
 const plural = (value: unknown, one: string, many: string) => `${count(value)} ${value === 1 ? one : many}`;
-
-/** Money in `currency` with its symbol (`$1,234.50`), like the script's. */
-export function formatMoney(value: unknown, currency: string): string {
-  if (!isNumber(value)) return DASH;
-  try {
-    return value.toLocaleString("en", { style: "currency", currency });
-  } catch {
-    return `${value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
-  }
-}
 
 function dateTime(iso: unknown): string {
   const date = typeof iso === "string" ? new Date(iso) : undefined;

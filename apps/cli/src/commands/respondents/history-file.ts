@@ -1,5 +1,6 @@
-import { mapCsvHeader, parseCsv } from "../../framework/csv-reader.ts";
-import type { LineProblem } from "../../framework/input-file.ts";
+import { readCheckedCsv } from "../../framework/checked-csv.ts";
+import type { CheckedLine, LineChecker } from "../../framework/input-file.ts";
+import { readTextLines } from "../../framework/text-lines.ts";
 import type { HistoryFormat } from "./history-format.ts";
 import { enteredAtProblem, loopTextProblem, outcomeKinds, parseOutcomeKind, type OutcomeKind } from "@sds/sync-client";
 
@@ -12,50 +13,26 @@ export interface HistoryEntry {
   readonly outcome?: OutcomeKind;
 }
 
-/** A history file read: its entries (each with its line), or what is wrong with them. */
-export interface HistoryFile {
-  readonly entries: readonly { readonly line: number; readonly entry: HistoryEntry }[];
-  readonly problems: readonly LineProblem[];
+/** One entry of a history file, with the line it is on. */
+export interface HistoryLine {
+  readonly line: number;
+  readonly entry: HistoryEntry;
 }
 
 const fields = ["uid", "surveyId", "enteredAt", "outcome"] as const;
 type Field = (typeof fields)[number];
 
-/** Reads a history file in `format`, checking every entry against sds-sync's rules. */
-export function parseHistoryFile(text: string, format: HistoryFormat): HistoryFile {
-  return format === "csv" ? parseHistoryCsv(text) : parseHistoryJsonLines(text);
+/** Reads a history file in `format` as it streams, checking every entry against sds-sync's rules. */
+export function historyLines(format: HistoryFormat): LineChecker<HistoryLine> {
+  return format === "csv" ? historyCsvLines : historyJsonLines;
 }
 
 /** CSV with the header `uid,surveyId,enteredAt[,outcome]` (any order, any case). */
-function parseHistoryCsv(text: string): HistoryFile {
-  const parsed = parseCsv(text);
-  if (!parsed.ok) return { entries: [], problems: [{ line: parsed.line, message: parsed.message }] };
-  const [header, ...records] = parsed.records;
-  if (header === undefined)
-    return {
-      entries: [],
-      problems: [
-        { line: 1, message: "the file is empty; its first line must be the header uid,surveyId,enteredAt[,outcome]" },
-      ],
-    };
-  const mapped = mapCsvHeader<Field>(header.fields, ["uid", "surveyId", "enteredAt"], ["outcome"]);
-  if (typeof mapped === "string") return { entries: [], problems: [{ line: header.line, message: mapped }] };
-  const result: { entries: { line: number; entry: HistoryEntry }[]; problems: LineProblem[] } = {
-    entries: [],
-    problems: [],
-  };
-  for (const { line, fields: cells } of records) {
-    if (cells.length !== header.fields.length) {
-      result.problems.push({ line, message: `has ${cells.length} fields, the header ${header.fields.length}` });
-      continue;
-    }
-    const cell = (field: Field) => {
-      const index = mapped.get(field);
-      return index === undefined ? "" : (cells[index] ?? "");
-    };
+const historyCsvLines = readCheckedCsv<Field, HistoryLine>(
+  { required: ["uid", "surveyId", "enteredAt"], optional: ["outcome"] },
+  (cell, line) => {
     const surveyId = cell("surveyId").trim();
-    collect(
-      result,
+    return lined(
       line,
       checkEntry({
         uid: cell("uid"),
@@ -64,68 +41,43 @@ function parseHistoryCsv(text: string): HistoryFile {
         outcome: cell("outcome"),
       }),
     );
-  }
-  return result;
-}
+  },
+);
 
 /** One JSON object per line: `{"uid":…,"surveyId":…,"enteredAt":…,"outcome"?:…}`; blank lines are skipped. */
-function parseHistoryJsonLines(text: string): HistoryFile {
-  const result: { entries: { line: number; entry: HistoryEntry }[]; problems: LineProblem[] } = {
-    entries: [],
-    problems: [],
-  };
-  for (const [index, raw] of text
-    .replace(/^\uFEFF/, "")
-    .split(/\r?\n|\r/)
-    .entries()) {
-    const line = index + 1;
-    if (raw.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      result.problems.push({ line, message: `is not JSON: ${(error as Error).message}` });
-      continue;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      result.problems.push({
-        line,
-        message: 'is not a JSON object such as {"uid":"r1","surveyId":123,"enteredAt":"2026-01-05T10:00:00Z"}',
-      });
-      continue;
-    }
-    const unknown = Object.keys(value).filter((key) => !(fields as readonly string[]).includes(key));
-    if (unknown.length > 0) {
-      result.problems.push({
-        line,
-        message: `unknown field${unknown.length === 1 ? "" : "s"} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; the fields are ${fields.join(", ")}`,
-      });
-      continue;
-    }
-    // Only own fields are read (a "__proto__" key is refused above as unknown).
-    const read = (field: Field): unknown =>
-      Object.hasOwn(value, field) ? (value as Record<string, unknown>)[field] : undefined;
-    collect(
-      result,
-      line,
-      checkEntry({
-        uid: read("uid"),
-        surveyId: read("surveyId"),
-        enteredAt: read("enteredAt"),
-        outcome: read("outcome") ?? "",
-      }),
-    );
+async function* historyJsonLines(chunks: AsyncIterable<string>): AsyncGenerator<CheckedLine<HistoryLine>> {
+  for await (const { line, text } of readTextLines(chunks)) {
+    if (text.trim() === "") continue;
+    const checked = checkJsonLine(text);
+    yield typeof checked === "string" ? { line, problem: checked } : { line, item: { line, entry: checked } };
   }
-  return result;
 }
 
-function collect(
-  result: { entries: { line: number; entry: HistoryEntry }[]; problems: LineProblem[] },
-  line: number,
-  checked: HistoryEntry | string,
-): void {
-  if (typeof checked === "string") result.problems.push({ line, message: checked });
-  else result.entries.push({ line, entry: checked });
+function checkJsonLine(text: string): HistoryEntry | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `is not JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return 'is not a JSON object such as {"uid":"r1","surveyId":123,"enteredAt":"2026-01-05T10:00:00Z"}';
+  const unknown = Object.keys(value).filter((key) => !(fields as readonly string[]).includes(key));
+  if (unknown.length > 0)
+    return `unknown field${unknown.length === 1 ? "" : "s"} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; the fields are ${fields.join(", ")}`;
+  // Only own fields are read (a "__proto__" key is refused above as unknown).
+  const read = (field: Field): unknown =>
+    Object.hasOwn(value, field) ? (value as Record<string, unknown>)[field] : undefined;
+  return checkEntry({
+    uid: read("uid"),
+    surveyId: read("surveyId"),
+    enteredAt: read("enteredAt"),
+    outcome: read("outcome") ?? "",
+  });
+}
+
+function lined(line: number, checked: HistoryEntry | string): HistoryLine | string {
+  return typeof checked === "string" ? checked : { line, entry: checked };
 }
 
 /** The entry, or every problem with it as one message. An empty outcome is none. */

@@ -3,9 +3,9 @@ import { batchFailure, sendInBatches } from "../../sync/batches.ts";
 import type { CommandContext } from "../../framework/command.ts";
 import { SyncServiceError } from "../../framework/errors.ts";
 import { ExitCode } from "../../framework/exit-codes.ts";
-import { parseHistoryFile } from "./history-file.ts";
+import { historyLines } from "./history-file.ts";
 import { historyFormatOf, type HistoryFormat } from "./history-format.ts";
-import { inputName, readInputText, refuseInvalidLines } from "../../framework/input-file.ts";
+import { checkInputFile, inputName, openInputFile, type InputFile } from "../../framework/input-file.ts";
 import { connectSync, type syncConnectionOptions } from "../../sync/sync-connection.ts";
 
 /** What `sds respondents import -o json` prints. */
@@ -17,49 +17,56 @@ export interface HistoryImportReport {
   readonly skipped: number;
 }
 
-/** Reads, checks and sends a history file, then prints the totals. */
+/**
+ * Reads and checks a history file to its end (nothing is sent unless every line is valid), then
+ * reads it again, sending it in batches as it is read: memory holds a batch, not the file.
+ * Prints the totals.
+ */
 export async function runHistoryImport(
   context: CommandContext<typeof syncConnectionOptions>,
   path: string,
   options: { readonly size: number; readonly format: HistoryFormat | undefined },
 ): Promise<void> {
   const sync = await connectSync(context);
-  const text = await readInputText(context, path);
-  const { entries, problems } = parseHistoryFile(text, historyFormatOf(path, text, options.format));
-  refuseInvalidLines(context, path, problems);
-  if (entries.length === 0) context.output.note(`${inputName(path)} has no entries to import.`);
-  const run = await sendInBatches(context, entries, {
-    size: options.size,
-    label: "Importing",
-    send: async (batch, index) =>
-      readAnswer(
-        await sync.call((client, callOptions) =>
-          client.respondents.importHistory({ entries: batch.map((item) => item.entry) }, callOptions),
+  const input = await openInputFile(context, path);
+  try {
+    const format = historyFormatOf(path, await firstChunk(input), options.format);
+    const entries = await checkInputFile(context, input, historyLines(format));
+    if (entries.count === 0) context.output.note(`${inputName(path)} has no entries to import.`);
+    const run = await sendInBatches(context, entries, {
+      size: options.size,
+      label: "Importing",
+      send: async (batch, index) =>
+        readAnswer(
+          await sync.call((client, callOptions) =>
+            client.respondents.importHistory({ entries: batch.map((item) => item.entry) }, callOptions),
+          ),
+          batch.length,
+          index,
         ),
-        batch.length,
-        index,
-      ),
-  });
-  if (run.failure?.batch === 0) throw run.failure.error;
-  const sent = run.answers.reduce((sum, answer) => sum + answer.imported + answer.skipped, 0);
-  const report: HistoryImportReport = {
-    entries: sent,
-    imported: run.answers.reduce((sum, answer) => sum + answer.imported, 0),
-    skipped: run.answers.reduce((sum, answer) => sum + answer.skipped, 0),
-  };
-  await context.output.document(
-    report,
-    () =>
-      `Imported ${report.imported} of ${report.entries} entr${report.entries === 1 ? "y" : "ies"}; ${report.skipped} already known, skipped.\n`,
-  );
-  if (run.failure !== undefined)
-    throw batchFailure(
-      run.failure.error,
-      run.failure.batch,
-      entries,
-      options.size,
-      "Running the file again is safe: entries already imported are skipped.",
+    });
+    if (run.failure?.batch === 0) throw run.failure.error;
+    const report: HistoryImportReport = {
+      entries: run.answers.reduce((sum, answer) => sum + answer.imported + answer.skipped, 0),
+      imported: run.answers.reduce((sum, answer) => sum + answer.imported, 0),
+      skipped: run.answers.reduce((sum, answer) => sum + answer.skipped, 0),
+    };
+    await context.output.document(
+      report,
+      () =>
+        `Imported ${report.imported} of ${report.entries} entr${report.entries === 1 ? "y" : "ies"}; ${report.skipped} already known, skipped.\n`,
     );
+    if (run.failure !== undefined)
+      throw batchFailure(run.failure, "Running the file again is safe: entries already imported are skipped.");
+  } finally {
+    await input.close();
+  }
+}
+
+/** The first chunk of the file, for telling its format by its first character. */
+async function firstChunk(input: InputFile): Promise<string> {
+  for await (const chunk of input.chunks()) if (chunk.trim() !== "") return chunk;
+  return "";
 }
 
 /** The answer (its shape checked by the client), checked to account for every entry sent. */

@@ -1,4 +1,10 @@
-import type { ConversionWindows, Readiness, RunSummary, SyncStatus } from "@sds/sync-client";
+import {
+  formatMoney,
+  type ConversionWindows,
+  type Readiness,
+  type RunSummary,
+  type SyncStatus,
+} from "@sds/sync-client";
 import type { Styles } from "../../framework/styles.ts";
 import type { TableRenderer } from "../../framework/table.ts";
 
@@ -8,12 +14,21 @@ export interface StatusSummary {
   readonly ready: boolean;
   /** `GET /readyz`'s answer (why not ready, the last success, warnings). */
   readonly health: Readiness;
-  readonly role: { readonly replicaId: string; readonly leader: boolean; readonly nextRunAt: string | null };
+  /** This replica; on a follower, the one that leads (`leaderId`, and `leaderAddress` where known). */
+  readonly role: {
+    readonly replicaId: string;
+    readonly leader: boolean;
+    readonly nextRunAt: string | null;
+    readonly leaderId?: string;
+    readonly leaderAddress?: string;
+  };
   /** The most recent cycle, or null before the first. */
   readonly lastCycle: RunSummary | null;
   readonly store: SyncStatus["store"];
   /** The respondent loop's money: entries, outcomes, reversals, earnings, conversion, per window. */
   readonly money: ConversionWindows;
+  /** The ISO 4217 code earnings are in (sds-sync's `SYNC_CURRENCY`). */
+  readonly currency: string;
   readonly warnings: readonly string[];
 }
 
@@ -23,10 +38,17 @@ export function summarizeStatus(url: string, health: Readiness, status: SyncStat
     url,
     ready: health.ready,
     health,
-    role: { replicaId: status.replica.id, leader: status.replica.leader, nextRunAt: status.replica.nextRunAt },
+    role: {
+      replicaId: status.replica.id,
+      leader: status.replica.leader,
+      nextRunAt: status.replica.nextRunAt,
+      ...(status.replica.leaderId === undefined ? {} : { leaderId: status.replica.leaderId }),
+      ...(status.replica.leaderAddress === undefined ? {} : { leaderAddress: status.replica.leaderAddress }),
+    },
     lastCycle: status.runs[0] ?? null,
     store: status.store,
     money: status.loop.totals,
+    currency: status.currency,
     warnings: [...new Set([...(health.warnings ?? []), ...status.loop.warnings])],
   };
 }
@@ -46,6 +68,7 @@ export function renderStatus(summary: StatusSummary, styles: Styles, tables: Tab
       ["sds-sync", summary.url],
       ["Health", health],
       ["Role", `${role.leader ? "leader" : "follower"} (replica ${role.replicaId})`],
+      ...(role.leader ? [] : [["Leader", leaderText(role)] as const]),
       ["Last cycle", cycle],
       ["Next cycle", role.nextRunAt ?? (role.leader ? "not scheduled" : "run by the leader")],
       [
@@ -77,14 +100,20 @@ export function renderStatus(summary: StatusSummary, styles: Styles, tables: Tab
       String(window.completes),
       String(window.reversals),
       String(window.pending),
-      window.earnings.toFixed(2),
+      formatMoney(window.earnings, summary.currency),
       `${(window.conversion * 100).toFixed(1)} %`,
-      window.earningsPerEntry.toFixed(2),
+      formatMoney(window.earningsPerEntry, summary.currency),
     ]),
     { styles },
   );
   const warnings = summary.warnings.map((warning) => `${styles.yellow("warning:")} ${warning}\n`).join("");
   return `${head}\n${money}${warnings === "" ? "" : `\n${warnings}`}`;
+}
+
+/** The replica that leads, as a follower names it: `replica ID at ADDRESS`, or that it is not known yet. */
+function leaderText(role: StatusSummary["role"]): string {
+  if (role.leaderId === undefined) return "not known yet";
+  return `replica ${role.leaderId}${role.leaderAddress === undefined ? "" : ` at ${role.leaderAddress}`}`;
 }
 
 function formatDuration(ms: number): string {
