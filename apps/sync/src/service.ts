@@ -1,7 +1,13 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS,
+  describeConfig,
+  describeDatabase,
+  type SyncConfig,
+} from "./config/config.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
 import { storedLanguages } from "./inventory-store/stored-languages.ts";
@@ -298,6 +304,10 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     page,
   });
   const separate = config.outcomesPort !== undefined;
+  const connections = {
+    total: config.maxConnections ?? DEFAULT_CONNECTION_LIMITS.total,
+    perAddress: config.maxConnectionsPerAddress ?? DEFAULT_CONNECTION_LIMITS.perAddress,
+  };
   const server = cleanup.use(
     await startApiServer({
       modules,
@@ -309,6 +319,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
       trustedProxies: config.trustedProxies,
+      connections,
     }),
     (started) => started.close(),
   );
@@ -324,6 +335,8 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
             logger,
             serve: "outcomes",
             trustedProxies: config.trustedProxies,
+            connections,
+            headersTimeoutMs: (config.outcomesHeadersTimeoutSeconds ?? DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS) * 1000,
           }),
           (started) => started.close(),
         );

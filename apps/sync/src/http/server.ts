@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
 import { hasBearerToken } from "./auth.ts";
 import { clientAddressOf, type ClientAddressOf } from "./client-address.ts";
+import { limitConnections, type ConnectionLimits } from "./connection-limits.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
 import type { Listener, RouteModule, RouteRow } from "./route-module.ts";
@@ -29,7 +30,17 @@ export interface ApiServerOptions {
   readonly allowedOrigins?: readonly string[] | undefined;
   /** `SYNC_TRUSTED_PROXIES`: peers whose X-Forwarded-For names the client (see client-address.ts). @default [] */
   readonly trustedProxies?: readonly string[] | undefined;
+  /** `SYNC_MAX_CONNECTIONS` and `SYNC_MAX_CONNECTIONS_PER_ADDRESS` (see connection-limits.ts). @default no caps */
+  readonly connections?: Omit<ConnectionLimits, "trustedProxies"> | undefined;
+  /**
+   * How long a client may take to send a request's headers, from its connection on; then 408 and
+   * the connection closes (slow-loris). The receiver's is `SYNC_OUTCOMES_HEADERS_TIMEOUT`. @default 30000
+   */
+  readonly headersTimeoutMs?: number | undefined;
 }
+
+/** How long an idle keep-alive connection stays open between two requests. */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /** A listening API server. */
 export interface ApiServer {
@@ -61,10 +72,15 @@ function routerFor(modules: readonly RouteModule[], serve: Served) {
  */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   // The request listener is attached once listening: the guard needs the port (0 picks one).
-  const server = createServer();
+  const headersTimeout = options.headersTimeoutMs ?? 30_000;
+  // Timeouts are checked every this often: a short header timeout needs a short check to hold.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)) });
   // Long-polls may legitimately idle for up to a minute.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 30_000;
+  server.requestTimeout = Math.max(120_000, headersTimeout);
+  server.headersTimeout = headersTimeout;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  if (options.connections)
+    limitConnections(server, { ...options.connections, trustedProxies: options.trustedProxies ?? [] });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(error.code === "EADDRINUSE" ? new PortInUseError(options.host, options.port, { cause: error }) : error);
