@@ -15,6 +15,7 @@ import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
+import { accessWarnings, type AccessTokens } from "./http/route-access.ts";
 import { startApiServer } from "./http/server.ts";
 import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
 import { PageCache } from "./inventory-api/page-cache.ts";
@@ -108,6 +109,11 @@ interface RouteDependencies {
   readonly page: RespondentPage;
 }
 
+/** The tokens of the configuration, as the routes' access levels ask for them (http/route-access.ts). */
+function tokensOf(config: SyncConfig): AccessTokens {
+  return { api: config.apiToken, router: config.routerToken, metrics: config.metricsToken };
+}
+
 /**
  * Every route of the service, one module per feature: the probes, the inventory read API, the
  * change feed, the operator's routes, the respondent loop, the status page and the contract
@@ -121,7 +127,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     metrics,
     intervalMs,
     isStopping,
-    warnings: () => [...loop.warnings(), ...events.warnings(), ...page.warnings()],
+    warnings: () => [...accessWarnings(tokensOf(config)), ...loop.warnings(), ...events.warnings(), ...page.warnings()],
   };
   const operator = {
     store,
@@ -313,7 +319,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       modules,
       host: config.host,
       port: config.port,
-      apiToken: config.apiToken,
+      tokens: tokensOf(config),
       logger,
       serve: separate ? "api" : "both",
       allowedHosts: config.allowedHosts,
@@ -331,7 +337,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
             modules,
             host: config.outcomesHost ?? config.host,
             port: config.outcomesPort,
-            apiToken: config.apiToken,
+            tokens: tokensOf(config),
             logger,
             serve: "outcomes",
             trustedProxies: config.trustedProxies,
@@ -376,6 +382,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     events.start();
   }
   logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
+  for (const warning of accessWarnings(tokensOf(config))) logger.warn(warning);
 
   let stopped: Promise<void> | undefined;
   return {

@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { createRouter, type RouteMatch } from "@sds/schemas/internal/router";
 import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
-import { hasBearerToken } from "./auth.ts";
 import { clientAddressOf, type ClientAddressOf } from "./client-address.ts";
 import { limitConnections, type ConnectionLimits } from "./connection-limits.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
+import { isHostGuarded, refuseAccess, type AccessTokens } from "./route-access.ts";
 import type { Listener, RouteModule, RouteRow } from "./route-module.ts";
 
 /** Options of {@link startApiServer}. */
@@ -16,8 +16,8 @@ export interface ApiServerOptions {
   readonly modules: readonly RouteModule[];
   readonly host: string;
   readonly port: number;
-  /** Bearer token every `/v1` route requires; none when undefined. */
-  readonly apiToken: string | undefined;
+  /** The tokens the routes ask for by their access level (route-access.ts); none set: every route is open. */
+  readonly tokens: AccessTokens;
   readonly logger: Logger;
   /**
    * Which listener's routes this server serves (a route row's `listener`): the private API, the
@@ -66,9 +66,9 @@ function routerFor(modules: readonly RouteModule[], serve: Served) {
 
 /**
  * Starts the HTTP API on `node:http`. Every answer is JSON (except `/metrics`); a bad parameter
- * is a 400 naming it, an unknown path 404, a wrong method 405, an unavailable store 503. With a
- * token configured, every `/v1` route needs `Authorization: Bearer <token>`; the probes and
- * `/metrics` stay open for orchestrators and scrapers.
+ * is a 400 naming it, an unknown path 404, a wrong method 405, an unavailable store 503. With
+ * tokens configured, each route asks for those of its access level (route-access.ts); the
+ * probes stay open for orchestrators.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   // The request listener is attached once listening: the guard needs the port (0 picks one).
@@ -156,23 +156,11 @@ async function handle(
   const refusal =
     route.access === "signature"
       ? undefined
-      : ((route.access === "token" ? guard.checkHost(request) : undefined) ??
-        (route.method === "GET" ? undefined : guard.checkOrigin(request)));
+      : ((isHostGuarded(route.access) ? guard.checkHost(request) : undefined) ??
+        (route.method === "GET" ? undefined : guard.checkOrigin(request)) ??
+        refuseAccess(route.access, request.headers.authorization, options.tokens));
   if (refusal) {
     answer(refusal);
-    request.resume();
-    return;
-  }
-  if (
-    route.access === "token" &&
-    options.apiToken !== undefined &&
-    !hasBearerToken(request.headers.authorization, options.apiToken)
-  ) {
-    answer(
-      errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", {
-        "www-authenticate": 'Bearer realm="sds-sync"',
-      }),
-    );
     request.resume();
     return;
   }
