@@ -15,11 +15,12 @@ import { addressBlock } from "./client-address.ts";
 export interface ConnectionLimits {
   /** Open connections at once on the listener. */
   readonly total: number;
-  /** Open connections at once from one address (an IPv6 client's /64). */
+  /** Open connections at once from one address (an IPv6 client's /64), loopback and trusted proxies aside. */
   readonly perAddress: number;
   /**
    * SYNC_TRUSTED_PROXIES: every client behind a proxy shares its address, so the proxy's own
-   * connections count toward the total only. @default []
+   * connections count toward the total only, like those of this host (loopback: a reverse proxy
+   * or a router beside the service). @default []
    */
   readonly trustedProxies?: readonly string[];
 }
@@ -28,13 +29,13 @@ export interface ConnectionLimits {
 export function limitConnections(server: Server, limits: ConnectionLimits): void {
   // net.Server closes a connection over this at once (its "drop" event), before HTTP sees it.
   server.maxConnections = limits.total;
-  const trusted = limits.trustedProxies?.length ? proxyAddr.compile([...limits.trustedProxies]) : undefined;
+  const shared = proxyAddr.compile(["loopback", ...(limits.trustedProxies ?? [])]);
   const openByAddress = new Map<string, number>();
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress;
     // A socket already gone has no address; there is nothing to count.
     if (address === undefined) return;
-    if (trusted?.(address, 0) === true) return;
+    if (shared(address, 0)) return;
     const block = addressBlock(address);
     const open = (openByAddress.get(block) ?? 0) + 1;
     if (open > limits.perAddress) {
