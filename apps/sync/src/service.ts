@@ -15,6 +15,7 @@ import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
+import { DEFAULT_MAX_CPI } from "./loop/money.ts";
 import { accessWarnings, type AccessTokens } from "./http/route-access.ts";
 import { startApiServer } from "./http/server.ts";
 import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
@@ -240,7 +241,11 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     metrics,
     notifier,
     requestCount: () => requests,
-    cycle: { deadlineMs: config.cycleTimeoutSeconds * 1000, maxRecordBytes: config.maxRecordBytes },
+    cycle: {
+      deadlineMs: config.cycleTimeoutSeconds * 1000,
+      maxRecordBytes: config.maxRecordBytes,
+      maxCpi: config.maxCpi ?? DEFAULT_MAX_CPI,
+    },
     closureGuard: { maxShare: config.maxClosureShare, confirmCycles: config.closureConfirmCycles },
     manualRunSpacingMs: config.manualRunSpacingSeconds * 1000,
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),

@@ -65,6 +65,7 @@ describe("loadConfig", () => {
       matcherPollMs: 1000,
       routingFactsReloadMs: 2000,
       windowAdvanceSeconds: 600,
+      maxCpi: 100,
       hourlyCountsPruneSeconds: 600,
       sessionMaxAttempts: 3,
       sessionTtlSeconds: 3600,

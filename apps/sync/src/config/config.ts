@@ -324,7 +324,7 @@ export const settings = {
   maxConnectionsPerAddress: {
     variable: "SYNC_MAX_CONNECTIONS_PER_ADDRESS",
     description:
-      "Open connections (1 to 100000) each listener holds at once from one client address (an IPv6 client's /64); one more is closed at once, unread. Connections from SYNC_TRUSTED_PROXIES count toward SYNC_MAX_CONNECTIONS only. A router calling the API from one address keeps its connection pool below this.",
+      "Open connections (1 to 100000) each listener holds at once from one client address (an IPv6 client's /64); one more is closed at once, unread. Connections from loopback (a reverse proxy or a router on this host) and from SYNC_TRUSTED_PROXIES count toward SYNC_MAX_CONNECTIONS only. A router calling the API from another host keeps its connection pool below this.",
     parse: numberValue({ min: 1, max: 100_000, integer: true }),
     fallback: { kind: "default", raw: String(DEFAULT_CONNECTION_LIMITS.perAddress) },
   },
