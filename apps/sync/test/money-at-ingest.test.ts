@@ -73,7 +73,11 @@ describe.each(stores)("money at ingest on $name", (store) => {
       const entry = quarantined.get(surveyId);
       expect(entry, `survey ${surveyId} in quarantine`).toMatchObject({ source: "surveys" });
       expect(entry?.issues).toEqual([
-        expect.objectContaining({ path: ["Cpi"], code: "not_a_price", message: expect.stringMatching(/Cpi/) as string }),
+        expect.objectContaining({
+          path: ["Cpi"],
+          code: "not_a_price",
+          message: expect.stringMatching(/Cpi/) as string,
+        }),
       ]);
       // Never stored: not in the read API, not linkable.
       expect((await service.request(`/v1/surveys/${surveyId}`)).status).toBe(404);
@@ -91,7 +95,12 @@ describe.each(stores)("money at ingest on $name", (store) => {
       const matched = (await (await postJson(service, "/v1/match", { answers: {}, limit: 50 })).json()) as {
         surveys: { SurveyId: number }[];
       };
-      return matched.surveys.map((survey) => survey.SurveyId).sort().join() === [PRICED, AT_MAX].sort().join();
+      return (
+        matched.surveys
+          .map((survey) => survey.SurveyId)
+          .sort()
+          .join() === [PRICED, AT_MAX].sort().join()
+      );
     }, 20_000);
     await issueEntryLink(service, AT_MAX, "at-max");
     await receiveOutcome(service, "complete", "at-max");

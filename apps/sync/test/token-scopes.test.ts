@@ -88,7 +88,8 @@ describe("scoped tokens", () => {
       return body.surveys?.some((survey) => survey.SurveyId === SURVEY) === true;
     }, 20_000);
     const answered: Record<string, number> = {};
-    for (const call of routerCalls) answered[`${call.method} ${call.path}`] = (await send(service, call, ROUTER_TOKEN)).status;
+    for (const call of routerCalls)
+      answered[`${call.method} ${call.path}`] = (await send(service, call, ROUTER_TOKEN)).status;
     expect(answered).toEqual({
       "POST /v1/match": 200,
       "POST /v1/entry-links": 201,
@@ -154,7 +155,11 @@ describe("scoped tokens", () => {
       paths: Record<string, Record<string, { security: unknown[] }>>;
       components: { securitySchemes: Record<string, { type: string; scheme: string; description: string }> };
     };
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["apiToken", "metricsToken", "routerToken"]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      "apiToken",
+      "metricsToken",
+      "routerToken",
+    ]);
     expect(document.components.securitySchemes.routerToken?.description).toContain("SYNC_ROUTER_TOKEN");
     const router = [{ routerToken: [] }, { apiToken: [] }];
     const operator = [{ apiToken: [] }];

@@ -423,9 +423,17 @@ describe("the configuration table", () => {
   it("takes SYNC_ROUTER_TOKEN only beside SYNC_API_TOKEN, and no two tokens alike", () => {
     const api = "api-token-0123456789";
     const router = "router-token-0123456789";
-    expect(loadConfig({ ...minimal, SYNC_API_TOKEN: api, SYNC_ROUTER_TOKEN: router, SYNC_METRICS_TOKEN: "metrics-0123456789abc" }))
-      .toMatchObject({ apiToken: api, routerToken: router, metricsToken: "metrics-0123456789abc" });
-    expect(loadConfig({ ...minimal, SYNC_METRICS_TOKEN: "metrics-0123456789abc" }).metricsToken).toBe("metrics-0123456789abc");
+    expect(
+      loadConfig({
+        ...minimal,
+        SYNC_API_TOKEN: api,
+        SYNC_ROUTER_TOKEN: router,
+        SYNC_METRICS_TOKEN: "metrics-0123456789abc",
+      }),
+    ).toMatchObject({ apiToken: api, routerToken: router, metricsToken: "metrics-0123456789abc" });
+    expect(loadConfig({ ...minimal, SYNC_METRICS_TOKEN: "metrics-0123456789abc" }).metricsToken).toBe(
+      "metrics-0123456789abc",
+    );
     const problems = (env: Record<string, string>) => {
       try {
         loadConfig({ ...minimal, ...env });

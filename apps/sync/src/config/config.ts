@@ -417,8 +417,12 @@ const configRules: readonly ConfigRule[] = [
     return new Set(tokens).size === tokens.length
       ? undefined
       : {
-          variable: config.routerToken !== undefined && config.routerToken === config.apiToken ? "SYNC_ROUTER_TOKEN" : "SYNC_METRICS_TOKEN",
-          message: "must differ from the other tokens (SYNC_API_TOKEN, SYNC_ROUTER_TOKEN, SYNC_METRICS_TOKEN): a shared token has the widest scope of them (the values are not shown)",
+          variable:
+            config.routerToken !== undefined && config.routerToken === config.apiToken
+              ? "SYNC_ROUTER_TOKEN"
+              : "SYNC_METRICS_TOKEN",
+          message:
+            "must differ from the other tokens (SYNC_API_TOKEN, SYNC_ROUTER_TOKEN, SYNC_METRICS_TOKEN): a shared token has the widest scope of them (the values are not shown)",
         };
   },
   ...eventConfigRules,

@@ -39,7 +39,11 @@ const tokenKinds: Readonly<Record<TokenName, TokenKind>> = {
     scheme: "routerToken",
     opens: "the router's routes: match, entry links and sessions",
   },
-  metrics: { variable: "SYNC_METRICS_TOKEN", scheme: "metricsToken", opens: "/metrics (Prometheus' authorization setting)" },
+  metrics: {
+    variable: "SYNC_METRICS_TOKEN",
+    scheme: "metricsToken",
+    opens: "/metrics (Prometheus' authorization setting)",
+  },
 };
 
 interface AccessRule {
@@ -67,7 +71,11 @@ export const isHostGuarded = (access: RouteAccess): boolean => accessRules[acces
  * without a token that opens the route, 403 `insufficient_scope` for a configured token whose
  * scope does not cover it (the router's token on an operator route). Never echoes a token.
  */
-export function refuseAccess(access: RouteAccess, authorization: string | undefined, tokens: AccessTokens): Reply | undefined {
+export function refuseAccess(
+  access: RouteAccess,
+  authorization: string | undefined,
+  tokens: AccessTokens,
+): Reply | undefined {
   const rule = accessRules[access];
   if (rule.askedWhen === undefined || tokens[rule.askedWhen] === undefined) return undefined;
   const presented = presentedBearerToken(authorization);

@@ -39,7 +39,9 @@ describe("parseCpi", () => {
   it("takes SYNC_MAX_CPI as the highest price: 100 passes, 100.01 does not", () => {
     expect(parseCpiUpTo("100", 100)).toEqual({ micros: 100_000_000 });
     expect(parseCpiUpTo("100.000000", 100)).toEqual({ micros: 100_000_000 });
-    expect(parseCpiUpTo("100.01", 100)).toEqual({ problem: expect.stringContaining("above SYNC_MAX_CPI (100)") as string });
+    expect(parseCpiUpTo("100.01", 100)).toEqual({
+      problem: expect.stringContaining("above SYNC_MAX_CPI (100)") as string,
+    });
     expect(parseCpiUpTo("100.000001", 100)).toHaveProperty("problem");
     expect(parseCpiUpTo("2.5", 2.5)).toEqual({ micros: 2_500_000 });
   });

@@ -51,7 +51,8 @@ export function probeRoutes(context: ProbeContext): RouteModule {
           contentType: context.metrics.registry.contentType,
         }),
         doc: {
-          summary: "Prometheus metrics (with SYNC_METRICS_TOKEN set, a bearer token: Prometheus' authorization setting)",
+          summary:
+            "Prometheus metrics (with SYNC_METRICS_TOKEN set, a bearer token: Prometheus' authorization setting)",
           success: { "200": { contentType: "text/plain" } },
           errors: ["401", "403", "405", "500"],
         },
