@@ -348,6 +348,8 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
             trustedProxies: config.trustedProxies,
             connections,
             headersTimeoutMs: (config.outcomesHeadersTimeoutSeconds ?? DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS) * 1000,
+            // The marketplace's calls carry no body to speak of and the receiver has no long-polls: a body trickled for longer is an attack.
+            requestTimeoutMs: 30_000,
           }),
           (started) => started.close(),
         );

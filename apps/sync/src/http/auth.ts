@@ -29,8 +29,3 @@ export function presentedBearerToken(authorization: string | undefined): string 
 export function isToken(presented: string, token: string): boolean {
   return timingSafeEqual(digest(presented), tokenDigest(token)) && presented.length > 0;
 }
-
-/** Whether an `Authorization` header carries the bearer token. */
-export function hasBearerToken(authorization: string | undefined, token: string): boolean {
-  return isToken(presentedBearerToken(authorization), token);
-}

@@ -37,6 +37,8 @@ export interface ApiServerOptions {
    * the connection closes (slow-loris). The receiver's is `SYNC_OUTCOMES_HEADERS_TIMEOUT`. @default 30000
    */
   readonly headersTimeoutMs?: number | undefined;
+  /** How long a client may take to send a whole request (headers and body); then 408. @default 120000 (long-polls idle up to a minute) */
+  readonly requestTimeoutMs?: number | undefined;
 }
 
 /** How long an idle keep-alive connection stays open between two requests. */
@@ -76,7 +78,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // Timeouts are checked every this often: a short header timeout needs a short check to hold.
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)) });
   // Long-polls may legitimately idle for up to a minute.
-  server.requestTimeout = Math.max(120_000, headersTimeout);
+  server.requestTimeout = Math.max(options.requestTimeoutMs ?? 120_000, headersTimeout);
   server.headersTimeout = headersTimeout;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   if (options.connections)
