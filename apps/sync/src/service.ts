@@ -1,13 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import {
-  DEFAULT_CONNECTION_LIMITS,
-  DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS,
-  describeConfig,
-  describeDatabase,
-  type SyncConfig,
-} from "./config/config.ts";
+import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS } from "./http/connection-settings.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
 import { storedLanguages } from "./inventory-store/stored-languages.ts";

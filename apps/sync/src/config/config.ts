@@ -6,6 +6,7 @@ import type { DatabaseConfig } from "../database/database-config.ts";
 import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
 import { eventConfigRules, eventSettings, type EventsConfig } from "../events/event-settings.ts";
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
+import { connectionSettings, type ConnectionConfig } from "../http/connection-settings.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
 import { parseTrustedProxies } from "../http/client-address.ts";
@@ -28,7 +29,7 @@ export type { DatabaseConfig };
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig, ConnectionConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -77,12 +78,6 @@ export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, Pag
   readonly manualRunSpacingSeconds: number;
   /** `SYNC_MAX_LONG_POLLS`: readers that may wait (`wait=`) on each feed at once; more get 503. @default 1000 */
   readonly maxLongPolls?: number | undefined;
-  /** `SYNC_MAX_CONNECTIONS`: open connections each listener holds at once; more are closed at once. @default 256 */
-  readonly maxConnections?: number | undefined;
-  /** `SYNC_MAX_CONNECTIONS_PER_ADDRESS`: open connections each listener holds from one client address. @default 64 */
-  readonly maxConnectionsPerAddress?: number | undefined;
-  /** `SYNC_OUTCOMES_HEADERS_TIMEOUT`: seconds the receiver's clients have to send a request's headers. @default 10 */
-  readonly outcomesHeadersTimeoutSeconds?: number | undefined;
   /** `SYNC_OUTCOMES_HOST`: interface of the receiver's own listener. @default HOST */
   readonly outcomesHost?: string | undefined;
   /** `SYNC_ALLOWED_HOSTS`: Host names the API answers besides loopback names and `HOST`; `"any"` turns the check off. @default [] */
@@ -155,14 +150,6 @@ export interface Setting<T> {
 
 /** Upper bound of `SYNC_CONCURRENCY`: beyond it a supplier risks the upstream's unknown rate limits. */
 export const MAX_CONCURRENCY = 64;
-/**
- * Defaults of `SYNC_MAX_CONNECTIONS` and `SYNC_MAX_CONNECTIONS_PER_ADDRESS`: two listeners at
- * 256 take 512 descriptors at most, half of the common 1,024 limit, leaving the rest to the
- * database pool, the upstream (up to SYNC_CONCURRENCY sockets), the SQLite files and the events out.
- */
-export const DEFAULT_CONNECTION_LIMITS = { total: 256, perAddress: 64 } as const;
-/** Default `SYNC_OUTCOMES_HEADERS_TIMEOUT`: a marketplace's S2S call sends its headers in one packet. */
-export const DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS = 10;
 /** Shortest `SYNC_API_TOKEN` accepted: a guessable token is worse than none because it looks safe. */
 export const MIN_API_TOKEN_LENGTH = 16;
 
@@ -315,26 +302,7 @@ export const settings = {
     parse: numberValue({ min: 1, max: 100_000, integer: true }),
     fallback: { kind: "default", raw: String(DEFAULT_MAX_LONG_POLLS) },
   },
-  maxConnections: {
-    variable: "SYNC_MAX_CONNECTIONS",
-    description: `Open connections (1 to 100000) each listener (the API's, the receiver's when SYNC_OUTCOMES_PORT is set) holds at once; one more is closed at once, unread. Each is a file descriptor: keep twice this well below the process's limit (LimitNOFILE in the systemd unit, ulimit -n), so the database pool, the upstream's sockets and the SQLite files keep theirs. Long-polls count (see SYNC_MAX_LONG_POLLS).`,
-    parse: numberValue({ min: 1, max: 100_000, integer: true }),
-    fallback: { kind: "default", raw: String(DEFAULT_CONNECTION_LIMITS.total) },
-  },
-  maxConnectionsPerAddress: {
-    variable: "SYNC_MAX_CONNECTIONS_PER_ADDRESS",
-    description:
-      "Open connections (1 to 100000) each listener holds at once from one client address (an IPv6 client's /64); one more is closed at once, unread. Connections from loopback (a reverse proxy or a router on this host) and from SYNC_TRUSTED_PROXIES count toward SYNC_MAX_CONNECTIONS only. A router calling the API from another host keeps its connection pool below this.",
-    parse: numberValue({ min: 1, max: 100_000, integer: true }),
-    fallback: { kind: "default", raw: String(DEFAULT_CONNECTION_LIMITS.perAddress) },
-  },
-  outcomesHeadersTimeoutSeconds: {
-    variable: "SYNC_OUTCOMES_HEADERS_TIMEOUT",
-    description:
-      "Seconds (0.1 to 60, decimals allowed) a client of the outcome receiver's own listener (SYNC_OUTCOMES_PORT) has, from its connection on, to send a request's headers; then 408 and the connection closes, so slow or idle clients cannot hold the port. The API's listener allows 30.",
-    parse: numberValue({ min: 0.1, max: 60, integer: false }),
-    fallback: { kind: "default", raw: String(DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS) },
-  },
+  ...connectionSettings,
 
   outcomesHost: {
     variable: "SYNC_OUTCOMES_HOST",
