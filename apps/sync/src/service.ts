@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { describeConfig, describeDatabase, type SyncConfig } from "./config/config.ts";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS } from "./http/connection-settings.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
 import { storedLanguages } from "./inventory-store/stored-languages.ts";
@@ -9,6 +10,8 @@ import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
 import { openApiRoutes } from "./http/openapi-builder.ts";
 import type { RouteModule } from "./http/route-module.ts";
+import { DEFAULT_MAX_CPI } from "./loop/money.ts";
+import { accessWarnings, type AccessTokens } from "./http/route-access.ts";
 import { startApiServer } from "./http/server.ts";
 import { inventoryRoutes } from "./inventory-api/inventory-routes.ts";
 import { PageCache } from "./inventory-api/page-cache.ts";
@@ -102,6 +105,11 @@ interface RouteDependencies {
   readonly page: RespondentPage;
 }
 
+/** The tokens of the configuration, as the routes' access levels ask for them (http/route-access.ts). */
+function tokensOf(config: SyncConfig): AccessTokens {
+  return { api: config.apiToken, router: config.routerToken, metrics: config.metricsToken };
+}
+
 /**
  * Every route of the service, one module per feature: the probes, the inventory read API, the
  * change feed, the operator's routes, the respondent loop, the status page and the contract
@@ -115,7 +123,7 @@ function composeRoutes(dependencies: RouteDependencies): RouteModule[] {
     metrics,
     intervalMs,
     isStopping,
-    warnings: () => [...loop.warnings(), ...events.warnings(), ...page.warnings()],
+    warnings: () => [...accessWarnings(tokensOf(config)), ...loop.warnings(), ...events.warnings(), ...page.warnings()],
   };
   const operator = {
     store,
@@ -228,7 +236,11 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     metrics,
     notifier,
     requestCount: () => requests,
-    cycle: { deadlineMs: config.cycleTimeoutSeconds * 1000, maxRecordBytes: config.maxRecordBytes },
+    cycle: {
+      deadlineMs: config.cycleTimeoutSeconds * 1000,
+      maxRecordBytes: config.maxRecordBytes,
+      maxCpi: config.maxCpi ?? DEFAULT_MAX_CPI,
+    },
     closureGuard: { maxShare: config.maxClosureShare, confirmCycles: config.closureConfirmCycles },
     manualRunSpacingMs: config.manualRunSpacingSeconds * 1000,
     ...(options.followerPollMs === undefined ? {} : { followerPollMs: options.followerPollMs }),
@@ -298,17 +310,22 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     page,
   });
   const separate = config.outcomesPort !== undefined;
+  const connections = {
+    total: config.maxConnections ?? DEFAULT_CONNECTION_LIMITS.total,
+    perAddress: config.maxConnectionsPerAddress ?? DEFAULT_CONNECTION_LIMITS.perAddress,
+  };
   const server = cleanup.use(
     await startApiServer({
       modules,
       host: config.host,
       port: config.port,
-      apiToken: config.apiToken,
+      tokens: tokensOf(config),
       logger,
       serve: separate ? "api" : "both",
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
       trustedProxies: config.trustedProxies,
+      connections,
     }),
     (started) => started.close(),
   );
@@ -320,10 +337,14 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
             modules,
             host: config.outcomesHost ?? config.host,
             port: config.outcomesPort,
-            apiToken: config.apiToken,
+            tokens: tokensOf(config),
             logger,
             serve: "outcomes",
             trustedProxies: config.trustedProxies,
+            connections,
+            headersTimeoutMs: (config.outcomesHeadersTimeoutSeconds ?? DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS) * 1000,
+            // The marketplace's calls carry no body to speak of and the receiver has no long-polls: a body trickled for longer is an attack.
+            requestTimeoutMs: 30_000,
           }),
           (started) => started.close(),
         );
@@ -363,6 +384,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     events.start();
   }
   logger.info({ url: server.url, outcomesUrl: outcomesServer?.url, store: store.kind }, "sds-sync listening");
+  for (const warning of accessWarnings(tokensOf(config))) logger.warn(warning);
 
   let stopped: Promise<void> | undefined;
   return {

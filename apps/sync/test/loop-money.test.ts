@@ -9,8 +9,9 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
  * Money that bad upstream data cannot poison, over HTTP on both stores: an upstream that serves
- * Cpis that are not prices ("-5", "NaN", "Infinity", "1e400", "", absurdly large) gets none of
- * those surveys routed, so no entry and no sum carries them; prices with many decimals are kept
+ * Cpis that are not prices ("-5", "NaN", "Infinity", "1e400", "", absurdly large) gets those
+ * surveys quarantined, so no entry and no sum carries them (test/money-at-ingest.test.ts has
+ * SYNC_MAX_CPI's edge); prices with many decimals are kept
  * exactly, and the totals of the status are exact, finite and never negative.
  */
 
@@ -92,23 +93,19 @@ describe.each(stores)("money from a hostile upstream on %s", (_name, databaseFor
     };
     expect(matched.surveys.map((survey) => survey.SurveyId).sort()).toEqual([DIME, SUBCENT]);
 
-    // A price that is not one is explained and refused; those the wire schema refuses are not live at all.
+    // A price that is not one is quarantined at ingest with the reason (SYNC_MAX_CPI, issue 32): never
+    // stored, so never linked; those the wire schema refuses are quarantined as malformed.
+    const status = (await (await service.request("/v1/sync/status")).json()) as {
+      quarantine: { surveyId: number | null; issues: { path: string[]; message: string }[] }[];
+    };
     for (const surveyId of [NEGATIVE, HUGE]) {
-      const explained = (await (await postJson(service, "/v1/match", { answers: {}, explain: surveyId })).json()) as {
-        explanation: { eligible: boolean; reasons: { kind: string; message: string }[] };
-      };
-      expect(explained.explanation.eligible).toBe(false);
-      expect(explained.explanation.reasons[0]?.message).toMatch(/Cpi .* is (not a price|above)/);
-      const refused = await link(service, surveyId, `bad-${surveyId}`);
-      expect(refused.status).toBe(409);
-      expect(await refused.json()).toMatchObject({ error: { code: "survey_unroutable" } });
+      const entry = status.quarantine.find((item) => item.surveyId === surveyId);
+      expect(entry?.issues[0]?.message).toMatch(/Cpi .* is (not a price|above)/);
     }
-    // Counted where an operator looks: the two surveys whose Cpi is not a price.
-    const metrics = await (await service.request("/metrics")).text();
-    expect(metrics).toContain('sds_sync_surveys_unroutable{reason="price"} 2');
-    for (const surveyId of [NOT_A_NUMBER, INFINITE, EXPONENT, EMPTY])
+    for (const surveyId of [NEGATIVE, HUGE, NOT_A_NUMBER, INFINITE, EXPONENT, EMPTY])
       expect((await link(service, surveyId, `bad-${surveyId}`)).status).toBe(404);
     expect((await service.request(`/v1/surveys/${NOT_A_NUMBER}`)).status).toBe(404);
+    expect((await service.request(`/v1/surveys/${HUGE}`)).status).toBe(404);
 
     // Three completes at 0.10 and one at 12.345678: 12.645678 exactly, not a float's 12.645678000000002.
     for (const token of ["d1", "d2", "d3"]) {

@@ -26,7 +26,7 @@ export function changeFeedRoutes(context: ChangeFeedContext): RouteModule {
       listChanges: {
         method: "GET",
         path: "/v1/changes",
-        access: "token",
+        access: "operator",
         handler: async (request) => {
           const query = parseFeedQuery(request.url.searchParams);
           const read = await readFeed(feed, query, request.signal);

@@ -15,6 +15,10 @@ export const redactedPaths = [
   "*.apiKey",
   "apiToken",
   "*.apiToken",
+  "routerToken",
+  "*.routerToken",
+  "metricsToken",
+  "*.metricsToken",
   "authorization",
   "*.authorization",
   "headers.authorization",
@@ -28,6 +32,8 @@ export const redactedPaths = [
   "DATABASE_URL",
   "SDS_API_KEY",
   "SYNC_API_TOKEN",
+  "SYNC_ROUTER_TOKEN",
+  "SYNC_METRICS_TOKEN",
 ];
 
 /** Options of {@link createLogger}. */

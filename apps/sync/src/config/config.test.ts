@@ -30,6 +30,8 @@ describe("loadConfig", () => {
       port: 8787,
       host: "127.0.0.1",
       apiToken: undefined,
+      routerToken: undefined,
+      metricsToken: undefined,
       logLevel: "info",
       retentionSeconds: 604_800,
       outcomeRetentionSeconds: 0,
@@ -40,6 +42,9 @@ describe("loadConfig", () => {
       closureConfirmCycles: 3,
       manualRunSpacingSeconds: 5,
       maxLongPolls: 1000,
+      maxConnections: 256,
+      maxConnectionsPerAddress: 64,
+      outcomesHeadersTimeoutSeconds: 10,
       outcomesHost: "127.0.0.1",
       outcomesTokenParameter: "vq_token",
       entryPlaceholders: { RID: "token" },
@@ -60,6 +65,7 @@ describe("loadConfig", () => {
       matcherPollMs: 1000,
       routingFactsReloadMs: 2000,
       windowAdvanceSeconds: 600,
+      maxCpi: 100,
       hourlyCountsPruneSeconds: 600,
       sessionMaxAttempts: 3,
       sessionTtlSeconds: 3600,
@@ -412,6 +418,35 @@ describe("the configuration table", () => {
       );
       expect(entry.split("\n\n")[0]?.replace(/\s+/g, " ")).toContain(setting.description.replace(/\s+/g, " "));
     }
+  });
+
+  it("takes SYNC_ROUTER_TOKEN only beside SYNC_API_TOKEN, and no two tokens alike", () => {
+    const api = "api-token-0123456789";
+    const router = "router-token-0123456789";
+    expect(
+      loadConfig({
+        ...minimal,
+        SYNC_API_TOKEN: api,
+        SYNC_ROUTER_TOKEN: router,
+        SYNC_METRICS_TOKEN: "metrics-0123456789abc",
+      }),
+    ).toMatchObject({ apiToken: api, routerToken: router, metricsToken: "metrics-0123456789abc" });
+    expect(loadConfig({ ...minimal, SYNC_METRICS_TOKEN: "metrics-0123456789abc" }).metricsToken).toBe(
+      "metrics-0123456789abc",
+    );
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...minimal, ...env });
+        return "";
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    };
+    expect(problems({ SYNC_ROUTER_TOKEN: router })).toMatch(/SYNC_ROUTER_TOKEN.*needs SYNC_API_TOKEN/);
+    const same = problems({ SYNC_API_TOKEN: api, SYNC_ROUTER_TOKEN: api });
+    expect(same).toMatch(/SYNC_ROUTER_TOKEN.*must differ/);
+    expect(same).not.toContain(api);
+    expect(problems({ SYNC_API_TOKEN: api, SYNC_METRICS_TOKEN: api })).toMatch(/SYNC_METRICS_TOKEN.*must differ/);
   });
 
   it("lists the secrets of a configuration, including the database password, for the logger", () => {

@@ -6,6 +6,7 @@ import type { DatabaseConfig } from "../database/database-config.ts";
 import { DEFAULT_MAX_RECORD_BYTES } from "../cycle/record-size-limits.ts";
 import { eventConfigRules, eventSettings, type EventsConfig } from "../events/event-settings.ts";
 import { DEFAULT_MAX_LONG_POLLS } from "../feed/change-notifier.ts";
+import { connectionSettings, type ConnectionConfig } from "../http/connection-settings.ts";
 import { isLoopbackHost } from "../http/request-guard.ts";
 import { loopSettings, type LoopConfig } from "../loop/loop-settings.ts";
 import { parseTrustedProxies } from "../http/client-address.ts";
@@ -28,7 +29,7 @@ export type { DatabaseConfig };
  */
 
 /** The whole configuration of sds-sync, read once at start from the environment (see {@link settings}). */
-export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig {
+export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, PageConfig, GateConfig, ConnectionConfig {
   /** `SDS_BASE_URL`: the upstream base URL, ending in `/api/v1`. */
   readonly baseUrl: string;
   /** `SDS_API_KEY`: sent as `EQ-PARTNER-ACCESS-KEY`. Secret. */
@@ -45,8 +46,12 @@ export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, Pag
   readonly port: number;
   /** `HOST`. @default "127.0.0.1" */
   readonly host: string;
-  /** `SYNC_API_TOKEN`: bearer token every `/v1` route requires when set. Secret. */
+  /** `SYNC_API_TOKEN`: bearer token every `/v1` route requires when set (it opens every route). Secret. */
   readonly apiToken: string | undefined;
+  /** `SYNC_ROUTER_TOKEN`: bearer token that opens the router's routes only (match, entry links, sessions). Secret. */
+  readonly routerToken?: string | undefined;
+  /** `SYNC_METRICS_TOKEN`: bearer token `/metrics` requires when set. Secret. */
+  readonly metricsToken?: string | undefined;
   /** `LOG_LEVEL`. @default "info" */
   readonly logLevel: LogLevel;
   /** `SYNC_RETENTION_SECONDS`: feed entries, run records and resolved quarantine older than this are pruned. @default 604800 (7 days) */
@@ -199,7 +204,21 @@ export const settings = {
   },
   apiToken: {
     variable: "SYNC_API_TOKEN",
-    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace), every /v1 route requires Authorization: Bearer <token>. /healthz, /readyz, /metrics, /openapi.json and the status page (/, which asks for the token itself) stay open.`,
+    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace), every /v1 route requires Authorization: Bearer <token>, and this token opens every route (the operator's). /healthz, /readyz, /openapi.json and the status page (/, which asks for the token itself) stay open; /metrics too unless SYNC_METRICS_TOKEN is set. Unset, anyone who can reach the API can call every route: /readyz warns.`,
+    parse: parseApiToken,
+    fallback: { kind: "unset" },
+    secret: true,
+  },
+  routerToken: {
+    variable: "SYNC_ROUTER_TOKEN",
+    description: `A second bearer token (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace, unlike the others) for a respondent-facing router: it opens POST /v1/match, POST /v1/entry-links and the sessions (POST /v1/sessions, GET /v1/sessions/{id}, its answers and its end), and every other route answers it 403 insufficient_scope. Needs SYNC_API_TOKEN.`,
+    parse: parseApiToken,
+    fallback: { kind: "unset" },
+    secret: true,
+  },
+  metricsToken: {
+    variable: "SYNC_METRICS_TOKEN",
+    description: `When set (${MIN_API_TOKEN_LENGTH} characters or more, no whitespace, unlike the others), GET /metrics requires Authorization: Bearer <token> (Prometheus' authorization setting; SYNC_API_TOKEN is taken too) and the token opens nothing else. Unset: /metrics is open.`,
     parse: parseApiToken,
     fallback: { kind: "unset" },
     secret: true,
@@ -283,6 +302,7 @@ export const settings = {
     parse: numberValue({ min: 1, max: 100_000, integer: true }),
     fallback: { kind: "default", raw: String(DEFAULT_MAX_LONG_POLLS) },
   },
+  ...connectionSettings,
 
   outcomesHost: {
     variable: "SYNC_OUTCOMES_HOST",
@@ -352,6 +372,27 @@ const configRules: readonly ConfigRule[] = [
           variable: "HOST",
           message: `${config.host} is reachable from other machines and SYNC_API_TOKEN is not set: set SYNC_API_TOKEN (every /v1 route then needs it), or SYNC_ALLOW_UNAUTHENTICATED=true to serve the API to anyone who can reach it`,
         },
+  (config) =>
+    config.routerToken === undefined || config.apiToken !== undefined
+      ? undefined
+      : {
+          variable: "SYNC_ROUTER_TOKEN",
+          message:
+            "needs SYNC_API_TOKEN: without it every route is open, so a router token would guard nothing (set SYNC_API_TOKEN for the operator)",
+        },
+  (config) => {
+    const tokens = [config.apiToken, config.routerToken, config.metricsToken].filter((token) => token !== undefined);
+    return new Set(tokens).size === tokens.length
+      ? undefined
+      : {
+          variable:
+            config.routerToken !== undefined && config.routerToken === config.apiToken
+              ? "SYNC_ROUTER_TOKEN"
+              : "SYNC_METRICS_TOKEN",
+          message:
+            "must differ from the other tokens (SYNC_API_TOKEN, SYNC_ROUTER_TOKEN, SYNC_METRICS_TOKEN): a shared token has the widest scope of them (the values are not shown)",
+        };
+  },
   ...eventConfigRules,
 ];
 

@@ -51,8 +51,10 @@ Configuration (environment variables; empty values count as unset):
 
 ${entries.join("\n\n")}
 
-Open routes (no token even when SYNC_API_TOKEN is set): /healthz, /readyz, /metrics,
-/openapi.json (the OpenAPI document of every route) and the status page, /.
+Open routes (no token even when SYNC_API_TOKEN is set): /healthz, /readyz, /openapi.json
+(the OpenAPI document of every route, with the tokens each takes) and the status page, /;
+/metrics until SYNC_METRICS_TOKEN is set. SYNC_ROUTER_TOKEN opens match, entry links and
+sessions only; SYNC_API_TOKEN opens every route.
 
 Exit status: 0 after a clean shutdown (SIGTERM or SIGINT), 78 on invalid configuration,
 75 when the database stays unreachable for SYNC_DATABASE_START_TIMEOUT_SECONDS, 64 on an

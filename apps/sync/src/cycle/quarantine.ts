@@ -3,6 +3,7 @@ import { hash } from "node:crypto";
 import { isResponseValidationError } from "@sds/client";
 import type { InvalidItem } from "@sds/schemas";
 import type { QuarantineInput } from "../inventory-store/store.ts";
+import { cpiProblem } from "../loop/money.ts";
 import { isSurveyId } from "../survey-index/survey-id.ts";
 
 /** The `SurveyId` of a malformed item when it still has a valid one ({@link isSurveyId}), else null. */
@@ -44,6 +45,16 @@ export function invalidIdIssues(id: unknown): string {
   return JSON.stringify([
     { path: ["SurveyId"], code: "invalid_id", message: `SurveyId must be a positive safe integer, got ${String(id)}` },
   ]);
+}
+
+/**
+ * The issues of a `Cpi` that is not a price (negative, more than 6 decimals, too large for a
+ * number, above `SYNC_MAX_CPI`), or undefined: such a survey is never stored, so never routed and
+ * never summed (loop/money.ts owns the rule).
+ */
+export function priceIssues(cpi: string, maxCpi: number): string | undefined {
+  const problem = cpiProblem(cpi, maxCpi);
+  return problem === undefined ? undefined : JSON.stringify([{ path: ["Cpi"], code: "not_a_price", message: problem }]);
 }
 
 /**

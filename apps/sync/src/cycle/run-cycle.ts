@@ -25,7 +25,8 @@ import type { ClosureDecision, ClosureGuard } from "./closure-guard.ts";
 import { closedSurveyIds, planSurvey, type SurveyPlan } from "./diff.ts";
 import { fetchSurveyChildren, type FetchFailure } from "./fetch-children.ts";
 import { ListingTally, type ListedSurvey } from "./listing-tally.ts";
-import { invalidIdIssues, quarantineOfListItem, unsafeSurveyUrlIssues } from "./quarantine.ts";
+import { DEFAULT_MAX_CPI } from "../loop/money.ts";
+import { invalidIdIssues, priceIssues, quarantineOfListItem, unsafeSurveyUrlIssues } from "./quarantine.ts";
 import { DEFAULT_MAX_RECORD_BYTES, limitChildRecords, oversizeIssues, utf8Bytes } from "./record-size-limits.ts";
 import { isSurveyId } from "../survey-index/survey-id.ts";
 import { rawHash } from "../survey-index/survey-record.ts";
@@ -40,6 +41,8 @@ export interface CycleSettings {
   readonly deadlineMs?: number;
   /** Largest survey, qualification or quota record in bytes (`SYNC_MAX_RECORD_BYTES`); larger ones are quarantined. @default {@link DEFAULT_MAX_RECORD_BYTES} */
   readonly maxRecordBytes?: number;
+  /** The highest Cpi taken for a price (`SYNC_MAX_CPI`); a survey asking more, or no price at all, is quarantined. @default {@link DEFAULT_MAX_CPI} */
+  readonly maxCpi?: number;
 }
 
 /** What a cycle needs around it. */
@@ -148,6 +151,7 @@ class Cycle {
   readonly #onOuterAbort: () => void;
   readonly #deadline: NodeJS.Timeout | undefined;
   readonly #maxRecordBytes: number;
+  readonly #maxCpi: number;
   #states: SurveyStates | undefined;
   #open: OpenTransaction | undefined;
   #cause: Error | undefined;
@@ -166,6 +170,7 @@ class Cycle {
     this.#run = { replicaId: context.replicaId, trigger, startedAt: origin.startedAt };
     this.#requestsBefore = origin.requestsBefore;
     this.#maxRecordBytes = context.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    this.#maxCpi = context.maxCpi ?? DEFAULT_MAX_CPI;
     this.#outer = signal;
     this.#onOuterAbort = () => {
       this.halt(new CycleAbortedError(`aborted: ${errorMessage(signal.reason)}`, { cause: signal.reason }));
@@ -264,11 +269,13 @@ class Cycle {
     return writer.addSurvey(settleSurvey(plan, {}), survey.SurveyId);
   }
 
-  /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its URL, its size); undefined when it is fine. */
+  /** The quarantine entry of a survey the schema accepted but this service refuses (its id, its URL, its price, its size); undefined when it is fine. */
   #refusal(survey: Survey, raw: string): QuarantineInput | undefined {
     if (!isSurveyId(survey.SurveyId)) return quarantineOfListItem(survey, raw, invalidIdIssues(survey.SurveyId));
     const unsafeUrl = unsafeSurveyUrlIssues(survey.SurveyUrl);
     if (unsafeUrl !== undefined) return quarantineOfListItem(survey, raw, unsafeUrl);
+    const price = priceIssues(survey.Cpi, this.#maxCpi);
+    if (price !== undefined) return quarantineOfListItem(survey, raw, price);
     const limit = this.#maxRecordBytes;
     const bytes = utf8Bytes(raw, limit);
     return bytes > limit ? quarantineOfListItem(survey, raw, oversizeIssues(bytes, limit)) : undefined;

@@ -22,7 +22,7 @@ export function eventRoutes(context: EventRoutesContext): RouteModule {
       eventsStatus: {
         method: "GET",
         path: "/v1/events",
-        access: "token",
+        access: "operator",
         handler: async () =>
           json(200, { leader: context.isLeader(), sinks: [...(await context.refresh())] } satisfies EventsStatus),
         doc: {
@@ -34,7 +34,7 @@ export function eventRoutes(context: EventRoutesContext): RouteModule {
       resumeWebhook: {
         method: "POST",
         path: "/v1/webhooks/{name}/resume",
-        access: "token",
+        access: "operator",
         handler: (request) => {
           const name = request.params.name ?? "";
           if (!context.webhooks.includes(name))

@@ -2,6 +2,7 @@ import { toComponentSchemas } from "@sds/schemas";
 import { z } from "zod";
 import { VERSION } from "../common/version.ts";
 import { ErrorBody, errorResponses, type Parameter, type SuccessDoc } from "./route-doc.ts";
+import { securityOf, securitySchemes } from "./route-access.ts";
 import { defineRoutes, type RouteModule, type RouteRow } from "./route-module.ts";
 
 /*
@@ -47,7 +48,9 @@ function operationObject(id: string, route: RouteRow) {
   return {
     operationId: id,
     summary: doc.summary,
-    security: route.access === "token" ? [{ bearerToken: [] }] : [],
+    security: securityOf(route.access),
+    // The access level itself: `security` cannot tell an open route from one that checks a signature.
+    "x-sds-access": route.access,
     ...(doc.parameters ? { parameters: doc.parameters.map(parameterObject) } : {}),
     ...(doc.requestBody
       ? {
@@ -123,7 +126,7 @@ export function buildOpenApiDocument(modules: readonly RouteModule[]): Record<st
       title: "sds-sync",
       version: VERSION,
       description:
-        "The HTTP API of sds-sync, generated from its zod schemas. With SYNC_API_TOKEN set, the operations that list bearerToken need it.",
+        "The HTTP API of sds-sync, generated from its zod schemas. Each operation lists the tokens that open it: with SYNC_API_TOKEN set, routerToken (SYNC_ROUTER_TOKEN) or apiToken for the router's routes, apiToken for the rest; with SYNC_METRICS_TOKEN set, metricsToken or apiToken for /metrics.",
     },
     paths,
     components: {
@@ -135,7 +138,7 @@ export function buildOpenApiDocument(modules: readonly RouteModule[]): Record<st
         ),
       },
       responses,
-      securitySchemes: { bearerToken: { type: "http", scheme: "bearer", description: "SYNC_API_TOKEN" } },
+      securitySchemes: securitySchemes(),
     },
   };
 }

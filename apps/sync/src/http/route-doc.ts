@@ -13,12 +13,14 @@ export const errorResponses = {
   "400": { name: "BadRequest", description: "A parameter or the body is malformed (the message names it)." },
   "401": {
     name: "Unauthorized",
-    description: "SYNC_API_TOKEN is set and the request lacks `Authorization: Bearer <token>`.",
+    description:
+      "The route asks for a token (SYNC_API_TOKEN is set; for /metrics, SYNC_METRICS_TOKEN) and the request lacks `Authorization: Bearer` with one that opens it.",
     headers: { "WWW-Authenticate": { schema: { type: "string" } } },
   },
   "403": {
     name: "Forbidden",
-    description: "Host or Origin not allowed (SYNC_ALLOWED_HOSTS, SYNC_ALLOWED_ORIGINS), or a bad outcome signature.",
+    description:
+      "Host or Origin not allowed (SYNC_ALLOWED_HOSTS, SYNC_ALLOWED_ORIGINS), a token whose scope does not cover the route (`insufficient_scope`: SYNC_ROUTER_TOKEN on an operator route), or a bad outcome signature.",
   },
   "404": { name: "NotFound", description: "No such item." },
   "405": {

@@ -29,12 +29,15 @@ export interface RouteRequest {
 export type RouteHandler = (request: RouteRequest) => Promise<Reply>;
 
 /**
- * Who may call a route:
- * - `open`: anyone (probes, `/metrics`, the status page and the contract);
- * - `token`: `Authorization: Bearer <SYNC_API_TOKEN>` when set, plus the Host and Origin guards;
- * - `signature`: the marketplace's S2S calls, which check their own signature instead.
+ * Who may call a route (route-access.ts holds what each level takes):
+ * - `open`: anyone (probes, the status page and the contract);
+ * - `router`: what a respondent-facing router calls (match, entry links, sessions): `Authorization:
+ *   Bearer` with SYNC_ROUTER_TOKEN or SYNC_API_TOKEN when SYNC_API_TOKEN is set, plus the Host and Origin guards;
+ * - `operator`: every other `/v1` route: SYNC_API_TOKEN only when set, plus the guards;
+ * - `metrics`: `/metrics`: SYNC_METRICS_TOKEN (or SYNC_API_TOKEN) once SYNC_METRICS_TOKEN is set, else open;
+ * - `signature`: the marketplace's S2S calls and the respondent's browser, which check their own signature instead.
  */
-export type RouteAccess = "open" | "token" | "signature";
+export type RouteAccess = "open" | "router" | "operator" | "metrics" | "signature";
 
 /**
  * The two listeners of sds-sync: the private API, and the S2S outcome receiver the marketplace

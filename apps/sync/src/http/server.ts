@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 import { createRouter, type RouteMatch } from "@sds/schemas/internal/router";
 import type { Logger } from "pino";
 import { PortInUseError, SyncError } from "../common/errors.ts";
-import { hasBearerToken } from "./auth.ts";
 import { clientAddressOf, type ClientAddressOf } from "./client-address.ts";
+import { limitConnections, type ConnectionLimits } from "./connection-limits.ts";
 import { createRequestGuard, type RequestGuard } from "./request-guard.ts";
 import { errorReply, send, type Reply } from "./respond.ts";
+import { isHostGuarded, refuseAccess, type AccessTokens } from "./route-access.ts";
 import type { Listener, RouteModule, RouteRow } from "./route-module.ts";
 
 /** Options of {@link startApiServer}. */
@@ -15,8 +16,8 @@ export interface ApiServerOptions {
   readonly modules: readonly RouteModule[];
   readonly host: string;
   readonly port: number;
-  /** Bearer token every `/v1` route requires; none when undefined. */
-  readonly apiToken: string | undefined;
+  /** The tokens the routes ask for by their access level (route-access.ts); none set: every route is open. */
+  readonly tokens: AccessTokens;
   readonly logger: Logger;
   /**
    * Which listener's routes this server serves (a route row's `listener`): the private API, the
@@ -29,7 +30,19 @@ export interface ApiServerOptions {
   readonly allowedOrigins?: readonly string[] | undefined;
   /** `SYNC_TRUSTED_PROXIES`: peers whose X-Forwarded-For names the client (see client-address.ts). @default [] */
   readonly trustedProxies?: readonly string[] | undefined;
+  /** `SYNC_MAX_CONNECTIONS` and `SYNC_MAX_CONNECTIONS_PER_ADDRESS` (see connection-limits.ts). @default no caps */
+  readonly connections?: Omit<ConnectionLimits, "trustedProxies"> | undefined;
+  /**
+   * How long a client may take to send a request's headers, from its connection on; then 408 and
+   * the connection closes (slow-loris). The receiver's is `SYNC_OUTCOMES_HEADERS_TIMEOUT`. @default 30000
+   */
+  readonly headersTimeoutMs?: number | undefined;
+  /** How long a client may take to send a whole request (headers and body); then 408. @default 120000 (long-polls idle up to a minute) */
+  readonly requestTimeoutMs?: number | undefined;
 }
+
+/** How long an idle keep-alive connection stays open between two requests. */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /** A listening API server. */
 export interface ApiServer {
@@ -55,16 +68,21 @@ function routerFor(modules: readonly RouteModule[], serve: Served) {
 
 /**
  * Starts the HTTP API on `node:http`. Every answer is JSON (except `/metrics`); a bad parameter
- * is a 400 naming it, an unknown path 404, a wrong method 405, an unavailable store 503. With a
- * token configured, every `/v1` route needs `Authorization: Bearer <token>`; the probes and
- * `/metrics` stay open for orchestrators and scrapers.
+ * is a 400 naming it, an unknown path 404, a wrong method 405, an unavailable store 503. With
+ * tokens configured, each route asks for those of its access level (route-access.ts); the
+ * probes stay open for orchestrators.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   // The request listener is attached once listening: the guard needs the port (0 picks one).
-  const server = createServer();
+  const headersTimeout = options.headersTimeoutMs ?? 30_000;
+  // Timeouts are checked every this often: a short header timeout needs a short check to hold.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)) });
   // Long-polls may legitimately idle for up to a minute.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 30_000;
+  server.requestTimeout = Math.max(options.requestTimeoutMs ?? 120_000, headersTimeout);
+  server.headersTimeout = headersTimeout;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  if (options.connections)
+    limitConnections(server, { ...options.connections, trustedProxies: options.trustedProxies ?? [] });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(error.code === "EADDRINUSE" ? new PortInUseError(options.host, options.port, { cause: error }) : error);
@@ -140,23 +158,11 @@ async function handle(
   const refusal =
     route.access === "signature"
       ? undefined
-      : ((route.access === "token" ? guard.checkHost(request) : undefined) ??
-        (route.method === "GET" ? undefined : guard.checkOrigin(request)));
+      : ((isHostGuarded(route.access) ? guard.checkHost(request) : undefined) ??
+        (route.method === "GET" ? undefined : guard.checkOrigin(request)) ??
+        refuseAccess(route.access, request.headers.authorization, options.tokens));
   if (refusal) {
     answer(refusal);
-    request.resume();
-    return;
-  }
-  if (
-    route.access === "token" &&
-    options.apiToken !== undefined &&
-    !hasBearerToken(request.headers.authorization, options.apiToken)
-  ) {
-    answer(
-      errorReply(401, "unauthorized", "this route needs Authorization: Bearer <SYNC_API_TOKEN>", {
-        "www-authenticate": 'Bearer realm="sds-sync"',
-      }),
-    );
     request.resume();
     return;
   }

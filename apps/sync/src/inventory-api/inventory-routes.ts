@@ -26,7 +26,7 @@ export function inventoryRoutes(context: InventoryContext): RouteModule {
       listSurveys: {
         method: "GET",
         path: "/v1/surveys",
-        access: "token",
+        access: "operator",
         handler: (request) => listSurveys(context, request),
         doc: {
           summary: "Stored surveys, filtered and cursor-paginated (ETag / If-None-Match answers 304)",
@@ -41,7 +41,7 @@ export function inventoryRoutes(context: InventoryContext): RouteModule {
       getSurvey: {
         method: "GET",
         path: "/v1/surveys/{id}",
-        access: "token",
+        access: "operator",
         handler: async (request) => {
           const id = parseSurveyId(request.params.id ?? "");
           const survey = await context.store.getSurvey(id);
@@ -57,7 +57,7 @@ export function inventoryRoutes(context: InventoryContext): RouteModule {
       listCollections: {
         method: "GET",
         path: "/v1/collections",
-        access: "token",
+        access: "operator",
         handler: async () => json(200, { collections: await context.store.listCollections() }),
         doc: {
           summary: "The stored reference collections",

@@ -86,7 +86,7 @@ export async function prepareEntry(
     };
   }
   // The matcher holds a survey whose Cpi is not a price out (the admission below says so); parsed again for the amount.
-  const price = parseCpi(survey.Cpi);
+  const price = parseCpi(survey.Cpi, loop.maxCpi);
   if ("problem" in price)
     return {
       kind: "refused",

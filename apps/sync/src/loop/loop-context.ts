@@ -25,6 +25,8 @@ export interface LoopContext {
   readonly countOutcome: (outcome: OutcomeKind) => void;
   /** What fills each placeholder of a SurveyUrl (`[#name#]`, `[%NAME%]`): the token or the uid. */
   readonly placeholders: Readonly<Record<string, "token" | "uid">>;
+  /** `SYNC_MAX_CPI`: the highest Cpi taken for a price (money.ts `parseCpi`). */
+  readonly maxCpi: number;
   /** Survey groups, re-contact lists, unroutable surveys and yield evidence, as the matcher holds them. */
   readonly facts: RoutingFacts;
   /** The respondent rules, applied by the matcher and again, atomically, when an entry link is issued. */

@@ -52,7 +52,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
       match: {
         method: "POST",
         path: "/v1/match",
-        access: "token",
+        access: "router",
         handler: (request) => match(loop, request, profiles),
         doc: {
           summary: "The live surveys a respondent qualifies for, best first",
@@ -64,7 +64,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
       issueEntryLink: {
         method: "POST",
         path: "/v1/entry-links",
-        access: "token",
+        access: "router",
         handler: (request) => issueEntryLink(loop, request),
         doc: {
           summary: "A respondent's entry link to a live survey (201 new, 200 repeat of the same token)",
@@ -76,7 +76,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
       listOutcomes: {
         method: "GET",
         path: "/v1/outcomes",
-        access: "token",
+        access: "operator",
         handler: (request) => listOutcomes(loop, request),
         doc: {
           summary: "Recorded outcomes in order, long-polling with wait like the change feed",
@@ -88,7 +88,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
       importHistory: {
         method: "POST",
         path: "/v1/respondents/history",
-        access: "token",
+        access: "operator",
         handler: (request) => importHistory(loop, request),
         doc: {
           summary: "Bring in entries respondents made elsewhere, so routing knows them (idempotent)",
@@ -100,7 +100,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
       reconcileOutcomes: {
         method: "POST",
         path: "/v1/outcomes/reconcile",
-        access: "token",
+        access: "operator",
         handler: (request) => reconcileOutcomes(loop, request),
         doc: {
           summary: "Record the marketplace's corrections (reversals) as transitions, with their reasons",

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_CPI, CPI_CEILING } from "./money.ts";
 import { idList, numberValue, oneOf, SettingProblem, wordList, type PlainSetting } from "../common/setting-parsers.ts";
 
 /*
@@ -47,6 +48,8 @@ export interface LoopConfig {
   readonly routingFactsReloadMs?: number | undefined;
   /** `SYNC_WINDOW_ADVANCE_SECONDS`: how often the hours that left the 24-hour and 7-day windows are taken out of their totals. @default 600 */
   readonly windowAdvanceSeconds?: number | undefined;
+  /** `SYNC_MAX_CPI`: the highest Cpi taken for a price; a survey asking more is quarantined at ingest. @default 100 */
+  readonly maxCpi?: number | undefined;
   /** `SYNC_HOURLY_COUNTS_PRUNE_SECONDS`: how often hourly conversion counts older than 8 days are deleted. @default 600 */
   readonly hourlyCountsPruneSeconds?: number | undefined;
 }
@@ -214,6 +217,12 @@ export const loopSettings = {
       "Seconds (1 to 3600) between two passes that take the hours that left the last 24 hours and 7 days out of those windows' totals (a status read does it too).",
     parse: numberValue({ min: 1, max: 3600, integer: true }),
     fallback: { kind: "default", raw: "600" },
+  },
+  maxCpi: {
+    variable: "SYNC_MAX_CPI",
+    description: `The highest Cpi (0.01 to ${CPI_CEILING}, in the account's currency, decimals allowed) taken for a price. A listed survey whose Cpi is above it, negative, or not a decimal with at most 6 decimals is quarantined by the cycle with the reason (GET /v1/sync/status lists it) and never stored, routed or summed; a stored survey above a lowered limit is held out of routing.`,
+    parse: numberValue({ min: 0.01, max: CPI_CEILING, integer: false }),
+    fallback: { kind: "default", raw: String(DEFAULT_MAX_CPI) },
   },
   hourlyCountsPruneSeconds: {
     variable: "SYNC_HOURLY_COUNTS_PRUNE_SECONDS",

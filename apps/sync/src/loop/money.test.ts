@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { microsToAmount, parseCpi } from "./money.ts";
+import { CPI_CEILING, microsToAmount, parseCpi as parseCpiUpTo } from "./money.ts";
+
+const parseCpi = (text: string) => parseCpiUpTo(text, CPI_CEILING);
 
 describe("parseCpi", () => {
   it("keeps a price exactly, in integer micros", () => {
@@ -32,5 +34,15 @@ describe("parseCpi", () => {
   it("refuses absurdly large values without losing digits on the way", () => {
     expect(parseCpi("99999999999999999999999")).toHaveProperty("problem");
     expect(parseCpi("99999.999999")).toHaveProperty("problem");
+  });
+
+  it("takes SYNC_MAX_CPI as the highest price: 100 passes, 100.01 does not", () => {
+    expect(parseCpiUpTo("100", 100)).toEqual({ micros: 100_000_000 });
+    expect(parseCpiUpTo("100.000000", 100)).toEqual({ micros: 100_000_000 });
+    expect(parseCpiUpTo("100.01", 100)).toEqual({
+      problem: expect.stringContaining("above SYNC_MAX_CPI (100)") as string,
+    });
+    expect(parseCpiUpTo("100.000001", 100)).toHaveProperty("problem");
+    expect(parseCpiUpTo("2.5", 2.5)).toEqual({ micros: 2_500_000 });
   });
 });

@@ -6,7 +6,7 @@ import type { LoopConfig } from "./loop-settings.ts";
 import type { SyncMetrics } from "../metrics/sync-metrics.ts";
 import type { CycleEvents, InventoryReader } from "./inventory-reader.ts";
 import { createLoopMetrics } from "./loop-metrics.ts";
-import { cpiProblem } from "./money.ts";
+import { cpiProblem, DEFAULT_MAX_CPI } from "./money.ts";
 import { routingDataReport } from "./loop-status.ts";
 import { ReceiverRefusals } from "./receiver-refusals.ts";
 import { entryPlaceholders, matcherOptions, routingPolicy } from "./routing-setup.ts";
@@ -106,12 +106,14 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
     retry: 1,
   });
   const placeholders = entryPlaceholders(config);
+  const maxCpi = config.maxCpi ?? DEFAULT_MAX_CPI;
   const facts = new RoutingFacts({
     recontactStudyTypes: config.recontactStudyTypes ?? [],
     missingGroups: config.missingGroups ?? "route",
-    // A Cpi that is not a price never reaches an entry, so never a sum (money.ts).
+    // A Cpi that is not a price never reaches an entry, so never a sum (money.ts): the cycle quarantines
+    // it; a survey stored before SYNC_MAX_CPI was lowered is held out here.
     unusable: (survey) => {
-      const price = cpiProblem(survey.Cpi);
+      const price = cpiProblem(survey.Cpi, maxCpi);
       if (price !== undefined) return { reason: "price", message: price };
       const url = entryLinkProblem(survey.SurveyUrl, { placeholders })?.message;
       return url === undefined ? undefined : { reason: "url", message: url };
@@ -195,6 +197,7 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
       },
       tokenParameter: config.outcomesTokenParameter ?? "vq_token",
       placeholders,
+      maxCpi,
       facts,
       policy: routingPolicy(config),
       publicUrl: config.outcomesPublicUrl,

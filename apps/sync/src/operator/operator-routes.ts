@@ -39,7 +39,7 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
       syncStatus: {
         method: "GET",
         path: "/v1/sync/status",
-        access: "token",
+        access: "operator",
         handler: () => syncStatus(context),
         doc: {
           summary: "This replica, store counts, recent cycles, collections, quarantine and the respondent loop",
@@ -50,7 +50,7 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
       runSync: {
         method: "POST",
         path: "/v1/sync/run",
-        access: "token",
+        access: "operator",
         handler: (request) => runSync(context, request),
         doc: {
           summary: "Run a sync cycle now (502 with the run when it failed)",
@@ -69,7 +69,7 @@ export function operatorRoutes(context: OperatorContext): RouteModule {
       confirmClosures: {
         method: "POST",
         path: "/v1/sync/closures/confirm",
-        access: "token",
+        access: "operator",
         // An operator confirms the closures the mass-closure guard holds; the next cycle applies them.
         handler: () =>
           Promise.resolve(

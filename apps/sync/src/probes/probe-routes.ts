@@ -18,7 +18,7 @@ export interface ProbeContext {
   readonly warnings?: () => readonly string[];
 }
 
-/** The probes: liveness, readiness and the Prometheus metrics, all open to orchestrators and scrapers. */
+/** The probes: liveness and readiness, open to orchestrators, and the Prometheus metrics (SYNC_METRICS_TOKEN once set). */
 export function probeRoutes(context: ProbeContext): RouteModule {
   return defineRoutes({
     schemas: { Health, Readiness },
@@ -44,16 +44,17 @@ export function probeRoutes(context: ProbeContext): RouteModule {
       metrics: {
         method: "GET",
         path: "/metrics",
-        access: "open",
+        access: "metrics",
         handler: async () => ({
           status: 200,
           body: await context.metrics.render(),
           contentType: context.metrics.registry.contentType,
         }),
         doc: {
-          summary: "Prometheus metrics",
+          summary:
+            "Prometheus metrics (with SYNC_METRICS_TOKEN set, a bearer token: Prometheus' authorization setting)",
           success: { "200": { contentType: "text/plain" } },
-          errors: ["405", "500"],
+          errors: ["401", "403", "405", "500"],
         },
       },
     },

@@ -80,7 +80,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       startSession: {
         method: "POST",
         path: "/v1/sessions",
-        access: "token",
+        access: "router",
         handler: async (request) => {
           const body = await readJsonBody(request.incoming, SessionBody);
           return body.ok ? answer(await sessions.start(body.value), 201) : body.reply;
@@ -96,7 +96,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       getSession: {
         method: "GET",
         path: "/v1/sessions/{id}",
-        access: "token",
+        access: "router",
         handler: async (request) =>
           answer(await sessions.get(request.params.id ?? "", request.url.searchParams.get("explain") === "1")),
         doc: {
@@ -109,7 +109,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       answerSession: {
         method: "POST",
         path: "/v1/sessions/{id}/answers",
-        access: "token",
+        access: "router",
         handler: async (request) => {
           const body = await readJsonBody(request.incoming, SessionAnswersBody);
           return body.ok
@@ -132,7 +132,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       endSession: {
         method: "POST",
         path: "/v1/sessions/{id}/end",
-        access: "token",
+        access: "router",
         handler: async (request) => answer(await sessions.end(request.params.id ?? "")),
         doc: {
           summary: "End a session (done, ended)",
@@ -152,7 +152,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       readProfile: {
         method: "GET",
         path: "/v1/respondents/{uid}/profile",
-        access: "token",
+        access: "operator",
         handler: async (request) => {
           const uid = request.params.uid ?? "";
           const [answers, risk] = await Promise.all([
@@ -176,7 +176,7 @@ export function sessionRoutes(context: SessionRoomContext): RouteModule {
       eraseProfile: {
         method: "DELETE",
         path: "/v1/respondents/{uid}/profile",
-        access: "token",
+        access: "operator",
         handler: async (request) => {
           const uid = request.params.uid ?? "";
           const erased = await context.loop.store.write("erasing a profile", eraseProfile(uid));

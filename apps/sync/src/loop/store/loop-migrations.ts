@@ -2,6 +2,7 @@ import { dialects } from "../../database/dialects.ts";
 import type { Dialect, Migration, MigrationLedger } from "../../database/migration-ledger.ts";
 import type { ColumnTypes } from "../../database/sql-dialect.ts";
 import { gateSchema } from "./gate-schema.ts";
+import { moneyRepair } from "./money-repair.ts";
 import { questionSchema, sessionSchema, startLinkSchema } from "./session-schema.ts";
 
 /** The column type names of each dialect (its dialect object's). */
@@ -294,6 +295,13 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "start links of the respondent page",
     sqlite: startLinkSchema("sqlite"),
     postgres: startLinkSchema("postgres"),
+  },
+  // Version 12: money stored as NaN or Infinity before the Cpi was checked, kept aside and recounted (money-repair.ts).
+  {
+    version: 12,
+    name: "money stored as NaN or Infinity repaired",
+    sqlite: moneyRepair("sqlite"),
+    postgres: moneyRepair("postgres"),
   },
 ];
 

@@ -1,5 +1,5 @@
 import { StoreError } from "../../common/errors.ts";
-import { MAX_CPI, MICROS_PER_UNIT } from "../money.ts";
+import { CPI_CEILING, MICROS_PER_UNIT } from "../money.ts";
 
 /*
  * The loop store's money columns hold integer micros (money.ts, migration 9). What goes in is
@@ -10,12 +10,12 @@ import { MAX_CPI, MICROS_PER_UNIT } from "../money.ts";
 /**
  * A Cpi as the store keeps it: integer micros.
  *
- * @throws RangeError when `cpi` is not a finite amount from 0 to {@link MAX_CPI}: the route parses
- * the wire's Cpi (money.ts `parseCpi`) and holds such surveys out, so this is a caller's bug.
+ * @throws RangeError when `cpi` is not a finite amount from 0 to {@link CPI_CEILING}: the cycle
+ * quarantines such Cpis and the route parses them again (money.ts `parseCpi`), so this is a caller's bug.
  */
 export function cpiMicros(cpi: number): number {
-  if (!(Number.isFinite(cpi) && cpi >= 0 && cpi <= MAX_CPI))
-    throw new RangeError(`an entry's Cpi must be an amount from 0 to ${MAX_CPI}, got ${cpi}`);
+  if (!(Number.isFinite(cpi) && cpi >= 0 && cpi <= CPI_CEILING))
+    throw new RangeError(`an entry's Cpi must be an amount from 0 to ${CPI_CEILING}, got ${cpi}`);
   return Math.round(cpi * MICROS_PER_UNIT);
 }
 

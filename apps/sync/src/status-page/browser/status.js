@@ -239,7 +239,10 @@ async function api(path, options = {}) {
   if (response.status === 401) throw new Unauthorized();
   /** @type {unknown} */
   const raw = await response.json();
-  const body = /** @type {{ error?: { message?: string } }} */ (raw);
+  const body = /** @type {{ error?: { code?: string, message?: string } }} */ (raw);
+  // A router's token (SYNC_ROUTER_TOKEN) opens no operator route: ask for the API token instead.
+  if (response.status === 403 && body.error?.code === "insufficient_scope")
+    throw new UnusableToken("That token only opens the router's routes; the status needs SYNC_API_TOKEN.");
   if (!response.ok && response.status !== 410 && response.status !== 503)
     throw new Error(`${path} answered ${response.status}: ${body.error?.message ?? ""}`);
   return { status: response.status, body };
