@@ -90,6 +90,7 @@ function* reconciliation(
   return { kind: "answered", answer };
 }
 
+/** The answer to the lines' results; a dry run's lines hold no place in the feed (the places they took were rolled back). */
 function answerOf(results: ReconcileLine[], dryRun: boolean): Reconciled {
   const count = (status: ReconcileLine["status"]) => results.filter((line) => line.status === status).length;
   return {
@@ -99,7 +100,7 @@ function answerOf(results: ReconcileLine[], dryRun: boolean): Reconciled {
     changed: count("changed"),
     unchanged: count("unchanged"),
     unknown: count("unknown-token"),
-    results,
+    results: dryRun ? results.map((line) => ({ ...line, sequence: null })) : results,
   };
 }
 
