@@ -191,7 +191,9 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     }
     expect({ feed: await readOutcomeFeed(first), totals: await lifetime(first) }).toEqual(before);
     // The batch without the refused line goes through whole.
-    const answer = (await (await postJson(first, "/v1/outcomes/reconcile", { outcomes: [lines[0]] })).json()) as ReconcileAnswer;
+    const answer = (await (
+      await postJson(first, "/v1/outcomes/reconcile", { outcomes: [lines[0]] })
+    ).json()) as ReconcileAnswer;
     expect(answer).toMatchObject({ applied: true, changed: 1 });
   });
 

@@ -52,7 +52,14 @@ describe("the loop's rules", () => {
   it("holds a reconciliation's reason to the rule of tokens: no control characters, at most 500 characters", () => {
     const reconciled = (reason: string) =>
       ReconcileBody.safeParse({ outcomes: [{ token: "t-1", outcome: "complete", reason }] });
-    for (const reason of ["audit \u0000", "audit, line 2\n", "\u001b[2J", "qc\u0008\u0008ok", "tab\there", "r".repeat(501)])
+    for (const reason of [
+      "audit \u0000",
+      "audit, line 2\n",
+      "\u001b[2J",
+      "qc\u0008\u0008ok",
+      "tab\there",
+      "r".repeat(501),
+    ])
       expect(reconciled(reason).success, JSON.stringify(reason).slice(0, 20)).toBe(false);
     for (const reason of ["", "rejected in the quality review: speeder", "r".repeat(500), "contrôle qualité ✓"])
       expect(reconciled(reason).success, reason.slice(0, 20)).toBe(true);

@@ -1,18 +1,15 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { loopTextProblem, ReconcileBody, Reconciled, type ReconcileLine } from "@sds/sync-client";
+import { LoopText, loopTextProblem, ReconcileBody, Reconciled, type ReconcileLine } from "@sds/sync-client";
 import type { z } from "zod";
 import { StoreError } from "../common/errors.ts";
 import { rollBack, type Program } from "../database/program.ts";
 import { MAX_BATCH_BODY_BYTES, readJsonBody } from "../http/request-body.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
+import type { Parameter } from "../http/route-doc.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
-import {
-  claimIdempotencyKey,
-  recordIdempotentAnswer,
-  type IdempotentRequest,
-} from "./store/idempotency-records.ts";
+import { claimIdempotencyKey, recordIdempotentAnswer, type IdempotentRequest } from "./store/idempotency-records.ts";
 import type { RecordingSettings } from "./store/loop-records.ts";
 import { reconcileLines } from "./store/reconcile-records.ts";
 
@@ -20,6 +17,15 @@ type ReconcileRequest = z.output<typeof ReconcileBody>["outcomes"];
 
 /** The header that makes a batch safe to send again (the name is the contract). */
 const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+
+/** How `/openapi.json` describes {@link IDEMPOTENCY_KEY_HEADER}. */
+export const reconcileIdempotencyKey: Parameter = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: "header",
+  description:
+    "Applies the batch once per key (kept 7 days): a repeat with the same lines answers the first answer (`replayed: true`) and records nothing; other lines under the key are a 422 `idempotency_key_reused`; a concurrent repeat waits for the first. 1 to 200 characters, no control characters. Ignored on a dry run.",
+  schema: LoopText,
+};
 
 /**
  * `POST /v1/outcomes/reconcile`: the marketplace's corrections after the fact (a complete
@@ -122,7 +128,9 @@ function idempotencyKeyOf(incoming: IncomingMessage): string | undefined | Reply
   if (Array.isArray(value))
     return errorReply(400, "bad_request", `the ${IDEMPOTENCY_KEY_HEADER} header must be sent once`);
   const problem = loopTextProblem(value);
-  return problem === undefined ? value : errorReply(400, "bad_request", `the ${IDEMPOTENCY_KEY_HEADER} header ${problem}`);
+  return problem === undefined
+    ? value
+    : errorReply(400, "bad_request", `the ${IDEMPOTENCY_KEY_HEADER} header ${problem}`);
 }
 
 /** The digest of the lines as they apply: equal for the same lines in the same order, whatever the JSON's spacing or key order. */

@@ -26,22 +26,20 @@ export interface IdempotentRequest {
 
 /** What a key already holds: nothing (apply the request), the answer to replay, or another body's answer. */
 export type IdempotencyClaim =
-  | { readonly kind: "new" }
-  | { readonly kind: "replay"; readonly answer: unknown }
-  | { readonly kind: "reused" };
+  { readonly kind: "new" } | { readonly kind: "replay"; readonly answer: unknown } | { readonly kind: "reused" };
 
 /** The key's advisory lock (its scope in the locked text, apart from tokens'), where writers overlap. */
 const LOCK_KEY = command<[lockedText: string]>((dialect) => {
   const locks = dialect.advisoryLocks([{ boundText: true }]);
   return locks === null ? null : `SELECT ${locks}`;
 });
-const STORED = statement<
-  [scope: string, key: string],
-  { readonly fingerprint: string; readonly answer: unknown }
->("SELECT fingerprint, answer FROM loop_idempotency_keys WHERE scope = ? AND idempotency_key = ?", (row) => ({
-  fingerprint: text(row.fingerprint),
-  answer: json(row.answer),
-}));
+const STORED = statement<[scope: string, key: string], { readonly fingerprint: string; readonly answer: unknown }>(
+  "SELECT fingerprint, answer FROM loop_idempotency_keys WHERE scope = ? AND idempotency_key = ?",
+  (row) => ({
+    fingerprint: text(row.fingerprint),
+    answer: json(row.answer),
+  }),
+);
 const STORE = command<[scope: string, key: string, fingerprint: string, answer: string, createdAt: string]>(
   "INSERT INTO loop_idempotency_keys (scope, idempotency_key, fingerprint, answer, created_at) VALUES (?, ?, ?, ?, ?)",
 );
