@@ -1,6 +1,6 @@
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
+import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { query } from "../src/loop/store/loop-program.ts";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
@@ -72,6 +72,7 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
   async function startWithCompletes(
     count: number,
     pruneClock?: () => number,
+    config: Partial<SyncConfig> = {},
   ): Promise<{ first: ServiceHarness; second: ServiceHarness; tokens: string[] }> {
     const fake = createFakeSupplierApi({
       suppliers: [
@@ -95,7 +96,7 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     const start = () =>
       startServiceHarness({
         api: fake,
-        config: { maxClosureShare: 1 },
+        config: { maxClosureShare: 1, ...config },
         ...(database ? { database } : {}),
         ...(pruneClock ? { pruneClock, pruneEveryMs: 3_600_000 } : {}),
       });
@@ -199,7 +200,7 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
 
   it("applies the same batch sent with one Idempotency-Key once: a repeat answers the first answer, another body under the key is refused", async () => {
     let now = Date.now();
-    const { first, second, tokens } = await startWithCompletes(2, () => now);
+    const { first, second, tokens } = await startWithCompletes(2, () => now, { idempotencyRetentionSeconds: 3600 });
     const body = { outcomes: qcThenAppeal(tokens) };
     const key = "batch-2026-12-06-a";
     const answer = async (response: Response) => {
@@ -223,9 +224,12 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     }
     expect((await readOutcomeFeed(first)).length).toBe(2 + 4);
 
-    // Keys are kept 7 days, then pruned: the same key then records the batch again.
-    now += 8 * 24 * 3600 * 1000;
-    await first.service.pruner.pruneOnce();
+    // Keys are kept SYNC_IDEMPOTENCY_RETENTION_SECONDS (an hour here), then pruned: the same key then records the batch again.
+    now += 1800 * 1000;
+    expect((await first.service.pruner.pruneOnce()).deleted["idempotency-keys"]).toBe(0);
+    expect(await answer(await reconcile(first, body, key))).toMatchObject({ replayed: true });
+    now += 3600 * 1000;
+    expect((await first.service.pruner.pruneOnce()).deleted["idempotency-keys"]).toBe(1);
     expect(await answer(await reconcile(first, body, key))).toMatchObject({ replayed: false, changed: 4 });
     expect((await readOutcomeFeed(first)).length).toBe(2 + 8);
   });

@@ -61,6 +61,7 @@ describe("loadConfig", () => {
       routingFactsReloadMs: 2000,
       windowAdvanceSeconds: 600,
       hourlyCountsPruneSeconds: 600,
+      idempotencyRetentionSeconds: 604_800,
       sessionMaxAttempts: 3,
       sessionTtlSeconds: 3600,
       questionSeconds: 8,

@@ -23,7 +23,7 @@ export const reconcileIdempotencyKey: Parameter = {
   name: IDEMPOTENCY_KEY_HEADER,
   in: "header",
   description:
-    "Applies the batch once per key (kept 7 days): a repeat with the same lines answers the first answer (`replayed: true`) and records nothing; other lines under the key are a 422 `idempotency_key_reused`; a concurrent repeat waits for the first. 1 to 200 characters, no control characters. Ignored on a dry run.",
+    "Applies the batch once per key (kept SYNC_IDEMPOTENCY_RETENTION_SECONDS, 7 days by default): a repeat with the same lines answers the first answer (`replayed: true`) and records nothing; other lines under the key are a 422 `idempotency_key_reused`; a concurrent repeat waits for the first. 1 to 200 characters, no control characters. Ignored on a dry run.",
   schema: LoopText,
 };
 

@@ -40,7 +40,7 @@ export interface PrunerOptions {
   readonly outcomes?: OutcomeRetention | undefined;
   /** Respondent sessions, pruned when given. */
   readonly sessions?: SessionRetention | undefined;
-  /** Idempotency keys of batch requests (kept a week), pruned when given. */
+  /** Idempotency keys of batch requests (SYNC_IDEMPOTENCY_RETENTION_SECONDS), pruned when given. */
   readonly idempotencyKeys?: RecordRetention | undefined;
   readonly logger: Logger;
   /** Time between passes. @default a tenth of the shorter retention, between 1 s and 60 s */

@@ -8,7 +8,7 @@ import { OutcomePage, ReconcileBody, Reconciled, type Outcome } from "../schemas
 /** Options of {@link Outcomes.reconcile}: a call's options, and the batch's idempotency key. */
 export interface ReconcileOptions extends SyncRequestOptions {
   /**
-   * Sent as the `Idempotency-Key` header: sds-sync applies the batch once per key (kept 7 days)
+   * Sent as the `Idempotency-Key` header: sds-sync applies the batch once per key (kept 7 days by default)
    * and answers a repeat of the same body with the first answer (`replayed: true`), and another
    * body under the key with 422 `idempotency_key_reused`. With a key, a recording call is safe to
    * repeat, so it is retried like any other (on 5xx, 408, 429, network failures and attempt

@@ -12,8 +12,11 @@ import type { LoopStore } from "./loop-store.ts";
  * for the first to commit, then finds its answer: never two applications.
  */
 
-/** How long a key is kept: a repeat within it answers the stored answer; past it, the key is pruned and a repeat applies again. */
-export const IDEMPOTENCY_KEY_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/**
+ * How long a key is kept unless `SYNC_IDEMPOTENCY_RETENTION_SECONDS` says otherwise: a repeat
+ * within it answers the stored answer; past it, the key is pruned and a repeat applies again.
+ */
+export const DEFAULT_IDEMPOTENCY_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /** One request's key, in the scope of its route, with the fingerprint of its body. */
 export interface IdempotentRequest {
@@ -68,15 +71,18 @@ export function* pruneIdempotencyKeys(before: Date, limit: number): Program<numb
   return yield* execute(PRUNE, before.toISOString(), limit);
 }
 
-/** What the shared pruner (retention/pruner.ts) deletes of the keys, and when: those recorded {@link IDEMPOTENCY_KEY_RETENTION_MS} ago. */
-export function idempotencyKeyRetention(store: LoopStore): {
+/** What the shared pruner (retention/pruner.ts) deletes of the keys, and when: those recorded `retentionMs` ago. */
+export function idempotencyKeyRetention(
+  store: LoopStore,
+  retentionMs: number,
+): {
   readonly store: LoopStore;
   readonly retentionMs: number;
   pruneBatch(before: Date, limit: number): Promise<PruneBatchOutcome>;
 } {
   return {
     store,
-    retentionMs: IDEMPOTENCY_KEY_RETENTION_MS,
+    retentionMs,
     async pruneBatch(before, limit) {
       const deleted = await store.write("pruning idempotency keys", pruneIdempotencyKeys(before, limit));
       return { deleted, more: deleted === limit, deferred: false };

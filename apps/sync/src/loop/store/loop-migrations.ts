@@ -305,7 +305,7 @@ export const outcomeMigrations: readonly Migration[] = [
 
 /*
  * Version 12: the Idempotency-Key of each batch request recorded (reconciliation), with the
- * fingerprint of its body and its answer, kept a week (idempotency-records.ts): a repeat answers
+ * fingerprint of its body and its answer, kept 7 days by default (idempotency-records.ts): a repeat answers
  * the stored answer instead of applying the batch again.
  */
 function idempotencyKeysSchema(dialect: Dialect): string {
