@@ -122,13 +122,14 @@ describe.each([
       const log: string[] = [];
       for (const [round, killAfter] of KILL_AFTER_BATCHES.entries()) {
         let acknowledged = 0;
-        let killed = false;
-        let inFlightAtKill = 0;
+        const run = { killed: false };
+        // Read through a call: after an await the kill may have come (the type checker would narrow a plain read).
+        const killedNow = () => run.killed;
         let inFlight = 0;
         let reachKill = (): void => undefined;
         const killMoment = new Promise<void>((resolve) => (reachKill = resolve));
         const sender = async (group: number) => {
-          for (let index = 0; !killed; index += 1) {
+          for (let index = 0; !killedNow(); index += 1) {
             const batch: SentBatch = {
               key: `round-${round}-group-${group}-batch-${index}`,
               reason: `r${round}g${group}b${index}`,
@@ -139,12 +140,12 @@ describe.each([
             inFlight += 1;
             try {
               const response = await sendBatch(url, batch);
-              if (killed) return;
+              if (killedNow()) return;
               expect(response.status, await response.clone().text()).toBe(200);
               batch.acknowledged = true;
               if ((acknowledged += 1) >= killAfter) reachKill();
             } catch (error) {
-              if (!killed) throw error;
+              if (!killedNow()) throw error;
               return;
             } finally {
               inFlight -= 1;
@@ -153,8 +154,8 @@ describe.each([
         };
         const senders = Array.from({ length: SENDERS }, (_, group) => sender(group));
         await Promise.race([killMoment, Promise.all(senders)]);
-        inFlightAtKill = inFlight;
-        killed = true;
+        const inFlightAtKill = inFlight;
+        run.killed = true;
         service.child.kill("SIGKILL");
         await Promise.allSettled(senders);
         expect((await service.exited).signal).toBe("SIGKILL");
