@@ -179,9 +179,61 @@ describe("sds outcomes reconcile", () => {
       reason: "speeder, rejected in review",
     });
 
-    // The same file again changes nothing.
+    const rowsBefore = { d1: (await feed("d-1")).length, d3: (await feed("d-3")).length };
+    expect(recorded.stderr).toMatch(
+      /^idempotency key [0-9a-f]{12} derived from the file's content; --again sends a fresh one\n/,
+    );
+    const key = /idempotency key ([0-9a-f]{12})/.exec(recorded.stderr)?.[1];
+
+    // The same file again records nothing: sds-sync answers the first run's answer for the same key.
     const again = await sds(["outcomes", "reconcile", report, "-o", "table"]);
-    expect(again.stdout).toBe("Reconciled 4 lines: 0 changed, 3 unchanged, 1 unknown token.\n");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(
+      [
+        "TOKEN  CHANGE                REASON",
+        "d-1    complete → terminate  speeder, rejected in review",
+        "d-3    pending → complete    late approval",
+        "Reconciled 4 lines: 2 changed, 1 unchanged, 1 unknown token.",
+        "",
+      ].join("\n"),
+    );
+    expect(again.stderr).toContain(`idempotency key ${key} derived from the file's content`);
+    expect(again.stderr).toContain(
+      "batch 1 (lines 2–5) had been applied by an earlier run with the same idempotency key: nothing was recorded again",
+    );
+    expect({ d1: (await feed("d-1")).length, d3: (await feed("d-3")).length }).toEqual(rowsBefore);
+
+    // --again sends a fresh key: the lines are sent anew, and now change nothing.
+    const fresh = await sds(["outcomes", "reconcile", report, "--again", "-o", "table"]);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toBe("Reconciled 4 lines: 0 changed, 3 unchanged, 1 unknown token.\n");
+    expect(fresh.stderr).toMatch(/^idempotency key [0-9a-f]{12} is fresh \(--again\)/);
+    expect(fresh.stderr).not.toContain(`idempotency key ${key}`);
+  });
+
+  it("applies a report that rejects then reinstates a complete once, however often it is run, and refuses control characters in a reason", async () => {
+    await issue(["q-1", "q-2"], "complete");
+    const report = file(
+      "qc.csv",
+      "token,outcome,reason\nq-1,terminate,qc\nq-2,terminate,qc\nq-1,complete,appeal\nq-2,complete,appeal\n",
+    );
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => sds(["outcomes", "reconcile", report, "--batch", "2", "-o", "json"])),
+    );
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ changed: 4, batches: [{ batch: 1 }, { batch: 2 }] });
+    }
+    for (const token of ["q-1", "q-2"])
+      expect((await feed(token)).map((row) => row.reason)).toEqual([null, "qc", "appeal"]);
+
+    const escapes = file(
+      "esc.csv",
+      'token,outcome,reason\nq-1,terminate,"\u001b[2J\u001b]8;;https://evil.example\u0007x"\n',
+    );
+    const refused = await sds(["outcomes", "reconcile", escapes]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${escapes}:2: the reason must not hold control characters`);
   });
 
   it("sends a long file in batches, in order: a later line of a token sees the earlier one's effect across batches", async () => {
@@ -204,7 +256,7 @@ describe("sds outcomes reconcile", () => {
       [502, "terminate"],
     ]);
     expect(result.stderr).toMatch(
-      /^warning: 1198 tokens match no entry issued by sds-sync \(nothing recorded for them\): line 2 "unknown-0", .*, and 1188 more\n$/,
+      /^idempotency key [0-9a-f]{12} derived from the file's content; --again sends a fresh one\nwarning: 1198 tokens match no entry issued by sds-sync \(nothing recorded for them\): line 2 "unknown-0", .*, and 1188 more\n$/,
     );
     for (const batch of ["0", "1001", "x"]) {
       const refused = await sds(["outcomes", "reconcile", report, "--batch", batch]);
@@ -227,7 +279,7 @@ describe("sds outcomes reconcile", () => {
       [
         `${report}:3: the outcome "compleet" is not one of complete, terminate, overquota, security`,
         `${report}:4: the token must not be empty`,
-        `${report}:5: the reason is longer than 500 characters (501)`,
+        `${report}:5: the reason must be at most 500 characters, got 501`,
         `${report}:6: has 2 fields, the header 3`,
         `error: ${report} has 4 invalid lines (listed above); nothing was sent. Fix them and run the command again.`,
         "",
@@ -313,7 +365,7 @@ describe("sds outcomes reconcile", () => {
     const closed = await sds(["outcomes", "reconcile", report, "--sync-url", `http://127.0.0.1:${port}`]);
     expect(closed.code).toBe(5);
     expect(closed.stderr).toBe(
-      `error: cannot reach sds-sync at http://127.0.0.1:${port}/v1/outcomes/reconcile (ECONNREFUSED). Check --sync-url or SDS_SYNC_URL and that sds-sync is running.\n`,
+      `idempotency key ${/[0-9a-f]{12}/.exec(closed.stderr)?.[0]} derived from the file's content; --again sends a fresh one\nerror: cannot reach sds-sync at http://127.0.0.1:${port}/v1/outcomes/reconcile (ECONNREFUSED). Check --sync-url or SDS_SYNC_URL and that sds-sync is running.\n`,
     );
     const withV1 = await sds(["outcomes", "reconcile", report, "--sync-url", `${sync.url}/v1`]);
     expect(withV1.code).toBe(4);
@@ -325,9 +377,12 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
   let server: Server;
   let url: string;
   let answers: number[];
+  /** The Idempotency-Key of each request received. */
+  let keys: (string | undefined)[];
   beforeAll(async () => {
     // Answers each request with the next status of `answers`: 200 (every line unknown) or an error.
     server = createServer((request, response) => {
+      keys.push(request.headers["idempotency-key"] as string | undefined);
       let body = "";
       request.on("data", (chunk: Buffer) => (body += chunk.toString()));
       request.on("end", () => {
@@ -362,21 +417,42 @@ describe("sds outcomes reconcile against a failing sds-sync", () => {
       "f.csv",
       `token,outcome\n${Array.from({ length: 5 }, (_, index) => `f-${index},terminate`).join("\n")}\n`,
     );
-    answers = [503];
+    answers = [503, 503, 503];
+    keys = [];
     const first = await sds(["outcomes", "reconcile", report, "--sync-url", url]);
-    expect(first).toMatchObject({
-      code: 1,
-      stdout: "",
-      stderr: "error: sds-sync refused POST /v1/outcomes/reconcile (503): the store is unavailable\n",
-    });
+    expect(first).toMatchObject({ code: 1, stdout: "" });
+    expect(first.stderr).toMatch(
+      /^idempotency key [0-9a-f]{12} derived from the file's content; --again sends a fresh one\nerror: sds-sync refused POST \/v1\/outcomes\/reconcile \(503\): the store is unavailable\n$/,
+    );
+    // With its key a batch is safe to send again: the client retried it, with the same key.
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
 
-    answers = [200, 500];
+    answers = [200, 500, 500, 500];
+    keys = [];
     const second = await sds(["outcomes", "reconcile", report, "--sync-url", url, "--batch", "3", "-o", "json"]);
     expect(second.code).toBe(1);
-    expect(JSON.parse(second.stdout)).toMatchObject({ lines: 3, unknown: 3 });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      lines: 3,
+      unknown: 3,
+      batches: [{ batch: 1, firstLine: 2, lastLine: 4, replayed: false }],
+    });
     expect(second.stderr).toContain(
-      "error: batch 2 of 2 (from line 5) failed: sds-sync refused POST /v1/outcomes/reconcile (500): the store is unavailable. The lines up to line 4 were sent (their results are above); the rest were not. Running the file again is safe",
+      "error: batch 2 of 2 (from line 5) failed: sds-sync refused POST /v1/outcomes/reconcile (500): the store is unavailable. The lines up to line 4 were sent (their results are above); the rest were not. Batch 1 was applied; batch 2 was recorded whole or not at all, and which is not known. Running the file again is safe",
     );
+    expect(keys).toHaveLength(4);
+    expect(keys[0]).toMatch(/^sds-reconcile:[0-9a-f]{64}:1$/);
+    expect(keys.slice(1)).toEqual([2, 2, 2].map(() => keys[0]?.replace(/:1$/, ":2")));
+
+    // A batch sds-sync refuses (a 4xx) recorded nothing: the message says so.
+    answers = [200, 422];
+    keys = [];
+    const refused = await sds(["outcomes", "reconcile", report, "--sync-url", url, "--batch", "3"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "Batch 1 was applied; batch 2 recorded nothing (sds-sync refused it: a batch is all or nothing).",
+    );
+    expect(keys).toHaveLength(2);
 
     // A dry run that sds-sync does not confirm as one stops: it may have recorded.
     answers = [200];

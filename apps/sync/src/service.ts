@@ -24,6 +24,7 @@ import type { LoopContext } from "./loop/loop-context.ts";
 import { startLoop } from "./loop/start-loop.ts";
 import { createSyncMetrics, type SyncMetrics } from "./metrics/sync-metrics.ts";
 import { Pruner } from "./retention/pruner.ts";
+import { DEFAULT_IDEMPOTENCY_RETENTION_SECONDS, idempotencyKeyRetention } from "./loop/store/idempotency-records.ts";
 import { openStore } from "./inventory-store/open-store.ts";
 import type { Clock } from "./loop/runtime/clock.ts";
 import { CleanupStack } from "./common/cleanup-stack.ts";
@@ -356,6 +357,10 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
       ? { store: loop.context.store, retentionMs: config.outcomeRetentionSeconds * 1000 }
       : undefined,
     sessions: sessions.retention,
+    idempotencyKeys: idempotencyKeyRetention(
+      loop.context.store,
+      (config.idempotencyRetentionSeconds ?? DEFAULT_IDEMPOTENCY_RETENTION_SECONDS) * 1000,
+    ),
     logger,
     // Never prunes what a sink of events out has not acknowledged.
     holds: () => events.retentionHolds(),

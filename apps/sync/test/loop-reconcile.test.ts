@@ -32,6 +32,8 @@ if (pgAvailable)
 
 interface ReconcileAnswer {
   dryRun: boolean;
+  applied: boolean;
+  replayed: boolean;
   changed: number;
   unchanged: number;
   unknown: number;
@@ -140,6 +142,8 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     const answer = await reconcile(service, { outcomes: corrections });
     expect(answer).toEqual({
       dryRun: false,
+      applied: true,
+      replayed: false,
       changed: 1,
       unchanged: 2,
       unknown: 1,
@@ -182,6 +186,8 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     const preview = await reconcile(service, { outcomes: corrections, dryRun: true });
     expect(preview).toEqual({
       dryRun: true,
+      applied: false,
+      replayed: false,
       changed: 1,
       unchanged: 2,
       unknown: 1,

@@ -6,10 +6,10 @@ import type { SyncClientHooks } from "./hooks.ts";
  * doubling up to 8 s with full jitter) but for `maxRetryAfter`, 10 s here: a `Retry-After` of
  * up to 10 s (a store or settings hiccup) is waited out, a longer one (links that cannot be
  * signed yet: 60 s) is thrown at once as the error, for the caller to decide. Only operations safe to repeat are retried (every GET,
- * matching, entry links of one token, history imports, dry-run reconciliations, ending a session,
- * erasing a profile), on HTTP 408, 429 and 5xx, network failures and attempt timeouts. A
- * reconciliation that records is never retried: a second run of the same lines could record other
- * transitions. Nor are starting a session (a second attempt would begin a second session) and
+ * matching, entry links of one token, history imports, dry-run reconciliations, reconciliations
+ * sent with an idempotency key, ending a session, erasing a profile), on HTTP 408, 429 and 5xx,
+ * network failures and attempt timeouts. A reconciliation that records without a key is never
+ * retried: a second run of the same lines could record other transitions. Nor are starting a session (a second attempt would begin a second session) and
  * answering one (the session may have moved on): read the session instead.
  */
 export type SyncRetryOptions = RetryOptions;

@@ -17,7 +17,7 @@ export { SYNC_TOKEN_ENV, SYNC_URL_ENV } from "./internal/resolve-options.ts";
 export { DEFAULT_FOLLOW_WAIT_SECONDS, type FollowParams } from "./internal/follow-feed.ts";
 export { formatMoney } from "./money.ts";
 export { EntryLinks, type IssuedEntryLink } from "./resources/entry-links.ts";
-export { Outcomes } from "./resources/outcomes.ts";
+export { Outcomes, type ReconcileOptions } from "./resources/outcomes.ts";
 export { Respondents } from "./resources/respondents.ts";
 export { Sessions, type SessionGetParams } from "./resources/sessions.ts";
 export { Surveys, type SurveyListParams } from "./resources/surveys.ts";

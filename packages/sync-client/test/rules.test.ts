@@ -42,12 +42,27 @@ describe("the loop's rules", () => {
     const reconciled = (reason: string) =>
       ReconcileBody.safeParse({ outcomes: [{ token: "t-1", outcome: "complete", reason }] });
     expect(reconciled("audit \u0000").success).toBe(false);
-    expect(reconciled("audit, line 2\n").success).toBe(true);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\u0000b" }).success).toBe(false);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/a\r\nb" }).success).toBe(false);
     expect(SessionBody.safeParse({ ...start, returnUrl: "https://panel.example/next?x=1" }).success).toBe(true);
     expect(SessionBody.safeParse({ ...start, answers: { "77": "line 1\nline 2" } }).success).toBe(true);
     expect(SessionBody.safeParse({ ...start, fingerprint: "fp-device-0001" }).success).toBe(true);
+  });
+
+  it("holds a reconciliation's reason to the rule of tokens: no control characters, at most 500 characters", () => {
+    const reconciled = (reason: string) =>
+      ReconcileBody.safeParse({ outcomes: [{ token: "t-1", outcome: "complete", reason }] });
+    for (const reason of [
+      "audit \u0000",
+      "audit, line 2\n",
+      "\u001b[2J",
+      "qc\u0008\u0008ok",
+      "tab\there",
+      "r".repeat(501),
+    ])
+      expect(reconciled(reason).success, JSON.stringify(reason).slice(0, 20)).toBe(false);
+    for (const reason of ["", "rejected in the quality review: speeder", "r".repeat(500), "contrôle qualité ✓"])
+      expect(reconciled(reason).success, reason.slice(0, 20)).toBe(true);
   });
 
   it("takes a session's returnUrl only as the supplier's own http(s) page, and its ip only as an address", () => {

@@ -83,6 +83,26 @@ describe("the sds-sync client's transport", () => {
     expect(server?.received).toHaveLength(2);
   });
 
+  it("retries a reconciliation sent with an idempotency key, with the same key on every attempt", async () => {
+    const sync = await clientFor([
+      { status: 503, body: errorBody("store_unavailable", "store down") },
+      { drop: true },
+      { status: 200, body: { ...reconciled, applied: true, replayed: true } },
+    ]);
+    const body = { outcomes: [{ token: "t-1", outcome: "terminate" as const, reason: "qc" }] };
+    expect(await sync.outcomes.reconcile(body, { idempotencyKey: "report-7:batch-1" })).toEqual({
+      ...reconciled,
+      applied: true,
+      replayed: true,
+    });
+    expect(server?.received).toHaveLength(3);
+    expect(server?.received.map((request) => request.headers["idempotency-key"])).toEqual([
+      "report-7:batch-1",
+      "report-7:batch-1",
+      "report-7:batch-1",
+    ]);
+  });
+
   it("never retries starting or answering a session, but retries reading and ending one", async () => {
     const session = {
       id: "s-1",

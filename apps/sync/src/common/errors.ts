@@ -46,13 +46,38 @@ export class ConfigError extends SyncError {
  * store classifies driver errors.
  */
 export class StoreError extends SyncError {
-  override name = "StoreError" as const;
+  override name: string = "StoreError";
   override get http(): HttpMeaning {
     return {
       status: 503,
       code: "store_unavailable",
       message: "the store cannot be read right now; retry shortly",
       headers: { "retry-after": "5" },
+      logged: true,
+    };
+  }
+}
+
+/**
+ * The store refused the data of a request (PostgreSQL SQLSTATE classes 22 and 23, SQLite's
+ * constraint, mismatch and too-big errors): an invalid value, a broken constraint. A retry fails
+ * the same way, so it is a 422 (never a 503, which a client retries for ever); the transaction it
+ * ran in was rolled back, so nothing of the request was recorded. Still a {@link StoreError} to
+ * anything else that ran into it (a cycle: "store").
+ */
+export class StoreDataError extends StoreError {
+  override name = "StoreDataError" as const;
+  /** The driver's code: a SQLSTATE (`23514`) or SQLite's extended result code (`SQLITE_CONSTRAINT_TRIGGER`). */
+  readonly driverCode: string;
+  constructor(message: string, driverCode: string, options?: ErrorOptions) {
+    super(message, options);
+    this.driverCode = driverCode;
+  }
+  override get http(): HttpMeaning {
+    return {
+      status: 422,
+      code: "store_refused_data",
+      message: `the store refused this request's data (${this.driverCode}); nothing of the request was recorded, and sending it again will fail the same way`,
       logged: true,
     };
   }

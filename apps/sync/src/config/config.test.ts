@@ -67,6 +67,7 @@ describe("loadConfig", () => {
       windowAdvanceSeconds: 600,
       maxCpi: 100,
       hourlyCountsPruneSeconds: 600,
+      idempotencyRetentionSeconds: 604_800,
       sessionMaxAttempts: 3,
       sessionTtlSeconds: 3600,
       questionSeconds: 8,

@@ -64,11 +64,12 @@ export function preparedStatementName(text: string): string | undefined {
 /** First half of the two-key advisory locks of a schema ("SDS" in ASCII, as in advisory-lock.ts). */
 const SDS_LOCK_CLASS = 5456979;
 
+/** The one-key advisory lock of a text (a token): the text hashed to a bigint. */
+const textLockKey = (text: string) => `hashtextextended(${text}, 7)`;
+
 /** The key of one advisory lock: a bound text hashed to a bigint, or this schema's lock of a name. */
 function lockKey(lock: AdvisoryLock): string {
-  return "boundText" in lock
-    ? "hashtextextended(?, 7)"
-    : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
+  return "boundText" in lock ? textLockKey("?") : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
 }
 
 /** PostgreSQL through node-postgres: concurrent writers (replicas), so programs lock; one statement can write several tables. */
@@ -91,6 +92,8 @@ export const postgresDialect: SqlDialect = {
           `${lock.shared === true ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"}(${lockKey(lock)})`,
       )
       .join(", "),
+  // The subquery's order is the order the outer scan calls the lock function in.
+  advisoryLockEachText: `SELECT pg_advisory_xact_lock(key) FROM (SELECT DISTINCT ${textLockKey("text")} AS key FROM unnest(?::text[]) AS list (text) ORDER BY key) AS keys`,
   lockRowsClause: "FOR UPDATE",
   dataModifyingCte: true,
   inList: (column, type) => `${column} = ANY(?::${type}[])`,

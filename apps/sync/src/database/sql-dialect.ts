@@ -56,6 +56,13 @@ export interface SqlDialect {
    * skips the statement.
    */
   advisoryLocks(locks: readonly AdvisoryLock[]): string | null;
+  /**
+   * A whole statement that takes, until the transaction ends, the lock {@link advisoryLocks}
+   * takes for a `boundText`, for each text of one bound list, in one fixed order (by lock key,
+   * whatever the list's order): two transactions locking overlapping lists wait for each other
+   * instead of deadlocking. Null where the write transaction already excludes every other writer.
+   */
+  readonly advisoryLockEachText: string | null;
   /** The clause that locks the rows a SELECT reads until commit; null where writers never overlap (SQLite). */
   readonly lockRowsClause: string | null;
   /**

@@ -17,6 +17,7 @@ export const sqliteDialect: SqlDialect = {
   placeholders: (sql) => sql,
   statementName: () => undefined,
   advisoryLocks: () => null,
+  advisoryLockEachText: null,
   lockRowsClause: null,
   dataModifyingCte: false,
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StoreError, SyncError } from "../common/errors.ts";
+import { StoreDataError, StoreError, SyncError } from "../common/errors.ts";
 import { toStoreError, withStoreErrors } from "./store-errors.ts";
 
 describe("toStoreError", () => {
@@ -15,6 +15,52 @@ describe("toStoreError", () => {
       status: 503,
       code: "store_unavailable",
     });
+  });
+
+  it("answers data the database refused with 422 store_refused_data, and what a retry can fix with 503", () => {
+    const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code, severity: "ERROR" });
+    const sqliteError = (errcode: number) => Object.assign(new Error("sqlite"), { code: "ERR_SQLITE_ERROR", errcode });
+    const refused = [
+      pgError("22021"), // a NUL byte in text
+      pgError("22P02"), // invalid text representation
+      pgError("22008"), // a date out of range
+      pgError("23505"), // unique violation
+      pgError("23514"), // check violation
+      sqliteError(19),
+      sqliteError(275), // SQLITE_CONSTRAINT_CHECK
+      sqliteError(1299), // SQLITE_CONSTRAINT_NOTNULL
+      sqliteError(1811), // SQLITE_CONSTRAINT_TRIGGER
+      sqliteError(20), // SQLITE_MISMATCH
+      sqliteError(18), // SQLITE_TOOBIG
+    ];
+    for (const driverError of refused) {
+      const error = toStoreError(driverError, "store write");
+      expect(error, driverError.message).toBeInstanceOf(StoreDataError);
+      expect(error).toBeInstanceOf(StoreError);
+      expect(error instanceof StoreError ? error.http : undefined).toMatchObject({
+        status: 422,
+        code: "store_refused_data",
+      });
+    }
+    const retryable = [
+      pgError("40001"), // serialization failure
+      pgError("40P01"), // deadlock detected
+      pgError("55P03"), // lock not available (lock timeout)
+      pgError("57014"), // statement timeout
+      pgError("08006"), // connection failure
+      pgError("57P01"), // admin shutdown
+      pgError("53300"), // too many connections
+      sqliteError(5), // SQLITE_BUSY
+      sqliteError(6), // SQLITE_LOCKED
+      sqliteError(10), // SQLITE_IOERR
+      Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+      Object.assign(new Error("read ECONNRESET 22"), { code: "22" }),
+    ];
+    for (const driverError of retryable) {
+      const error = toStoreError(driverError, "store write");
+      expect(error, driverError.message).not.toBeInstanceOf(StoreDataError);
+      expect(error instanceof StoreError ? error.http : undefined).toMatchObject({ status: 503 });
+    }
   });
 
   it("leaves our own errors and programming errors as they are", () => {

@@ -1,9 +1,10 @@
-import { StoreError, SyncError } from "../common/errors.ts";
+import { StoreDataError, StoreError, SyncError } from "../common/errors.ts";
 
 /*
  * Driver errors are classified once, here, where the store meets them: whatever a store method
  * throws that is not already one of ours becomes a StoreError (503 to an HTTP client, "store" to
- * a cycle) with the driver's error as its cause. Only JavaScript's own programming-error classes
+ * a cycle) with the driver's error as its cause; where the database refused the data itself (see
+ * {@link dataErrorCode}), a StoreDataError (422: a retry would fail the same way). Only JavaScript's own programming-error classes
  * pass through unchanged, so a bug still answers 500 instead of passing for an outage. The stores
  * themselves catch nothing to re-wrap it: they throw StoreErrors only for failures of their own
  * meaning (a cycle transaction already open, leadership lost before a commit).
@@ -11,11 +12,40 @@ import { StoreError, SyncError } from "../common/errors.ts";
 
 const programmingErrors = [TypeError, ReferenceError, SyntaxError, RangeError] as const;
 
+/** SQLite's primary result codes for data it refused: SQLITE_TOOBIG, SQLITE_CONSTRAINT, SQLITE_MISMATCH. */
+const sqliteDataErrors: ReadonlyMap<number, string> = new Map([
+  [18, "SQLITE_TOOBIG"],
+  [19, "SQLITE_CONSTRAINT"],
+  [20, "SQLITE_MISMATCH"],
+]);
+
+/**
+ * The driver's code when `error` says the database refused the data it was given, else
+ * undefined: PostgreSQL's SQLSTATE classes 22 (data exception: an invalid value, a NUL in text)
+ * and 23 (integrity constraint violation), SQLite's constraint, mismatch and too-big results
+ * (node:sqlite's `errcode`, whose low byte is the primary code). Everything else (a lost
+ * connection, a lock or statement timeout, a serialization failure or deadlock, a busy file) is
+ * what a retry can fix, and stays a 503.
+ */
+export function dataErrorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (typeof errcode === "number" && code === "ERR_SQLITE_ERROR") {
+    const primary = sqliteDataErrors.get(errcode & 0xff);
+    return primary === undefined ? undefined : `${primary} (${errcode})`;
+  }
+  // A SQLSTATE is five characters; pg's DatabaseError carries it as `code` (network errors carry ECONNREFUSED and the like).
+  if (typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code)) return `SQLSTATE ${code}`;
+  return undefined;
+}
+
 /** The error a store method should surface for `error`, thrown while doing `what`. */
 export function toStoreError(error: unknown, what: string): Error {
   if (error instanceof SyncError) return error;
   if (error instanceof Error && programmingErrors.some((kind) => error instanceof kind)) return error;
   const message = error instanceof Error ? error.message : String(error);
+  const dataCode = dataErrorCode(error);
+  if (dataCode !== undefined) return new StoreDataError(`${what} failed: ${message}`, dataCode, { cause: error });
   return new StoreError(`${what} failed: ${message}`, { cause: error });
 }
 

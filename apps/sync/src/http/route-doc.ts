@@ -43,7 +43,11 @@ export const errorResponses = {
       "The body is larger than the route takes: 64 KiB, or 1 MiB for the batch routes (history import, reconciliation).",
   },
   "415": { name: "UnsupportedMediaType", description: "The body is not JSON." },
-  "422": { name: "UnprocessableEntity", description: "The survey's URL cannot make an entry link." },
+  "422": {
+    name: "UnprocessableEntity",
+    description:
+      "The survey's URL cannot make an entry link (`unusable_survey_url`); the store refused the request's data (`store_refused_data`: nothing was recorded, and the same request fails the same way); an Idempotency-Key sent earlier with another body (`idempotency_key_reused`).",
+  },
   "429": {
     name: "TooManyRequests",
     description:
@@ -62,9 +66,9 @@ export const errorResponses = {
 /** An error status of {@link errorResponses}. */
 export type ErrorStatus = keyof typeof errorResponses;
 
-/** A query or path parameter as the document describes it. */
+/** A query, path or header parameter as the document describes it. */
 export interface Parameter extends QueryParameter {
-  readonly in: "query" | "path";
+  readonly in: "query" | "path" | "header";
   readonly required?: boolean;
 }
 

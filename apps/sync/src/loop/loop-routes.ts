@@ -21,7 +21,7 @@ import { issueEntryLink } from "./entry-link-routes.ts";
 import { importHistory } from "./history-routes.ts";
 import { match, type ProfileAccess } from "./match-routes.ts";
 import { listOutcomes, receiveOutcome } from "./outcome-routes.ts";
-import { reconcileOutcomes } from "./reconcile-routes.ts";
+import { reconcileIdempotencyKey, reconcileOutcomes } from "./reconcile-routes.ts";
 
 const outcomeReceiver = {
   summary: "The marketplace's server-to-server outcome call (signed, no bearer token)",
@@ -103,10 +103,12 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
         access: "operator",
         handler: (request) => reconcileOutcomes(loop, request),
         doc: {
-          summary: "Record the marketplace's corrections (reversals) as transitions, with their reasons",
+          summary:
+            "Record the marketplace's corrections (reversals) as transitions, with their reasons: all lines or none, once per Idempotency-Key",
+          parameters: [reconcileIdempotencyKey],
           requestBody: "ReconcileBody",
           success: { "200": "Reconciled" },
-          errors: ["400", ...guarded, "413", "415", "503"],
+          errors: ["400", ...guarded, "413", "415", "422", "503"],
         },
       },
       receiveOutcome: {

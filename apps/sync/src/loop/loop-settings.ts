@@ -52,6 +52,8 @@ export interface LoopConfig {
   readonly maxCpi?: number | undefined;
   /** `SYNC_HOURLY_COUNTS_PRUNE_SECONDS`: how often hourly conversion counts older than 8 days are deleted. @default 600 */
   readonly hourlyCountsPruneSeconds?: number | undefined;
+  /** `SYNC_IDEMPOTENCY_RETENTION_SECONDS`: how long a reconciliation's Idempotency-Key is kept (a repeat within it applies nothing). @default 604800 (7 days) */
+  readonly idempotencyRetentionSeconds?: number | undefined;
 }
 
 function parseOutcomesPublicUrl(value: string): string {
@@ -229,5 +231,12 @@ export const loopSettings = {
     description: "Seconds (1 to 86400) between two passes that delete hourly conversion counts older than 8 days.",
     parse: numberValue({ min: 1, max: 86_400, integer: true }),
     fallback: { kind: "default", raw: "600" },
+  },
+  idempotencyRetentionSeconds: {
+    variable: "SYNC_IDEMPOTENCY_RETENTION_SECONDS",
+    description:
+      "Seconds (3600 to 7776000) a reconciliation's Idempotency-Key is kept: a repeat of the batch within it answers the first answer and records nothing; then the pruner deletes the key.",
+    parse: numberValue({ min: 3600, max: 7_776_000, integer: true }),
+    fallback: { kind: "default", raw: "604800" },
   },
 } as const satisfies { readonly [Key in keyof LoopConfig]-?: PlainSetting<NonNullable<LoopConfig[Key]>> };

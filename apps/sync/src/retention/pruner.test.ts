@@ -71,7 +71,7 @@ describe("Pruner", () => {
     const pass = await pruner.pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4, sessions: 0 },
+      deleted: { changes: 1, runs: 0, quarantine: 0, outcomes: 12, entries: 4, sessions: 0, "idempotency-keys": 0 },
       deferred: false,
     });
     expect(loop.calls.map((call) => call.target)).toEqual(["outcomes", "outcomes", "entries"]);
@@ -128,7 +128,7 @@ describe("Pruner", () => {
     }).pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2, sessions: 0 },
+      deleted: { changes: 0, runs: 0, quarantine: 0, outcomes: 3, entries: 2, sessions: 0, "idempotency-keys": 0 },
       deferred: true,
     });
     expect(sync.calls).toHaveLength(1);
@@ -140,7 +140,7 @@ describe("Pruner", () => {
     const pass = await pruner.pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0, sessions: 0 },
+      deleted: { changes: 25, runs: 3, quarantine: 0, outcomes: 0, entries: 0, sessions: 0, "idempotency-keys": 0 },
       deferred: false,
     });
     expect(left).toEqual({ changes: 0, runs: 0, quarantine: 0 });
@@ -160,7 +160,7 @@ describe("Pruner", () => {
     const pass = await new Pruner({ store, retentionMs: 60_000, logger, batchSize: 10, pauseMs: 0 }).pruneOnce();
     expect(pass).toEqual({
       ran: true,
-      deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0, sessions: 0 },
+      deleted: { changes: 10, runs: 0, quarantine: 0, outcomes: 0, entries: 0, sessions: 0, "idempotency-keys": 0 },
       deferred: true,
     });
     expect(calls).toHaveLength(2);

@@ -6,7 +6,7 @@ import { outcomePruneTargets, type OutcomePruneTarget } from "../loop/store/loop
 import type { SyncStore } from "../inventory-store/store.ts";
 
 /** Every kind of row the pruner deletes: the sync store's and the respondent loop's, sessions among them. */
-export type PrunedKind = PruneTarget | OutcomePruneTarget | "sessions";
+export type PrunedKind = PruneTarget | OutcomePruneTarget | "sessions" | "idempotency-keys";
 
 /** The respondent loop's records and how long they are kept. */
 export interface OutcomeRetention {
@@ -15,19 +15,21 @@ export interface OutcomeRetention {
   readonly retentionMs: number;
 }
 
-/**
- * The respondent sessions and how long they are kept: a session that expired before `now -
- * retentionMs` is deleted with its attempts (kept a TTL past their expiry, so a late
- * `GET /v1/sessions/{id}` still says `expired`).
- */
-export interface SessionRetention {
+/** Records of one feature pruned by an age of their own: those older than `now - retentionMs` are deleted in batches. */
+export interface RecordRetention {
   /** The store the batches run in (a store that defers is left for the next pass with its other targets). */
   readonly store: unknown;
-  /** Deletes at most `limit` sessions that expired before `before`. */
+  /** Deletes at most `limit` records older than `before`. */
   pruneBatch(before: Date, limit: number): Promise<PruneBatchOutcome>;
-  /** `SYNC_SESSION_TTL_SECONDS` in ms. */
   readonly retentionMs: number;
 }
+
+/**
+ * The respondent sessions and how long they are kept: a session that expired before `now -
+ * retentionMs` (`SYNC_SESSION_TTL_SECONDS` in ms) is deleted with its attempts (kept a TTL past
+ * their expiry, so a late `GET /v1/sessions/{id}` still says `expired`).
+ */
+export type SessionRetention = RecordRetention;
 
 /** Options of {@link Pruner}. */
 export interface PrunerOptions {
@@ -38,6 +40,8 @@ export interface PrunerOptions {
   readonly outcomes?: OutcomeRetention | undefined;
   /** Respondent sessions, pruned when given. */
   readonly sessions?: SessionRetention | undefined;
+  /** Idempotency keys of batch requests (SYNC_IDEMPOTENCY_RETENTION_SECONDS), pruned when given. */
+  readonly idempotencyKeys?: RecordRetention | undefined;
   readonly logger: Logger;
   /** Time between passes. @default a tenth of the shorter retention, between 1 s and 60 s */
   readonly everyMs?: number;
@@ -82,8 +86,13 @@ export class Pruner {
 
   /** Time between passes. */
   get everyMs(): number {
-    const { everyMs, retentionMs, outcomes, sessions } = this.#options;
-    const shortest = Math.min(retentionMs, outcomes?.retentionMs ?? Infinity, sessions?.retentionMs ?? Infinity);
+    const { everyMs, retentionMs, outcomes, sessions, idempotencyKeys } = this.#options;
+    const shortest = Math.min(
+      retentionMs,
+      outcomes?.retentionMs ?? Infinity,
+      sessions?.retentionMs ?? Infinity,
+      idempotencyKeys?.retentionMs ?? Infinity,
+    );
     return everyMs ?? Math.min(60_000, Math.max(1000, shortest / 10));
   }
 
@@ -101,7 +110,7 @@ export class Pruner {
 
   /** One pass over every target, now. */
   async pruneOnce(): Promise<PrunePass> {
-    const { store, retentionMs, outcomes, sessions, now = Date.now, holds } = this.#options;
+    const { store, retentionMs, outcomes, sessions, idempotencyKeys, now = Date.now, holds } = this.#options;
     const deleted: Record<PrunedKind, number> = {
       changes: 0,
       runs: 0,
@@ -109,6 +118,7 @@ export class Pruner {
       outcomes: 0,
       entries: 0,
       sessions: 0,
+      "idempotency-keys": 0,
     };
     if (!store.leadership.isLeader) return { ran: false, deleted, deferred: false };
     const held = (await holds?.()) ?? {};
@@ -130,13 +140,13 @@ export class Pruner {
         }),
       );
     }
-    if (sessions) {
-      const sessionsBefore = new Date(now() - sessions.retentionMs);
-      steps.push({
-        store: sessions.store,
-        target: "sessions",
-        pruneBatch: (limit) => sessions.pruneBatch(sessionsBefore, limit),
-      });
+    for (const [target, records] of [
+      ["sessions", sessions],
+      ["idempotency-keys", idempotencyKeys],
+    ] as const) {
+      if (records === undefined) continue;
+      const before = new Date(now() - records.retentionMs);
+      steps.push({ store: records.store, target, pruneBatch: (limit) => records.pruneBatch(before, limit) });
     }
     // A store that defers (its one writer busy with a cycle) is left for the next pass; the others go on.
     const deferredStores = new Set<unknown>();

@@ -12,7 +12,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * NUL byte), a URL (a lone surrogate) or a log line (control characters) cannot hold. sds-sync
  * answers such text with a 400 naming the field and this sentence; a tool that sends a file
  * checks each line with it first, so a bad line is refused with its line number before
- * anything is sent.
+ * anything is sent. Other text kept beside loop records (a reconciliation's reason) is held to
+ * the same rule with its own `maxLength`.
  *
  * @example
  * ```ts
@@ -20,9 +21,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * loopTextProblem("a\u0000b"); // "must not hold control characters (such as NUL)"
  * ```
  */
-export function loopTextProblem(text: string): string | undefined {
+export function loopTextProblem(text: string, maxLength: number = MAX_LOOP_TEXT): string | undefined {
   if (text === "") return "must not be empty";
-  if (text.length > MAX_LOOP_TEXT) return `must be at most ${MAX_LOOP_TEXT} characters, got ${text.length}`;
+  if (text.length > maxLength) return `must be at most ${maxLength} characters, got ${text.length}`;
   if (LONE_SURROGATE.test(text)) return "must be well-formed Unicode (it holds a lone surrogate)";
   // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\u0000-\u001f\u007f]/.test(text)) return "must not hold control characters (such as NUL)";
@@ -30,10 +31,10 @@ export function loopTextProblem(text: string): string | undefined {
 }
 
 /** A zod string refusing what {@link loopTextProblem} refuses (empty text too, unless `allowEmpty`). */
-function loopTextSchema(allowEmpty: boolean) {
+function loopTextSchema(allowEmpty: boolean, maxLength: number = MAX_LOOP_TEXT) {
   return z.string().superRefine((text, context) => {
     if (allowEmpty && text === "") return;
-    const problem = loopTextProblem(text);
+    const problem = loopTextProblem(text, maxLength);
     if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
   });
 }
@@ -43,6 +44,21 @@ export const LoopText = loopTextSchema(false).meta({ minLength: 1, maxLength: MA
 
 /** A respondent id where one is optional: {@link LoopText}, or empty for none. */
 export const LoopTextOrEmpty = loopTextSchema(true).meta({ maxLength: MAX_LOOP_TEXT });
+
+/**
+ * Free text kept beside the loop's records and shown to operators (a reconciliation's reason):
+ * at most `maxLength` characters, held to {@link loopTextProblem}'s rule (no control characters,
+ * which a log line or a terminal would act on, no lone surrogates), empty allowed.
+ *
+ * @example
+ * ```ts
+ * loopNote(500).safeParse("rejected in the quality review").success; // true
+ * loopNote(500).safeParse("\u001b[2J").success; // false
+ * ```
+ */
+export function loopNote(maxLength: number) {
+  return loopTextSchema(true, maxLength).meta({ maxLength });
+}
 
 /**
  * Text sds-sync keeps as given (an answer, a user agent, a device fingerprint), at most `max`

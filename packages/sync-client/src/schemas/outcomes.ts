@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LoopText, storableText } from "./loop-text.ts";
+import { LoopText, loopNote } from "./loop-text.ts";
 import { outcomeKinds, outcomeSources } from "./outcome-kinds.ts";
 
 /** One recorded outcome: a transition of an entry's current outcome, in the outcome feed. */
@@ -49,7 +49,7 @@ export const ReconcileBody = z.strictObject({
       z.strictObject({
         token: LoopText,
         outcome: z.enum(outcomeKinds),
-        reason: storableText(MAX_REASON_LENGTH).optional(),
+        reason: loopNote(MAX_REASON_LENGTH).optional(),
       }),
     )
     .min(1)
@@ -85,6 +85,18 @@ export type ReconcileLine = z.output<typeof ReconcileLine>;
 /** `POST /v1/outcomes/reconcile`. */
 export const Reconciled = z.object({
   dryRun: z.boolean().describe("true when nothing was recorded and the lines say what would happen."),
+  applied: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: every line was recorded as its status says, together, in one transaction; false on a dry run. A request that fails records none of its lines.",
+    ),
+  replayed: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: the stored answer of an earlier request with the same Idempotency-Key and body; nothing was recorded again.",
+    ),
   changed: z.int(),
   unchanged: z.int(),
   unknown: z.int(),

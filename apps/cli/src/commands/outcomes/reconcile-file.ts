@@ -51,14 +51,14 @@ export function parseReconcileFile(text: string): ReconcileFile {
     const outcome = parseOutcomeKind(cell("outcome"));
     const reason = cell("reason");
     const tokenProblem = loopTextProblem(token);
+    // The reason is held to the rule of tokens (sds-sync's), with its own length; empty means none.
+    const reasonProblem = reason === "" ? undefined : loopTextProblem(reason, MAX_REASON_LENGTH);
     const lineProblems = [
       tokenProblem === undefined ? undefined : `the token ${tokenProblem}`,
       outcome === undefined
         ? `the outcome ${JSON.stringify(cell("outcome"))} is not one of ${outcomeKinds.join(", ")}`
         : undefined,
-      reason.length > MAX_REASON_LENGTH
-        ? `the reason is longer than ${MAX_REASON_LENGTH} characters (${reason.length})`
-        : undefined,
+      reasonProblem === undefined ? undefined : `the reason ${reasonProblem}`,
     ].filter((problem) => problem !== undefined);
     if (lineProblems.length > 0 || outcome === undefined) problems.push({ line, message: lineProblems.join("; ") });
     else lines.push({ line, token, outcome, ...(reason === "" ? {} : { reason }) });

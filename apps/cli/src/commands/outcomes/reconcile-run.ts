@@ -5,6 +5,7 @@ import { ExitCode } from "../../framework/exit-codes.ts";
 import { inputName, readInputText, refuseInvalidLines } from "../../framework/input-file.ts";
 import type { RecordColumn } from "../../framework/output.ts";
 import { parseReconcileFile, type ReconcileLine } from "./reconcile-file.ts";
+import { reconcileKeys, type ReconcileKeys } from "./reconcile-key.ts";
 import { connectSync, type SyncConnection, type syncConnectionOptions } from "../../sync/sync-connection.ts";
 import type { OutcomeKind, Reconciled } from "@sds/sync-client";
 
@@ -25,6 +26,8 @@ export interface ReconcileResult {
 /** What `sds outcomes reconcile -o json` prints. */
 export interface ReconcileReport {
   readonly dryRun: boolean;
+  /** The batches sds-sync answered, in order: each applied whole (or, on a dry run, previewed). */
+  readonly batches: readonly BatchReport[];
   readonly lines: number;
   readonly changed: number;
   readonly unchanged: number;
@@ -42,6 +45,22 @@ const columns: readonly RecordColumn<ReconcileResult>[] = [
   { header: "sequence", value: (row) => row.sequence ?? "" },
 ];
 
+/** One batch sds-sync answered. */
+export interface BatchReport {
+  /** 1-based. */
+  readonly batch: number;
+  readonly firstLine: number;
+  readonly lastLine: number;
+  /** Recorded by an earlier run with the same idempotency key: this run recorded nothing of it, and its results are that run's. */
+  readonly replayed: boolean;
+}
+
+/** What one batch's answer says. */
+interface BatchAnswer {
+  readonly results: ReconcileResult[];
+  readonly replayed: boolean;
+}
+
 /** How many unknown tokens the warning names. */
 const namedUnknownTokens = 10;
 
@@ -49,35 +68,85 @@ const namedUnknownTokens = 10;
 export async function runReconcile(
   context: CommandContext<typeof syncConnectionOptions>,
   path: string,
-  options: { readonly size: number; readonly dryRun: boolean },
+  options: { readonly size: number; readonly dryRun: boolean; readonly again: boolean },
 ): Promise<void> {
   const sync = await connectSync(context);
   const { lines, problems } = parseReconcileFile(await readInputText(context, path));
   refuseInvalidLines(context, path, problems);
   if (lines.length === 0) context.output.note(`${inputName(path)} has no lines to reconcile.`);
+  // A dry run records nothing, so it has nothing to apply once: it sends no key.
+  const keys = options.dryRun || lines.length === 0 ? undefined : reconcileKeys(lines, options.size, options.again);
+  if (keys !== undefined)
+    context.output.note(
+      keys.derived
+        ? `idempotency key ${keys.short} derived from the file's content; --again sends a fresh one`
+        : `idempotency key ${keys.short} is fresh (--again): the lines are recorded again`,
+    );
   const run = await sendInBatches(context, lines, {
     size: options.size,
     label: options.dryRun ? "Checking" : "Reconciling",
-    send: (batch, index) => sendBatch(sync, batch, index, options.dryRun),
+    send: (batch, index) => sendBatch(sync, batch, index, { dryRun: options.dryRun, keys }),
   });
-  const results = run.answers.flat();
-  // When the first batch failed nothing was done: the error alone says so.
+  const results = run.answers.flatMap((answer) => answer.results);
+  const batches = run.answers.map((answer, index): BatchReport => {
+    const sent = lines.slice(index * options.size, (index + 1) * options.size);
+    return {
+      batch: index + 1,
+      firstLine: sent[0]?.line ?? 0,
+      lastLine: sent.at(-1)?.line ?? 0,
+      replayed: answer.replayed,
+    };
+  });
+  noteReplayed(context, batches);
+  // When the first batch failed nothing was applied (a batch is all or nothing): the error alone says so.
   if (run.failure?.batch === 0) throw run.failure.error;
-  await printReport(context, { dryRun: options.dryRun, lines: results.length, ...totals(results), results });
+  await printReport(context, {
+    dryRun: options.dryRun,
+    batches,
+    lines: results.length,
+    ...totals(results),
+    results,
+  });
   if (run.failure !== undefined) {
-    const advice = options.dryRun
-      ? "Nothing was recorded (a dry run)."
-      : "Running the file again is safe: a line already recorded answers unchanged (unless a later line of the same token changed it again).";
-    throw batchFailure(run.failure.error, run.failure.batch, lines, options.size, advice);
+    const { error, batch } = run.failure;
+    throw batchFailure(error, batch, lines, options.size, failureAdvice(error, batch, options.dryRun));
   }
+}
+
+/**
+ * What a run that stopped at batch `failed` (0-based) applied: the batches before it, each whole;
+ * the failed one nothing when sds-sync refused it (a 4xx: it rolls a batch back whole), else
+ * all or nothing, not known which (a 5xx or no answer: it may have committed before the answer
+ * was lost). The idempotency key makes running the file again safe either way.
+ */
+function failureAdvice(error: unknown, failed: number, dryRun: boolean): string {
+  if (dryRun) return "Nothing was recorded (a dry run).";
+  const applied = failed === 1 ? "Batch 1 was applied" : `Batches 1 to ${failed} were applied`;
+  const status = error instanceof SyncServiceError ? error.status : undefined;
+  const failedBatch =
+    status !== undefined && status >= 400 && status < 500
+      ? `batch ${failed + 1} recorded nothing (sds-sync refused it: a batch is all or nothing)`
+      : `batch ${failed + 1} was recorded whole or not at all, and which is not known`;
+  return `${applied}; ${failedBatch}. Running the file again is safe: each batch sds-sync already applied answers its first answer (same idempotency key) instead of recording again.`;
+}
+
+/** Says on stderr which batches an earlier run with the same key had applied: this run recorded nothing of them. */
+function noteReplayed(context: CommandContext, batches: readonly BatchReport[]): void {
+  const replayed = batches.filter((batch) => batch.replayed);
+  if (replayed.length === 0) return;
+  const named = replayed.map((batch) => `${batch.batch} (lines ${batch.firstLine}–${batch.lastLine})`).join(", ");
+  context.output.note(
+    `${replayed.length === 1 ? "batch" : "batches"} ${named} had been applied by an earlier run with the same idempotency key: nothing was recorded again, and the results shown are that run's (--again records the lines anew)`,
+  );
 }
 
 async function sendBatch(
   sync: SyncConnection,
   batch: readonly ReconcileLine[],
   index: number,
-  dryRun: boolean,
-): Promise<ReconcileResult[]> {
+  options: { readonly dryRun: boolean; readonly keys: ReconcileKeys | undefined },
+): Promise<BatchAnswer> {
+  const { dryRun, keys } = options;
   const outcomes = batch.map((line) => ({
     token: line.token,
     outcome: line.outcome,
@@ -86,8 +155,12 @@ async function sendBatch(
   let answer: Reconciled;
   try {
     // `dryRun` only when asked: an sds-sync that predates it refuses the field rather than record.
-    answer = await sync.call((client, options) =>
-      client.outcomes.reconcile(dryRun ? { outcomes, dryRun: true } : { outcomes }, options),
+    // With a key the client retries a failed attempt (the same key: never applied twice).
+    answer = await sync.call((client, callOptions) =>
+      client.outcomes.reconcile(
+        dryRun ? { outcomes, dryRun: true } : { outcomes },
+        keys === undefined ? callOptions : { ...callOptions, idempotencyKey: keys.batchKey(index) },
+      ),
     );
   } catch (error) {
     if (dryRun && error instanceof SyncServiceError && error.status === 400 && /dryRun/.test(error.message)) {
@@ -99,7 +172,7 @@ async function sendBatch(
     }
     throw error;
   }
-  return readAnswer(answer, batch, index, dryRun);
+  return { results: readAnswer(answer, batch, index, dryRun), replayed: answer.replayed === true };
 }
 
 /**

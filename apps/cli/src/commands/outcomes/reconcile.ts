@@ -7,10 +7,15 @@ const defaultBatch = 500;
 /** `sds outcomes reconcile FILE`: the marketplace's corrections, sent to sds-sync. */
 export const command = defineCommand({
   description:
-    "Sends the marketplace's corrections of outcomes (a complete rejected in its quality review, a terminate approved) to sds-sync, which records each as a transition of the entry's outcome with its reason; earnings are then reported net of reversals. FILE is CSV (RFC 4180) with the header token,outcome[,reason], outcome one of complete, terminate, overquota, security; - reads standard input. Every line is checked before anything is sent (problems are listed as FILE:LINE, exit 2). Lines go in order, in batches; a line repeating a token's current outcome changes nothing, and a token no entry carries is reported and not recorded. --dry-run records nothing and lists what would change. Prints the changes (token, previous → new outcome, reason) and the totals; -o json gives every line's result.",
+    "Sends the marketplace's corrections of outcomes (a complete rejected in its quality review, a terminate approved) to sds-sync, which records each as a transition of the entry's outcome with its reason; earnings are then reported net of reversals. FILE is CSV (RFC 4180) with the header token,outcome[,reason], outcome one of complete, terminate, overquota, security; - reads standard input. Every line is checked before anything is sent (problems are listed as FILE:LINE, exit 2). Lines go in order, in batches, each applied whole or not at all; each batch carries an idempotency key derived from the file's content (stderr names it), so running the same file again records nothing twice (--again sends a fresh key). A line repeating a token's current outcome changes nothing, and a token no entry carries is reported and not recorded. --dry-run records nothing and lists what would change. Prints the changes (token, previous → new outcome, reason) and the totals; -o json gives every line's result.",
   arguments: [{ name: "FILE", description: "CSV with the header token,outcome[,reason] (- for standard input)" }],
   options: {
     "dry-run": { type: "boolean", description: "record nothing: list what would change" },
+    again: {
+      type: "boolean",
+      description:
+        "send a fresh idempotency key: record the lines again even where sds-sync applied this same file before (within 7 days)",
+    },
     batch: {
       type: "string",
       valueName: "N",
@@ -39,6 +44,10 @@ export const command = defineCommand({
     const { MAX_RECONCILE_BATCH } = await import("@sds/sync-client");
     const { path, size } = fileInBatches(context, defaultBatch, MAX_RECONCILE_BATCH);
     const { runReconcile } = await import("./reconcile-run.ts");
-    await runReconcile(context, path, { size, dryRun: context.options["dry-run"] === true });
+    await runReconcile(context, path, {
+      size,
+      dryRun: context.options["dry-run"] === true,
+      again: context.options.again === true,
+    });
   },
 });

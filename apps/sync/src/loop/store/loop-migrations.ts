@@ -303,7 +303,34 @@ export const outcomeMigrations: readonly Migration[] = [
     sqlite: moneyRepair("sqlite"),
     postgres: moneyRepair("postgres"),
   },
+  // Version 13: the Idempotency-Key of each batch request (reconciliation), with its answer.
+  {
+    version: 13,
+    name: "idempotency keys of batch requests",
+    sqlite: idempotencyKeysSchema("sqlite"),
+    postgres: idempotencyKeysSchema("postgres"),
+  },
 ];
+
+/*
+ * Version 13: the Idempotency-Key of each batch request recorded (reconciliation), with the
+ * fingerprint of its body and its answer, kept 7 days by default (idempotency-records.ts): a repeat answers
+ * the stored answer instead of applying the batch again.
+ */
+function idempotencyKeysSchema(dialect: Dialect): string {
+  const t = types[dialect];
+  return `
+CREATE TABLE loop_idempotency_keys (
+  scope TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  answer ${t.json} NOT NULL,
+  created_at ${t.time} NOT NULL,
+  PRIMARY KEY (scope, idempotency_key)
+);
+CREATE INDEX loop_idempotency_keys_created ON loop_idempotency_keys (created_at);
+`;
+}
 
 /** The loop tables' ledger: versions of their own, recorded apart from the sync tables'. */
 export const outcomeLedger: MigrationLedger = {
