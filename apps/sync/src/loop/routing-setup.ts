@@ -79,17 +79,24 @@ export async function readRecontactStudyTypes(
   return true;
 }
 
+/** When and how {@link refreshRoutingData} runs: the runtime's stop and clock, and where it warns. */
+export interface RoutingRefreshRun {
+  readonly signal: AbortSignal;
+  /** The runtime clock's time, in epoch ms: what is due is judged by it. */
+  readonly now: number;
+  readonly logger: Logger;
+}
+
 /** After a cycle of the leader: the re-contact study types from the stored collection, then the due fetches. */
 export async function refreshRoutingData(
   inventory: InventoryReader,
   facts: RoutingFacts,
   refresher: RoutingDataRefresher,
-  signal: AbortSignal,
-  logger: Logger,
+  { signal, now, logger }: RoutingRefreshRun,
 ): Promise<void> {
   try {
     await readRecontactStudyTypes(inventory, facts, logger);
-    await refresher.refresh(signal);
+    await refresher.refresh(signal, now);
   } catch (error) {
     if (!signal.aborted)
       logger.warn(
