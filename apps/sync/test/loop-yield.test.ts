@@ -1,6 +1,6 @@
 import type { FakeSupplierApi, SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import { loadConfig, type DatabaseConfig, type SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
@@ -28,6 +28,16 @@ if (pgAvailable)
     "PostgreSQL",
     () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_yield") }),
   ]);
+
+/** The yield settings sds-sync reads from `env` (the harness gives the upstream, the store and the port). */
+function yieldSettingsFromEnv(env: Record<string, string>): Partial<SyncConfig> {
+  const { yieldPriorStrength, yieldCutoffEntries, yieldCooldownSeconds } = loadConfig({
+    SDS_BASE_URL: "https://sds.example.com/api/v1",
+    SDS_API_KEY: "unused-by-the-harness",
+    ...env,
+  });
+  return { yieldPriorStrength, yieldCutoffEntries, yieldCooldownSeconds };
+}
 
 interface YieldExplanation {
   estimate: number;
@@ -195,7 +205,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
   });
 
   it("holds a survey out of yield order after SYNC_YIELD_CUTOFF_ENTRIES decided entries without a complete", async () => {
-    const service = await start(databaseFor(), { yieldCutoffEntries: 5 });
+    // The setting as an operator gives it: through the environment and the configuration loader.
+    const service = await start(databaseFor(), yieldSettingsFromEnv({ SYNC_YIELD_CUTOFF_ENTRIES: "5" }));
     await statsRead(service);
     await recordOutcomes(service, STALLS, ["terminate", "overquota", "terminate", "security", "terminate"]);
     await evidenceReads(service, STALLS, 5, 0);

@@ -1,4 +1,9 @@
-import type { RoutingPolicy, SurveyMatcherOptions } from "@sds/routing";
+import {
+  DEFAULT_PRIOR_STRENGTH,
+  DEFAULT_YIELD_CUTOFF,
+  type RoutingPolicy,
+  type SurveyMatcherOptions,
+} from "@sds/routing";
 import type { Logger } from "pino";
 import type { InventoryReader } from "./inventory-reader.ts";
 import type { LoopConfig } from "./loop-settings.ts";
@@ -29,8 +34,14 @@ export function matcherOptions(config: LoopConfig): SurveyMatcherOptions {
   return {
     policy: routingPolicy(config),
     yield: {
-      priorStrength: config.yieldPriorStrength ?? 10,
-      cutoff: { entries: config.yieldCutoffEntries ?? 20, cooldownMs: (config.yieldCooldownSeconds ?? 21_600) * 1000 },
+      priorStrength: config.yieldPriorStrength ?? DEFAULT_PRIOR_STRENGTH,
+      cutoff: {
+        entries: config.yieldCutoffEntries ?? DEFAULT_YIELD_CUTOFF.entries,
+        cooldownMs:
+          config.yieldCooldownSeconds === undefined
+            ? DEFAULT_YIELD_CUTOFF.cooldownMs
+            : config.yieldCooldownSeconds * 1000,
+      },
     },
   };
 }
