@@ -3,6 +3,8 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 const token = "hostile-test-token-0123456789";
 const auth = { authorization: `Bearer ${token}` };
+/** How long a wait below may take before the test fails: a hang detector, not a budget (a loaded machine is slow). */
+const WAIT = { timeout: 20_000 };
 
 describe("sds-sync as a service against a hostile upstream", () => {
   let harness: ServiceHarness | undefined;
@@ -105,7 +107,7 @@ describe("sds-sync as a service against a hostile upstream", () => {
         replica: { nextRunAt: string | null };
       };
       expect(Date.parse(status.replica.nextRunAt ?? "") - Date.now()).toBeGreaterThan(3500_000);
-    });
+    }, WAIT);
     expect(listCalls()).toBe(after);
   });
 });

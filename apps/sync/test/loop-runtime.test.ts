@@ -16,6 +16,8 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  */
 
 const HOUR = 3_600_000;
+/** How long a wait below may take before the test fails: a hang detector, not a budget (a loaded machine is slow). */
+const WAIT = { timeout: 20_000 };
 const hourOf = (at: number) => Math.floor(at / HOUR);
 /** The interval tasks of the loop (the cycle follower waits for cycles instead). */
 const INTERVAL_TASKS = 5;
@@ -51,14 +53,14 @@ describe("the loop's background tasks on an injected clock", () => {
     try {
       await vi.waitFor(() => {
         expect(clock.sleeping).toBe(INTERVAL_TASKS);
-      });
+      }, WAIT);
       const before = read();
       expect(before.oldHours).toBeGreaterThan(0);
       // Two hours later: each interval task is due once.
       clock.advance(2 * HOUR);
       await vi.waitFor(() => {
         expect(read()).toEqual({ oldHours: 0, edge: hourOf(clock.now()) - 24 });
-      });
+      }, WAIT);
       expect(read().edge).toBeGreaterThan(before.edge);
     } finally {
       loopDb.close();
@@ -86,7 +88,7 @@ describe("the loop's background tasks on an injected clock", () => {
       expect((await harness?.request("/v1/sync/run", { method: "POST" }))?.status).toBe(200);
       await vi.waitFor(async () => {
         expect(await storedFetch(surveyId)).toBeDefined();
-      });
+      }, WAIT);
     };
     expect(groupFetches(9603)).toBe(1);
     clock.advance(599_999);
@@ -120,7 +122,7 @@ describe("the loop's background tasks on an injected clock", () => {
     // The start's wait is the only sleeper until the loop's tasks start.
     await vi.waitFor(() => {
       expect(clock.sleeping).toBe(1);
-    });
+    }, WAIT);
     clock.advance(4_999);
     expect([started, clock.sleeping]).toEqual([false, 1]);
     clock.advance(1);
@@ -134,7 +136,7 @@ describe("the loop's background tasks on an injected clock", () => {
     harness = await startServiceHarness({ api: loopFake([loopSurvey(9602, { Cpi: "1.00" })]), clock });
     await vi.waitFor(() => {
       expect(clock.sleeping).toBe(INTERVAL_TASKS);
-    });
+    }, WAIT);
     await harness.service.stop();
     expect(clock.sleeping).toBe(0);
     clock.advance(24 * HOUR);
