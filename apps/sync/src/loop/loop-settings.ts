@@ -1,6 +1,6 @@
+import { idList, numberValue, oneOf, SettingProblem, wordList, type PlainSetting } from "../common/setting-parsers.ts";
 // The yield defaults are @sds/routing's (one owner): the store, the ranker and replay read the same.
 import { DEFAULT_PRIOR_STRENGTH, DEFAULT_YIELD_CUTOFF } from "@sds/routing";
-import { idList, numberValue, oneOf, SettingProblem, wordList, type PlainSetting } from "../common/setting-parsers.ts";
 
 /*
  * The respondent loop's rows of the configuration table: the receiver, respondent-aware routing
