@@ -10,6 +10,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/common/logger.ts";
 import { waitFor } from "./harness.ts";
+import { ManualClock } from "./manual-clock.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { postJson, unsignedOutcomes } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
@@ -41,12 +42,15 @@ describe("respondent-aware routing against a hostile upstream", () => {
   let api: FakeSupplierApi | undefined;
   let harness: ServiceHarness | undefined;
   let log: string[] = [];
+  /** The loop's clock: each cycle below comes a refresh period later, so the routing data is due without waiting for it. */
+  let clock = new ManualClock();
   afterEach(async () => {
     await harness?.close();
     await api?.close();
     harness = undefined;
     api = undefined;
     log = [];
+    clock = new ManualClock();
   });
 
   async function start(config: Record<string, unknown> = {}): Promise<ServiceHarness> {
@@ -70,8 +74,10 @@ describe("respondent-aware routing against a hostile upstream", () => {
     api.replaceRecontactRespondents(C, [{ PID: "vip-1" }]);
     harness = await startServiceHarness({
       api,
-      // Groups and lists are fetched again once older than a second: each cycle below refreshes them.
+      // Groups and lists are fetched again once older than a second: each cycle below comes a
+      // second later on the loop's clock, so it refreshes them.
       config: { maxClosureShare: 1, groupsRefreshSeconds: 1, ...config },
+      clock,
       logger: createLogger("info", { destination: { write: (line: string) => void log.push(line) } }),
     });
     await waitUntil(
@@ -92,10 +98,11 @@ describe("respondent-aware routing against a hostile upstream", () => {
     };
     return answer.explanation.reasons;
   };
-  /** Runs cycles (each refreshes the routing data that is due) until the status says what `done` wants. */
+  /** Runs cycles, each a refresh period later (so each refreshes the routing data), until the status says what `done` wants. */
   async function waitUntil(service: ServiceHarness, done: (status: Status) => boolean): Promise<Status> {
     let last: Status | undefined;
     await waitFor(async () => {
+      clock.advance(1000);
       await postJson(service, "/v1/sync/run", {});
       last = (await (await service.request("/v1/sync/status")).json()) as Status;
       return done(last);
@@ -167,6 +174,7 @@ describe("respondent-aware routing against a hostile upstream", () => {
     harness = await startServiceHarness({
       api: fake,
       config: { maxClosureShare: 1, recontactStudyTypes: [RECONTACT_STUDY_TYPE_ID] },
+      clock,
       logger: createLogger("info", { destination: { write: (line: string) => void log.push(line) } }),
     });
     const service = harness;

@@ -1,7 +1,8 @@
 import type { FakeSupplierApi, SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import { loadConfig, type DatabaseConfig, type SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
+import { ManualClock } from "./manual-clock.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { postJson } from "./loop-traffic.ts";
@@ -9,7 +10,8 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
  * Yield ranking over HTTP on both stores: outcomes recorded through the receiver for entry links
- * issued by the service move `order: "yield"` (counts reloaded from the store every 2 s), explain
+ * issued by the service move `order: "yield"` (counts reloaded from the store every 2 s of the
+ * loop's clock, which the test moves instead of waiting), explain
  * reports the estimate and what it rests on, a reversal lowers it, and two replicas on one
  * PostgreSQL rank alike.
  */
@@ -29,6 +31,16 @@ if (pgAvailable)
     () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_yield") }),
   ]);
 
+/** The yield settings sds-sync reads from `env` (the harness gives the upstream, the store and the port). */
+function yieldSettingsFromEnv(env: Record<string, string>): Partial<SyncConfig> {
+  const { yieldPriorStrength, yieldCutoffEntries, yieldCooldownSeconds } = loadConfig({
+    SDS_BASE_URL: "https://sds.example.com/api/v1",
+    SDS_API_KEY: "unused-by-the-harness",
+    ...env,
+  });
+  return { yieldPriorStrength, yieldCutoffEntries, yieldCooldownSeconds };
+}
+
 interface YieldExplanation {
   estimate: number;
   prior: { mean: number; strength: number; source: "marketplace" | "ir" };
@@ -44,11 +56,20 @@ interface MatchAnswer {
 describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) => {
   const harnesses: ServiceHarness[] = [];
   let api: FakeSupplierApi | undefined;
+  /** The loop's clock of every replica a test starts: moved 2 s (a reload of the counts) at each check of a wait. */
+  let clock = new ManualClock();
   afterEach(async () => {
     for (const harness of harnesses.splice(0)) await harness.close();
     await api?.close();
     api = undefined;
+    clock = new ManualClock();
   });
+  /** Waits until `condition` holds, moving the loop's clock by a reload interval before each check. */
+  const reloadUntil = (condition: () => Promise<boolean>) =>
+    waitFor(async () => {
+      clock.advance(2000);
+      return condition();
+    }, 20_000);
 
   async function start(database = databaseFor(), config: Partial<SyncConfig> = {}): Promise<ServiceHarness> {
     if (api === undefined) {
@@ -61,6 +82,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     const harness = await startServiceHarness({
       api,
       config: { maxClosureShare: 1, ...config },
+      clock,
       ...(database ? { database } : {}),
     });
     harnesses.push(harness);
@@ -76,7 +98,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     (await match(harness, { order: "yield", explore: false, explain: surveyId })).explanation?.yield;
   /** Waits until the leader read every survey's stats and this replica's matcher holds them. */
   const statsRead = (harness: ServiceHarness) =>
-    waitFor(async () => (await explainYield(harness, PRICED))?.prior.source === "marketplace", 20_000);
+    reloadUntil(async () => (await explainYield(harness, PRICED))?.prior.source === "marketplace");
 
   /** Issues an entry link per outcome and reports each through the receiver, as the marketplace's S2S call. */
   async function recordOutcomes(
@@ -95,12 +117,12 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     }
     return tokens;
   }
-  /** Waits until the replica's 2 s reload brought the counts of the survey to `decided` and `completes`. */
+  /** Waits until the replica's reload (every 2 s of its clock) brought the counts of the survey to `decided` and `completes`. */
   const evidenceReads = (harness: ServiceHarness, surveyId: number, decided: number, completes: number) =>
-    waitFor(async () => {
+    reloadUntil(async () => {
       const evidence = (await explainYield(harness, surveyId))?.evidence;
       return evidence?.decided === decided && evidence.completes === completes;
-    }, 20_000);
+    });
 
   async function learnBoth(harness: ServiceHarness): Promise<string[]> {
     const converted = await recordOutcomes(
@@ -195,7 +217,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
   });
 
   it("holds a survey out of yield order after SYNC_YIELD_CUTOFF_ENTRIES decided entries without a complete", async () => {
-    const service = await start(databaseFor(), { yieldCutoffEntries: 5 });
+    // The setting as an operator gives it: through the environment and the configuration loader.
+    const service = await start(databaseFor(), yieldSettingsFromEnv({ SYNC_YIELD_CUTOFF_ENTRIES: "5" }));
     await statsRead(service);
     await recordOutcomes(service, STALLS, ["terminate", "overquota", "terminate", "security", "terminate"]);
     await evidenceReads(service, STALLS, 5, 0);

@@ -5,6 +5,7 @@ import { SyncTransport } from "./internal/transport.ts";
 import { Changes } from "./resources/changes.ts";
 import { Cycles } from "./resources/cycles.ts";
 import { EntryLinks } from "./resources/entry-links.ts";
+import { Events } from "./resources/events.ts";
 import { Outcomes } from "./resources/outcomes.ts";
 import { Respondents } from "./resources/respondents.ts";
 import { Sessions } from "./resources/sessions.ts";
@@ -35,6 +36,8 @@ export class SyncClient {
   readonly changes: Changes;
   /** Manual cycles and held closures (the operator's). */
   readonly cycles: Cycles;
+  /** Events out: where each sink (NATS, each webhook) stands, and the resume of a failing webhook. */
+  readonly events: Events;
   readonly #transport: SyncTransport;
 
   /** @throws SyncConfigurationError when an option is missing or invalid. */
@@ -49,6 +52,7 @@ export class SyncClient {
     this.surveys = new Surveys(transport);
     this.changes = new Changes(transport);
     this.cycles = new Cycles(transport);
+    this.events = new Events(transport);
   }
 
   /**

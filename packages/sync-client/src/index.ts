@@ -23,6 +23,7 @@ export { Sessions, type SessionGetParams } from "./resources/sessions.ts";
 export { Surveys, type SurveyListParams } from "./resources/surveys.ts";
 export { Changes } from "./resources/changes.ts";
 export { Cycles } from "./resources/cycles.ts";
+export { Events } from "./resources/events.ts";
 
 export {
   DEFAULT_OUTCOME_TOKEN_PARAMETER,

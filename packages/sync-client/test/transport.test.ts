@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createSyncClient,
   isSyncAbortedError,
@@ -143,6 +143,50 @@ describe("the sds-sync client's transport", () => {
     ]);
   });
 
+  it("reads where each events sink stands and resumes a webhook by its name, retrying both", async () => {
+    const eventsStatus = {
+      leader: true,
+      sinks: [
+        {
+          sink: "webhook:back office",
+          feed: "outcomes",
+          position: 41,
+          latest: 44,
+          lagRecords: 3,
+          lagSeconds: 12.5,
+          oldestPendingAt: "2026-01-05T10:00:00.000Z",
+          failingSince: "2026-01-05T10:00:01.000Z",
+          lastError: "503 from the endpoint",
+          updatedAt: "2026-01-05T10:00:02.000Z",
+        },
+      ],
+    };
+    const sync = await clientFor([
+      { status: 503, body: errorBody("unavailable", "store down") },
+      { status: 200, body: eventsStatus },
+      { drop: true },
+      { status: 202, body: { webhook: "back office", resumed: true } },
+      { status: 409, body: errorBody("not_leader", "only the leader delivers events: ask the replica that leads") },
+      { status: 200, body: { leader: true } },
+    ]);
+    expect(await sync.events.status()).toEqual(eventsStatus);
+    expect(await sync.events.resumeWebhook("back office")).toEqual({ webhook: "back office", resumed: true });
+    const follower = await sync.events.resumeWebhook("back office").catch((caught: unknown) => caught);
+    expect(follower).toBeInstanceOf(SyncConflictError);
+    expect(follower).toMatchObject({ code: "not_leader", operation: "resumeWebhook", attempts: 1 });
+    const malformed = await sync.events.status().catch((caught: unknown) => caught);
+    expect(isSyncResponseValidationError(malformed)).toBe(true);
+    expect(server?.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "GET /v1/events",
+      "GET /v1/events",
+      "POST /v1/webhooks/back%20office/resume",
+      "POST /v1/webhooks/back%20office/resume",
+      "POST /v1/webhooks/back%20office/resume",
+      "GET /v1/events",
+    ]);
+    expect(server?.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
   it("obeys a Retry-After within maxRetryAfter, and throws one beyond it at once", async () => {
     const soon = await clientFor([
       { status: 429, headers: { "retry-after": "0" } },
@@ -250,12 +294,27 @@ describe("the sds-sync client's transport", () => {
 
   it("gives a long-poll its wait on top of the attempt timeout", async () => {
     server = await startScriptedServer([{ status: 200, body: page }]);
-    const slow: typeof fetch = async (input, init) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      return fetch(input, init);
-    };
-    const sync = createSyncClient({ baseUrl: server.url, env: {}, retry: false, timeout: 100, fetch: slow });
-    expect(await sync.outcomes.list({ wait: 5 })).toEqual(page);
+    // The answer comes 150 ms after the call, past the 100 ms attempt timeout, on faked timers:
+    // the test moves time instead of waiting it out.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let called: () => void = () => undefined;
+      const fetchCalled = new Promise<void>((resolve) => {
+        called = resolve;
+      });
+      const slow: typeof fetch = async (input, init) => {
+        called();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return fetch(input, init);
+      };
+      const sync = createSyncClient({ baseUrl: server.url, env: {}, retry: false, timeout: 100, fetch: slow });
+      const listed = sync.outcomes.list({ wait: 5 });
+      await fetchCalled;
+      await vi.advanceTimersByTimeAsync(150);
+      expect(await listed).toEqual(page);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(server.received[0]?.url).toBe("/v1/outcomes?wait=5");
   });
 

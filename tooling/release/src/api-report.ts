@@ -76,10 +76,18 @@ async function pendingBumps(): Promise<Map<string, Bump>> {
   return bumps;
 }
 
+/** The package's published `./internal/*` subpaths: internal mechanisms its sibling packages import, not public API. */
+function internalSubpathsOf(pkg: PublicPackage): string[] {
+  const manifest = readManifest(pkg.dir);
+  const publishConfig = manifest["publishConfig"] as { exports?: Record<string, unknown> } | undefined;
+  const exports = publishConfig?.exports ?? (manifest["exports"] as Record<string, unknown> | undefined) ?? {};
+  return Object.keys(exports).filter((subpath) => subpath.startsWith("./internal/"));
+}
+
 function update(packages: readonly PublicPackage[]): void {
   for (const pkg of packages) {
     const path = resolve(pkg.dir, reportPathOf(pkg));
-    const next = renderReport(pkg.name, builtSurface(pkg));
+    const next = renderReport(pkg.name, builtSurface(pkg), internalSubpathsOf(pkg));
     const previous = existsSync(path) ? readFileSync(path, "utf8") : undefined;
     if (previous === next) continue;
     mkdirSync(dirname(path), { recursive: true });
@@ -101,7 +109,7 @@ async function check(packages: readonly PublicPackage[]): Promise<boolean> {
       );
       continue;
     }
-    if (readFileSync(absolute, "utf8") !== renderReport(pkg.name, built)) {
+    if (readFileSync(absolute, "utf8") !== renderReport(pkg.name, built, internalSubpathsOf(pkg))) {
       failures.push(
         `${pkg.name}: the public API in dist/index.d.ts no longer matches ${reportPath}.\n` +
           "  Run `pnpm api:update`, review the diff of the report (is every change intended?) and commit it.",

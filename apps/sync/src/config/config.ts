@@ -98,7 +98,7 @@ export interface SyncConfig extends LoopConfig, EventsConfig, SessionConfig, Pag
 }
 
 /** Bounds of the default `SYNC_CYCLE_TIMEOUT`, in seconds: generous enough for a first sync, short enough to notice a trickle. */
-export const CYCLE_TIMEOUT_DEFAULT_BOUNDS = { min: 300, max: 3600 } as const;
+const CYCLE_TIMEOUT_DEFAULT_BOUNDS = { min: 300, max: 3600 } as const;
 
 /**
  * The default `SYNC_CYCLE_TIMEOUT` for an interval: ten intervals, at least 5 minutes (a first
@@ -110,12 +110,12 @@ export const CYCLE_TIMEOUT_DEFAULT_BOUNDS = { min: 300, max: 3600 } as const;
  * defaultCycleTimeoutSeconds(5); // 300
  * ```
  */
-export function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
+function defaultCycleTimeoutSeconds(intervalSeconds: number): number {
   return Math.min(CYCLE_TIMEOUT_DEFAULT_BOUNDS.max, Math.max(CYCLE_TIMEOUT_DEFAULT_BOUNDS.min, 10 * intervalSeconds));
 }
 
 /** Bounds of `SYNC_RETENTION_SECONDS`: a minute (tests, demos) to ten years. */
-export const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
+const RETENTION_BOUNDS = { min: 60, max: 10 * 365 * 24 * 3600, integer: true } as const;
 
 /** How a setting gets its value when its variable is unset (or empty). */
 export type SettingFallback<T> =
@@ -149,12 +149,12 @@ export interface Setting<T> {
 }
 
 /** Upper bound of `SYNC_CONCURRENCY`: beyond it a supplier risks the upstream's unknown rate limits. */
-export const MAX_CONCURRENCY = 64;
+const MAX_CONCURRENCY = 64;
 /** Shortest `SYNC_API_TOKEN` accepted: a guessable token is worse than none because it looks safe. */
-export const MIN_API_TOKEN_LENGTH = 16;
+const MIN_API_TOKEN_LENGTH = 16;
 
 /** Every setting of sds-sync, in the order `--help` lists them. */
-export const settings = {
+const settings = {
   baseUrl: {
     variable: "SDS_BASE_URL",
     description: "Base URL of the Supplier Data Service, ending in /api/v1 (http or https, no credentials in it).",

@@ -1,5 +1,7 @@
 import { DEFAULT_MAX_CPI, CPI_CEILING } from "./money.ts";
 import { idList, numberValue, oneOf, SettingProblem, wordList, type PlainSetting } from "../common/setting-parsers.ts";
+// The yield defaults are @sds/routing's (one owner): the store, the ranker and replay read the same.
+import { DEFAULT_PRIOR_STRENGTH, DEFAULT_YIELD_CUTOFF } from "@sds/routing";
 
 /*
  * The respondent loop's rows of the configuration table: the receiver, respondent-aware routing
@@ -184,20 +186,20 @@ export const loopSettings = {
     description:
       "How many entries (0.1 to 10000) the prior (the marketplace's conversion, else Ir) weighs as in yield ranking before this supplier's own outcomes.",
     parse: numberValue({ min: 0.1, max: 10_000, integer: false }),
-    fallback: { kind: "default", raw: "10" },
+    fallback: { kind: "default", raw: String(DEFAULT_PRIOR_STRENGTH) },
   },
   yieldCutoffEntries: {
     variable: "SYNC_YIELD_CUTOFF_ENTRIES",
     description:
       "Decided entries (1 to 10000) with no complete after which a survey is held out of yield ranking for SYNC_YIELD_COOLDOWN_SECONDS (Lucid advises 20).",
     parse: numberValue({ min: 1, max: 10_000, integer: true }),
-    fallback: { kind: "default", raw: "20" },
+    fallback: { kind: "default", raw: String(DEFAULT_YIELD_CUTOFF.entries) },
   },
   yieldCooldownSeconds: {
     variable: "SYNC_YIELD_COOLDOWN_SECONDS",
     description: "Seconds (60 to 2592000) a survey that reached the yield cut-off is held out of yield ranking.",
     parse: numberValue({ min: 60, max: 2_592_000, integer: true }),
-    fallback: { kind: "default", raw: "21600" },
+    fallback: { kind: "default", raw: String(DEFAULT_YIELD_CUTOFF.cooldownMs / 1000) },
   },
   matcherPollMs: {
     variable: "SYNC_MATCHER_POLL_MS",

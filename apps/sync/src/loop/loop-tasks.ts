@@ -33,8 +33,12 @@ export interface LoopTaskParts {
  *   store (every replica: followers run no cycle);
  * - `account-refresh` (`SYNC_INTERVAL`): the account's encryption settings are read again;
  * - `cycle-follower` (at the end of each cycle this replica runs, so on the leader): the matcher
- *   and the account at once, then the routing data that is due (groups, re-contact lists, stats),
- *   then the routing facts;
+ *   and the account at once;
+ * - `routing-data-refresh` (at the end of each cycle too, once the matcher holds the cycle): the
+ *   routing data that is due by the runtime's clock (groups and re-contact lists every
+ *   `SYNC_GROUPS_REFRESH_SECONDS`, stats every `SYNC_STATS_REFRESH_SECONDS`), then the routing
+ *   facts. A cycle end, not an interval, wakes it: followers run no cycle and fetch nothing, so
+ *   the marketplace is asked once per replica set;
  * - `routing-facts-reload` (`SYNC_ROUTING_FACTS_RELOAD_MS`): every replica reads the routing data
  *   and the yield counts the store holds, so all rank and exclude alike;
  * - `window-advance` (`SYNC_WINDOW_ADVANCE_SECONDS`): hours that left the 24-hour and 7-day
@@ -61,19 +65,30 @@ export function addLoopTasks(runtime: LoopRuntime, parts: LoopTaskParts): void {
   runtime.add({
     name: "cycle-follower",
     due: () => parts.cycles.nextCycle().then(() => undefined),
-    run: async (signal) => {
+    run: async () => {
       await Promise.all([
         liveMatcher.refresh().catch((error: unknown) => {
           logger.warn({ err: error }, "the matcher could not follow the store; it serves what it holds");
         }),
         account.refresh(),
       ]);
-      if (runtime.signal.aborted) return;
+    },
+    failure: "the matcher or the account could not be refreshed after a cycle",
+  });
+  runtime.add({
+    name: "routing-data-refresh",
+    due: () => parts.cycles.nextCycle().then(() => undefined),
+    run: async (signal) => {
+      // The refresh reads the cycle's surveys from the facts the matcher keeps: a refresh of the
+      // matcher (coalesced with the cycle follower's) sees the cycle's commit. Not the account's
+      // read: a hanging account must not hold the routing data back.
+      await liveMatcher.refresh();
+      if (isAborted(signal)) return;
       // Only the leader runs cycles, so the routing data is fetched once per replica set.
-      await refreshRoutingData(parts.inventory, facts, parts.refresher, signal, logger);
+      await refreshRoutingData(parts.inventory, facts, parts.refresher, { signal, now: clock.now(), logger });
       if (!isAborted(signal)) await runtime.runNow("routing-facts-reload");
     },
-    failure: "the matcher, the account or the routing data could not be refreshed after a cycle",
+    failure: "the routing data could not be refreshed after a cycle",
   });
   runtime.add({
     name: "window-advance",

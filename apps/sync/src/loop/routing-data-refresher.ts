@@ -65,8 +65,8 @@ export class RoutingDataRefresher {
     this.#settings = options.settings;
   }
 
-  /** One refresh: fetches what is due, stores it, forgets surveys that left. */
-  async refresh(signal: AbortSignal, now: number = Date.now()): Promise<RoutingRefreshReport> {
+  /** One refresh: fetches what is due at `now` (the loop runtime's clock, epoch ms), stores it, forgets surveys that left. */
+  async refresh(signal: AbortSignal, now: number): Promise<RoutingRefreshReport> {
     const fetchedAt = await this.#fetchedAtMap();
     // A survey that is new, or whose groups flag or study type changed, is fetched at once.
     for (const id of this.#facts.takeChanged())

@@ -1,4 +1,9 @@
-import type { RoutingPolicy, SurveyMatcherOptions } from "@sds/routing";
+import {
+  DEFAULT_PRIOR_STRENGTH,
+  DEFAULT_YIELD_CUTOFF,
+  type RoutingPolicy,
+  type SurveyMatcherOptions,
+} from "@sds/routing";
 import type { Logger } from "pino";
 import type { InventoryReader } from "./inventory-reader.ts";
 import type { LoopConfig } from "./loop-settings.ts";
@@ -29,8 +34,14 @@ export function matcherOptions(config: LoopConfig): SurveyMatcherOptions {
   return {
     policy: routingPolicy(config),
     yield: {
-      priorStrength: config.yieldPriorStrength ?? 10,
-      cutoff: { entries: config.yieldCutoffEntries ?? 20, cooldownMs: (config.yieldCooldownSeconds ?? 21_600) * 1000 },
+      priorStrength: config.yieldPriorStrength ?? DEFAULT_PRIOR_STRENGTH,
+      cutoff: {
+        entries: config.yieldCutoffEntries ?? DEFAULT_YIELD_CUTOFF.entries,
+        cooldownMs:
+          config.yieldCooldownSeconds === undefined
+            ? DEFAULT_YIELD_CUTOFF.cooldownMs
+            : config.yieldCooldownSeconds * 1000,
+      },
     },
   };
 }
@@ -79,17 +90,24 @@ export async function readRecontactStudyTypes(
   return true;
 }
 
+/** When and how {@link refreshRoutingData} runs: the runtime's stop and clock, and where it warns. */
+export interface RoutingRefreshRun {
+  readonly signal: AbortSignal;
+  /** The runtime clock's time, in epoch ms: what is due is judged by it. */
+  readonly now: number;
+  readonly logger: Logger;
+}
+
 /** After a cycle of the leader: the re-contact study types from the stored collection, then the due fetches. */
 export async function refreshRoutingData(
   inventory: InventoryReader,
   facts: RoutingFacts,
   refresher: RoutingDataRefresher,
-  signal: AbortSignal,
-  logger: Logger,
+  { signal, now, logger }: RoutingRefreshRun,
 ): Promise<void> {
   try {
     await readRecontactStudyTypes(inventory, facts, logger);
-    await refresher.refresh(signal);
+    await refresher.refresh(signal, now);
   } catch (error) {
     if (!signal.aborted)
       logger.warn(

@@ -169,7 +169,7 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
   addLoopTasks(runtime, { config, logger, store, inventory, cycles, liveMatcher, account, facts, refresher });
 
   await liveMatcher.start(options.startSignal);
-  await firstAccountRead(account, logger, options.startSignal);
+  await firstAccountRead(account, { clock: runtime.clock, logger, startSignal: options.startSignal });
   // Every replica reads the routing data and the yield counts the store holds before it serves, so all rank and exclude alike.
   await runtime.runNow("routing-facts-reload");
   // A stop asked for during start: the service stops next, and a poll would only load in full what the stop abandoned.
@@ -211,30 +211,22 @@ async function assembleLoop(options: LoopOptions, cleanup: CleanupStack): Promis
  * The first read of the account, awaited briefly so the receiver is usable at once; an upstream
  * that hangs must not hold the start: until a read succeeds the receiver answers 503 and senders
  * retry. A stop asked for meanwhile ends the wait too: the service is about to stop, and a
- * hanging upstream would otherwise hold the shutdown for the whole wait.
+ * hanging upstream would otherwise hold the shutdown for the whole wait. The wait is measured on
+ * the runtime's clock, like the loop's other waits.
  */
-async function firstAccountRead(account: AccountSettings, logger: Logger, startSignal?: AbortSignal): Promise<void> {
-  const stopAsked = new Promise<void>((resolve) => {
-    if (startSignal?.aborted) resolve();
-    startSignal?.addEventListener(
-      "abort",
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const waited = await Promise.race([
-    account.refresh().then(() => "read" as const),
-    new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => {
-        resolve("timeout");
-      }, ACCOUNT_START_WAIT_MS);
-      timer.unref();
-    }),
-    stopAsked.then(() => "stop" as const),
-  ]);
-  clearTimeout(timer);
-  if (waited === "stop") logger.info("start: a stop was asked for; not waiting for the account settings");
+async function firstAccountRead(
+  account: AccountSettings,
+  { clock, logger, startSignal }: { clock: Clock; logger: Logger; startSignal?: AbortSignal | undefined },
+): Promise<void> {
+  const waitOver = new AbortController();
+  const stop = (): void => {
+    waitOver.abort();
+  };
+  startSignal?.addEventListener("abort", stop, { once: true });
+  if (startSignal?.aborted) stop();
+  // refresh() never rejects (a failed read is logged): the wait ends at the read, a stop, or the clock's deadline.
+  void account.refresh().finally(stop);
+  await clock.sleep(ACCOUNT_START_WAIT_MS, waitOver.signal);
+  startSignal?.removeEventListener("abort", stop);
+  if (startSignal?.aborted) logger.info("start: a stop was asked for; not waiting for the account settings");
 }

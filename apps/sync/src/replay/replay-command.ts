@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { DEFAULT_PRIOR_STRENGTH, DEFAULT_YIELD_CUTOFF } from "@sds/routing";
 import { isConfigError, SyncError } from "../common/errors.ts";
 import { SettingProblem } from "../common/setting-parsers.ts";
 import { settingOf } from "../config/config.ts";
@@ -116,9 +117,9 @@ export async function buildReplayReport(
   options: Pick<ReplayArguments, "policies" | "seed" | "explore">,
   env: NodeJS.ProcessEnv = {},
 ): Promise<ReplayReport> {
-  const priorStrength = numberSetting("yieldPriorStrength", env, 10);
-  const cutoffEntries = numberSetting("yieldCutoffEntries", env, 20);
-  const cooldownSeconds = numberSetting("yieldCooldownSeconds", env, 21_600);
+  const priorStrength = numberSetting("yieldPriorStrength", env, DEFAULT_PRIOR_STRENGTH);
+  const cutoffEntries = numberSetting("yieldCutoffEntries", env, DEFAULT_YIELD_CUTOFF.entries);
+  const cooldownSeconds = numberSetting("yieldCooldownSeconds", env, DEFAULT_YIELD_CUTOFF.cooldownMs / 1000);
   const history = await readReplayHistory(database);
   const decided = history.entries.filter((entry) => entry.outcome !== null).length;
   const entered = new Set(history.entries.map((entry) => entry.surveyId));

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_PRIOR_STRENGTH,
   conversionPosterior,
   conversionPrior,
   createSeededRandom,
@@ -109,7 +110,7 @@ export function replayPolicy(
 ): PolicyReplay {
   const hours = candidatesByHour(history.entries);
   const random = createSeededRandom(settings.seed ?? 1);
-  const strength = settings.priorStrength ?? 10;
+  const strength = settings.priorStrength ?? DEFAULT_PRIOR_STRENGTH;
   const explore = settings.explore ?? true;
   const evidence = new Map<number, YieldEvidence>();
   const due = new OutcomeQueue();

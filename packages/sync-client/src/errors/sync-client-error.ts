@@ -19,7 +19,9 @@ export type SyncOperationId =
   | "answerSession"
   | "endSession"
   | "readProfile"
-  | "eraseProfile";
+  | "eraseProfile"
+  | "eventsStatus"
+  | "resumeWebhook";
 
 /** The request an error belongs to. */
 export interface SyncRequestContext {

@@ -44,6 +44,14 @@ describe("API reports", () => {
     expect(diffSurfaces(parsed, surface)).toEqual({ breaking: [], additions: [] });
   });
 
+  it("name a package's internal subpaths as not public API, and read back the same surface", () => {
+    const surface = surfaceOf(released);
+    const report = renderReport("@sds/example", surface, ["./internal/router"]);
+    expect(report).toContain("Internal, not public API and not in this report: `@sds/example/internal/router`.");
+    expect(renderReport("@sds/example", surface)).not.toContain("Internal");
+    expect(diffSurfaces(parseReport(report), surface)).toEqual({ breaking: [], additions: [] });
+  });
+
   it("count a new export or a new member as an addition only", () => {
     const next = released
       .replace("readonly timeout?: number;", "readonly timeout?: number;\n  readonly retries?: number;")

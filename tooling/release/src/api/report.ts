@@ -8,9 +8,17 @@ import type { ApiSurface } from "./extract.ts";
 
 const DECLARATION_HEADER = /^\/\/ (.+)$/;
 
-/** Renders a surface as the committed report of `packageName`. */
-export function renderReport(packageName: string, surface: ApiSurface): string {
+/**
+ * Renders a surface as the committed report of `packageName`. `internalSubpaths` are the
+ * package's `./internal/*` exports: named in the report as internal, not covered by it.
+ */
+export function renderReport(
+  packageName: string,
+  surface: ApiSurface,
+  internalSubpaths: readonly string[] = [],
+): string {
   const declarations = [...surface.declarations].map(([name, text]) => `// ${name}\n${text}`).join("\n\n");
+  const internal = internalSubpaths.map((subpath) => `\`${packageName}${subpath.slice(1)}\``).join(", ");
   return [
     `# API report: ${packageName}`,
     "",
@@ -18,6 +26,13 @@ export function renderReport(packageName: string, surface: ApiSurface): string {
     "check fails when the build no longer matches this file, or when it differs from the last",
     "release's report without a changeset of the matching bump (docs/CONTRIBUTING.md).",
     "",
+    ...(internalSubpaths.length === 0
+      ? []
+      : [
+          `Internal, not public API and not in this report: ${internal}. This repository's own`,
+          "packages import it; it may change in any release, without a changeset's bump.",
+          "",
+        ]),
     "## Exports",
     "",
     "```ts",

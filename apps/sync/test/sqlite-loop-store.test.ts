@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { migrateSqlite } from "../src/database/sqlite-migrate.ts";
 import { outcomeLedger } from "../src/loop/store/loop-migrations.ts";
 import { loopDatabasePath, openSqliteLoopStore } from "../src/loop/store/sqlite-loop-store.ts";
-import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
+import { describeLoopStoreConformance } from "./loop-store-conformance.ts";
 import { describeSessionRecordsConformance } from "./session-records-conformance.ts";
 
 function sqliteHarness() {
@@ -21,10 +21,10 @@ function sqliteHarness() {
   });
 }
 
-describeOutcomeStoreConformance("SQLite", sqliteHarness);
+describeLoopStoreConformance("SQLite", sqliteHarness);
 describeSessionRecordsConformance("SQLite", sqliteHarness);
 
-describe("the SQLite outcome store's file", () => {
+describe("the SQLite loop store's file", () => {
   it("sits beside the sync store's file, so a running cycle never holds its write lock", () => {
     expect(loopDatabasePath("./data/sds.db")).toBe("./data/sds.loop.db");
     expect(loopDatabasePath("/var/lib/sds")).toBe("/var/lib/sds.loop.db");

@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
-import { describeOutcomeStoreConformance } from "./outcome-store-conformance.ts";
+import { describeLoopStoreConformance } from "./loop-store-conformance.ts";
 import { describeSessionRecordsConformance } from "./session-records-conformance.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -15,6 +15,6 @@ function postgresHarness() {
 }
 
 describe.skipIf(!available)("PostgreSQL", () => {
-  describeOutcomeStoreConformance("PostgreSQL", postgresHarness);
+  describeLoopStoreConformance("PostgreSQL", postgresHarness);
   describeSessionRecordsConformance("PostgreSQL", postgresHarness);
 });

@@ -3,15 +3,15 @@ import { StoreError } from "../src/common/errors.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 
-/** A fresh, empty outcome store location, opened as often as a test likes. */
-export type OutcomeStoreHarness = StoreLocation<LoopStore>;
+/** A fresh, empty loop store location, opened as often as a test likes. */
+export type LoopStoreHarness = StoreLocation<LoopStore>;
 
 const t0 = new Date("2026-03-01T10:00:00.000Z");
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
 /** The behavioural contract of {@link LoopStore}, run against both implementations. */
-export function describeOutcomeStoreConformance(name: string, createHarness: () => Promise<OutcomeStoreHarness>): void {
-  describe(`${name} outcome store conformance`, () => {
+export function describeLoopStoreConformance(name: string, createHarness: () => Promise<LoopStoreHarness>): void {
+  describe(`${name} loop store conformance`, () => {
     const open = storesPerTest(createHarness);
     let store: LoopStore;
     beforeEach(async () => {

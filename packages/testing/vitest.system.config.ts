@@ -1,0 +1,3 @@
+import { systemVitestConfig } from "../../vitest.shared.ts";
+
+export default systemVitestConfig;
