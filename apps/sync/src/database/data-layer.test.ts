@@ -162,6 +162,7 @@ describe("column decoders", () => {
       () => isoTime("yesterday"),
       () => bool("yes"),
       () => integer(null),
+      () => json('{"a":'),
     ])
       expect(decode).toThrow(StoreError);
   });
