@@ -1,16 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { startSession } from "../src/session/gated-writes.ts";
-import {
-  answerCounts,
-  issueAttempt,
-  readProfile,
-  readRespondent,
-  readSession,
-  readSessionWithRespondent,
-  storeAnswers,
-  takeReturn,
-} from "../src/session/session-records.ts";
+import { readRespondent, readSession, readSessionWithRespondent } from "../src/session/session-records.ts";
+import { answerCounts, readProfile, storeAnswers } from "../src/session/profile-records.ts";
+import { issueAttempt, takeReturn } from "../src/session/attempt-records.ts";
+import { readQuestions, writeQuestions } from "../src/session/question-records.ts";
 import { storesPerTest, type StoreLocation } from "./store-harness.ts";
 import { StoreError } from "../src/common/errors.ts";
 import { execute } from "../src/database/program.ts";
@@ -99,6 +93,55 @@ export function describeSessionRecordsConformance(
       }
       expect(await store.read(readSession("s1"))).toMatchObject({ state: "open", doneReason: null, device: null });
       expect((await store.read(readSession("s1")))?.attempts).toHaveLength(1);
+    });
+
+    it("reads an unknown outcome of an offered survey's entry as a StoreError, never as a return", async () => {
+      await start(store, "s1", "u1");
+      await offer(store, "s1", "u1", 0, "tok-1");
+      await store.write("corrupting", execute(command<[]>("UPDATE loop_entries SET outcome = 'completed'")));
+      await expect(store.read(readSession("s1"))).rejects.toThrow(StoreError);
+      await expect(store.read(readSession("s1"))).rejects.toThrow('"completed"');
+      await expect(store.read(readSessionWithRespondent("s1", 10))).rejects.toThrow(StoreError);
+    });
+
+    // The answers column is plain text holding a JSON array: anything else was read as no answer.
+    it("reads a stored answer list that is not a JSON array of texts as a StoreError, never as no answer", async () => {
+      await start(store, "s1", "u1", { answers: new Map([[43, ["2"]]]) });
+      for (const stored of ["not json", '{"43":"2"}', "[2]"]) {
+        await store.write(
+          "corrupting",
+          execute(command<[string]>("UPDATE loop_profile_answers SET answers = ?"), stored),
+        );
+        await expect(store.read(readProfile("u1")), stored).rejects.toThrow(StoreError);
+        await expect(store.read(readRespondent("u1", 10)), stored).rejects.toThrow(StoreError);
+        await expect(store.read(readSessionWithRespondent("s1", 10)), stored).rejects.toThrow(StoreError);
+        // Replacing it would take back counts of answers nobody can read.
+        const replacing = storeAnswers({
+          uid: "u1",
+          languageId: LANGUAGE,
+          answers: new Map([[43, ["1"]]]),
+          source: "api",
+          at: later(5).toISOString(),
+        });
+        await expect(store.write("answering", replacing), stored).rejects.toThrow(StoreError);
+      }
+      expect(await counts(store)).toEqual({ 43: { "2": 1 } });
+    });
+
+    it("reads a stored question that says ok without a detail it can ask from as a StoreError, never as unreadable", async () => {
+      const read = { languageId: LANGUAGE, qualificationId: 43, problem: null, fetchedAt: t0.toISOString() };
+      await store.write(
+        "storing questions",
+        writeQuestions([{ ...read, status: "ok", detail: { text: "Age?", type: "numeric", options: [] } }]),
+      );
+      expect(await store.read(readQuestions())).toMatchObject([{ status: "ok", detail: { text: "Age?" } }]);
+      for (const stored of [null, "not json", '{"text":"Age?","type":"dropdown","options":[]}']) {
+        await store.write(
+          "corrupting",
+          execute(command<[string | null]>("UPDATE loop_questions SET detail = ?"), stored),
+        );
+        await expect(store.read(readQuestions()), String(stored)).rejects.toThrow(StoreError);
+      }
     });
 
     it("keeps the counts exact when one respondent's answers to one question are written at once by many", async () => {

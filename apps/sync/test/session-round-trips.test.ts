@@ -6,13 +6,9 @@ import { QualityGate, type GateRules } from "../src/gate/quality-gate.ts";
 import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
 import { startSession } from "../src/session/gated-writes.ts";
-import {
-  finishSession,
-  issueAttempt,
-  readSessionWithRespondent,
-  storeAnswers,
-  takeReturn,
-} from "../src/session/session-records.ts";
+import { finishSession, readSessionWithRespondent } from "../src/session/session-records.ts";
+import { storeAnswers } from "../src/session/profile-records.ts";
+import { issueAttempt, takeReturn } from "../src/session/attempt-records.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
 /*

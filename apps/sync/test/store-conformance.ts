@@ -385,6 +385,19 @@ export function describeStoreConformance(name: string, createHarness: () => Prom
       expect((await store.stats()).quarantined).toBe(2);
     });
 
+    it("counts a key given twice in one batch as one sighting, the last item standing, on either store", async () => {
+      const item = {
+        key: "survey:5",
+        surveyId: 5,
+        source: "surveys" as const,
+        item: JSON.stringify({ SurveyId: 5, Cpi: 3 }),
+        issues: JSON.stringify([{ path: ["Cpi"], message: "bad" }]),
+      };
+      const again = { ...item, item: JSON.stringify({ SurveyId: 5, Cpi: 4 }) };
+      await store.commitCycle(emptyCommit(t0, { quarantine: [item, again] }));
+      expect(await store.listQuarantine(10)).toMatchObject([{ key: "survey:5", timesSeen: 1, item: { Cpi: 4 } }]);
+    });
+
     it("marks surveys for refetch and counts them", async () => {
       await store.commitCycle(
         emptyCommit(t0, {

@@ -67,9 +67,14 @@ export function bool(value: unknown): boolean {
   throw unexpected("a boolean", value);
 }
 
-/** A `json` (or JSON text) column, parsed. */
+/** A `json` (or JSON text) column, parsed: text that is not JSON is a StoreError too (a SyntaxError would pass for a bug). */
 export function json(value: unknown): unknown {
-  return JSON.parse(text(value)) as unknown;
+  const stored = text(value);
+  try {
+    return JSON.parse(stored) as unknown;
+  } catch {
+    throw unexpected("JSON", stored);
+  }
 }
 
 /** One of a fixed list of texts (an enumeration kept as text). */

@@ -6,7 +6,7 @@ import { StoreError } from "../common/errors.ts";
 import { bool, decimal, integer, isoTime, json, nullable, oneOf, text } from "./columns.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { runPostgresTransaction } from "./postgres-driver.ts";
-import { execute, first, one, rows, whole, type Program } from "./program.ts";
+import { execute, executeRows, first, one, rows, whole, type Program } from "./program.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 import { SqliteConnection } from "./sqlite-driver.ts";
 import { command, compileStatement, statement } from "./statement.ts";
@@ -108,6 +108,48 @@ describe("programs over typed statements", () => {
     },
   );
 
+  it.skipIf(!postgres)(
+    "writes many rows in one program: a statement per row on SQLite, one per chunk of column arrays on PostgreSQL, to the same rows",
+    async () => {
+      const INSERT_ROWS = command<[id: number, name: string, price: number]>(
+        (dialect) =>
+          `INSERT INTO items (id, name, price, kind) ${dialect.rowsOf(["bigint", "text", "decimal", { literal: "'book'" }])}`,
+      );
+      const ALL = statement<[], unknown>("SELECT id, name, price, kind FROM items ORDER BY id", (row) => ({
+        id: integer(row.id),
+        name: text(row.name),
+        price: decimal(row.price),
+        kind: text(row.kind),
+      }));
+      const written = Array.from({ length: 7001 }, (_, index) => [index + 1, `item ${index}`, index / 4] as const);
+      function* writeThenRead(): Program<{ changed: number; stored: unknown[] }> {
+        const changed = yield* executeRows(INSERT_ROWS, written);
+        return { changed, stored: yield* rows(ALL) };
+      }
+      const schema = freshSchemaName("sds_data_layer");
+      const pool = new pg.Pool({ connectionString: testDatabaseUrl, max: 1, options: `-c search_path=${schema}` });
+      try {
+        await pool.query(`CREATE SCHEMA ${schema}`);
+        await pool.query(ITEMS_TABLE);
+        const query = vi.spyOn(pg.Client.prototype, "query");
+        const onPostgres = await runPostgresTransaction(pool, writeThenRead());
+        const inserts = query.mock.calls.filter(([config]: readonly unknown[]) =>
+          (config as { text?: string }).text?.startsWith("INSERT"),
+        );
+        query.mockRestore();
+        expect(inserts).toHaveLength(2);
+        const onSqlite = connection().run(writeThenRead());
+        expect(onSqlite.changed).toBe(7001);
+        expect(onSqlite.stored[7000]).toEqual({ id: 7001, name: "item 7000", price: 1750, kind: "book" });
+        expect(onPostgres).toEqual(onSqlite);
+      } finally {
+        vi.restoreAllMocks();
+        await pool.end();
+        await dropSchema(schema);
+      }
+    },
+  );
+
   it("refuses a value the store should not hold with a StoreError, never a default", () => {
     const db = connection();
     db.run(execute(INSERT, 1, "a", 1, "comic"));
@@ -162,6 +204,7 @@ describe("column decoders", () => {
       () => isoTime("yesterday"),
       () => bool("yes"),
       () => integer(null),
+      () => json('{"a":'),
     ])
       expect(decode).toThrow(StoreError);
   });

@@ -1,4 +1,4 @@
-import type { AdvisoryLock, SqlDialect } from "./sql-dialect.ts";
+import type { AdvisoryLock, RowColumn, SqlDialect } from "./sql-dialect.ts";
 
 /** Statements already rewritten: a fixed set of literals, so the cache stays as small as the code. */
 const rewritten = new Map<string, string>();
@@ -72,6 +72,30 @@ function lockKey(lock: AdvisoryLock): string {
   return "boundText" in lock ? textLockKey("?") : `${SDS_LOCK_CLASS}, hashtext(current_schema() || ':${lock.name}')`;
 }
 
+/** The array type each bound column of a many-row write arrives as. */
+const arrayTypes = {
+  bigint: "bigint",
+  integer: "int",
+  decimal: "numeric",
+  bool: "boolean",
+  text: "text",
+  json: "text",
+  time: "timestamptz",
+} as const;
+
+/** A many-row write's source on PostgreSQL: each bound column one array, unnested in step (see `SqlDialect.rowsOf`). */
+function unnestRows(columns: readonly RowColumn[]): string {
+  const bound: string[] = [];
+  const selected = columns.map((column) => {
+    if (typeof column !== "string") return column.literal;
+    const name = `c${bound.length + 1}`;
+    bound.push(`?::${arrayTypes[column]}[]`);
+    return column === "json" ? `u.${name}::json` : `u.${name}`;
+  });
+  const names = bound.map((_, index) => `c${index + 1}`);
+  return `SELECT ${selected.join(", ")} FROM unnest(${bound.join(", ")}) AS u(${names.join(", ")})`;
+}
+
 /** PostgreSQL through node-postgres: concurrent writers (replicas), so programs lock; one statement can write several tables. */
 export const postgresDialect: SqlDialect = {
   name: "postgres",
@@ -96,6 +120,7 @@ export const postgresDialect: SqlDialect = {
   advisoryLockEachText: `SELECT pg_advisory_xact_lock(key) FROM (SELECT DISTINCT ${textLockKey("text")} AS key FROM unnest(?::text[]) AS list (text) ORDER BY key) AS keys`,
   lockRowsClause: "FOR UPDATE",
   dataModifyingCte: true,
+  rowsOf: unnestRows,
   inList: (column, type) => `${column} = ANY(?::${type}[])`,
   hourOf: (column) => `floor(extract(epoch from ${column}) / 3600)::bigint`,
   currentHour: "(floor(extract(epoch from now()) / 3600)::bigint)",

@@ -2,6 +2,7 @@ import pg from "pg";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { StoreError } from "../common/errors.ts";
 import { resumeProgram, runProgram, type Program, type SqlStep, type StepResult } from "./program.ts";
+import type { SqlValue } from "./sql-dialect.ts";
 import { compileStatement, type RawRow } from "./statement.ts";
 
 type TypeId = Parameters<typeof pg.types.getTypeParser>[0];
@@ -20,6 +21,13 @@ const jsonAsText: pg.CustomTypesConfig = { getTypeParser: jsonAsTextParser };
 
 const skipped: StepResult = { rows: [], changes: 0 };
 
+/** A many-row step's values as PostgreSQL binds them (`SqlDialect.rowsOf`): one array per column. */
+function columnsOf(rows: readonly (readonly SqlValue[])[]): SqlValue[][] {
+  const columns: SqlValue[][] = (rows[0] ?? []).map(() => []);
+  for (const row of rows) row.forEach((value, index) => columns[index]?.push(value));
+  return columns;
+}
+
 /**
  * Runs one step on a pool or a connection: the one way any statement reaches PostgreSQL. The
  * text is compiled once (placeholders numbered) and run as a named prepared statement (parsed and
@@ -32,7 +40,7 @@ export async function executeOnPostgres(queryable: pg.Pool | pg.ClientBase, step
   const result = await queryable.query<RawRow>({
     name: compiled.name,
     text: compiled.text,
-    values: [...step.params],
+    values: step.rows === undefined ? [...step.params] : columnsOf(step.rows),
     types: jsonAsText,
   });
   return { rows: result.rows, changes: result.rowCount ?? 0 };

@@ -28,6 +28,12 @@ export interface SqlStep {
    * fewer on PostgreSQL). Where the dialect skips it (null text), the program goes on as usual.
    */
   readonly whole?: true;
+  /**
+   * The statement writes these rows, `params` being empty: its text takes one row's values
+   * (`SqlDialect.rowsOf`). SQLite's driver runs it once per row; PostgreSQL's binds each column
+   * of the rows as one array and runs it once. `changes` is the total.
+   */
+  readonly rows?: readonly (readonly SqlValue[])[];
 }
 
 /** What a driver gives back for a step: the rows it returned, undecoded, and the rows it changed. */
@@ -75,6 +81,26 @@ export function* execute<Params extends readonly SqlValue[]>(
   ...params: Params
 ): Program<number> {
   return (yield { text: statement.text, params }).changes;
+}
+
+/** Rows per step of {@link executeRows}: enough to amortise PostgreSQL's round trips, few enough to keep each message modest. */
+const ROWS_PER_STEP = 5000;
+
+/**
+ * Runs `statement`, a write of many rows whose source is `SqlDialect.rowsOf`, over `rows` (each
+ * one row's values, in the order of its bound columns), a chunk at a time; how many rows it
+ * changed. Nothing runs for no rows.
+ */
+export function* executeRows<Row extends readonly SqlValue[]>(
+  statement: Statement<Row, never>,
+  rows: readonly Readonly<Row>[],
+): Program<number> {
+  let changes = 0;
+  for (let start = 0; start < rows.length; start += ROWS_PER_STEP) {
+    const chunk = rows.length <= ROWS_PER_STEP ? rows : rows.slice(start, start + ROWS_PER_STEP);
+    changes += (yield { text: statement.text, params: [], rows: chunk }).changes;
+  }
+  return changes;
 }
 
 /**

@@ -34,6 +34,22 @@ export interface ColumnTypes {
   readonly identity: string;
 }
 
+/**
+ * The type of one column of a many-row write ({@link SqlDialect.rowsOf}), as the program binds
+ * it, or a literal every row gets (`'live'`, `NULL`).
+ */
+export type RowColumn =
+  | "bigint"
+  | "integer"
+  | "decimal"
+  | "bool"
+  | "text"
+  /** Bound as its text; a `json` column on PostgreSQL. */
+  | "json"
+  /** Bound as ISO 8601 text. */
+  | "time"
+  | { readonly literal: string };
+
 /** Everything the two dialects write differently. */
 export interface SqlDialect {
   /** Which dialect: for logs, `kind` and the migrations' per-dialect texts; never compared in logic. */
@@ -75,6 +91,14 @@ export interface SqlDialect {
    * `json_each(?)` on SQLite (whose driver binds the array as JSON text).
    */
   inList(column: string, type: "bigint" | "text"): string;
+  /**
+   * The rows of a many-row write (`executeRows` in program.ts), as the source of an
+   * `INSERT INTO table (columns) …`: `VALUES (?, …)` on SQLite, where the driver runs the
+   * statement once per row (prepared once, and a statement costs no round trip); on PostgreSQL
+   * `SELECT … FROM unnest(?::type[], …)`, where the driver binds each column of a chunk of rows as
+   * one array: one round trip per chunk instead of one per row.
+   */
+  rowsOf(columns: readonly RowColumn[]): string;
   /** The epoch hour (UTC) of a time column, as an integer expression: the key of hourly counts. */
   hourOf(column: string): string;
   /** The epoch hour (UTC) of now, as an integer expression. */

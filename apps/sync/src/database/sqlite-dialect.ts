@@ -20,6 +20,8 @@ export const sqliteDialect: SqlDialect = {
   advisoryLockEachText: null,
   lockRowsClause: null,
   dataModifyingCte: false,
+  rowsOf: (columns) =>
+    `VALUES (${columns.map((column) => (typeof column === "string" ? "?" : column.literal)).join(", ")})`,
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
   hourOf: (column) => `CAST(strftime('%s', ${column}) AS INTEGER) / 3600`,
   currentHour: "(CAST(strftime('%s', 'now') AS INTEGER) / 3600)",

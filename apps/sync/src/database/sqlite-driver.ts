@@ -69,6 +69,11 @@ export class SqliteConnection {
     }
     if (prepared === null) return skipped;
     const { statement, returnsRows } = prepared;
+    if (step.rows !== undefined) {
+      let changes = 0;
+      for (const row of step.rows) changes += Number(statement.run(...bindableParams(row)).changes);
+      return { rows: [], changes };
+    }
     const params = bindableParams(step.params);
     if (returnsRows) {
       const rows = statement.all(...params) as RawRow[];

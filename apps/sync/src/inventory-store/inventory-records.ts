@@ -74,7 +74,7 @@ const CHANGES_AFTER = statement<[after: number, limit: number], ChangeRecord>(
   toChangeRecord,
 );
 /** The change feed's latest sequence (the counter row). */
-export const LATEST_SEQUENCE = statement<[], number>("SELECT value FROM counters WHERE name = 'changes'", (row) =>
+const LATEST_SEQUENCE = statement<[], number>("SELECT value FROM counters WHERE name = 'changes'", (row) =>
   integer(row.value),
 );
 const RECENT_RUNS = statement<[limit: number], RunRecord>("SELECT * FROM runs ORDER BY id DESC LIMIT ?", toRunRecord);
@@ -118,8 +118,8 @@ const FEED_HORIZON = statement<[], number>(
   (row) => integer(row.horizon),
 );
 
-/** The eight parameters of a run record, in the order {@link INSERT_RUN} and {@link COMPLETE_CYCLE_RUN} bind them first. */
-type RunParams = [
+/** The eight parameters of a run record, in the order {@link INSERT_RUN} and a cycle's completion (cycle-records.ts) bind them first. */
+export type RunParams = [
   replicaId: string,
   trigger: string,
   status: string,
@@ -149,21 +149,6 @@ const INSERT_RUN = statement<[...RunParams, firstSequence: number | null, lastSe
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   (row) => integer(row.id),
 );
-/** The run row a cycle opens with (binds its time twice), so its changes can name it; completed at commit, gone with a rollback. */
-export const OPEN_CYCLE_RUN = statement<[startedAt: string, finishedAt: string], number>(
-  "INSERT INTO runs (replica_id, run_trigger, status, started_at, finished_at, duration_ms, counts) VALUES ('', 'schedule', 'succeeded', ?, ?, 0, '{}') RETURNING id",
-  (row) => integer(row.id),
-);
-export const COMPLETE_CYCLE_RUN = command<
-  [...RunParams, firstSequence: number | null, lastSequence: number | null, id: number]
->(`UPDATE runs SET replica_id = ?, run_trigger = ?, status = ?, started_at = ?, finished_at = ?, duration_ms = ?, counts = ?, error = ?,
-      first_sequence = ?, last_sequence = ? WHERE id = ?`);
-export const SET_LATEST_SEQUENCE = command<[sequence: number]>("UPDATE counters SET value = ? WHERE name = 'changes'");
-/** A succeeded cycle read the list whole: what it no longer carries is no longer wrong upstream. Binds the time and the run id. */
-export const RESOLVE_LIST_QUARANTINE = command<[at: string, runId: number]>(
-  "UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM ?",
-);
-
 /** What the cycle diffs against. */
 export function* loadSurveyStates(): Program<StoredSurveyState[]> {
   return yield* rows(SURVEY_STATES);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { nullable, text } from "../database/columns.ts";
-import { command, execute, first, statement, type Program } from "../loop/store/loop-program.ts";
+import { execute, first, type Program } from "../database/program.ts";
+import { command, statement } from "../database/statement.ts";
 
 /*
  * The start links that started a session, in the loop store (`loop_start_links`, loop migration

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { SessionInventory } from "@sds/routing";
 import type { LoopContext } from "../loop/loop-context.ts";
-import { pendingEntries, recordDrop, type PendingCursor } from "./session-records.ts";
+import { pendingEntries, recordDrop, type PendingCursor } from "./attempt-records.ts";
 
 /** Pending entries one sweep looks at, oldest first. */
 const SWEEP_BATCH = 1000;

@@ -1,7 +1,7 @@
 import type { GateCode, SessionBody } from "@sds/sync-client";
 import { countRefusal } from "../gate/gate-records.ts";
 import type { QualityGate } from "../gate/quality-gate.ts";
-import type { Program } from "../loop/store/loop-program.ts";
+import type { Program } from "../database/program.ts";
 import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import {
   createSession,
@@ -9,11 +9,10 @@ import {
   createSessionUnlessOpen,
   readRespondent,
   refuseSession,
-  storeAnswers,
   type NewSession,
-  type RespondentFacts,
-  type SessionRow,
 } from "./session-records.ts";
+import type { RespondentFacts, SessionRow } from "./session-rows.ts";
+import { storeAnswers } from "./profile-records.ts";
 
 /*
  * The session's writes that the quality gate judges, each one transaction (a program over the

@@ -7,7 +7,7 @@ import type { LoopContext } from "../loop/loop-context.ts";
 import { loopTextProblem } from "@sds/sync-client";
 import { receivedUrl } from "../loop/outcome-routes.ts";
 import { isOutcomeKind, outcomeKinds } from "../loop/store/loop-store.ts";
-import { findReturnTarget, takeReturn } from "./session-records.ts";
+import { findReturnTarget, takeReturn } from "./attempt-records.ts";
 
 /** What the return reads besides the loop. */
 export interface ReturnContext {

@@ -5,7 +5,7 @@ import { readJsonBody } from "../http/request-body.ts";
 import { json, type Reply } from "../http/respond.ts";
 import { outcomeKinds } from "../loop/store/loop-store.ts";
 import { readRisk, riskScore } from "../loop/store/respondent-risk-records.ts";
-import { eraseProfile, readProfile } from "./session-records.ts";
+import { eraseProfile, readProfile } from "./profile-records.ts";
 import { receiveReturn, type ReturnContext } from "./session-return.ts";
 import { type ErrorBody, Profile, ProfileErased, Session, SessionAnswersBody, SessionBody } from "@sds/sync-client";
 import type { SessionOutcome, Sessions } from "./sessions.ts";

@@ -13,19 +13,10 @@ import type { LoopContext } from "../loop/loop-context.ts";
 import { prepareEntry } from "../loop/entry-link-routes.ts";
 import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import type { QuestionCatalogue } from "./question-catalogue.ts";
-import {
-  answerCounts,
-  finishSession,
-  issueAttempt,
-  readRespondent,
-  readSession,
-  readSessionWithRespondent,
-  withAnswers,
-  type AttemptRow,
-  type RespondentFacts,
-  type SessionDoneReason,
-  type SessionRow,
-} from "./session-records.ts";
+import { finishSession, readRespondent, readSession, readSessionWithRespondent } from "./session-records.ts";
+import type { AttemptRow, RespondentFacts, SessionDoneReason, SessionRow } from "./session-rows.ts";
+import { answerCounts, withAnswers } from "./profile-records.ts";
+import { issueAttempt } from "./attempt-records.ts";
 import type { GateCode, Session, SessionAnswers, SessionBody, SessionStep } from "@sds/sync-client";
 import type { QualityGate } from "../gate/quality-gate.ts";
 import { answerSession, refuseRespondent, startSession } from "./gated-writes.ts";

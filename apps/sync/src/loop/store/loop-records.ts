@@ -35,7 +35,7 @@ import {
 } from "./loop-store.ts";
 
 /*
- * The loop store's logic, once for both drivers (see loop-program.ts). Locks are taken in one
+ * The loop store's logic, once for both drivers (programs over typed statements: database/program.ts). Locks are taken in one
  * order everywhere, so PostgreSQL replicas never deadlock: the respondent, the token, the
  * windows' shared lock, the outcome feed's counter, then the survey's counts (lifetime row
  * first: it serialises the writers of one survey; then hour rows, then window rows).

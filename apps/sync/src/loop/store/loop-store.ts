@@ -1,6 +1,6 @@
 import type { OutcomeKind, OutcomeSource } from "@sds/sync-client";
 import type { PruneBatchOutcome } from "../../database/retention.ts";
-import type { Program } from "./loop-program.ts";
+import type { Program } from "../../database/program.ts";
 import type { RoutingData, RoutingDataWrite, SurveyYieldCounts } from "./routing-data-records.ts";
 
 /**
