@@ -1,7 +1,8 @@
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
-import { query } from "../src/loop/store/loop-program.ts";
+import { execute } from "../src/database/program.ts";
+import { command } from "../src/database/statement.ts";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
 import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
@@ -16,6 +17,9 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * apply one after the other; and an `Idempotency-Key` makes a repeated batch answer the first
  * answer instead of applying twice. On both stores; on PostgreSQL across two replicas.
  */
+
+/** A statement of the test's own (a trigger), run through the store like any write. */
+const ddl = (text: string) => execute(command<[]>(text));
 
 const SURVEY = 9302;
 const CPI = 2.5;
@@ -159,20 +163,20 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     if (store.kind === "postgres") {
       await store.write(
         "test: a check",
-        query(`CREATE FUNCTION refuse_reason() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        ddl(`CREATE FUNCTION refuse_reason() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
   IF NEW.reason = 'refused-by-the-store' THEN RAISE EXCEPTION 'reason refused' USING ERRCODE = 'check_violation'; END IF;
   RETURN NEW; END $$`),
       );
       await store.write(
         "test: a check",
-        query(
+        ddl(
           "CREATE TRIGGER refuse_reason BEFORE INSERT ON loop_outcomes FOR EACH ROW EXECUTE FUNCTION refuse_reason()",
         ),
       );
     } else {
       await store.write(
         "test: a check",
-        query(
+        ddl(
           "CREATE TRIGGER refuse_reason BEFORE INSERT ON loop_outcomes WHEN NEW.reason = 'refused-by-the-store' BEGIN SELECT RAISE(ABORT, 'reason refused'); END",
         ),
       );

@@ -6,6 +6,7 @@ import type { FakeSupplierApi } from "@sds/testing";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import { outcomeMigrations } from "../src/loop/store/loop-migrations.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { issueEntryLink, postJson, readLoopFigures, receiveOutcome } from "./loop-traffic.ts";
@@ -143,7 +144,7 @@ describe.each(stores)("money at ingest on $name", (store) => {
     await first.close();
     harness = undefined;
 
-    // As an earlier version left them: an entry's Cpi and the totals it reached are not numbers, in a store at loop version 11.
+    // As an earlier version left them: an entry's Cpi and the totals it reached are not numbers, in a store as it was before the repair.
     await poison(database);
     const service = await start(database);
     const status = await service.request("/v1/sync/status");
@@ -165,6 +166,21 @@ describe.each(stores)("money at ingest on $name", (store) => {
 });
 
 /** Writes NaN and Infinity into the money columns, raw, and sets the loop's ledger back to before the repair. */
+/**
+ * The repair's migration version. The test sets the store back to just before it by deleting its
+ * ledger row and its table, which undoes it alone only while it is the latest migration.
+ */
+function repairVersion(): number {
+  const repair = outcomeMigrations.find((migration) => migration.name === "money stored as NaN or Infinity repaired");
+  if (repair === undefined) throw new Error("no money repair migration");
+  const latest = outcomeMigrations.at(-1)?.version;
+  if (repair.version !== latest)
+    throw new Error(
+      `the money repair (${repair.version}) is no longer the latest migration (${String(latest)}): undo the later ones here too`,
+    );
+  return repair.version;
+}
+
 async function poison(database: DatabaseConfig): Promise<void> {
   const statements = (infinity: string, nan: string) => [
     `UPDATE loop_entries SET cpi_micros = ${nan} WHERE token = 'poisoned-1'`,
@@ -172,7 +188,7 @@ async function poison(database: DatabaseConfig): Promise<void> {
     `UPDATE loop_survey_counts SET earnings_micros = ${nan}`,
     `UPDATE loop_survey_hours SET earnings_micros = ${infinity} WHERE earnings_micros > 0`,
     `UPDATE loop_survey_windows SET earnings_micros = ${nan}`,
-    "DELETE FROM loop_schema_migrations WHERE version >= 12",
+    `DELETE FROM loop_schema_migrations WHERE version >= ${String(repairVersion())}`,
     "DROP TABLE IF EXISTS loop_money_repairs",
   ];
   if (database.kind === "sqlite") {

@@ -296,24 +296,24 @@ export const outcomeMigrations: readonly Migration[] = [
     sqlite: startLinkSchema("sqlite"),
     postgres: startLinkSchema("postgres"),
   },
-  // Version 12: money stored as NaN or Infinity before the Cpi was checked, kept aside and recounted (money-repair.ts).
+  // Version 12: the Idempotency-Key of each batch request (reconciliation), with its answer.
   {
     version: 12,
-    name: "money stored as NaN or Infinity repaired",
-    sqlite: moneyRepair("sqlite"),
-    postgres: moneyRepair("postgres"),
-  },
-  // Version 13: the Idempotency-Key of each batch request (reconciliation), with its answer.
-  {
-    version: 13,
     name: "idempotency keys of batch requests",
     sqlite: idempotencyKeysSchema("sqlite"),
     postgres: idempotencyKeysSchema("postgres"),
   },
+  // Version 13: money stored as NaN or Infinity before the Cpi was checked, kept aside and recounted (money-repair.ts).
+  {
+    version: 13,
+    name: "money stored as NaN or Infinity repaired",
+    sqlite: moneyRepair("sqlite"),
+    postgres: moneyRepair("postgres"),
+  },
 ];
 
 /*
- * Version 13: the Idempotency-Key of each batch request recorded (reconciliation), with the
+ * Version 12: the Idempotency-Key of each batch request recorded (reconciliation), with the
  * fingerprint of its body and its answer, kept 7 days by default (idempotency-records.ts): a repeat answers
  * the stored answer instead of applying the batch again.
  */

@@ -2,7 +2,7 @@ import { dialects } from "../../database/dialects.ts";
 import type { Dialect } from "../../database/migration-ledger.ts";
 
 /*
- * Loop version 12: money that earlier versions stored as NaN or Infinity, repaired. Before the Cpi
+ * A loop migration (after the idempotency keys): money that earlier versions stored as NaN or Infinity, repaired. Before the Cpi
  * was checked (loop/money.ts), a Cpi of 400 nines was recorded as Infinity; version 9 turned it
  * into Infinity micros, and every total it reached became Infinity or NaN. Reading such a row is
  * a store error (stored-money.ts), so the status and every later outcome of that token answered
@@ -21,7 +21,7 @@ const kept = (table: string, key: string, column: string) => `
 INSERT INTO loop_money_repairs (table_name, row_key, column_name, stored)
   SELECT '${table}', ${key}, '${column}', CAST(${column} AS TEXT) FROM ${table} WHERE ${poisoned(column)};`;
 
-/** The statements of loop migration 12 for `dialect`. */
+/** The statements of the money repair migration for `dialect`. */
 export function moneyRepair(dialect: Dialect): string {
   const hourOf = (column: string) => dialects[dialect].hourOf(column);
   return `
