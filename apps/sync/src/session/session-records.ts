@@ -1,6 +1,6 @@
 import { integer, isoTime as toIso, nullable, oneOf, text } from "../database/columns.ts";
 import { recordEntryWithAttempt, recordOutcome, type RecordingSettings } from "../loop/store/loop-records.ts";
-import { decodePastEntry } from "../loop/store/loop-rows.ts";
+import { capWindowStart, decodeRespondentHistory, respondentHistorySql } from "../loop/store/respondent-history.ts";
 import { flagSecurity } from "../loop/store/respondent-risk-records.ts";
 import {
   command,
@@ -18,7 +18,7 @@ import type {
   EntryAdmission,
   EntryInput,
   OutcomeRecord,
-  PastEntry,
+  RespondentHistory,
   RecordEntryResult,
 } from "../loop/store/loop-store.ts";
 import type { AttemptReturn } from "@sds/routing";
@@ -171,21 +171,21 @@ export function* createSession(session: NewSession, refused?: GateCode): Program
 }
 
 /**
- * Stores a new open session and reads its respondent's facts (up to `historyLimit` entries), as
+ * Stores a new open session and reads its respondent's facts (their history as of `now`), as
  * its first step needs them: one statement on PostgreSQL, the whole write when nothing came
  * before it in the program (no rule of the quality gate ran).
  */
-export function* createSessionReadingRespondent(session: NewSession, historyLimit: number): Program<RespondentFacts> {
+export function* createSessionReadingRespondent(session: NewSession, now: Date): Program<RespondentFacts> {
   const created = yield* whole(
     CREATE_SESSION_READING_RESPONDENT,
     ...sessionValues(session),
     session.uid,
+    capWindowStart(now),
     session.uid,
-    historyLimit,
   );
   if (created.length > 0) return decodeRespondent(created);
   yield* createSession(session);
-  return yield* readRespondent(session.uid, historyLimit);
+  return yield* readRespondent(session.uid, now);
 }
 
 /** Ends an open session as the quality gate refused it (`excluded`, with the rule's code); false when it moved meanwhile. */
@@ -235,20 +235,19 @@ function decodeSession(rows: readonly SqlRow[]): SessionRow | undefined {
   };
 }
 
-/** What a step decides on besides its session: the respondent's stored answers and latest entries. */
+/** What a step decides on besides its session: the respondent's stored answers and history. */
 export interface RespondentFacts {
   /** By question. */
   readonly profile: readonly ProfileAnswer[];
-  /** Newest first. */
-  readonly history: readonly PastEntry[];
+  /** Every entry, as the rules read it (respondent-history.ts). */
+  readonly history: RespondentHistory;
 }
 
 /*
  * The respondent's rows beside a session's, in one statement: each row says its kind, and the
  * columns a kind has no use for are NULL. Every branch names every column (the first branch names
- * a UNION's columns; a branch of NULLs would leave them nameless). The latest entries are chosen
- * in a subquery (IN, not a derived table, so that PostgreSQL types the NULLs of every branch
- * together).
+ * a UNION's columns; a branch of NULLs would leave them nameless). The history is the loop's one
+ * read of it (respondent-history.ts), selected from as a derived table that holds no NULLs.
  */
 const READ_COLUMNS = [
   "kind",
@@ -279,6 +278,7 @@ const READ_COLUMNS = [
   "source",
   "answered_at",
   "answer_language_id",
+  "recent",
 ] as const;
 
 /** A branch's select list: each column of {@link READ_COLUMNS} from `values`, NULL where it has none. */
@@ -310,6 +310,8 @@ const SESSION_BRANCH = `SELECT ${readBranch({
   returned_at: "a.returned_at",
   outcome: "e.outcome",
   outcome_at: "e.outcome_at",
+  // A number, not NULL, in the branches before the history's: PostgreSQL would type two NULLs as text.
+  recent: "0",
 })} ${SESSION_FROM}`;
 
 const respondentBranches = (uid: string) => `SELECT ${readBranch({
@@ -319,16 +321,17 @@ const respondentBranches = (uid: string) => `SELECT ${readBranch({
   source: "p.source",
   answered_at: "p.answered_at",
   answer_language_id: "p.language_id",
+  recent: "0",
 })} FROM loop_profile_answers p WHERE p.uid = ${uid}
-UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome" })}
-FROM loop_entries h WHERE h.token IN (SELECT token FROM loop_entries WHERE uid = ${uid} ORDER BY issued_at DESC LIMIT ?)`;
+UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome", recent: "h.recent" })}
+FROM (${respondentHistorySql(uid)}) AS h`;
 
-const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, id: string, historyLimit: number], SqlRow>(
+const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, windowStart: string, id: string], SqlRow>(
   `${SESSION_BRANCH}
 UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`,
   (row) => row,
 );
-const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], SqlRow>(
+const RESPONDENT = statement<[uid: string, windowStart: string, uid: string], SqlRow>(
   respondentBranches("?"),
   (row) => row,
 );
@@ -338,7 +341,7 @@ const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], S
  * row of kind `created` says the statement ran.
  */
 const CREATE_SESSION_READING_RESPONDENT = statement<
-  [...SessionValues, uid: string, uid: string, historyLimit: number],
+  [...SessionValues, uid: string, windowStart: string, uid: string],
   SqlRow
 >(
   (dialect) =>
@@ -356,7 +359,7 @@ UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
  * `open` says so. Its snapshot is taken when it starts, after the gate's locks were taken.
  */
 const CREATE_SESSION_UNLESS_OPEN = statement<
-  [uid: string, now: string, ...SessionValues, uid: string, uid: string, historyLimit: number],
+  [uid: string, now: string, ...SessionValues, uid: string, windowStart: string, uid: string],
   SqlRow
 >(
   (dialect) =>
@@ -377,11 +380,7 @@ UNION ALL SELECT ${readBranch({ kind: "'open'" })} FROM open`
  * unexpired session (`open`, nothing stored): the quality gate's `concurrent` re-checked by the
  * statement that stores the session (one on PostgreSQL, under the gate's locks taken before it).
  */
-export function* createSessionUnlessOpen(
-  session: NewSession,
-  now: Date,
-  historyLimit: number,
-): Program<RespondentFacts | "open"> {
+export function* createSessionUnlessOpen(session: NewSession, now: Date): Program<RespondentFacts | "open"> {
   const at = now.toISOString();
   const found = yield* rows(
     CREATE_SESSION_UNLESS_OPEN,
@@ -389,15 +388,15 @@ export function* createSessionUnlessOpen(
     at,
     ...sessionValues(session),
     session.uid,
+    capWindowStart(now),
     session.uid,
-    historyLimit,
   );
   if (found.some((row) => row.kind === "open")) return "open";
   if (found.some((row) => row.kind === "created")) return decodeRespondent(found);
   // The dialect cannot write in a read (SQLite, whose one writer needs no lock): the same, in steps.
   if ((yield* openSessionOf(session.uid, now)) !== undefined) return "open";
   yield* createSession(session);
-  return yield* readRespondent(session.uid, historyLimit);
+  return yield* readRespondent(session.uid, now);
 }
 
 function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
@@ -406,26 +405,23 @@ function decodeRespondent(rows: readonly SqlRow[]): RespondentFacts {
       .filter((row) => row.kind === "profile")
       .map((row) => toProfileAnswer(row, row.answer_language_id))
       .sort((a, b) => a.qualificationId - b.qualificationId),
-    history: rows
-      .filter((row) => row.kind === "history")
-      .map(decodePastEntry)
-      .sort((a, b) => b.enteredAt - a.enteredAt),
+    history: decodeRespondentHistory(rows.filter((row) => row.kind === "history")),
   };
 }
 
-/** A session and its respondent's facts (up to `historyLimit` entries), in one statement; undefined when there is no session. */
+/** A session and its respondent's facts (their history as of `now`), in one statement; undefined when there is no session. */
 export function* readSessionWithRespondent(
   id: string,
-  historyLimit: number,
+  now: Date,
 ): Program<{ readonly session: SessionRow; readonly respondent: RespondentFacts } | undefined> {
-  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, id, historyLimit);
+  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, capWindowStart(now), id);
   const session = decodeSession(found.filter((row) => row.kind === "session"));
   return session === undefined ? undefined : { session, respondent: decodeRespondent(found) };
 }
 
-/** A respondent's facts (up to `historyLimit` entries), in one statement. */
-export function* readRespondent(uid: string, historyLimit: number): Program<RespondentFacts> {
-  return decodeRespondent(yield* rows(RESPONDENT, uid, uid, historyLimit));
+/** A respondent's facts (their history as of `now`), in one statement. */
+export function* readRespondent(uid: string, now: Date): Program<RespondentFacts> {
+  return decodeRespondent(yield* rows(RESPONDENT, uid, capWindowStart(now), uid));
 }
 
 /** `profile` as it is once `answers` are stored at `at` in `languageId`: what a request that wrote them decides on, unread. */

@@ -234,6 +234,19 @@ const MONEY_IN_MICROS = MONEY_COLUMNS.map(
     `UPDATE ${table} SET ${column} = ROUND(${column} * 1000000);\nALTER TABLE ${table} RENAME COLUMN ${column} TO ${renamed};\n`,
 ).join("");
 
+/*
+ * Version 12: rules that read every entry of a respondent (respondent-history.ts: one row per
+ * survey and outcome, from this index alone), the entry link as issued (a retry answers it, not a
+ * link built again from a SurveyUrl that changed), and the counter of entry links recorded that
+ * versions the conversion report (MAX(issued_at) stood still behind an imported time ahead).
+ */
+const RESPONDENT_HISTORY_AND_LINKS = `
+CREATE INDEX loop_entries_respondent_surveys ON loop_entries (uid, survey_id, outcome, issued_at);
+ALTER TABLE loop_entries ADD COLUMN link TEXT;
+INSERT INTO loop_counters (name, value) SELECT 'entries-recorded', COUNT(*) FROM loop_entries WHERE source = 'link'
+  ON CONFLICT (name) DO NOTHING;
+`;
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -294,6 +307,12 @@ export const outcomeMigrations: readonly Migration[] = [
     name: "start links of the respondent page",
     sqlite: startLinkSchema("sqlite"),
     postgres: startLinkSchema("postgres"),
+  },
+  {
+    version: 12,
+    name: "respondent history by survey, issued links and the count of entries recorded",
+    sqlite: RESPONDENT_HISTORY_AND_LINKS,
+    postgres: RESPONDENT_HISTORY_AND_LINKS,
   },
 ];
 
