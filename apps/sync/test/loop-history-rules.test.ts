@@ -207,8 +207,13 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
           postJson(index === 1 ? second : first, "/v1/respondents/history", { entries: order }),
         ),
       );
-      const bodies = await Promise.all(answers.map(async (answer) => ({ status: answer.status, body: await answer.text() })));
-      expect(bodies.map((answer) => answer.status), JSON.stringify(bodies)).toEqual([200, 200, 200]);
+      const bodies = await Promise.all(
+        answers.map(async (answer) => ({ status: answer.status, body: await answer.text() })),
+      );
+      expect(
+        bodies.map((answer) => answer.status),
+        JSON.stringify(bodies),
+      ).toEqual([200, 200, 200]);
       const imported = bodies.map((answer) => (JSON.parse(answer.body) as { imported: number }).imported);
       expect(imported.reduce((sum, value) => sum + value, 0)).toBe(1000);
       // The recount: importing the same entries again finds every one of them.

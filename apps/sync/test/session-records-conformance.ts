@@ -193,7 +193,10 @@ export function describeSessionRecordsConformance(
       expect(read?.respondent.history.entries.map((entry) => entry.surveyId).sort()).toEqual([7, 9]);
       expect(read?.respondent.history.last24h).toEqual({ entries: 2, completes: 0 });
       expect(await store.read(readRespondent("u1", t0))).toEqual(read?.respondent);
-      expect(await store.read(readRespondent("nobody", t0))).toEqual({ profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } });
+      expect(await store.read(readRespondent("nobody", t0))).toEqual({
+        profile: [],
+        history: { entries: [], last24h: { entries: 0, completes: 0 } },
+      });
       // A new session reads its respondent as it is stored, with or without answers given.
       const facts = await store.read(readRespondent("u1", t0));
       expect(await start(store, "s3", "u1")).toEqual(facts);

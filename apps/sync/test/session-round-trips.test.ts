@@ -60,7 +60,9 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
         ),
       ),
     );
-    expect(start.result).toEqual({ respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } } });
+    expect(start.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(start.statements).toHaveLength(1);
 
     const read = await sent(() => store.read(readSessionWithRespondent("s1", t0)));
@@ -163,7 +165,9 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
   it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async () => {
     const gate = gateWith();
     const admitted = await sent(() => store.write("starting", startSession(starting("g1", "gu1"), gate, undefined)));
-    expect(admitted.result).toEqual({ respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } } });
+    expect(admitted.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(admitted.statements).toHaveLength(4);
     expect([admitted.statements[0], admitted.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
 
@@ -180,7 +184,9 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
         startSession(starting("g3", "gu3", "198.51.100.9"), gateWith({ maxStartsPerIpPerHour: 5 }), undefined),
       ),
     );
-    expect(limited.result).toEqual({ respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } } });
+    expect(limited.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(limited.statements).toHaveLength(7);
   });
 });

@@ -41,7 +41,13 @@ export async function issueEntryLink(loop: LoopContext, request: RouteRequest): 
 
 /** The answer for an entry: the link it was issued with (`built` for an entry recorded before links were kept). */
 function issuedLink(entry: EntryRecord, built: string): EntryLink {
-  return { link: entry.link ?? built, surveyId: entry.surveyId, token: entry.token, uid: entry.uid, issuedAt: entry.issuedAt };
+  return {
+    link: entry.link ?? built,
+    surveyId: entry.surveyId,
+    token: entry.token,
+    uid: entry.uid,
+    issuedAt: entry.issuedAt,
+  };
 }
 
 /**

@@ -1,10 +1,4 @@
-import type {
-  EntryOutcome,
-  PastEntry,
-  RecentActivity,
-  RespondentCapKind,
-  RoutingPolicy,
-} from "./respondent-types.ts";
+import type { EntryOutcome, PastEntry, RecentActivity, RespondentCapKind, RoutingPolicy } from "./respondent-types.ts";
 
 /** One day in milliseconds: the window of the respondent caps. */
 export const CAP_WINDOW_MS = 86_400_000;

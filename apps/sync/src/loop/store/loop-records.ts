@@ -762,7 +762,10 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
   return outcomes;
 }
 
-const RESPONDENT_HISTORY = statement<[windowStart: string, uid: string], RawRow>(respondentHistorySql("?"), (row) => row);
+const RESPONDENT_HISTORY = statement<[windowStart: string, uid: string], RawRow>(
+  respondentHistorySql("?"),
+  (row) => row,
+);
 
 /** {@link LoopStore.respondentHistory}. */
 export function* respondentHistory(uid: string, now: Date): Program<RespondentHistory> {
