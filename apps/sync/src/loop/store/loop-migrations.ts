@@ -236,15 +236,12 @@ const MONEY_IN_MICROS = MONEY_COLUMNS.map(
 
 /*
  * Version 12: rules that read every entry of a respondent (respondent-history.ts: one row per
- * survey and outcome, from this index alone), the entry link as issued (a retry answers it, not a
- * link built again from a SurveyUrl that changed), and the counter of entry links recorded that
- * versions the conversion report (MAX(issued_at) stood still behind an imported time ahead).
+ * survey and outcome, from this index alone) and the entry link as issued (a retry answers it,
+ * not a link built again from a SurveyUrl that changed).
  */
 const RESPONDENT_HISTORY_AND_LINKS = `
 CREATE INDEX loop_entries_respondent_surveys ON loop_entries (uid, survey_id, outcome, issued_at);
 ALTER TABLE loop_entries ADD COLUMN link TEXT;
-INSERT INTO loop_counters (name, value) SELECT 'entries-recorded', COUNT(*) FROM loop_entries WHERE source = 'link'
-  ON CONFLICT (name) DO NOTHING;
 `;
 
 /**
@@ -310,7 +307,7 @@ export const outcomeMigrations: readonly Migration[] = [
   },
   {
     version: 12,
-    name: "respondent history by survey, issued links and the count of entries recorded",
+    name: "respondent history by survey and outcome, and the links issued",
     sqlite: RESPONDENT_HISTORY_AND_LINKS,
     postgres: RESPONDENT_HISTORY_AND_LINKS,
   },

@@ -509,10 +509,20 @@ function* readForEntry(token: string, uid: string, at: Date, readHistory: boolea
  * program counts it. No row when the token is taken.
  */
 /**
- * The counter of entry links recorded: what the conversion report's version moves with
- * ({@link conversionVersion}), bumped in the transaction of every entry it counts.
+ * The counters of entry links recorded: what the conversion report's version moves with
+ * ({@link conversionVersion}), bumped in the transaction of every entry they count. One row per
+ * survey id modulo {@link ENTRY_COUNTER_SHARDS}, not one row: every entry link holds its row's
+ * lock until it commits, and one row would serialise the entries of every survey on PostgreSQL
+ * (a survey's own entries already wait for each other on its lifetime counts).
  */
-const ENTRIES_RECORDED = "entries-recorded";
+const ENTRIES_RECORDED = "entries-recorded:";
+const ENTRY_COUNTER_SHARDS = 16;
+const entryCounter = (surveyId: number) => `${ENTRIES_RECORDED}${surveyId % ENTRY_COUNTER_SHARDS}`;
+/** The sum of the counters of entry links recorded. */
+const ENTRIES_RECORDED_SUM = statement<[], number>(
+  `SELECT COALESCE(SUM(value), 0) AS value FROM loop_counters WHERE name LIKE '${ENTRIES_RECORDED}%'`,
+  (row) => integer(row.value),
+);
 
 /** {@link INSERT_ENTRY}'s common table expressions on PostgreSQL, in the order their rows are locked; placeholders 1 to 8. */
 const ENTRY_CTES = `WITH entry AS (
@@ -531,7 +541,8 @@ const ENTRY_CTES = `WITH entry AS (
   WHERE edge.value IS NULL OR $8 > edge.value
   ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
 ), recorded AS (
-  INSERT INTO loop_counters (name, value) SELECT '${ENTRIES_RECORDED}', 1 FROM entry WHERE (SELECT count(*) FROM windows) >= 0
+  INSERT INTO loop_counters (name, value) SELECT '${ENTRIES_RECORDED}' || (entry.survey_id % ${ENTRY_COUNTER_SHARDS}), 1 FROM entry
+  WHERE (SELECT count(*) FROM windows) >= 0
   ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + 1 RETURNING value
 )`;
 
@@ -677,7 +688,7 @@ export function* recordEntryWithAttempt<Refusal>(
   if (!inserted.counted) {
     yield* addCounts(entry.surveyId, null, { entries: 1 });
     yield* addCounts(entry.surveyId, hour, { entries: 1 });
-    yield* execute(ADD_TO_COUNTER, ENTRIES_RECORDED, 1);
+    yield* execute(ADD_TO_COUNTER, entryCounter(entry.surveyId), 1);
   }
   if (facts.orphan === null) return result({ kind: "recorded", entry: inserted.entry, attached: [] });
   const attached = yield* applyTransition(
@@ -839,12 +850,12 @@ export function* conversionSummary(limit: number): Program<ConversionSummary> {
 /**
  * {@link LoopStore.conversionVersion}: the outcome feed's sequence, the count of entry links
  * recorded and the hour — what every figure of the conversion report moves with (imported
- * history counts in none, whatever its times). Two reads of counter rows, each moved in the
- * transaction of the write it counts.
+ * history counts in none, whatever its times). Two reads of counter rows (a few rows of a small
+ * table), each moved in the transaction of the write it counts.
  */
 export function* conversionVersion(now: Date): Program<string> {
   const sequence = yield* one(COUNTER, "outcomes");
-  const entries = (yield* first(COUNTER, ENTRIES_RECORDED)) ?? 0;
+  const entries = yield* one(ENTRIES_RECORDED_SUM);
   return `${sequence}:${entries}:${hourOf(now)}`;
 }
 
