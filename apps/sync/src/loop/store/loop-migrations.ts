@@ -236,11 +236,13 @@ const MONEY_IN_MICROS = MONEY_COLUMNS.map(
 
 /*
  * Version 12: rules that read every entry of a respondent (respondent-history.ts: one row per
- * survey and outcome, from this index alone) and the entry link as issued (a retry answers it,
- * not a link built again from a SurveyUrl that changed).
+ * survey and outcome, from this index alone; it replaces the index by uid and time, which only the
+ * latest-N read used) and the entry link as issued (a retry answers it, not a link built again
+ * from a SurveyUrl that changed).
  */
 const RESPONDENT_HISTORY_AND_LINKS = `
 CREATE INDEX loop_entries_respondent_surveys ON loop_entries (uid, survey_id, outcome, issued_at);
+DROP INDEX IF EXISTS loop_entries_uid;
 ALTER TABLE loop_entries ADD COLUMN link TEXT;
 `;
 
