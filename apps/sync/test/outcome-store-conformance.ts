@@ -303,6 +303,20 @@ export function describeOutcomeStoreConformance(name: string, createHarness: () 
       expect((await store.conversion()).map((row) => row.surveyId)).toEqual([3]);
     });
 
+    it("imports an entry whose token an older entry link holds, beside it, once", async () => {
+      // Entry links refuse the import's namespace now; one recorded before (the store takes any token) still holds it.
+      const enteredAt = later(5);
+      const token = `history:8:${enteredAt.getTime()}:squatted`;
+      expect((await store.recordEntry({ token, surveyId: 9, uid: "squatted", cpi: 1, at: later(6) })).kind).toBe(
+        "recorded",
+      );
+      const batch = [{ uid: "squatted", surveyId: 8, enteredAt }];
+      expect(await store.importHistory(batch)).toEqual({ imported: 1, skipped: 0 });
+      expect(await store.importHistory(batch)).toEqual({ imported: 0, skipped: 1 });
+      const surveys = (await store.respondentHistory("squatted", later(60))).entries.map((entry) => entry.surveyId);
+      expect(surveys.sort()).toEqual([8, 9]);
+    });
+
     it("rejects with StoreError once closed, for every read and write", async () => {
       await store.close();
       const calls: (() => Promise<unknown>)[] = [

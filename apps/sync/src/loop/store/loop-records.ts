@@ -714,6 +714,9 @@ export function* recordEntryWithAttempt<Refusal>(
   return result({ kind: "recorded", entry: { ...inserted.entry, outcome: facts.orphan }, attached: [attached] });
 }
 
+/** What an imported entry's token ends with when an older link holds its first name (see {@link importHistory}). */
+const HELD_BY_LINK_SUFFIX = ":beside-link";
+
 const IMPORT_ENTRY = command<
   [token: string, surveyId: number, uid: string, at: string, outcome: OutcomeKind | null, outcomeAt: string | null]
 >(
@@ -728,9 +731,16 @@ const IMPORT_ENTRY = command<
  * first common key instead of each holding a key the other waits for (a deadlock).
  */
 export function* importHistory(entries: readonly HistoryInput[]): Program<{ imported: number; skipped: number }> {
-  const keyed = entries.map((item) => ({
+  const named = entries.map((item) => ({
     item,
     token: `${IMPORTED_TOKEN_PREFIX}${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`,
+  }));
+  // A link recorded before entry links refused the namespace may hold an import's token: the entry is kept under
+  // the token's second name then, never skipped because of the link (a read: it takes no lock).
+  const heldByLinks = yield* currentOutcomes(named.map(({ token }) => token));
+  const keyed = named.map(({ item, token }) => ({
+    item,
+    token: heldByLinks.has(token) ? `${token}${HELD_BY_LINK_SUFFIX}` : token,
   }));
   keyed.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   let imported = 0;
