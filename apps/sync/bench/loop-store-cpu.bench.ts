@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { DatabaseConfig } from "../src/database/database-config.ts";
 import { openLoopStore } from "../src/loop/store/open-loop-store.ts";
 import { defaultRecordingSettings } from "../src/loop/store/loop-records.ts";
-import type { HistoryInput, LoopStore, PastEntry } from "../src/loop/store/loop-store.ts";
+import type { HistoryInput, LoopStore, RespondentHistory } from "../src/loop/store/loop-store.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "../test/postgres.ts";
 
 const stores = (process.env.SYNC_BENCH_STORES ?? "sqlite,postgres").split(",").map((store) => store.trim());
@@ -27,8 +27,8 @@ const PAST_ENTRIES = 10;
 const HOUR_MS = 3_600_000;
 
 /** The route's admission in shape: it reads the whole history it is given and admits. */
-const admit = (history: readonly PastEntry[]): string | undefined =>
-  history.some((past) => past.surveyId < 0) ? "impossible" : undefined;
+const admit = (history: RespondentHistory): string | undefined =>
+  history.entries.some((past) => past.surveyId < 0) ? "impossible" : undefined;
 
 /** Runs `count` calls of `work`, `inFlight` at a time; this process's CPU milliseconds per call and calls per second. */
 async function measure(count: number, work: (index: number) => Promise<void>) {

@@ -46,7 +46,7 @@ try {
   for (let index = 0; index < rounds; index++) {
     const body = bodies[index % bodies.length] ?? "{}";
     const t0 = performance.now();
-    const request = toMatchRequest(MatchBody.parse(JSON.parse(body)));
+    const request = toMatchRequest(MatchBody.parse(JSON.parse(body)), new Date());
     const t1 = performance.now();
     const result = service.loop.liveMatcher.matcher.match(request);
     const t2 = performance.now();

@@ -4,7 +4,7 @@
  */
 import type { LoopContext } from "../src/loop/loop-context.ts";
 import { MatchBody } from "@sds/sync-client";
-import { MATCH_HISTORY_LIMIT, toMatchRequest } from "../src/loop/match-routes.ts";
+import { toMatchRequest } from "../src/loop/match-routes.ts";
 
 /** Mean milliseconds per step. */
 export interface InProcessCosts {
@@ -36,16 +36,18 @@ export async function measureInProcess(
   for (let index = 0; index < rounds; index++) {
     const uid = String(at(pools.uids, index));
     const t0 = performance.now();
-    const history = await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
+    const now = new Date();
+    const history = await loop.store.respondentHistory(uid, now);
     const t1 = performance.now();
     const body = `${String(at(pools.profiles, index)).slice(0, -1)},"uid":${JSON.stringify(uid)}}`;
-    const result = matcher.match(toMatchRequest(MatchBody.parse(JSON.parse(body)), history));
+    const result = matcher.match(toMatchRequest(MatchBody.parse(JSON.parse(body)), now, history));
     const t2 = performance.now();
     const surveyId = Number(at(pools.surveyIds, index));
-    matcher.explain(surveyId, { answers: {}, now: Date.now(), respondent: { uid, history } });
+    const respondent = { uid, history: history.entries, last24h: history.last24h };
+    matcher.explain(surveyId, { answers: {}, now: now.getTime(), respondent });
     const t3 = performance.now();
     historyMs += t1 - t0;
-    historyEntries += history.length;
+    historyEntries += history.entries.length;
     matchMs += t2 - t1;
     eligible += result.eligible;
     rulesMs += t3 - t2;

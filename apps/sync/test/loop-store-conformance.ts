@@ -260,8 +260,10 @@ export function describeLoopStoreConformance(name: string, createHarness: () => 
     });
 
     it("locks a respondent while deciding an entry: of concurrent entries one admission check at a time sees the others", async () => {
-      const admitOnce = (history: readonly { surveyId: number }[]) =>
-        history.some((entry) => entry.surveyId === 41 || entry.surveyId === 42) ? "already in the group" : undefined;
+      const admitOnce = (history: { readonly entries: readonly { surveyId: number }[] }) =>
+        history.entries.some((entry) => entry.surveyId === 41 || entry.surveyId === 42)
+          ? "already in the group"
+          : undefined;
       const other = await open();
       const attempts = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
@@ -273,10 +275,10 @@ export function describeLoopStoreConformance(name: string, createHarness: () => 
       );
       expect(attempts.filter((attempt) => attempt.kind === "recorded")).toHaveLength(1);
       expect(attempts.filter((attempt) => attempt.kind === "refused")).toHaveLength(9);
-      expect(await store.respondentHistory("same-person", 10)).toHaveLength(1);
+      expect((await store.respondentHistory("same-person", t0)).entries).toHaveLength(1);
     });
 
-    it("imports a respondent's history once, and reads it back newest first, imports and issued entries alike", async () => {
+    it("imports a respondent's history once, and reads it back whole, imports and issued entries alike: the latest entry per survey and outcome, and the last 24 hours counted", async () => {
       await store.recordEntry({ token: "mine", surveyId: 3, uid: "p1", cpi: 1, at: later(30) });
       const batch = [
         { uid: "p1", surveyId: 1, enteredAt: later(10), outcome: "complete" as const },
@@ -284,13 +286,35 @@ export function describeLoopStoreConformance(name: string, createHarness: () => 
       ];
       expect(await store.importHistory(batch)).toEqual({ imported: 2, skipped: 0 });
       expect(await store.importHistory(batch)).toEqual({ imported: 0, skipped: 2 });
-      expect(await store.respondentHistory("p1", 10)).toEqual([
-        { surveyId: 3, enteredAt: later(30).getTime(), outcome: null },
-        { surveyId: 2, enteredAt: later(20).getTime(), outcome: null },
+      // A second entry into survey 1 with the same outcome, older: condensed into the latest.
+      expect(
+        await store.importHistory([{ uid: "p1", surveyId: 1, enteredAt: later(-2 * 86_400), outcome: "complete" }]),
+      ).toEqual({ imported: 1, skipped: 0 });
+      const history = await store.respondentHistory("p1", later(60));
+      expect([...history.entries].sort((a, b) => a.surveyId - b.surveyId)).toEqual([
         { surveyId: 1, enteredAt: later(10).getTime(), outcome: "complete" },
+        { surveyId: 2, enteredAt: later(20).getTime(), outcome: null },
+        { surveyId: 3, enteredAt: later(30).getTime(), outcome: null },
       ]);
+      // The entry two days old is out of the caps' window.
+      expect(history.last24h).toEqual({ entries: 3, completes: 1 });
+      expect((await store.respondentHistory("p1", later(2 * 86_400))).last24h).toEqual({ entries: 0, completes: 0 });
       // Imported entries are history, not conversions of this supplier's links.
       expect((await store.conversion()).map((row) => row.surveyId)).toEqual([3]);
+    });
+
+    it("imports an entry whose token an older entry link holds, beside it, once", async () => {
+      // Entry links refuse the import's namespace now; one recorded before (the store takes any token) still holds it.
+      const enteredAt = later(5);
+      const token = `history:8:${enteredAt.getTime()}:squatted`;
+      expect((await store.recordEntry({ token, surveyId: 9, uid: "squatted", cpi: 1, at: later(6) })).kind).toBe(
+        "recorded",
+      );
+      const batch = [{ uid: "squatted", surveyId: 8, enteredAt }];
+      expect(await store.importHistory(batch)).toEqual({ imported: 1, skipped: 0 });
+      expect(await store.importHistory(batch)).toEqual({ imported: 0, skipped: 1 });
+      const surveys = (await store.respondentHistory("squatted", later(60))).entries.map((entry) => entry.surveyId);
+      expect(surveys.sort()).toEqual([8, 9]);
     });
 
     it("rejects with StoreError once closed, for every read and write", async () => {
@@ -303,7 +327,7 @@ export function describeLoopStoreConformance(name: string, createHarness: () => 
         () => store.conversionSummary(t0, 10),
         () => store.outcomeCounts(),
         () => store.orphanCount(),
-        () => store.respondentHistory("x", 1),
+        () => store.respondentHistory("x", t0),
         () => store.recordEntry({ token: "z", surveyId: 1, uid: "", cpi: 1, at: t0 }),
         () => store.recordOutcome({ token: "z", outcome: "complete", at: t0 }),
       ];

@@ -101,7 +101,7 @@ export function describeSessionRecordsConformance(
       await store.write("corrupting", execute(command<[]>("UPDATE loop_entries SET outcome = 'completed'")));
       await expect(store.read(readSession("s1"))).rejects.toThrow(StoreError);
       await expect(store.read(readSession("s1"))).rejects.toThrow('"completed"');
-      await expect(store.read(readSessionWithRespondent("s1", 10))).rejects.toThrow(StoreError);
+      await expect(store.read(readSessionWithRespondent("s1", new Date()))).rejects.toThrow(StoreError);
     });
 
     // The answers column is plain text holding a JSON array: anything else was read as no answer.
@@ -113,8 +113,8 @@ export function describeSessionRecordsConformance(
           execute(command<[string]>("UPDATE loop_profile_answers SET answers = ?"), stored),
         );
         await expect(store.read(readProfile("u1")), stored).rejects.toThrow(StoreError);
-        await expect(store.read(readRespondent("u1", 10)), stored).rejects.toThrow(StoreError);
-        await expect(store.read(readSessionWithRespondent("s1", 10)), stored).rejects.toThrow(StoreError);
+        await expect(store.read(readRespondent("u1", new Date())), stored).rejects.toThrow(StoreError);
+        await expect(store.read(readSessionWithRespondent("s1", new Date())), stored).rejects.toThrow(StoreError);
         // Replacing it would take back counts of answers nobody can read.
         const replacing = storeAnswers({
           uid: "u1",
@@ -223,28 +223,31 @@ export function describeSessionRecordsConformance(
       expect(await store.read(readSession("s1"))).toMatchObject({ questionsAsked: 0, version: 0 });
     });
 
-    it("reads a session with its respondent's profile and latest entries in one program, as the single reads do", async () => {
+    it("reads a session with its respondent's profile and history in one program, as the single reads do", async () => {
       await start(store, "s1", "u1", { answers: new Map([[43, ["2"]]]) });
       await start(store, "s2", "u2", { answers: new Map([[43, ["1"]]]) });
       expect((await offer(store, "s1", "u1", 0, "tok-1")).kind).toBe("issued");
       await store.recordEntry({ token: "old", surveyId: 9, uid: "u1", cpi: 1, at: t0 });
       await store.recordEntry({ token: "other", surveyId: 9, uid: "u2", cpi: 1, at: t0 });
-      const read = await store.read(readSessionWithRespondent("s1", 10));
+      const read = await store.read(readSessionWithRespondent("s1", t0));
       expect(read?.session).toEqual(await store.read(readSession("s1")));
       expect(read?.respondent.profile).toEqual(await store.read(readProfile("u1")));
-      expect(read?.respondent.history).toEqual(await store.respondentHistory("u1", 10));
-      expect(read?.respondent.history.map((entry) => entry.surveyId)).toEqual([7, 9]);
-      expect((await store.read(readSessionWithRespondent("s1", 1)))?.respondent.history).toHaveLength(1);
-      expect(await store.read(readRespondent("u1", 10))).toEqual(read?.respondent);
-      expect(await store.read(readRespondent("nobody", 10))).toEqual({ profile: [], history: [] });
+      expect(read?.respondent.history).toEqual(await store.respondentHistory("u1", t0));
+      expect(read?.respondent.history.entries.map((entry) => entry.surveyId).sort()).toEqual([7, 9]);
+      expect(read?.respondent.history.last24h).toEqual({ entries: 2, completes: 0 });
+      expect(await store.read(readRespondent("u1", t0))).toEqual(read?.respondent);
+      expect(await store.read(readRespondent("nobody", t0))).toEqual({
+        profile: [],
+        history: { entries: [], last24h: { entries: 0, completes: 0 } },
+      });
       // A new session reads its respondent as it is stored, with or without answers given.
-      const facts = await store.read(readRespondent("u1", 10));
+      const facts = await store.read(readRespondent("u1", t0));
       expect(await start(store, "s3", "u1")).toEqual(facts);
       expect((await start(store, "s4", "u1", { answers: new Map([[61, ["b"]]]) })).profile).toEqual([
         ...facts.profile,
         expect.objectContaining({ qualificationId: 61, answers: ["b"], source: "api" }),
       ]);
-      expect(await store.read(readSessionWithRespondent("nothing", 10))).toBeUndefined();
+      expect(await store.read(readSessionWithRespondent("nothing", t0))).toBeUndefined();
     });
 
     it("records an attempt only on the session's current version, and else no entry either", async () => {
@@ -252,7 +255,7 @@ export function describeSessionRecordsConformance(
       expect((await offer(store, "s1", "u1", 3, "tok-1")).kind).toBe("stale");
       expect(await store.read(readSession("s1"))).toMatchObject({ version: 0, attempts: [] });
       // The entry went back with the attempt: no entry without its attempt, and no count of it.
-      expect(await store.respondentHistory("u1", 10)).toEqual([]);
+      expect((await store.respondentHistory("u1", t0)).entries).toEqual([]);
       expect(await store.conversion()).toEqual([]);
       expect((await offer(store, "s1", "u1", 0, "tok-1")).kind).toBe("issued");
       expect(await store.read(readSession("s1"))).toMatchObject({

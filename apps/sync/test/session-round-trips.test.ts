@@ -56,10 +56,12 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
         ),
       ),
     );
-    expect(start.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(start.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(start.statements).toHaveLength(1);
 
-    const read = await sent(() => store.read(readSessionWithRespondent("s1", 10)));
+    const read = await sent(() => store.read(readSessionWithRespondent("s1", t0)));
     expect(read.result?.session).toMatchObject({ id: "s1", version: 0 });
     expect(read.statements).toHaveLength(1);
 
@@ -119,16 +121,16 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     const stale = await offer("tok-9a", 8, 1);
     expect(stale.result.kind).toBe("stale");
     expect(stale.statements.at(-1)).toBe("ROLLBACK");
-    const before = await store.read(readSessionWithRespondent("s9", 10));
+    const before = await store.read(readSessionWithRespondent("s9", t0));
     expect(before?.session).toMatchObject({ version: 0, attempts: [] });
-    expect(before?.respondent.history).toEqual([]);
+    expect(before?.respondent.history).toEqual({ entries: [], last24h: { entries: 0, completes: 0 } });
 
     const issued = await offer("tok-9b", 9, 0);
     expect(issued.result.kind).toBe("issued");
     expect(issued.statements).toHaveLength(5);
-    const after = await store.read(readSessionWithRespondent("s9", 10));
+    const after = await store.read(readSessionWithRespondent("s9", t0));
     expect(after?.session).toMatchObject({ version: 1, attempts: [{ token: "tok-9b", surveyId: 9, position: 0 }] });
-    expect(after?.respondent.history.map((entry) => entry.surveyId)).toEqual([9]);
+    expect(after?.respondent.history.entries.map((entry) => entry.surveyId)).toEqual([9]);
   });
 
   /** A quality gate with the default rules (`concurrent` and `bot` on) and `rules` over them. */
@@ -159,14 +161,16 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
   it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async () => {
     const gate = gateWith();
     const admitted = await sent(() => store.write("starting", startSession(starting("g1", "gu1"), gate, undefined)));
-    expect(admitted.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(admitted.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(admitted.statements).toHaveLength(4);
     expect([admitted.statements[0], admitted.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
 
     // The uid's session is open: the next start is refused and stored done, counted.
     const refused = await sent(() => store.write("starting", startSession(starting("g2", "gu1"), gate, undefined)));
     expect(refused.result).toEqual({ refused: "concurrent" });
-    const session = await store.read(readSessionWithRespondent("g2", 10));
+    const session = await store.read(readSessionWithRespondent("g2", t0));
     expect(session?.session).toMatchObject({ state: "done", doneReason: "excluded", gate: "concurrent" });
 
     // A start limit on: the gate's own reads under the locks, as before.
@@ -176,7 +180,9 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
         startSession(starting("g3", "gu3", "198.51.100.9"), gateWith({ maxStartsPerIpPerHour: 5 }), undefined),
       ),
     );
-    expect(limited.result).toEqual({ respondent: { profile: [], history: [] } });
+    expect(limited.result).toEqual({
+      respondent: { profile: [], history: { entries: [], last24h: { entries: 0, completes: 0 } } },
+    });
     expect(limited.statements).toHaveLength(7);
   });
 });

@@ -83,6 +83,7 @@ export {
 export type {
   EntryOutcome,
   PastEntry,
+  RecentActivity,
   Respondent,
   RespondentCapKind,
   RoutingPolicy,

@@ -55,7 +55,16 @@ export {
   Reconciled,
   ReconcileLine,
 } from "./schemas/outcomes.ts";
-export { enteredAtProblem, HistoryBody, HistoryEntry, HistoryImported, MAX_HISTORY_BATCH } from "./schemas/history.ts";
+export {
+  EARLIEST_ENTERED_AT,
+  ENTERED_AT_CLOCK_SKEW_MS,
+  enteredAtProblem,
+  HistoryBody,
+  HistoryEntry,
+  HistoryImported,
+  IMPORTED_TOKEN_PREFIX,
+  MAX_HISTORY_BATCH,
+} from "./schemas/history.ts";
 export {
   Change,
   ChangePage,

@@ -1,4 +1,4 @@
-import { buildEntryLink, isRoutingError, type MatchRequest, type PastEntry } from "@sds/routing";
+import { buildEntryLink, isRoutingError, type MatchRequest } from "@sds/routing";
 import { EntryLinkBody, type EntryLink } from "@sds/sync-client";
 import { readJsonBody } from "../http/request-body.ts";
 import { errorReply, json, type Reply } from "../http/respond.ts";
@@ -6,7 +6,7 @@ import type { RouteRequest } from "../http/route-module.ts";
 import { AccountUnavailableError } from "./loop-errors.ts";
 import { microsToAmount, parseCpi } from "./money.ts";
 import type { LoopContext } from "./loop-context.ts";
-import type { EntryAdmission, EntryInput, EntryRecord } from "./store/loop-store.ts";
+import type { EntryAdmission, EntryInput, EntryRecord, RespondentHistory } from "./store/loop-store.ts";
 
 /** Kinds of exclusion that come from the respondent's history or identity, not from the survey's targeting. */
 const respondentReasonKinds: ReadonlySet<string> = new Set([
@@ -19,28 +19,53 @@ const respondentReasonKinds: ReadonlySet<string> = new Set([
 /**
  * `POST /v1/entry-links`: the entry link of a live survey for one respondent (placeholders
  * filled, signed with `IncomingEncryption` when enabled), recorded so conversion has a
- * denominator. 201 for a new entry, 200 for a repeat of the same token (same link), 409 when the
- * rules refuse it (`respondent_excluded`, or `survey_unroutable` for a survey held out for
- * everyone) or the token belongs to another entry, 404 when the survey is not live, 503 before the account's
- * encryption settings were read.
+ * denominator. 201 for a new entry, 200 for a repeat of the same token (the link as issued, kept
+ * with the entry, whatever the survey's SurveyUrl became), 409 when the rules refuse it
+ * (`respondent_excluded`, or `survey_unroutable` for a survey held out for everyone) or the token
+ * belongs to another entry, 404 when the survey is not live, 410 `survey_closed` for a repeat
+ * once the survey closed, 400 for a token of imported history (`history:`), 503 before the
+ * account's encryption settings were read.
  */
 export async function issueEntryLink(loop: LoopContext, request: RouteRequest): Promise<Reply> {
   const body = await readJsonBody(request.incoming, EntryLinkBody);
   if (!body.ok) return body.reply;
   const { surveyId, token, uid } = body.value;
   const prepared = await prepareEntry(loop, surveyId, token, uid, new Date());
-  if (prepared.kind === "refused") return prepared.reply;
+  if (prepared.kind === "refused") return (await retryReply(loop, surveyId, token, uid)) ?? prepared.reply;
   const result = await loop.store.recordEntry(prepared.entry, prepared.admit);
   if (result.kind !== "recorded" && result.kind !== "existing") return entryRefusalReply(result);
   if (result.kind === "recorded")
     for (const attached of result.attached) loop.outcomeNotifier.publish(attached.sequence);
-  return json(result.kind === "recorded" ? 201 : 200, {
-    link: prepared.link,
-    surveyId,
-    token,
-    uid,
-    issuedAt: result.entry.issuedAt,
-  } satisfies EntryLink);
+  return json(result.kind === "recorded" ? 201 : 200, issuedLink(result.entry, prepared.link));
+}
+
+/** The answer for an entry: the link it was issued with (`built` for an entry recorded before links were kept). */
+function issuedLink(entry: EntryRecord, built: string): EntryLink {
+  return {
+    link: entry.link ?? built,
+    surveyId: entry.surveyId,
+    token: entry.token,
+    uid: entry.uid,
+    issuedAt: entry.issuedAt,
+  };
+}
+
+/**
+ * A retry of an issued token that the survey's state would refuse as a new entry: 410
+ * `survey_closed` once the survey is no longer live (never another link, never a bare 404), its
+ * link as issued while the survey is live but held out (a retry is not a new entry). Undefined
+ * when the token is not this respondent's entry into this survey: the refusal stands.
+ */
+async function retryReply(loop: LoopContext, surveyId: number, token: string, uid: string): Promise<Reply | undefined> {
+  const entry = await loop.store.entryOf(token);
+  if (entry === undefined || entry.surveyId !== surveyId || entry.uid !== uid) return undefined;
+  if ((await loop.liveMatcher.liveSurvey(surveyId)) === undefined)
+    return errorReply(
+      410,
+      "survey_closed",
+      `survey ${surveyId} closed after token ${JSON.stringify(token)} was issued for it; its link no longer leads into a live survey`,
+    );
+  return entry.link === null ? undefined : json(200, issuedLink(entry, entry.link));
 }
 
 /** An entry ready to be recorded: its link, the entry, and the admission the store runs under the respondent's lock. */
@@ -108,11 +133,19 @@ export async function prepareEntry(
   // The rules of /v1/match, decided again inside the recording transaction, after a retry of the token is
   // recognised (a retry gets its link back) and, with a uid, under a lock on the respondent (every replica): two
   // concurrent links of one respondent into one survey, or into two surveys of a group, yield one.
-  const admit = (history: readonly PastEntry[]) => linkRefusal(loop, surveyId, uid, history, now.getTime());
+  const admit = (history: RespondentHistory) => linkRefusal(loop, surveyId, uid, history, now.getTime());
   return {
     kind: "ready",
     link,
-    entry: { token, surveyId, uid, cpi: microsToAmount(price.micros), at: now, loiMinutes: loiMinutes(survey.Loi) },
+    entry: {
+      token,
+      surveyId,
+      uid,
+      cpi: microsToAmount(price.micros),
+      at: now,
+      loiMinutes: loiMinutes(survey.Loi),
+      link,
+    },
     admit,
   };
 }
@@ -152,10 +185,11 @@ function linkRefusal(
   loop: LoopContext,
   surveyId: number,
   uid: string,
-  history: readonly PastEntry[],
+  history: RespondentHistory,
   now: number,
 ): LinkRefusal | undefined {
-  const request: MatchRequest = { answers: {}, now, ...(uid === "" ? {} : { respondent: { uid, history } }) };
+  const respondent = { uid, history: history.entries, last24h: history.last24h };
+  const request: MatchRequest = { answers: {}, now, ...(uid === "" ? {} : { respondent }) };
   const reasons = loop.liveMatcher.matcher.explain(surveyId, request).reasons;
   const held = reasons.find((reason) => reason.kind === "unusable-survey-url");
   if (held !== undefined)

@@ -70,7 +70,7 @@ export function loopRoutes(loop: LoopContext, profiles?: ProfileAccess): RouteMo
           summary: "A respondent's entry link to a live survey (201 new, 200 repeat of the same token)",
           requestBody: "EntryLinkBody",
           success: { "200": "EntryLink", "201": "EntryLink" },
-          errors: ["400", ...guarded, "404", "409", "413", "415", "422", "503"],
+          errors: ["400", ...guarded, "404", "409", "410", "413", "415", "422", "503"],
         },
       },
       listOutcomes: {

@@ -1,16 +1,14 @@
-import type { Explanation, MatchRequest, PastEntry } from "@sds/routing";
+import type { Explanation, MatchRequest } from "@sds/routing";
 import { MatchBody } from "@sds/sync-client";
 import type { z } from "zod";
 import { readJsonBody } from "../http/request-body.ts";
 import type { Reply } from "../http/respond.ts";
 import type { RouteRequest } from "../http/route-module.ts";
 import type { LoopContext } from "./loop-context.ts";
+import type { RespondentHistory } from "./store/loop-store.ts";
 
 /** A validated body of `POST /v1/match` (its schema is `@sds/sync-client`'s). */
 type MatchBodyValue = z.output<typeof MatchBody>;
-
-/** The most recent entries of a respondent the rules read per request (one indexed read). */
-export const MATCH_HISTORY_LIMIT = 200;
 
 /**
  * What `/v1/match` reads and keeps of respondents' profiles (the session's room provides it):
@@ -28,15 +26,18 @@ export interface ProfileAccess {
   ): Promise<void>;
 }
 
-/** The matcher's request for a validated body. */
-export function toMatchRequest(body: MatchBodyValue, history?: readonly PastEntry[]): MatchRequest {
+/** The matcher's request for a validated body, at `now` (the time the history was read for). */
+export function toMatchRequest(body: MatchBodyValue, now: Date, history?: RespondentHistory): MatchRequest {
   const { answers = {}, languageId, device, limit, uid, order, explore } = body;
   return {
     answers,
+    now: now.getTime(),
     ...(languageId === undefined ? {} : { languageId }),
     ...(device === undefined ? {} : { device }),
     ...(limit === undefined ? {} : { limit }),
-    ...(uid === undefined ? {} : { respondent: { uid, history: history ?? [] } }),
+    ...(uid === undefined
+      ? {}
+      : { respondent: { uid, history: history?.entries ?? [], ...(history ? { last24h: history.last24h } : {}) } }),
     ...(order === undefined ? {} : { order }),
     ...(explore === undefined ? {} : { explore }),
   };
@@ -45,7 +46,7 @@ export function toMatchRequest(body: MatchBodyValue, history?: readonly PastEntr
 /**
  * `POST /v1/match`: the live surveys the respondent qualifies for, best first (`Cpi × Ir / 100`
  * descending, then `SurveyId`, or by learned yield), from the in-memory matcher. With a `uid`,
- * the respondent's history (one indexed read) keeps out surveys they entered, other surveys of
+ * the respondent's whole history (one indexed read, condensed per survey and outcome) keeps out surveys they entered, other surveys of
  * those surveys' groups, re-contact studies not meant for them and everything past a daily cap. `eligible` counts them all,
  * `sequence` is the change-feed position the matcher reflects, `explanation` answers `explain`.
  */
@@ -58,8 +59,9 @@ export async function match(loop: LoopContext, request: RouteRequest, profiles?:
     if (answers === undefined) answers = await profiles.answers(uid);
     else await profiles.keep(uid, body.value.languageId, answers);
   }
-  const history = uid === undefined ? undefined : await loop.store.respondentHistory(uid, MATCH_HISTORY_LIMIT);
-  const respondent = toMatchRequest({ ...body.value, answers: answers ?? {} }, history);
+  const now = new Date();
+  const history = uid === undefined ? undefined : await loop.store.respondentHistory(uid, now);
+  const respondent = toMatchRequest({ ...body.value, answers: answers ?? {} }, now, history);
   const live = loop.liveMatcher;
   const { matcher } = live;
   const result = matcher.match(respondent);

@@ -2,7 +2,6 @@ import type { GateCode, SessionBody } from "@sds/sync-client";
 import { countRefusal } from "../gate/gate-records.ts";
 import type { QualityGate } from "../gate/quality-gate.ts";
 import type { Program } from "../database/program.ts";
-import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import {
   createSession,
   createSessionReadingRespondent,
@@ -62,7 +61,7 @@ export function* startSession(
     if (session.answers.size === 0 && gate.admitsByConcurrentAlone(session.body)) {
       // `concurrent` re-checked under the gate's locks by the insert itself: one round trip, not two.
       yield* gate.lockStart(session.body);
-      const created = yield* createSessionUnlessOpen(newSession(session), session.now, MATCH_HISTORY_LIMIT);
+      const created = yield* createSessionUnlessOpen(newSession(session), session.now);
       if (created !== "open") return { respondent: created };
       code = "concurrent";
     } else code = yield* gate.admitStart(session.body, session.now);
@@ -73,7 +72,7 @@ export function* startSession(
     return { refused: code };
   }
   if (session.answers.size === 0)
-    return { respondent: yield* createSessionReadingRespondent(newSession(session), MATCH_HISTORY_LIMIT) };
+    return { respondent: yield* createSessionReadingRespondent(newSession(session), session.now) };
   yield* createSession(newSession(session));
   yield* storeAnswers({
     uid: session.body.uid,
@@ -82,7 +81,7 @@ export function* startSession(
     source: "api",
     at: session.now.toISOString(),
   });
-  return { respondent: yield* readRespondent(session.body.uid, MATCH_HISTORY_LIMIT) };
+  return { respondent: yield* readRespondent(session.body.uid, session.now) };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { GateCode } from "@sds/sync-client";
 import { integer, text } from "../database/columns.ts";
 import { execute, first, rows, whole, type Program } from "../database/program.ts";
 import { command, statement } from "../database/statement.ts";
+import { capWindowStart, respondentHistorySql } from "../loop/store/respondent-history.ts";
 import { openSessionOf } from "../gate/gate-records.ts";
 import {
   assembleSession,
@@ -86,21 +87,21 @@ export function* createSession(session: NewSession, refused?: GateCode): Program
 }
 
 /**
- * Stores a new open session and reads its respondent's facts (up to `historyLimit` entries), as
+ * Stores a new open session and reads its respondent's facts (their history as of `now`), as
  * its first step needs them: one statement on PostgreSQL, the whole write when nothing came
  * before it in the program (no rule of the quality gate ran).
  */
-export function* createSessionReadingRespondent(session: NewSession, historyLimit: number): Program<RespondentFacts> {
+export function* createSessionReadingRespondent(session: NewSession, now: Date): Program<RespondentFacts> {
   const created = yield* whole(
     CREATE_SESSION_READING_RESPONDENT,
     ...sessionValues(session),
     session.uid,
+    capWindowStart(now),
     session.uid,
-    historyLimit,
   );
   if (created.length > 0) return respondentOf(created);
   yield* createSession(session);
-  return yield* readRespondent(session.uid, historyLimit);
+  return yield* readRespondent(session.uid, now);
 }
 
 const REFUSE_SESSION = statement<[code: GateCode, id: string, version: number], number>(
@@ -132,9 +133,8 @@ export function* readSession(id: string): Program<SessionRow | undefined> {
 /*
  * The respondent's rows beside a session's, in one statement: each row says its kind, and the
  * columns a kind has no use for are NULL. Every branch names every column (the first branch names
- * a UNION's columns; a branch of NULLs would leave them nameless). The latest entries are chosen
- * in a subquery (IN, not a derived table, so that PostgreSQL types the NULLs of every branch
- * together).
+ * a UNION's columns; a branch of NULLs would leave them nameless). The history is the loop's one
+ * read of it (respondent-history.ts), selected from as a derived table that holds no NULLs.
  */
 const READ_COLUMNS = [
   "kind",
@@ -165,6 +165,7 @@ const READ_COLUMNS = [
   "source",
   "answered_at",
   "answer_language_id",
+  "recent",
 ] as const;
 
 /** A branch's select list: each column of {@link READ_COLUMNS} from `values`, NULL where it has none. */
@@ -196,6 +197,8 @@ const SESSION_BRANCH = `SELECT ${readBranch({
   returned_at: "a.returned_at",
   outcome: "e.outcome",
   outcome_at: "e.outcome_at",
+  // A number, not NULL, in the branches before the history's: PostgreSQL would type two NULLs as text.
+  recent: "0",
 })} ${SESSION_FROM}`;
 
 const respondentBranches = (uid: string) => `SELECT ${readBranch({
@@ -205,16 +208,17 @@ const respondentBranches = (uid: string) => `SELECT ${readBranch({
   source: "p.source",
   answered_at: "p.answered_at",
   answer_language_id: "p.language_id",
+  recent: "0",
 })} FROM loop_profile_answers p WHERE p.uid = ${uid}
-UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome" })}
-FROM loop_entries h WHERE h.token IN (SELECT token FROM loop_entries WHERE uid = ${uid} ORDER BY issued_at DESC LIMIT ?)`;
+UNION ALL SELECT ${readBranch({ kind: "'history'", survey_id: "h.survey_id", issued_at: "h.issued_at", outcome: "h.outcome", recent: "h.recent" })}
+FROM (${respondentHistorySql(uid)}) AS h`;
 
-const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, id: string, historyLimit: number], SessionReadRow>(
+const SESSION_WITH_RESPONDENT = statement<[id: string, id: string, windowStart: string, id: string], SessionReadRow>(
   `${SESSION_BRANCH}
 UNION ALL ${respondentBranches("(SELECT uid FROM loop_sessions WHERE id = ?)")}`,
   decodeSessionReadRow,
 );
-const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], SessionReadRow>(
+const RESPONDENT = statement<[uid: string, windowStart: string, uid: string], SessionReadRow>(
   respondentBranches("?"),
   decodeSessionReadRow,
 );
@@ -224,7 +228,7 @@ const RESPONDENT = statement<[uid: string, uid: string, historyLimit: number], S
  * row of kind `created` says the statement ran.
  */
 const CREATE_SESSION_READING_RESPONDENT = statement<
-  [...SessionValues, uid: string, uid: string, historyLimit: number],
+  [...SessionValues, uid: string, windowStart: string, uid: string],
   SessionReadRow
 >(
   (dialect) =>
@@ -242,7 +246,7 @@ UNION ALL SELECT ${readBranch({ kind: "'created'" })} FROM created`
  * `open` says so. Its snapshot is taken when it starts, after the gate's locks were taken.
  */
 const CREATE_SESSION_UNLESS_OPEN = statement<
-  [uid: string, now: string, ...SessionValues, uid: string, uid: string, historyLimit: number],
+  [uid: string, now: string, ...SessionValues, uid: string, windowStart: string, uid: string],
   SessionReadRow
 >(
   (dialect) =>
@@ -263,11 +267,7 @@ UNION ALL SELECT ${readBranch({ kind: "'open'" })} FROM open`
  * unexpired session (`open`, nothing stored): the quality gate's `concurrent` re-checked by the
  * statement that stores the session (one on PostgreSQL, under the gate's locks taken before it).
  */
-export function* createSessionUnlessOpen(
-  session: NewSession,
-  now: Date,
-  historyLimit: number,
-): Program<RespondentFacts | "open"> {
+export function* createSessionUnlessOpen(session: NewSession, now: Date): Program<RespondentFacts | "open"> {
   const at = now.toISOString();
   const found = yield* rows(
     CREATE_SESSION_UNLESS_OPEN,
@@ -275,30 +275,30 @@ export function* createSessionUnlessOpen(
     at,
     ...sessionValues(session),
     session.uid,
+    capWindowStart(now),
     session.uid,
-    historyLimit,
   );
   if (found.some((row) => row.kind === "open")) return "open";
   if (found.some((row) => row.kind === "created")) return respondentOf(found);
   // The dialect cannot write in a read (SQLite, whose one writer needs no lock): the same, in steps.
   if ((yield* openSessionOf(session.uid, now)) !== undefined) return "open";
   yield* createSession(session);
-  return yield* readRespondent(session.uid, historyLimit);
+  return yield* readRespondent(session.uid, now);
 }
 
-/** A session and its respondent's facts (up to `historyLimit` entries), in one statement; undefined when there is no session. */
+/** A session and its respondent's facts (their history as of `now`), in one statement; undefined when there is no session. */
 export function* readSessionWithRespondent(
   id: string,
-  historyLimit: number,
+  now: Date,
 ): Program<{ readonly session: SessionRow; readonly respondent: RespondentFacts } | undefined> {
-  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, id, historyLimit);
+  const found = yield* rows(SESSION_WITH_RESPONDENT, id, id, capWindowStart(now), id);
   const session = sessionOf(found);
   return session === undefined ? undefined : { session, respondent: respondentOf(found) };
 }
 
-/** A respondent's facts (up to `historyLimit` entries), in one statement. */
-export function* readRespondent(uid: string, historyLimit: number): Program<RespondentFacts> {
-  return respondentOf(yield* rows(RESPONDENT, uid, uid, historyLimit));
+/** A respondent's facts (their history as of `now`), in one statement. */
+export function* readRespondent(uid: string, now: Date): Program<RespondentFacts> {
+  return respondentOf(yield* rows(RESPONDENT, uid, capWindowStart(now), uid));
 }
 
 /** Bumps the session's version if it still is `version` (taking its row lock); the new version, else undefined (stale). */

@@ -4,8 +4,8 @@ import { StoreError } from "../common/errors.ts";
 import { integer, isoTime, json, nullable, oneOf, text } from "../database/columns.ts";
 import type { RawRow } from "../database/statement.ts";
 import { storedGateCode } from "../gate/gate-records.ts";
-import { decodePastEntry } from "../loop/store/loop-rows.ts";
-import type { PastEntry } from "../loop/store/loop-store.ts";
+import type { RespondentHistory } from "../loop/store/loop-store.ts";
+import { decodeHistoryRow, historyOf, type HistoryRow } from "../loop/store/respondent-history.ts";
 
 /*
  * The session's rows as its statements decode them (session-records.ts, attempt-records.ts,
@@ -58,12 +58,12 @@ export interface ProfileAnswer {
   readonly answeredAt: string;
 }
 
-/** What a step decides on besides its session: the respondent's stored answers and latest entries. */
+/** What a step decides on besides its session: the respondent's stored answers and history. */
 export interface RespondentFacts {
   /** By question. */
   readonly profile: readonly ProfileAnswer[];
-  /** Newest first. */
-  readonly history: readonly PastEntry[];
+  /** Every entry, as the rules read it (respondent-history.ts). */
+  readonly history: RespondentHistory;
 }
 
 /** Why a session is done, as stored. */
@@ -163,7 +163,7 @@ export function decodeProfileAnswer(row: RawRow, languageColumn = "language_id")
 export type SessionReadRow =
   | { readonly kind: "session"; readonly part: SessionPart }
   | { readonly kind: "profile"; readonly answer: ProfileAnswer }
-  | { readonly kind: "history"; readonly entry: PastEntry }
+  | { readonly kind: "history"; readonly row: HistoryRow }
   | { readonly kind: "created" | "open" };
 
 const readKind = oneOf(["session", "profile", "history", "created", "open"]);
@@ -177,7 +177,7 @@ export function decodeSessionReadRow(row: RawRow): SessionReadRow {
     case "profile":
       return { kind, answer: decodeProfileAnswer(row, "answer_language_id") };
     case "history":
-      return { kind, entry: decodePastEntry(row) };
+      return { kind, row: decodeHistoryRow(row) };
     default:
       return { kind };
   }
@@ -194,8 +194,6 @@ export function respondentOf(rows: readonly SessionReadRow[]): RespondentFacts {
     profile: rows
       .flatMap((row) => (row.kind === "profile" ? [row.answer] : []))
       .sort((a, b) => a.qualificationId - b.qualificationId),
-    history: rows
-      .flatMap((row) => (row.kind === "history" ? [row.entry] : []))
-      .sort((a, b) => b.enteredAt - a.enteredAt),
+    history: historyOf(rows.flatMap((row) => (row.kind === "history" ? [row.row] : []))),
   };
 }

@@ -11,7 +11,6 @@ import { canonicalAddress } from "../http/client-address.ts";
 import { errorReply, type Reply } from "../http/respond.ts";
 import type { LoopContext } from "../loop/loop-context.ts";
 import { prepareEntry } from "../loop/entry-link-routes.ts";
-import { MATCH_HISTORY_LIMIT } from "../loop/match-routes.ts";
 import type { QuestionCatalogue } from "./question-catalogue.ts";
 import { finishSession, readRespondent, readSession, readSessionWithRespondent } from "./session-records.ts";
 import type { AttemptRow, RespondentFacts, SessionDoneReason, SessionRow } from "./session-rows.ts";
@@ -155,7 +154,7 @@ export class Sessions {
   async answer(id: string, answers: SessionAnswers, client: SessionClient = {}): Promise<SessionOutcome> {
     const gate = this.#gate;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const read = await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+      const read = await this.#store.read(readSessionWithRespondent(id, this.#clock()));
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
       if (row.state === "done") return this.#advance(id, false);
@@ -219,7 +218,7 @@ export class Sessions {
       const read =
         written !== undefined
           ? { session: written, respondent: knownRespondent }
-          : await this.#store.read(readSessionWithRespondent(id, MATCH_HISTORY_LIMIT));
+          : await this.#store.read(readSessionWithRespondent(id, this.#clock()));
       written = undefined;
       if (read === undefined) return notFound(id);
       const { session: row, respondent } = read;
@@ -374,12 +373,15 @@ export class Sessions {
   }
 
   async #situation(row: SessionRow, now: Date, known?: RespondentFacts): Promise<SessionSituation> {
-    const { profile, history } = known ?? (await this.#store.read(readRespondent(row.uid, MATCH_HISTORY_LIMIT)));
+    const { profile, history } = known ?? (await this.#store.read(readRespondent(row.uid, now)));
     const horizon = now.getTime() - this.#settings.profileTtlDays * 86_400_000;
     const answers = new Map<string, readonly string[]>();
     for (const answer of profile)
       if (Date.parse(answer.answeredAt) >= horizon) answers.set(String(answer.qualificationId), answer.answers);
-    const exclusions = this.#loop.liveMatcher.matcher.respondentExclusions({ uid: row.uid, history }, now.getTime());
+    const exclusions = this.#loop.liveMatcher.matcher.respondentExclusions(
+      { uid: row.uid, history: history.entries, last24h: history.last24h },
+      now.getTime(),
+    );
     const counts = await this.#answerCounts(row.languageId, now.getTime());
     return {
       answers,

@@ -180,6 +180,25 @@ describe("SurveyMatcher with a named respondent", () => {
     ).toEqual([2]);
   });
 
+  it("caps on the counts a caller gives for the last 24 hours, whatever the history holds", () => {
+    const matcher = matcherWith([1, 2, 3], { policy: { caps: { entriesPer24h: 1200, completesPer24h: 5 } } });
+    // A condensed history (the latest entry per survey and outcome) with the caller's counts beside it.
+    const condensed = (last24h: { entries: number; completes: number }): MatchRequest => ({
+      answers: {},
+      now: NOW,
+      respondent: { uid: "r", history: [entry(1, 1, "terminate")], last24h },
+    });
+    expect(ids(matcher, condensed({ entries: 1199, completes: 0 }))).toEqual([3, 2]);
+    expect(ids(matcher, condensed({ entries: 1200, completes: 0 }))).toEqual([]);
+    expect(matcher.explain(2, condensed({ entries: 40, completes: 5 })).reasons).toEqual([
+      expect.objectContaining({ kind: "respondent-cap", cap: "completes", count: 5, limit: 5 }),
+    ]);
+    expect(matcher.respondentExclusions(condensed({ entries: 1200, completes: 0 }).respondent, NOW).capReached).toBe(
+      true,
+    );
+    expect(() => matcher.match(condensed({ entries: 1, completes: 2 }))).toThrow(/respondent\.last24h must be/);
+  });
+
   it("refuses a malformed respondent, history entry, time or policy with a clear error", () => {
     const matcher = matcherWith([1]);
     expect(() => matcher.match({ answers: {}, respondent: { uid: "", history: [] } })).toThrow(

@@ -283,7 +283,7 @@ export class SurveyMatcher {
     if (this.#unroutable.bits.size > 0) this.#subtract(this.#unroutable.bits.words);
     if (
       respondent !== undefined &&
-      excludeByHistory(respondent.history, this.#policy, this.#groups, now, this.#excludeSurvey).length > 0
+      excludeByHistory(respondent, this.#policy, this.#groups, now, this.#excludeSurvey).length > 0
     ) {
       return { surveyIds: [], eligible: 0 };
     }
@@ -308,7 +308,7 @@ export class SurveyMatcher {
     let capReached = false;
     if (respondent !== undefined) {
       checkRespondent(respondent);
-      capReached = excludeByHistory(respondent.history, this.#policy, this.#groups, now, add).length > 0;
+      capReached = excludeByHistory(respondent, this.#policy, this.#groups, now, add).length > 0;
     }
     forEachSlot(this.#unroutable.bits.words, (slot) => {
       add(this.#surveyIds[slot] ?? 0);
@@ -364,7 +364,7 @@ export class SurveyMatcher {
     if (recontact !== undefined) reasons.push(recontact);
     const { respondent } = request;
     if (respondent !== undefined)
-      reasons.push(...historyReasons(historyVerdict(surveyId, respondent.history, this.#policy, this.#groups, now)));
+      reasons.push(...historyReasons(historyVerdict(surveyId, respondent, this.#policy, this.#groups, now)));
     return reasons;
   }
 

@@ -21,7 +21,15 @@ export function checkRespondent(respondent: Respondent): void {
   if (typeof respondent.uid !== "string" || respondent.uid.length === 0)
     throw new TypeError("respondent.uid must be a non-empty string");
   if (!Array.isArray(respondent.history)) throw new TypeError("respondent.history must be an array of past entries");
+  const counted = respondent.last24h;
+  if (
+    counted !== undefined &&
+    !(isCount(counted.entries) && isCount(counted.completes) && counted.completes <= counted.entries)
+  )
+    throw new TypeError("respondent.last24h must be { entries, completes }: whole numbers, completes at most entries");
 }
+
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /**
  * Walks the history once and calls `exclude` with every survey id it keeps out (rules a and b;
@@ -34,13 +42,14 @@ export function checkRespondent(respondent: Respondent): void {
  * @throws TypeError when an entry is malformed.
  */
 export function excludeByHistory(
-  history: readonly PastEntry[],
+  respondent: Respondent,
   policy: ResolvedRoutingPolicy,
   groups: SurveyGroups,
   now: number,
   exclude: (surveyId: number) => void,
 ): ReachedCap[] {
-  const caps = new CapCounter(now);
+  const { history } = respondent;
+  const caps = new CapCounter(now, respondent.last24h);
   // Group → the one survey through which it was entered, or SEVERAL.
   const enteredGroups = new Map<number, number>();
   history.forEach((entry, index) => {
@@ -84,12 +93,13 @@ function later(current: PastEntry | undefined, entry: PastEntry): PastEntry {
  */
 export function historyVerdict(
   surveyId: number,
-  history: readonly PastEntry[],
+  respondent: Respondent,
   policy: ResolvedRoutingPolicy,
   groups: SurveyGroups,
   now: number,
 ): HistoryVerdict {
-  const caps = new CapCounter(now);
+  const { history } = respondent;
+  const caps = new CapCounter(now, respondent.last24h);
   const surveyGroups = groups.groupsOf(surveyId);
   let reentry: PastEntry | undefined;
   const byGroup = new Map<number, PastEntry>();

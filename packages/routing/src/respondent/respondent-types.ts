@@ -10,12 +10,27 @@ export interface PastEntry {
   readonly outcome: EntryOutcome | null;
 }
 
+/** A respondent's entries and completes in the 24 hours before a request's `now` (the caps' window). */
+export interface RecentActivity {
+  readonly entries: number;
+  readonly completes: number;
+}
+
 /** The respondent of a match, named: their id in the supplier's system and their earlier entries. */
 export interface Respondent {
   /** The respondent's id in the supplier's system (not empty). */
   readonly uid: string;
-  /** Their earlier entries, in any order (the service passes the recent ones, e.g. up to 200). */
+  /**
+   * Their earlier entries, in any order. With {@link Respondent.last24h} it may be condensed to
+   * the latest entry per survey and outcome: every rule but the caps decides on those alone.
+   */
   readonly history: readonly PastEntry[];
+  /**
+   * The entries and completes of the 24 hours before `now`, counted by the caller (a database
+   * `COUNT`): the caps use these instead of counting `history`, which then need not hold every
+   * recent entry. @default counted from `history`
+   */
+  readonly last24h?: RecentActivity;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EntryOutcome, PastEntry, RespondentCapKind, RoutingPolicy } from "./respondent-types.ts";
+import type { EntryOutcome, PastEntry, RecentActivity, RespondentCapKind, RoutingPolicy } from "./respondent-types.ts";
 
 /** One day in milliseconds: the window of the respondent caps. */
 export const CAP_WINDOW_MS = 86_400_000;
@@ -92,18 +92,26 @@ export interface ReachedCap {
 /**
  * Counts entries and completes in the 24 hours before `now` (rule d) and keeps an entry only
  * to test it against the window: O(1) each, so the caller counts while it walks the history.
+ * Given the counts (`counted`, a caller's COUNT over its whole history), it takes them and
+ * counts nothing more.
  */
 export class CapCounter {
   entries = 0;
   completes = 0;
   readonly #since: number;
+  readonly #counted: boolean;
 
-  constructor(now: number) {
+  constructor(now: number, counted?: RecentActivity) {
     this.#since = now - CAP_WINDOW_MS;
+    this.#counted = counted !== undefined;
+    if (counted !== undefined) {
+      this.entries = counted.entries;
+      this.completes = counted.completes;
+    }
   }
 
   count(entry: PastEntry): void {
-    if (entry.enteredAt <= this.#since) return;
+    if (this.#counted || entry.enteredAt <= this.#since) return;
     this.entries++;
     if (entry.outcome === "complete") this.completes++;
   }

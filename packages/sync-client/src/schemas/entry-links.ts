@@ -1,10 +1,15 @@
 import { z } from "zod";
+import { IMPORTED_TOKEN_PREFIX } from "./history.ts";
 import { LoopText, LoopTextOrEmpty } from "./loop-text.ts";
 
 /** Body of `POST /v1/entry-links`. */
 export const EntryLinkBody = z.strictObject({
   surveyId: z.int().positive(),
-  token: LoopText.describe("The transaction token of this entry (echoed by the marketplace in the outcome)."),
+  token: LoopText.refine((token) => !token.startsWith(IMPORTED_TOKEN_PREFIX), {
+    message: `token must not start with ${IMPORTED_TOKEN_PREFIX} (the tokens of imported history)`,
+  }).describe(
+    `The transaction token of this entry (echoed by the marketplace in the outcome); not starting with ${IMPORTED_TOKEN_PREFIX}, the tokens of imported history.`,
+  ),
   uid: LoopTextOrEmpty.default("").describe(
     "The respondent's id in the supplier's system; empty or absent when there is none.",
   ),

@@ -235,6 +235,18 @@ const MONEY_IN_MICROS = MONEY_COLUMNS.map(
     `UPDATE ${table} SET ${column} = ROUND(${column} * 1000000);\nALTER TABLE ${table} RENAME COLUMN ${column} TO ${renamed};\n`,
 ).join("");
 
+/*
+ * Version 12: rules that read every entry of a respondent (respondent-history.ts: one row per
+ * survey and outcome, from this index alone; it replaces the index by uid and time, which only the
+ * latest-N read used) and the entry link as issued (a retry answers it, not a link built again
+ * from a SurveyUrl that changed).
+ */
+const RESPONDENT_HISTORY_AND_LINKS = `
+CREATE INDEX loop_entries_respondent_surveys ON loop_entries (uid, survey_id, outcome, issued_at);
+DROP INDEX IF EXISTS loop_entries_uid;
+ALTER TABLE loop_entries ADD COLUMN link TEXT;
+`;
+
 /**
  * Migrations of the respondent loop's tables (entries and outcomes), tracked in
  * `loop_schema_migrations` apart from the sync store's list: on SQLite these tables live in
@@ -296,16 +308,23 @@ export const outcomeMigrations: readonly Migration[] = [
     sqlite: startLinkSchema("sqlite"),
     postgres: startLinkSchema("postgres"),
   },
-  // Version 12: the Idempotency-Key of each batch request (reconciliation), with its answer.
+  // Version 12: the respondent's history read whole (by survey and outcome), and the links as issued.
   {
     version: 12,
+    name: "respondent history by survey and outcome, and the links issued",
+    sqlite: RESPONDENT_HISTORY_AND_LINKS,
+    postgres: RESPONDENT_HISTORY_AND_LINKS,
+  },
+  // Version 13: the Idempotency-Key of each batch request (reconciliation), with its answer.
+  {
+    version: 13,
     name: "idempotency keys of batch requests",
     sqlite: idempotencyKeysSchema("sqlite"),
     postgres: idempotencyKeysSchema("postgres"),
   },
-  // Version 13: money stored as NaN or Infinity before the Cpi was checked, kept aside and recounted (money-repair.ts).
+  // Version 14: money stored as NaN or Infinity before the Cpi was checked, kept aside and recounted (money-repair.ts).
   {
-    version: 13,
+    version: 14,
     name: "money stored as NaN or Infinity repaired",
     sqlite: moneyRepair("sqlite"),
     postgres: moneyRepair("postgres"),
@@ -313,7 +332,7 @@ export const outcomeMigrations: readonly Migration[] = [
 ];
 
 /*
- * Version 12: the Idempotency-Key of each batch request recorded (reconciliation), with the
+ * Version 13: the Idempotency-Key of each batch request recorded (reconciliation), with the
  * fingerprint of its body and its answer, kept 7 days by default (idempotency-records.ts): a repeat answers
  * the stored answer instead of applying the batch again.
  */

@@ -1,16 +1,17 @@
 import { DEFAULT_YIELD_CUTOFF, reachesYieldCutoff, type YieldTally } from "@sds/routing";
 import { bool, decimal, epochMillis, integer, isoTime, nullable, text } from "../../database/columns.ts";
 import { addRisk, DEFAULT_SPEEDER_FRACTION, flagSecurity, flagSpeeder, isSpeeding } from "./respondent-risk-records.ts";
+import { capWindowStart, decodeRespondentHistory, respondentHistorySql } from "./respondent-history.ts";
 import { cpiMicros, storedCpiMicros } from "./stored-money.ts";
 import { execute, first, one, rows, type Program } from "../../database/program.ts";
 import { command, statement, type RawRow } from "../../database/statement.ts";
+import { IMPORTED_TOKEN_PREFIX } from "@sds/sync-client";
 import {
   COUNT_COLUMNS,
   ENTRY_COLUMNS,
   decodeCounts,
   decodeEntry,
   decodeOutcome,
-  decodePastEntry,
   maybeOutcomeKind,
   outcomeKind,
   zeroCounts,
@@ -26,8 +27,8 @@ import {
   type OutcomeKind,
   type OutcomeRecord,
   type OutcomeSource,
-  type PastEntry,
   type RecordEntryResult,
+  type RespondentHistory,
   type RecordOutcomeResult,
   type SurveyConversion,
   type SurveyConversionCounts,
@@ -38,12 +39,13 @@ import {
  * The loop store's logic, once for both drivers (programs over typed statements: database/program.ts). Locks are taken in one
  * order everywhere, so PostgreSQL replicas never deadlock: the respondent, the token, the
  * windows' shared lock, the outcome feed's counter, then the survey's counts (lifetime row
- * first: it serialises the writers of one survey; then hour rows, then window rows).
+ * first: it serialises the writers of one survey; then hour rows, then window rows), then the
+ * counter of entries recorded. A history import takes only the keys of the entries it inserts,
+ * in the order of their tokens (see importHistory): two imports of the same entries in any
+ * order wait for each other instead of deadlocking.
  */
 
 const HOUR_MS = 3_600_000;
-/** The most entries of one respondent the routing rules read. */
-export const HISTORY_LIMIT = 1000;
 
 /** The epoch hour of a time: the key of the hourly counts. */
 export const hourOf = (at: Date | number): number => Math.floor(Number(at) / HOUR_MS);
@@ -450,7 +452,7 @@ export function* recordOutcome(input: OutcomeInput, settings: RecordingSettings)
 type EntryFact =
   | { readonly kind: "known"; readonly entry: EntryRecord }
   | { readonly kind: "orphan"; readonly outcome: OutcomeKind }
-  | { readonly kind: "history"; readonly past: PastEntry };
+  | { readonly kind: "history"; readonly row: RawRow };
 
 function decodeEntryFact(row: RawRow): EntryFact {
   switch (row.kind) {
@@ -459,40 +461,43 @@ function decodeEntryFact(row: RawRow): EntryFact {
     case "orphan":
       return { kind: "orphan", outcome: outcomeKind(row.outcome) };
     default:
-      return { kind: "history", past: decodePastEntry(row) };
+      return { kind: "history", row };
   }
 }
 
 /**
  * What {@link recordEntry} reads once its locks are held, in one statement: the entry that
  * already carries the token, the outcome that arrived for it first (an orphan), and the
- * respondent's latest entries (none when the limit is 0). A history row carries only what
- * {@link decodePastEntry} reads (the survey, the time, the outcome): its token, uid and Cpi
- * would be turned into values for up to {@link HISTORY_LIMIT} rows per entry link and dropped.
+ * respondent's whole history, condensed (respondent-history.ts; skipped when `read` is 0). The
+ * other branches' `recent` is 0, not NULL: PostgreSQL types a UNION's column from its first
+ * branches, and two NULLs would make it text.
  */
-const READ_FOR_ENTRY = statement<[token: string, token: string, uid: string, historyLimit: number], EntryFact>(
-  `SELECT 'known' AS kind, token, survey_id, uid, cpi_micros, issued_at, outcome FROM loop_entries WHERE token = ?
-UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome FROM loop_orphans WHERE token = ?
-UNION ALL SELECT 'history', NULL, survey_id, NULL, NULL, issued_at, outcome FROM (SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?) AS history`,
+const READ_FOR_ENTRY = statement<
+  [token: string, token: string, windowStart: string, read: number, uid: string],
+  EntryFact
+>(
+  `SELECT 'known' AS kind, token, survey_id, uid, cpi_micros, issued_at, outcome, link, 0 AS recent FROM loop_entries WHERE token = ?
+UNION ALL SELECT 'orphan', token, NULL, NULL, NULL, NULL, outcome, NULL, 0 FROM loop_orphans WHERE token = ?
+UNION ALL SELECT 'history', NULL, survey_id, NULL, NULL, issued_at, outcome, NULL, recent FROM (${respondentHistorySql("?", "? = 1")}) AS history`,
   decodeEntryFact,
 );
 
 interface EntryFacts {
   readonly known: EntryRecord | undefined;
   readonly orphan: OutcomeKind | null;
-  readonly history: PastEntry[];
+  readonly history: RespondentHistory;
 }
 
-function* readForEntry(token: string, uid: string, historyLimit: number): Program<EntryFacts> {
+function* readForEntry(token: string, uid: string, at: Date, readHistory: boolean): Program<EntryFacts> {
   let known: EntryRecord | undefined;
   let orphan: OutcomeKind | null = null;
-  const history: PastEntry[] = [];
-  for (const fact of yield* rows(READ_FOR_ENTRY, token, token, uid, historyLimit)) {
+  const history: RawRow[] = [];
+  for (const fact of yield* rows(READ_FOR_ENTRY, token, token, capWindowStart(at), readHistory ? 1 : 0, uid)) {
     if (fact.kind === "known") known = fact.entry;
     else if (fact.kind === "orphan") orphan = fact.outcome;
-    else history.push(fact.past);
+    else history.push(fact.row);
   }
-  return { known, orphan, history };
+  return { known, orphan, history: decodeRespondentHistory(history) };
 }
 
 /**
@@ -503,22 +508,42 @@ function* readForEntry(token: string, uid: string, historyLimit: number): Progra
  * lock, as {@link addCounts} does. Elsewhere (SQLite) the row says `counted` false and the
  * program counts it. No row when the token is taken.
  */
-/** {@link INSERT_ENTRY}'s common table expressions on PostgreSQL, in the order their rows are locked; placeholders 1 to 7. */
+/**
+ * The counters of entry links recorded: what the conversion report's version moves with
+ * ({@link conversionVersion}), bumped in the transaction of every entry they count. One row per
+ * survey id modulo {@link ENTRY_COUNTER_SHARDS}, not one row: every entry link holds its row's
+ * lock until it commits, and one row would serialise the entries of every survey on PostgreSQL
+ * (a survey's own entries already wait for each other on its lifetime counts).
+ */
+const ENTRIES_RECORDED = "entries-recorded:";
+const ENTRY_COUNTER_SHARDS = 16;
+const entryCounter = (surveyId: number) => `${ENTRIES_RECORDED}${surveyId % ENTRY_COUNTER_SHARDS}`;
+/** The sum of the counters of entry links recorded. */
+const ENTRIES_RECORDED_SUM = statement<[], number>(
+  `SELECT COALESCE(SUM(value), 0) AS value FROM loop_counters WHERE name LIKE '${ENTRIES_RECORDED}%'`,
+  (row) => integer(row.value),
+);
+
+/** {@link INSERT_ENTRY}'s common table expressions on PostgreSQL, in the order their rows are locked; placeholders 1 to 8. */
 const ENTRY_CTES = `WITH entry AS (
-  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link')
+  INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, link, source) VALUES (?, ?, ?, ?, ?, ?, ?, 'link')
   ON CONFLICT (token) DO NOTHING RETURNING ${ENTRY_COLUMNS}
 ), lifetime AS (
   INSERT INTO loop_survey_counts (survey_id, entries) SELECT survey_id, 1 FROM entry
   ON CONFLICT (survey_id) DO UPDATE SET entries = loop_survey_counts.entries + 1 RETURNING survey_id
 ), hour AS (
-  INSERT INTO loop_survey_hours (survey_id, hour, entries) SELECT survey_id, $7, 1 FROM lifetime
+  INSERT INTO loop_survey_hours (survey_id, hour, entries) SELECT survey_id, $8, 1 FROM lifetime
   ON CONFLICT (survey_id, hour) DO UPDATE SET entries = loop_survey_hours.entries + 1 RETURNING survey_id
 ), windows AS (
   INSERT INTO loop_survey_windows (survey_id, window_name, entries)
   SELECT hour.survey_id, w.name, 1 FROM hour CROSS JOIN (VALUES ('last24h'), ('last7d')) AS w (name)
     LEFT JOIN loop_counters AS edge ON edge.name = 'window-edge:' || w.name
-  WHERE edge.value IS NULL OR $7 > edge.value
+  WHERE edge.value IS NULL OR $8 > edge.value
   ON CONFLICT (survey_id, window_name) DO UPDATE SET entries = loop_survey_windows.entries + 1 RETURNING survey_id
+), recorded AS (
+  INSERT INTO loop_counters (name, value) SELECT '${ENTRIES_RECORDED}' || (entry.survey_id % ${ENTRY_COUNTER_SHARDS}), 1 FROM entry
+  WHERE (SELECT count(*) FROM windows) >= 0
+  ON CONFLICT (name) DO UPDATE SET value = loop_counters.value + 1 RETURNING value
 )`;
 
 type EntryValues = [
@@ -528,6 +553,7 @@ type EntryValues = [
   cpiMicros: number,
   issuedAt: string,
   loiMinutes: number | null,
+  link: string | null,
   hour: number,
 ];
 
@@ -542,7 +568,7 @@ const INSERT_ENTRY = statement<EntryValues, { readonly entry: EntryRecord; reado
       ? `${ENTRY_CTES}
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted FROM entry`
       : // The hour is bound as above and returned: this statement counts nothing.
-        `INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, source) VALUES (?, ?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING ${ENTRY_COLUMNS}, ? AS hour, 0 AS counted`,
+        `INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, loi_minutes, link, source) VALUES (?, ?, ?, ?, ?, ?, ?, 'link') ON CONFLICT (token) DO NOTHING RETURNING ${ENTRY_COLUMNS}, ? AS hour, 0 AS counted`,
   insertedEntry,
 );
 
@@ -565,10 +591,10 @@ const INSERT_ENTRY_WITH_ATTEMPT = statement<
     dialect.dataModifyingCte
       ? `${ENTRY_CTES}, bumped AS (
   UPDATE loop_sessions SET version = version + 1
-  WHERE id = $8 AND version = $9 AND EXISTS (SELECT 1 FROM entry) AND (SELECT count(*) FROM windows) >= 0 RETURNING id
+  WHERE id = $9 AND version = $10 AND EXISTS (SELECT 1 FROM entry) AND (SELECT count(*) FROM recorded) >= 0 RETURNING id
 ), attempt AS (
   INSERT INTO loop_session_attempts (token, session_id, position, survey_id, link, issued_at)
-  SELECT entry.token, bumped.id, $10, entry.survey_id, $11, entry.issued_at FROM entry CROSS JOIN bumped RETURNING token
+  SELECT entry.token, bumped.id, $11, entry.survey_id, $12, entry.issued_at FROM entry CROSS JOIN bumped RETURNING token
 )
 SELECT entry.*, (SELECT count(*) FROM windows) AS windows, true AS counted, (SELECT count(*) FROM attempt) AS attempts
 FROM (SELECT 1) AS ran LEFT JOIN entry ON true`
@@ -623,7 +649,7 @@ export function* recordEntryWithAttempt<Refusal>(
   const admitting = admit !== undefined && entry.uid !== "";
   yield* lockForRecording(entry.token, admitting ? entry.uid : undefined);
   // Read under the locks: a retry of this token, or an entry of this respondent committed a moment ago, is seen.
-  const facts = yield* readForEntry(entry.token, entry.uid, admitting ? HISTORY_LIMIT : 0);
+  const facts = yield* readForEntry(entry.token, entry.uid, entry.at, admitting);
   if (facts.known) return repeatOrConflict(facts.known);
   if (admit !== undefined) {
     const refusal = admit(facts.history);
@@ -639,6 +665,7 @@ export function* recordEntryWithAttempt<Refusal>(
     cpiMicros(entry.cpi),
     entry.at.toISOString(),
     entry.loiMinutes ?? null,
+    entry.link ?? null,
     hour,
   ];
   // With an outcome to attach, the attempt waits for the transition: the session's row stays locked last.
@@ -661,6 +688,7 @@ export function* recordEntryWithAttempt<Refusal>(
   if (!inserted.counted) {
     yield* addCounts(entry.surveyId, null, { entries: 1 });
     yield* addCounts(entry.surveyId, hour, { entries: 1 });
+    yield* execute(ADD_TO_COUNTER, entryCounter(entry.surveyId), 1);
   }
   if (facts.orphan === null) return result({ kind: "recorded", entry: inserted.entry, attached: [] });
   const attached = yield* applyTransition(
@@ -686,18 +714,38 @@ export function* recordEntryWithAttempt<Refusal>(
   return result({ kind: "recorded", entry: { ...inserted.entry, outcome: facts.orphan }, attached: [attached] });
 }
 
+/** What an imported entry's token ends with when an older link holds its first name (see {@link importHistory}). */
+const HELD_BY_LINK_SUFFIX = ":beside-link";
+
 const IMPORT_ENTRY = command<
   [token: string, surveyId: number, uid: string, at: string, outcome: OutcomeKind | null, outcomeAt: string | null]
 >(
   "INSERT INTO loop_entries (token, survey_id, uid, cpi_micros, issued_at, outcome, outcome_at, source) VALUES (?, ?, ?, 0, ?, ?, ?, 'import') ON CONFLICT (token) DO NOTHING",
 );
 
-/** {@link LoopStore.importHistory}: deterministic tokens, so importing the same file twice adds nothing. */
+/**
+ * {@link LoopStore.importHistory}: deterministic tokens in the import's own namespace (entry
+ * links refuse it: {@link IMPORTED_TOKEN_PREFIX}), so importing the same file twice adds
+ * nothing and no link's token stands for an imported entry. Inserted in the order of their
+ * tokens: concurrent imports of the same entries (on any replica, in any order) wait on their
+ * first common key instead of each holding a key the other waits for (a deadlock).
+ */
 export function* importHistory(entries: readonly HistoryInput[]): Program<{ imported: number; skipped: number }> {
+  const named = entries.map((item) => ({
+    item,
+    token: `${IMPORTED_TOKEN_PREFIX}${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`,
+  }));
+  // A link recorded before entry links refused the namespace may hold an import's token: the entry is kept under
+  // the token's second name then, never skipped because of the link (a read: it takes no lock).
+  const heldByLinks = yield* currentOutcomes(named.map(({ token }) => token));
+  const keyed = named.map(({ item, token }) => ({
+    item,
+    token: heldByLinks.has(token) ? `${token}${HELD_BY_LINK_SUFFIX}` : token,
+  }));
+  keyed.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   let imported = 0;
-  for (const item of entries) {
+  for (const { item, token } of keyed) {
     const at = item.enteredAt.toISOString();
-    const token = `history:${item.surveyId}:${item.enteredAt.getTime()}:${item.uid}`;
     imported += yield* execute(
       IMPORT_ENTRY,
       token,
@@ -735,14 +783,19 @@ export function* currentOutcomes(tokens: readonly string[]): Program<Map<string,
   return outcomes;
 }
 
-const RESPONDENT_HISTORY = statement<[uid: string, limit: number], PastEntry>(
-  "SELECT survey_id, issued_at, outcome FROM loop_entries WHERE uid = ? ORDER BY issued_at DESC LIMIT ?",
-  decodePastEntry,
+const RESPONDENT_HISTORY = statement<[windowStart: string, uid: string], RawRow>(
+  respondentHistorySql("?"),
+  (row) => row,
 );
 
 /** {@link LoopStore.respondentHistory}. */
-export function* respondentHistory(uid: string, limit: number): Program<PastEntry[]> {
-  return yield* rows(RESPONDENT_HISTORY, uid, limit);
+export function* respondentHistory(uid: string, now: Date): Program<RespondentHistory> {
+  return decodeRespondentHistory(yield* rows(RESPONDENT_HISTORY, capWindowStart(now), uid));
+}
+
+/** {@link LoopStore.entryOf}. */
+export function* entryOf(token: string): Program<EntryRecord | undefined> {
+  return yield* first(ENTRY, token);
 }
 
 const LIFETIME_CONVERSION = statement<[], SurveyConversionCounts>(
@@ -804,18 +857,16 @@ export function* conversionSummary(limit: number): Program<ConversionSummary> {
   };
 }
 
-const NEWEST_ENTRY = statement<[], string | null>("SELECT MAX(issued_at) AS at FROM loop_entries", (row) =>
-  nullable(isoTime)(row.at),
-);
-
 /**
- * {@link LoopStore.conversionVersion}: the outcome feed's sequence, the newest entry's time and
- * the hour — what every figure of the conversion report moves with. Two indexed reads.
+ * {@link LoopStore.conversionVersion}: the outcome feed's sequence, the count of entry links
+ * recorded and the hour — what every figure of the conversion report moves with (imported
+ * history counts in none, whatever its times). Two reads of counter rows (a few rows of a small
+ * table), each moved in the transaction of the write it counts.
  */
 export function* conversionVersion(now: Date): Program<string> {
   const sequence = yield* one(COUNTER, "outcomes");
-  const newest = yield* one(NEWEST_ENTRY);
-  return `${sequence}:${newest ?? ""}:${hourOf(now)}`;
+  const entries = yield* one(ENTRIES_RECORDED_SUM);
+  return `${sequence}:${entries}:${hourOf(now)}`;
 }
 
 const OUTCOME_COUNTERS = statement<[], readonly [OutcomeKind, number]>(

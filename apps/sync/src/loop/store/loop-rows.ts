@@ -23,7 +23,7 @@ export const maybeOutcomeKind = nullable(outcomeKind);
 const outcomeSource = oneOf(outcomeSources);
 
 /** The columns of `loop_entries` {@link decodeEntry} reads: what a statement returning an entry selects (not `*`: the gate's columns would be read and dropped). */
-export const ENTRY_COLUMNS = "token, survey_id, uid, cpi_micros, issued_at, outcome";
+export const ENTRY_COLUMNS = "token, survey_id, uid, cpi_micros, issued_at, outcome, link";
 
 /** One row of `loop_entries`. */
 export function decodeEntry(row: RawRow): EntryRecord {
@@ -34,6 +34,7 @@ export function decodeEntry(row: RawRow): EntryRecord {
     cpi: microsToAmount(storedCpiMicros(row.cpi_micros)),
     issuedAt: isoTime(row.issued_at),
     outcome: maybeOutcomeKind(row.outcome),
+    link: nullable(text)(row.link),
   };
 }
 

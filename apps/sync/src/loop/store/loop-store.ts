@@ -57,6 +57,8 @@ export interface EntryInput {
   readonly at: Date;
   /** The survey's `Loi` in minutes when the link was issued: what a speeding complete is measured against. */
   readonly loiMinutes?: number | undefined;
+  /** The entry link as issued: a retry of the token is answered with it, whatever the survey's SurveyUrl became. */
+  readonly link?: string | undefined;
 }
 
 /** One earlier entry of a respondent, as routing rules read it (imported entries included). */
@@ -69,12 +71,27 @@ export interface PastEntry {
 }
 
 /**
+ * A respondent's history as the routing rules read it, from every entry (issued and imported),
+ * never a latest few: per survey and outcome the latest entry (what re-entry and the groups
+ * decide on), and the entries and completes of the caps' window, counted by the database.
+ */
+export interface RespondentHistory {
+  /** The latest entry per survey and outcome, in no order. */
+  readonly entries: readonly PastEntry[];
+  /** Entries and completes issued in the 24 hours before the time the history was read for (later ones included). */
+  readonly last24h: { readonly entries: number; readonly completes: number };
+}
+
+/** The history of a respondent with no entries (or of none). */
+export const noHistory: RespondentHistory = { entries: [], last24h: { entries: 0, completes: 0 } };
+
+/**
  * Decides, inside the transaction that records an entry (after a retry of its token is
  * recognised) and, for an entry with a uid, with the respondent's history read under a lock on
  * that respondent (empty without a uid), whether the entry may be issued: undefined admits it, a
  * value refuses it (and is returned). Must be synchronous and pure: it runs under the lock.
  */
-export type EntryAdmission<Refusal> = (history: readonly PastEntry[]) => Refusal | undefined;
+export type EntryAdmission<Refusal> = (history: RespondentHistory) => Refusal | undefined;
 
 /** A recorded entry. */
 export interface EntryRecord {
@@ -85,6 +102,8 @@ export interface EntryRecord {
   readonly issuedAt: string;
   /** The entry's current outcome, null while none arrived. */
   readonly outcome: OutcomeKind | null;
+  /** The entry link as issued; null for an imported entry or one recorded before links were kept. */
+  readonly link: string | null;
 }
 
 /** What {@link LoopStore.recordEntry} did. */
@@ -242,8 +261,10 @@ export interface LoopStore extends OutcomeRetentionStore {
   outcomeCounts(): Promise<Readonly<Record<OutcomeKind, number>>>;
   /** Tokens whose outcomes arrived with no entry to attach to (not conversions). */
   orphanCount(): Promise<number>;
-  /** A respondent's entries (issued and imported), newest first, at most `limit`: one indexed read. */
-  respondentHistory(uid: string, limit: number): Promise<PastEntry[]>;
+  /** A respondent's history (issued and imported entries) as the rules read it at `now`: one indexed read of every entry. */
+  respondentHistory(uid: string, now: Date): Promise<RespondentHistory>;
+  /** The entry that carries a token, if any (a retry's entry). */
+  entryOf(token: string): Promise<EntryRecord | undefined>;
   /** Brings in entries made elsewhere; one already known (same respondent, survey and time) is skipped. */
   importHistory(entries: readonly HistoryInput[]): Promise<{ readonly imported: number; readonly skipped: number }>;
   /** Stores one round of the refresher's fetches (groups, re-contact lists, stats, failures). */

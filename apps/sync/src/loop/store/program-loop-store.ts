@@ -129,8 +129,12 @@ export abstract class ProgramLoopStore implements LoopStore {
     return this.runRead(records.orphanCount());
   }
 
-  respondentHistory(uid: string, limit: number) {
-    return this.runRead(records.respondentHistory(uid, limit));
+  respondentHistory(uid: string, now: Date) {
+    return this.runRead(records.respondentHistory(uid, now));
+  }
+
+  entryOf(token: string) {
+    return this.runRead(records.entryOf(token));
   }
 
   importHistory(entries: readonly HistoryInput[]) {

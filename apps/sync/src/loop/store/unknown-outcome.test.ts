@@ -23,7 +23,7 @@ describe("the loop store reading a value it should not hold", () => {
     raw.exec("UPDATE loop_entries SET outcome = 'completed' WHERE token = 't-1'");
     raw.close();
 
-    await expect(store.respondentHistory("u-1", 10)).rejects.toThrow(StoreError);
+    await expect(store.respondentHistory("u-1", new Date())).rejects.toThrow(StoreError);
     await expect(store.currentOutcomes(["t-1"])).rejects.toThrow(/"completed" where one of complete, terminate/);
     await store.close();
   });
