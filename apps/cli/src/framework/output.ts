@@ -113,7 +113,10 @@ export function createOutput(
           return write(JSON.stringify(rows, null, 2) + "\n");
         case "ndjson":
         case "csv":
-          return writeLines([...(format === "csv" ? [csvHeader(options.columns)] : []), ...lineRecords(rows, options.columns)], write);
+          return writeLines(
+            [...(format === "csv" ? [csvHeader(options.columns)] : []), ...lineRecords(rows, options.columns)],
+            write,
+          );
         case "table": {
           if (rows.length === 0) {
             this.note(options.emptyMessage ?? "Nothing to show.");

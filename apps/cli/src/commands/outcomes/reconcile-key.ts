@@ -32,7 +32,7 @@ export function reconcileKeys(digest: string | undefined): ReconcileKeys {
 
 /** The sha256 of a file's content, fed a line at a time as the file is read. */
 export interface ReconcileDigest {
-  add(line: ReconcileLine): void;
+  readonly add: (line: ReconcileLine) => void;
   /** The hex digest; call once, after the last line. */
   digest(): string;
 }
