@@ -166,4 +166,27 @@ describe("sds outcomes reconcile read as a stream", () => {
     ]);
     expect(received).toHaveLength(2);
   });
+  it("prints -o json as one document laid out as JSON.stringify would, every result in order", async () => {
+    const path = file(
+      "json.csv",
+      'token,outcome,reason\nj-1,complete,"rejected, ""speeder"""\nj-2,terminate,\nj-3,security,bot\n',
+    );
+    const result = await runSds(["outcomes", "reconcile", path, "--batch", "2", "-o", "json"], home, { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { results: { line: number; token: string; reason: string | null }[] };
+    expect(result.stdout).toBe(`${JSON.stringify(report, null, 2)}\n`);
+    expect(report).toMatchObject({ lines: 3, unknown: 3, batches: [{ batch: 1 }, { batch: 2 }] });
+    expect(report.results.map((row) => [row.line, row.token, row.reason])).toEqual([
+      [2, "j-1", 'rejected, "speeder"'],
+      [3, "j-2", null],
+      [4, "j-3", "bot"],
+    ]);
+
+    const empty = await runSds(["outcomes", "reconcile", file("empty.csv", "token,outcome\n"), "-o", "json"], home, {
+      env: env(),
+    });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe(`${JSON.stringify(JSON.parse(empty.stdout), null, 2)}\n`);
+    expect(JSON.parse(empty.stdout)).toMatchObject({ lines: 0, batches: [], results: [] });
+  });
 });

@@ -98,7 +98,7 @@ export async function runReconcile(
         const answer = await sendBatch(sync, batch, index, { dryRun: options.dryRun, keys });
         // Printed once applied, before the next batch is sent: stdout shows what sds-sync recorded so far.
         tally.add(answer.results);
-        if (printed === undefined) return answer;
+        if (printed === undefined) return { report: answer.report, results: keptResults(context, answer.results) };
         await printed.write(answer.results);
         return { report: answer.report, results: [] };
       },
@@ -129,6 +129,11 @@ export async function runReconcile(
 /** Whether the results are printed batch by batch (NDJSON, CSV: a line per result) rather than as one report. */
 function streamsResults(context: CommandContext): boolean {
   return context.output.format === "ndjson" || context.output.format === "csv";
+}
+
+/** What the report keeps of a batch's results: `-o json` prints every one, a table only the changes. */
+function keptResults(context: CommandContext, results: readonly ReconcileResult[]): readonly ReconcileResult[] {
+  return context.output.format === "table" ? results.filter((result) => result.status === "changed") : results;
 }
 
 /** The totals of the results, and the first unknown tokens: what the summary and the warning need, not the results. */
@@ -267,7 +272,9 @@ function warnUnknown(context: CommandContext, tally: ResultTally): void {
   );
 }
 
+/** Prints the report: `-o json` as a document, a table as the changes (the only results it kept) and the totals. */
 async function printReport(context: CommandContext, report: ReconcileReport): Promise<void> {
+  if (context.output.format === "json") return writeJsonReport(context, report);
   await context.output.document(report, (styles, tables) => {
     const changes = report.results.filter((result) => result.status === "changed");
     const table =
@@ -284,6 +291,28 @@ async function printReport(context: CommandContext, report: ReconcileReport): Pr
           );
     return `${table}${summary(report)}\n`;
   });
+}
+
+/** The results written at a time by {@link writeJsonReport}. */
+const resultsPerWrite = 500;
+
+/**
+ * Writes the report as `JSON.stringify(report, null, 2)` would, a few results at a time: the
+ * text of a million results is never one string in memory.
+ */
+async function writeJsonReport(context: CommandContext, report: ReconcileReport): Promise<void> {
+  const { results, ...head } = report;
+  // `results` is the last field: the head's text ends in its empty array, which the results replace.
+  const headText = JSON.stringify({ ...head, results: [] }, null, 2);
+  if (results.length === 0) return context.output.write(`${headText}\n`);
+  await context.output.write(`${headText.slice(0, -"[]\n}".length)}[\n`);
+  for (let start = 0; start < results.length; start += resultsPerWrite) {
+    const pieces = results
+      .slice(start, start + resultsPerWrite)
+      .map((result) => `    ${JSON.stringify(result, null, 2).replaceAll("\n", "\n    ")}`);
+    await context.output.write(`${start === 0 ? "" : ",\n"}${pieces.join(",\n")}`);
+  }
+  await context.output.write("\n  ]\n}\n");
 }
 
 /** `Reconciled 4 lines: 1 changed, 2 unchanged, 1 unknown token.`, or its dry-run wording. */
