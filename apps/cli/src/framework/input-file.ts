@@ -107,7 +107,8 @@ export interface CheckedInput<Item> {
  * Reads `input` once to the end with `check`, keeping only a count and the first problems (so
  * memory stays flat however long the file is), and refuses the file if any line has a problem:
  * nothing is sent unless every line is valid. Then its items can be read again, as a stream,
- * to be sent in batches.
+ * to be sent in batches. `observe` sees each item of that first reading, in order (a digest of
+ * the content, say), so that it too needs no second copy of the file.
  *
  * @throws UsageError (exit 2) when a line has a problem (listed on stderr as `FILE:LINE: message`).
  */
@@ -115,13 +116,16 @@ export async function checkInputFile<Item>(
   context: CommandContext,
   input: InputFile,
   check: LineChecker<Item>,
+  observe?: (item: Item) => void,
 ): Promise<CheckedInput<Item>> {
   let count = 0;
   let problemCount = 0;
   const problems: LineProblem[] = [];
   for await (const checked of check(input.chunks())) {
-    if ("item" in checked) count += 1;
-    else if (problemCount++ < listedProblems) problems.push({ line: checked.line, message: checked.problem });
+    if ("item" in checked) {
+      count += 1;
+      observe?.(checked.item);
+    } else if (problemCount++ < listedProblems) problems.push({ line: checked.line, message: checked.problem });
   }
   refuseInvalidLines(context, input.path, problems, problemCount);
   return {

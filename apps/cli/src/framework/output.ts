@@ -20,6 +20,14 @@ export interface RecordsOptions<Row> {
   readonly emptyMessage?: string;
 }
 
+/** A list printed as it comes, batch by batch ({@link Output.recordStream}). */
+export interface RecordStream<Row extends object> {
+  /** Prints `rows` (NDJSON, CSV) or keeps them for {@link RecordStream.end} (JSON, table). */
+  write(rows: readonly Row[]): Promise<void>;
+  /** Prints what is left: the CSV header of an empty list, or the whole JSON array or table. */
+  end(): Promise<void>;
+}
+
 /**
  * Where a command's results go. Data goes to stdout in the chosen format; notes and warnings
  * go to stderr, so that `sds … | jq` always gets clean data.
@@ -34,6 +42,12 @@ export interface Output {
   readonly maxWidth: number | undefined;
   /** Prints a list: a table, a JSON array, one JSON line per record, or CSV with a header. */
   records<Row extends object>(rows: readonly Row[], options: RecordsOptions<Row>): Promise<void>;
+  /**
+   * Prints a list as it comes, as {@link Output.records} would print it whole: NDJSON and CSV
+   * (whose lines stand alone) each batch as it is written, so memory holds a batch, not the
+   * list; JSON and a table need the whole list, kept until `end`.
+   */
+  recordStream<Row extends object>(options: RecordsOptions<Row>): RecordStream<Row>;
   /**
    * Prints one value: as JSON (pretty) or one NDJSON line; as `field,value` CSV rows; on a
    * table, as what `renderText` makes of it (given the table functions, loaded on demand), else
@@ -72,36 +86,35 @@ export function createOutput(
       ? io.stdout.columns
       : undefined;
 
+  const csvHeader = <Row>(columns: readonly RecordColumn<Row>[]) =>
+    csvLine(
+      columns.map((column) => column.header),
+      csv,
+    );
+  /** The records as NDJSON or CSV lines (without the header). */
+  const lineRecords = <Row extends object>(rows: readonly Row[], columns: readonly RecordColumn<Row>[]) =>
+    format === "ndjson"
+      ? rows.map((row) => JSON.stringify(row) + "\n")
+      : rows.map((row) =>
+          csvLine(
+            columns.map((column) => csvCell(cellValue(row, column))),
+            csv,
+          ),
+        );
+
   return {
     format,
     styles,
     errorStyles,
     maxWidth,
     async records(rows, options) {
-      const cellValue = (row: (typeof rows)[number], column: RecordColumn<(typeof rows)[number]>) =>
-        column.value === undefined ? (row as Record<string, unknown>)[column.header] : column.value(row);
       switch (format) {
         case "json":
           return write(JSON.stringify(rows, null, 2) + "\n");
         case "ndjson":
-          return writeLines(
-            rows.map((row) => JSON.stringify(row) + "\n"),
-            write,
-          );
         case "csv":
           return writeLines(
-            [
-              csvLine(
-                options.columns.map((column) => column.header),
-                csv,
-              ),
-              ...rows.map((row) =>
-                csvLine(
-                  options.columns.map((column) => csvCell(cellValue(row, column))),
-                  csv,
-                ),
-              ),
-            ],
+            [...(format === "csv" ? [csvHeader(options.columns)] : []), ...lineRecords(rows, options.columns)],
             write,
           );
         case "table": {
@@ -119,6 +132,29 @@ export function createOutput(
           );
         }
       }
+    },
+    recordStream<Row extends object>(options: RecordsOptions<Row>): RecordStream<Row> {
+      if (format === "json" || format === "table") {
+        const kept: Row[] = [];
+        return {
+          write: (rows) => {
+            kept.push(...rows);
+            return Promise.resolve();
+          },
+          end: () => this.records(kept, options),
+        };
+      }
+      // The CSV header goes with the first rows: a run that fails before any prints nothing.
+      let headerWritten = format !== "csv";
+      const header = () => {
+        if (headerWritten) return [];
+        headerWritten = true;
+        return [csvHeader(options.columns)];
+      };
+      return {
+        write: (rows) => writeLines([...header(), ...lineRecords(rows, options.columns)], write),
+        end: () => writeLines(header(), write),
+      };
     },
     async document(value, renderText) {
       switch (format) {
@@ -155,6 +191,10 @@ export function createOutput(
       io.stderr.write(visibleControls(`${errorStyles.yellow("warning:")} ${text}`, errorStyles) + "\n");
     },
   };
+}
+
+function cellValue<Row extends object>(row: Row, column: RecordColumn<Row>): unknown {
+  return column.value === undefined ? (row as Record<string, unknown>)[column.header] : column.value(row);
 }
 
 /** Writes many lines in batches: one write per line is slow, one string of 50 MB is wasteful. */

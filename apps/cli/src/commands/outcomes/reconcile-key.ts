@@ -19,22 +19,38 @@ export interface ReconcileKeys {
   batchKey(index: number): string;
 }
 
-/** The keys of a run over `lines` in batches of `size`; random with `again`. */
-export function reconcileKeys(lines: readonly ReconcileLine[], size: number, again: boolean): ReconcileKeys {
-  const fileKey = again ? randomUUID().replaceAll("-", "") : contentKey(lines, size);
+/** The keys of a run from the file's {@link ReconcileDigest}, or random (`--again`) when there is none. */
+export function reconcileKeys(digest: string | undefined): ReconcileKeys {
+  const fileKey = digest ?? randomUUID().replaceAll("-", "");
   return {
     fileKey,
     short: fileKey.slice(0, 12),
-    derived: !again,
+    derived: digest !== undefined,
     batchKey: (index) => `sds-reconcile:${fileKey}:${index + 1}`,
   };
 }
 
-/** The lines as they apply (token, outcome, reason, in order) and the batch size: not the file's spacing, quoting or case. */
-function contentKey(lines: readonly ReconcileLine[], size: number): string {
-  const canonical = JSON.stringify({
-    size,
-    lines: lines.map((line) => [line.token, line.outcome, line.reason ?? null]),
-  });
-  return createHash("sha256").update(canonical).digest("hex");
+/** The sha256 of a file's content, fed a line at a time as the file is read. */
+export interface ReconcileDigest {
+  readonly add: (line: ReconcileLine) => void;
+  /** The hex digest; call once, after the last line. */
+  digest(): string;
+}
+
+/**
+ * Digests the lines as they apply (token, outcome, reason, in order) and the batch size: not
+ * the file's spacing, quoting or case. The text hashed is, piece by piece, the JSON
+ * `{"size":N,"lines":[[token,outcome,reason|null],…]}` the whole-file reading hashed, so a
+ * file keeps the key an earlier version of sds derived for it.
+ */
+export function reconcileDigest(size: number): ReconcileDigest {
+  const hash = createHash("sha256").update(`{"size":${JSON.stringify(size)},"lines":[`);
+  let first = true;
+  return {
+    add(line) {
+      hash.update((first ? "" : ",") + JSON.stringify([line.token, line.outcome, line.reason ?? null]));
+      first = false;
+    },
+    digest: () => hash.update("]}").digest("hex"),
+  };
 }

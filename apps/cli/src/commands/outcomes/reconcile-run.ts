@@ -2,10 +2,10 @@ import { batchFailure, sendInBatches } from "../../sync/batches.ts";
 import type { CommandContext } from "../../framework/command.ts";
 import { SyncServiceError } from "../../framework/errors.ts";
 import { ExitCode } from "../../framework/exit-codes.ts";
-import { inputName, readInputText, refuseInvalidLines } from "../../framework/input-file.ts";
+import { checkInputFile, inputName, openInputFile } from "../../framework/input-file.ts";
 import type { RecordColumn } from "../../framework/output.ts";
-import { parseReconcileFile, type ReconcileLine } from "./reconcile-file.ts";
-import { reconcileKeys, type ReconcileKeys } from "./reconcile-key.ts";
+import { reconcileLines, type ReconcileLine } from "./reconcile-file.ts";
+import { reconcileDigest, reconcileKeys, type ReconcileKeys } from "./reconcile-key.ts";
 import { connectSync, type SyncConnection, type syncConnectionOptions } from "../../sync/sync-connection.ts";
 import type { OutcomeKind, Reconciled } from "@sds/sync-client";
 
@@ -57,59 +57,99 @@ export interface BatchReport {
 
 /** What one batch's answer says. */
 interface BatchAnswer {
-  readonly results: ReconcileResult[];
-  readonly replayed: boolean;
+  readonly report: BatchReport;
+  readonly results: readonly ReconcileResult[];
 }
 
 /** How many unknown tokens the warning names. */
 const namedUnknownTokens = 10;
 
-/** Reads, checks and sends a reconciliation file, then prints what changed (or would). */
+/**
+ * Reads and checks a reconciliation file to its end (nothing is sent unless every line is
+ * valid), digesting it for its idempotency key on the way, then reads it again, sending it in
+ * batches as it is read: memory holds a batch, not the file. With `-o ndjson` or `csv` each
+ * batch's results are printed as they come; a table and `-o json` need them all, kept to the end.
+ */
 export async function runReconcile(
   context: CommandContext<typeof syncConnectionOptions>,
   path: string,
   options: { readonly size: number; readonly dryRun: boolean; readonly again: boolean },
 ): Promise<void> {
   const sync = await connectSync(context);
-  const { lines, problems } = parseReconcileFile(await readInputText(context, path));
-  refuseInvalidLines(context, path, problems);
-  if (lines.length === 0) context.output.note(`${inputName(path)} has no lines to reconcile.`);
-  // A dry run records nothing, so it has nothing to apply once: it sends no key.
-  const keys = options.dryRun || lines.length === 0 ? undefined : reconcileKeys(lines, options.size, options.again);
-  if (keys !== undefined)
-    context.output.note(
-      keys.derived
-        ? `idempotency key ${keys.short} derived from the file's content; --again sends a fresh one`
-        : `idempotency key ${keys.short} is fresh (--again): the lines are recorded again`,
-    );
-  const run = await sendInBatches(context, lines, {
-    size: options.size,
-    label: options.dryRun ? "Checking" : "Reconciling",
-    send: (batch, index) => sendBatch(sync, batch, index, { dryRun: options.dryRun, keys }),
-  });
-  const results = run.answers.flatMap((answer) => answer.results);
-  const batches = run.answers.map((answer, index): BatchReport => {
-    const sent = lines.slice(index * options.size, (index + 1) * options.size);
-    return {
-      batch: index + 1,
-      firstLine: sent[0]?.line ?? 0,
-      lastLine: sent.at(-1)?.line ?? 0,
-      replayed: answer.replayed,
-    };
-  });
-  noteReplayed(context, batches);
-  // When the first batch failed nothing was applied (a batch is all or nothing): the error alone says so.
-  if (run.failure?.batch === 0) throw run.failure.error;
-  await printReport(context, {
-    dryRun: options.dryRun,
-    batches,
-    lines: results.length,
-    ...totals(results),
-    results,
-  });
-  if (run.failure !== undefined) {
-    const { error, batch } = run.failure;
-    throw batchFailure(error, batch, lines, options.size, failureAdvice(error, batch, options.dryRun));
+  const input = await openInputFile(context, path);
+  try {
+    // A dry run records nothing, so it has nothing to apply once: it sends no key.
+    const digest = options.dryRun || options.again ? undefined : reconcileDigest(options.size);
+    const lines = await checkInputFile(context, input, reconcileLines, digest?.add);
+    if (lines.count === 0) context.output.note(`${inputName(path)} has no lines to reconcile.`);
+    const keys = options.dryRun || lines.count === 0 ? undefined : reconcileKeys(digest?.digest());
+    if (keys !== undefined)
+      context.output.note(
+        keys.derived
+          ? `idempotency key ${keys.short} derived from the file's content; --again sends a fresh one`
+          : `idempotency key ${keys.short} is fresh (--again): the lines are recorded again`,
+      );
+    const tally = new ResultTally();
+    const printed = streamsResults(context) ? context.output.recordStream<ReconcileResult>({ columns }) : undefined;
+    const run = await sendInBatches(context, lines, {
+      size: options.size,
+      label: options.dryRun ? "Checking" : "Reconciling",
+      send: async (batch, index) => {
+        const answer = await sendBatch(sync, batch, index, { dryRun: options.dryRun, keys });
+        // Printed once applied, before the next batch is sent: stdout shows what sds-sync recorded so far.
+        tally.add(answer.results);
+        if (printed === undefined) return { report: answer.report, results: keptResults(context, answer.results) };
+        await printed.write(answer.results);
+        return { report: answer.report, results: [] };
+      },
+    });
+    const batches = run.answers.map((answer) => answer.report);
+    noteReplayed(context, batches);
+    // When the first batch failed nothing was applied (a batch is all or nothing): the error alone says so.
+    if (run.failure?.batch === 0) throw run.failure.error;
+    warnUnknown(context, tally);
+    if (printed !== undefined) await printed.end();
+    else
+      await printReport(context, {
+        dryRun: options.dryRun,
+        batches,
+        lines: tally.lines,
+        changed: tally.changed,
+        unchanged: tally.unchanged,
+        unknown: tally.unknown.count,
+        results: run.answers.flatMap((answer) => answer.results),
+      });
+    if (run.failure !== undefined)
+      throw batchFailure(run.failure, failureAdvice(run.failure.error, run.failure.batch, options.dryRun));
+  } finally {
+    await input.close();
+  }
+}
+
+/** Whether the results are printed batch by batch (NDJSON, CSV: a line per result) rather than as one report. */
+function streamsResults(context: CommandContext): boolean {
+  return context.output.format === "ndjson" || context.output.format === "csv";
+}
+
+/** What the report keeps of a batch's results: `-o json` prints every one, a table only the changes. */
+function keptResults(context: CommandContext, results: readonly ReconcileResult[]): readonly ReconcileResult[] {
+  return context.output.format === "table" ? results.filter((result) => result.status === "changed") : results;
+}
+
+/** The totals of the results, and the first unknown tokens: what the summary and the warning need, not the results. */
+class ResultTally {
+  lines = 0;
+  changed = 0;
+  unchanged = 0;
+  readonly unknown = { count: 0, named: [] as ReconcileResult[] };
+
+  add(results: readonly ReconcileResult[]): void {
+    for (const result of results) {
+      this.lines += 1;
+      if (result.status === "changed") this.changed += 1;
+      else if (result.status === "unchanged") this.unchanged += 1;
+      else if (this.unknown.count++ < namedUnknownTokens) this.unknown.named.push(result);
+    }
   }
 }
 
@@ -172,7 +212,15 @@ async function sendBatch(
     }
     throw error;
   }
-  return { results: readAnswer(answer, batch, index, dryRun), replayed: answer.replayed === true };
+  return {
+    report: {
+      batch: index + 1,
+      firstLine: batch[0]?.line ?? 0,
+      lastLine: batch.at(-1)?.line ?? 0,
+      replayed: answer.replayed === true,
+    },
+    results: readAnswer(answer, batch, index, dryRun),
+  };
 }
 
 /**
@@ -213,24 +261,20 @@ function readAnswer(
   });
 }
 
-function totals(results: readonly ReconcileResult[]): { changed: number; unchanged: number; unknown: number } {
-  const count = (status: Status) => results.filter((result) => result.status === status).length;
-  return { changed: count("changed"), unchanged: count("unchanged"), unknown: count("unknown-token") };
+/** Warns of the tokens no entry carries: the first few by line and token, and how many more. */
+function warnUnknown(context: CommandContext, tally: ResultTally): void {
+  const { count, named } = tally.unknown;
+  if (count === 0) return;
+  const listed = named.map((result) => `line ${result.line} ${JSON.stringify(result.token)}`);
+  const more = count > listed.length ? `, and ${count - listed.length} more` : "";
+  context.output.warn(
+    `${count === 1 ? "1 token matches" : `${count} tokens match`} no entry issued by sds-sync (nothing recorded for ${count === 1 ? "it" : "them"}): ${listed.join(", ")}${more}`,
+  );
 }
 
+/** Prints the report: `-o json` as a document, a table as the changes (the only results it kept) and the totals. */
 async function printReport(context: CommandContext, report: ReconcileReport): Promise<void> {
-  const unknown = report.results.filter((result) => result.status === "unknown-token");
-  if (unknown.length > 0) {
-    const named = unknown
-      .slice(0, namedUnknownTokens)
-      .map((result) => `line ${result.line} ${JSON.stringify(result.token)}`);
-    const more = unknown.length > named.length ? `, and ${unknown.length - named.length} more` : "";
-    context.output.warn(
-      `${unknown.length === 1 ? "1 token matches" : `${unknown.length} tokens match`} no entry issued by sds-sync (nothing recorded for ${unknown.length === 1 ? "it" : "them"}): ${named.join(", ")}${more}`,
-    );
-  }
-  const { format } = context.output;
-  if (format === "ndjson" || format === "csv") return context.output.records(report.results, { columns });
+  if (context.output.format === "json") return writeJsonReport(context, report);
   await context.output.document(report, (styles, tables) => {
     const changes = report.results.filter((result) => result.status === "changed");
     const table =
@@ -247,6 +291,28 @@ async function printReport(context: CommandContext, report: ReconcileReport): Pr
           );
     return `${table}${summary(report)}\n`;
   });
+}
+
+/** The results written at a time by {@link writeJsonReport}. */
+const resultsPerWrite = 500;
+
+/**
+ * Writes the report as `JSON.stringify(report, null, 2)` would, a few results at a time: the
+ * text of a million results is never one string in memory.
+ */
+async function writeJsonReport(context: CommandContext, report: ReconcileReport): Promise<void> {
+  const { results, ...head } = report;
+  // `results` is the last field: the head's text ends in its empty array, which the results replace.
+  const headText = JSON.stringify({ ...head, results: [] }, null, 2);
+  if (results.length === 0) return context.output.write(`${headText}\n`);
+  await context.output.write(`${headText.slice(0, -"[]\n}".length)}[\n`);
+  for (let start = 0; start < results.length; start += resultsPerWrite) {
+    const pieces = results
+      .slice(start, start + resultsPerWrite)
+      .map((result) => `    ${JSON.stringify(result, null, 2).replaceAll("\n", "\n    ")}`);
+    await context.output.write(`${start === 0 ? "" : ",\n"}${pieces.join(",\n")}`);
+  }
+  await context.output.write("\n  ]\n}\n");
 }
 
 /** `Reconciled 4 lines: 1 changed, 2 unchanged, 1 unknown token.`, or its dry-run wording. */
