@@ -61,7 +61,10 @@ describe("sds-sync --help", () => {
     expect(output).toMatch(/^ {2}sds-sync check-config /m);
     expect(output).toMatch(/^ {2}sds-sync migrate /m);
     expect(output).toMatch(
-      /Open routes \(no token even when SYNC_API_TOKEN is set\): \/healthz, \/readyz, \/metrics,\s+\/openapi\.json/,
+      /Open routes \(no token even when SYNC_API_TOKEN is set\): \/healthz, \/readyz, \/openapi\.json\s/,
+    );
+    expect(output).toMatch(
+      /\/metrics until SYNC_METRICS_TOKEN is set\. SYNC_ROUTER_TOKEN opens match, entry links and\s+sessions only/,
     );
     expect(output).toContain("SYNC_DATABASE_START_TIMEOUT_SECONDS  (default: 60)");
   }, 30_000);
