@@ -1,11 +1,11 @@
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
+import { type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { execute } from "../src/database/program.ts";
 import { command } from "../src/database/statement.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
-import { postJson, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
+import { loopFake, loopSurvey } from "./loop-surveys.ts";
+import { postJson, readLoopFigures, readOutcomeFeed } from "./loop-traffic.ts";
 import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
@@ -78,23 +78,7 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     pruneClock?: () => number,
     config: Partial<SyncConfig> = {},
   ): Promise<{ first: ServiceHarness; second: ServiceHarness; tokens: string[] }> {
-    const fake = createFakeSupplierApi({
-      suppliers: [
-        {
-          supplierId: DEFAULT_SUPPLIER_ID,
-          apiKey: DEFAULT_API_KEY,
-          surveys: [
-            screenedSurvey({
-              SurveyId: SURVEY,
-              Cpi: CPI.toFixed(2),
-              Ir: "50",
-              SurveyUrl: `https://survey.example.com/s/${SURVEY}?rid=[%RID%]`,
-            }),
-          ],
-          account: { OutgoingEncryption: unsignedOutcomes },
-        },
-      ],
-    });
+    const fake = loopFake([loopSurvey(SURVEY, { Cpi: CPI.toFixed(2) })]);
     api = fake;
     const database = databaseFor();
     const start = () =>

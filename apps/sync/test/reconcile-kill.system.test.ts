@@ -1,9 +1,9 @@
-import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
+import { DEFAULT_API_KEY, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresLocation, sqliteLocation, type DatabaseLocation } from "./database-location.ts";
 import { waitFor } from "./harness.ts";
-import { screenedSurvey } from "./loop-surveys.ts";
-import { lifetimeFromFeed, readLoopFigures, readOutcomeFeed, unsignedOutcomes } from "./loop-traffic.ts";
+import { loopFake, loopSurvey } from "./loop-surveys.ts";
+import { lifetimeFromFeed, readLoopFigures, readOutcomeFeed } from "./loop-traffic.ts";
 import { postgresAvailable } from "./postgres.ts";
 import type { ServiceHarness } from "./service-harness.ts";
 import { spawnService, type ServiceProcess } from "./subprocess.ts";
@@ -71,23 +71,7 @@ describe.each([
   it.skipIf(!enabled)(
     "keeps every acknowledged batch whole, each cut-off batch whole or absent, and applies a cut-off batch once when sent again with its key",
     async () => {
-      api = createFakeSupplierApi({
-        suppliers: [
-          {
-            supplierId: DEFAULT_SUPPLIER_ID,
-            apiKey: DEFAULT_API_KEY,
-            surveys: [
-              screenedSurvey({
-                SurveyId: SURVEY,
-                Cpi: CPI.toFixed(2),
-                Ir: "50",
-                SurveyUrl: `https://survey.example.com/s/${SURVEY}?rid=[%RID%]`,
-              }),
-            ],
-            account: { OutgoingEncryption: unsignedOutcomes },
-          },
-        ],
-      });
+      api = loopFake([loopSurvey(SURVEY, { Cpi: CPI.toFixed(2) })]);
       const fake = await api.listen();
       location = createLocation();
       const start = async () => {
