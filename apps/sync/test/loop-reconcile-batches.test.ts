@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
@@ -17,6 +18,38 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  * apply one after the other; and an `Idempotency-Key` makes a repeated batch answer the first
  * answer instead of applying twice. On both stores; on PostgreSQL across two replicas.
  */
+
+/** POSTs a reconciliation with two `Idempotency-Key` lines (fetch would join them into one). */
+function sendWithHeaderTwice(
+  harness: ServiceHarness,
+  body: unknown,
+  keys: readonly string[],
+): Promise<{ status: number; body: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${harness.service.url}/v1/outcomes/reconcile`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+          "idempotency-key": [...keys],
+        },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => {
+          resolve({ status: response.statusCode ?? 0, body: text });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
 
 /** A statement of the test's own (a trigger), run through the store like any write. */
 const ddl = (text: string) => execute(command<[]>(text));
@@ -210,6 +243,10 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
       expect(response.status, JSON.stringify(bad)).toBe(400);
       expect(((await response.json()) as ErrorAnswer).error.message).toMatch(/Idempotency-Key/);
     }
+    // Two lines of the header: refused, not read as one key "a, b".
+    const twice = await sendWithHeaderTwice(first, body, ["batch-a", "batch-b"]);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatch(/Idempotency-Key header must be sent once/);
     expect((await readOutcomeFeed(first)).length).toBe(2 + 4);
 
     // Keys are kept SYNC_IDEMPOTENCY_RETENTION_SECONDS (an hour here), then pruned: the same key then records the batch again.

@@ -123,9 +123,11 @@ function publishRecorded(loop: LoopContext, results: readonly ReconcileLine[]): 
 
 /** The header's key, undefined when absent, or the 400 that refuses it (held to the rule of tokens). */
 function idempotencyKeyOf(incoming: IncomingMessage): string | undefined | Reply {
-  const value = incoming.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-  if (value === undefined) return undefined;
-  if (Array.isArray(value))
+  // `headers` would join two lines of the header into one key ("a, b"); `headersDistinct` keeps them apart.
+  const values = incoming.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  if (values === undefined) return undefined;
+  const [value] = values;
+  if (values.length !== 1 || value === undefined)
     return errorReply(400, "bad_request", `the ${IDEMPOTENCY_KEY_HEADER} header must be sent once`);
   const problem = loopTextProblem(value);
   return problem === undefined
