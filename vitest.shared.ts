@@ -35,6 +35,15 @@ export const sharedVitestConfig = defineConfig({
     // own timers), so more files at once overlap the waits. Not more than the cores: turbo runs
     // every package's tests at once.
     maxWorkers: fastTierWorkers,
+    // A worker evaluates the sources once for all the files it runs, instead of once per file: the
+    // import of sds-sync's sources alone costs about 0.45 s of CPU, and the fast tier was CPU-bound
+    // (about 200 s of CPU on two cores, half of it in module evaluation and worker start). Files
+    // then share module state, so what a test changes beyond its own objects is undone after each
+    // test: spies restored, stubbed globals and environment variables put back.
+    isolate: false,
+    restoreMocks: true,
+    unstubGlobals: true,
+    unstubEnvs: true,
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

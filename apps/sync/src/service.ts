@@ -5,6 +5,7 @@ import { describeConfig, describeDatabase, type SyncConfig } from "./config/conf
 import { DEFAULT_CONNECTION_LIMITS, DEFAULT_OUTCOMES_HEADERS_TIMEOUT_SECONDS } from "./http/connection-settings.ts";
 import { changeFeedRoutes } from "./change-feed/change-feed-routes.ts";
 import { checkWebhookAddresses, createEvents, type Events } from "./events/events.ts";
+import type { RelayBackoff } from "./events/relay.ts";
 import { storedLanguages } from "./inventory-store/stored-languages.ts";
 import { respondentPageRoutes, type RespondentPage } from "./page/page-routes.ts";
 import { sessionInventory, startSessions, type SessionRoom } from "./session/start-sessions.ts";
@@ -60,6 +61,11 @@ export interface SyncServiceOptions {
   readonly clock?: Clock;
   /** The clock sessions expire by. @default the system clock */
   readonly sessionClock?: () => Date;
+  /**
+   * The pauses of events out between retries of a failed delivery (tests shorten them to see an
+   * outage end without waiting out a doubling backoff). @default first within 1 s, doubling, at most 5 minutes
+   */
+  readonly eventsBackoff?: RelayBackoff;
   /**
    * Aborted when a stop is asked for while start is under way: start then skips what it can (the
    * rest of the matcher's load, the first account read, the first cycle and pruning pass) and
@@ -287,6 +293,7 @@ async function assembleService(options: SyncServiceOptions, cleanup: CleanupStac
     outcomes: loop.context.store,
     registry: metrics.registry,
     notifiers: { outcomes: loop.context.outcomeNotifier, changes: notifier },
+    ...(options.eventsBackoff === undefined ? {} : { backoff: options.eventsBackoff }),
   });
   cleanup.defer(() => events.stop());
   const page = respondentPageRoutes({

@@ -106,8 +106,9 @@ describe.skipIf(natsServerBinary === undefined)("events out to NATS JetStream", 
     const harness = await service({ config: { natsUrl: new URL(server.url) } });
     const stopSending = new AbortController();
     const sending = sendOutcomesUntil(() => harness.service.outcomesUrl, stopSending.signal, {
+      // A steady flow (not a flood): about 40 outcomes a second, hundreds held back by the outage.
       concurrency: 2,
-      pauseMs: 5,
+      pauseMs: 40,
       tokenPrefix: "outage",
     });
     await waitFor(async () => (await readStream(server.url, "SDS")).length > 50, 20_000);

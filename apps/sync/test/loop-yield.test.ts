@@ -230,9 +230,9 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(ids(await match(service, { order: "earnings" }))).toEqual([STALLS, CONVERTS, PRICED]);
   });
 
-  it.runIf(storeName === "PostgreSQL")(
-    "ranks alike on two replicas of one PostgreSQL once each reloaded the counts",
-    async () => {
+  // Replicas share a store only on PostgreSQL: registered there alone, not reported as skipped on SQLite.
+  if (storeName === "PostgreSQL")
+    it("ranks alike on two replicas of one PostgreSQL once each reloaded the counts", async () => {
       const database = databaseFor();
       const first = await start(database);
       const second = await start(database);
@@ -248,6 +248,5 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
         ids(await match(first, { order: "yield", explore: false })),
       );
       expect(ids(await match(second, { order: "yield", explore: false }))).toEqual([CONVERTS, STALLS, PRICED]);
-    },
-  );
+    });
 });

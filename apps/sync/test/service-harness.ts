@@ -13,6 +13,7 @@ import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
 import { startSyncService, type SyncService } from "../src/service.ts";
 import type { FetchFunction } from "../src/upstream/counting-fetch.ts";
 import type { Clock } from "../src/loop/runtime/clock.ts";
+import type { RelayBackoff } from "../src/events/relay.ts";
 import { defaultSupplierFake, listenBehindHostileFront, silentLogger, waitFor } from "./harness.ts";
 
 /** sds-sync running in-process against the fake over HTTP. */
@@ -49,7 +50,15 @@ export interface ServiceHarnessOptions {
   readonly sessionClock?: () => Date;
   /** The clock the pruner measures ages by (a test moves it past the horizon instead of waiting). @default Date.now */
   readonly pruneClock?: () => number;
+  /**
+   * The pauses of events out between retries. @default {@link TEST_EVENTS_BACKOFF}: an outage's
+   * end is seen within a second instead of after a doubling backoff of up to minutes
+   */
+  readonly eventsBackoff?: RelayBackoff;
 }
+
+/** Events out retry after 100 ms, doubling, at most 1 s apart in tests: the order and count of deliveries, not the pauses, are what they prove. */
+export const TEST_EVENTS_BACKOFF: RelayBackoff = { firstMs: 100, maxMs: 1000 };
 
 /**
  * Starts the fake (unless given) and sds-sync against it on a free port, with a one-hour
@@ -95,6 +104,7 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.sessionClock === undefined ? {} : { sessionClock: options.sessionClock }),
     ...(options.pruneClock === undefined ? {} : { pruneClock: options.pruneClock }),
+    eventsBackoff: options.eventsBackoff ?? TEST_EVENTS_BACKOFF,
   });
   // Leaders run their start-up cycle at once; a follower never does, so only wait for a leader.
   const started = Date.now();

@@ -13,7 +13,8 @@ import { EventsMonitor } from "./events-monitor.ts";
 import { changeSource, outcomeSource } from "./feed-events.ts";
 import { NatsSink } from "./nats-sink.ts";
 import { hostOf, nonPublicAddressOf } from "./private-addresses.ts";
-import { FeedRelay, type RelayClock } from "./relay.ts";
+import type { Clock } from "../loop/runtime/clock.ts";
+import { FeedRelay, type RelayBackoff } from "./relay.ts";
 import { WebhookSink } from "./webhook-sink.ts";
 
 /** How often every replica reads where the sinks stand (gauges, warnings). */
@@ -30,7 +31,9 @@ export interface EventsOptions {
   readonly notifiers?: Partial<Record<EventFeed, Pick<ChangeNotifier, "subscribe">>>;
   /** Time between two reads of a feed with nothing new. @default 200 */
   readonly pollMs?: number;
-  readonly clock?: RelayClock;
+  readonly clock?: Clock;
+  /** The relays' pauses between retries. @default first within 1 s, doubling, at most the sink's longest */
+  readonly backoff?: RelayBackoff;
 }
 
 /** Events out as the service runs them. */
@@ -120,6 +123,7 @@ export function createEvents(options: EventsOptions): Events {
             : { news: (listener: () => void) => notifiers[source.feed]?.subscribe(listener) ?? (() => undefined) }),
           ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
           ...(options.clock === undefined ? {} : { clock: options.clock }),
+          ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
         }),
     ),
   );

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { EventPosition } from "../loop/store/loop-store.ts";
 import type { DeliveryReport, EventSink } from "./event-sink.ts";
 import type { EventSource, FeedEvent } from "./feed-events.ts";
-import { FeedRelay, type RelayClock } from "./relay.ts";
+import type { Clock } from "../loop/runtime/clock.ts";
+import { FeedRelay } from "./relay.ts";
 
 const logger = pino({ level: "silent" });
 
@@ -11,7 +12,7 @@ const logger = pino({ level: "silent" });
 function manualClock(start = 1_000_000) {
   let now = start;
   const sleepers: { until: number; resolve: () => void }[] = [];
-  const clock: RelayClock = {
+  const clock: Clock = {
     now: () => now,
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
@@ -244,6 +245,32 @@ describe("FeedRelay", () => {
         lastError: null,
       });
     });
+  });
+
+  it("pauses as its backoff option says: from firstMs, doubling, never longer than maxMs", async () => {
+    const target = sink();
+    target.state.up = false;
+    const time = manualClock();
+    relay({
+      sink: target,
+      source: feed(1),
+      positions: positions(),
+      clock: time.clock,
+      backoff: { firstMs: 100, maxMs: 500 },
+    });
+    const pauses: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await vi.waitFor(() => {
+        expect(target.state.attempts).toBe(attempt);
+      });
+      await vi.waitFor(() => {
+        expect(time.pending.length).toBe(1);
+      });
+      const pause = time.pending[0] ?? 0;
+      pauses.push(pause);
+      time.advance(pause);
+    }
+    expect(pauses).toEqual([100, 200, 400, 500, 500]);
   });
 
   it("keeps the failing mark a former leader stored", async () => {

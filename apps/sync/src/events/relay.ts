@@ -1,33 +1,8 @@
 import type { Logger } from "pino";
 import type { EventPosition, LoopStore } from "../loop/store/loop-store.ts";
+import { systemClock, type Clock } from "../loop/runtime/clock.ts";
 import type { EventSink } from "./event-sink.ts";
 import type { EventSource } from "./feed-events.ts";
-
-/** Time as the relay sees it: injectable, so tests advance it instead of sleeping. */
-export interface RelayClock {
-  now(): number;
-  /** Resolves after `ms`, or at once when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
-/** The process's clock. */
-export const systemClock: RelayClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted) {
-        resolve();
-        return;
-      }
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    }),
-};
 
 /** How long to wait before the next step; an idle pause ends early on news of a commit. */
 interface Pause {
@@ -55,7 +30,9 @@ export interface FeedRelayOptions {
   readonly retryForMs?: number | undefined;
   /** Time between two reads of a feed that had nothing new, and between leadership checks. @default 200 */
   readonly pollMs?: number;
-  readonly clock?: RelayClock;
+  readonly clock?: Clock;
+  /** The pauses between retries. @default first within 1 s, doubling, at most `sink.maxBackoffMs` */
+  readonly backoff?: RelayBackoff;
   /** A number in [0, 1) for the jitter. @default Math.random */
   readonly random?: () => number;
   /**
@@ -80,6 +57,12 @@ export interface RelayState {
 
 /** The first pause after a failure, before jitter. */
 const FIRST_BACKOFF_MS = 1000;
+
+/** How the pauses between retries grow: from `firstMs`, doubling, at most `maxMs` (and the sink's own longest pause). */
+export interface RelayBackoff {
+  readonly firstMs: number;
+  readonly maxMs?: number;
+}
 /** How long news of a commit waits for more before the relay reads: a burst goes out as one batch. */
 const NEWS_GATHER_MS = 10;
 /** Positions are stored at most this often while events flow (and whenever the relay goes idle or fails). */
@@ -96,7 +79,7 @@ const SAVE_EVERY_MS = 250;
  */
 export class FeedRelay {
   readonly #options: FeedRelayOptions;
-  readonly #clock: RelayClock;
+  readonly #clock: Clock;
   readonly #stop = new AbortController();
   #wake = new AbortController();
   /** Aborted by news of a commit: ends an idle pause. */
@@ -304,10 +287,12 @@ export class FeedRelay {
     this.#unsaved = false;
   }
 
-  /** Exponential backoff with jitter: within 1 s first, doubling, at most the sink's longest pause. */
+  /** Exponential backoff with jitter: within the first pause (1 s), doubling, at most the longest. */
   #backoffMs(): number {
-    const { random = Math.random, sink } = this.#options;
-    const ceiling = Math.min(sink.maxBackoffMs, FIRST_BACKOFF_MS * 2 ** Math.max(0, this.#attempts - 1));
+    const { random = Math.random, sink, backoff } = this.#options;
+    const longest = Math.min(sink.maxBackoffMs, backoff?.maxMs ?? Number.POSITIVE_INFINITY);
+    const first = backoff?.firstMs ?? FIRST_BACKOFF_MS;
+    const ceiling = Math.min(longest, first * 2 ** Math.max(0, this.#attempts - 1));
     return Math.round(ceiling * (0.5 + random() / 2));
   }
 
