@@ -61,6 +61,11 @@ export const systemVitestConfig = defineConfig({
     include: systemTestFiles,
     exclude: [...configDefaults.exclude],
     reporters: ["default", report("system-test-results.json")],
+    // As in the fast tier: one evaluation of the sources per worker, each test's spies and stubs undone.
+    isolate: false,
+    restoreMocks: true,
+    unstubGlobals: true,
+    unstubEnvs: true,
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },
