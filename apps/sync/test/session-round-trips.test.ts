@@ -7,7 +7,7 @@ import type { LoopStore } from "../src/loop/store/loop-store.ts";
 import { openPostgresLoopStore } from "../src/loop/store/postgres-loop-store.ts";
 import { startSession } from "../src/session/gated-writes.ts";
 import { finishSession, readSessionWithRespondent } from "../src/session/session-records.ts";
-import { storeAnswers } from "../src/session/profile-records.ts";
+import { answerCounts, readProfile, storeAnswers } from "../src/session/profile-records.ts";
 import { issueAttempt, takeReturn } from "../src/session/attempt-records.ts";
 import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 
@@ -94,6 +94,31 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     const ended = await sent(() => store.write("ending", finishSession("s1", 3, "no-survey")));
     expect(ended.result).toBe(true);
     expect(ended.statements).toHaveLength(1);
+  });
+
+  it("keeps a match's answers in six round trips however many questions, the counts moved by the difference", async () => {
+    const keep = (answers: [number, string[]][]) =>
+      sent(() =>
+        store.write(
+          "keeping a respondent's answers",
+          storeAnswers({ uid: "m1", languageId: 3, answers: new Map(answers), source: "api", at: t0.toISOString() }),
+        ),
+      );
+    const many = Array.from({ length: 12 }, (_, index): [number, string[]] => [100 + index, ["1", "2"]]);
+    const first = await keep(many);
+    expect(first.result).toBe(true);
+    // BEGIN, the profile's lock, the earlier answers, the answers, the counts, COMMIT: not a read and writes per question.
+    expect(first.statements).toHaveLength(6);
+    expect([first.statements[0], first.statements.at(-1)]).toEqual(["BEGIN", "COMMIT"]);
+    const changed = await keep([[100, ["3"]]]);
+    expect(changed.statements).toHaveLength(6);
+    // answerCounts lists answers counted more than zero times: the replaced ones are gone.
+    const counts = await store.read(answerCounts(3));
+    expect(Object.fromEntries(counts.get(100) ?? [])).toEqual({ "3": 1 });
+    expect(Object.fromEntries(counts.get(101) ?? [])).toEqual({ "1": 1, "2": 1 });
+    expect((await store.read(readProfile("m1"))).find((answer) => answer.qualificationId === 100)?.answers).toEqual([
+      "3",
+    ]);
   });
 
   it("offers a survey in one transaction of five, and takes the entry back when the session moved meanwhile", async () => {

@@ -1,4 +1,4 @@
-import type { SqlDialect, SqlValue } from "./sql-dialect.ts";
+import type { RowColumn, SqlDialect, SqlValue } from "./sql-dialect.ts";
 
 /*
  * A statement knows its parameters and decodes its row once (kysely's sql<Row>`…`,
@@ -50,6 +50,22 @@ const noRow = (): never => {
 /** A statement run for its effect (an insert, update, delete or lock): a program gets the number of rows it changed. */
 export function command<Params extends readonly SqlValue[]>(text: StatementText): Statement<Params, never> {
   return { text, decode: noRow };
+}
+
+/**
+ * A many-row insert, run with `executeRows`: `INSERT INTO table (names)` from the dialect's rows of
+ * `columns` (one statement per row on SQLite, arrays unnested on PostgreSQL), then `rest` (a
+ * conflict clause).
+ */
+export function insertRows<Row extends readonly SqlValue[]>(
+  table: string,
+  columns: readonly (readonly [name: string, type: RowColumn])[],
+  rest = "",
+): Statement<Row, never> {
+  return command<Row>(
+    (dialect) =>
+      `INSERT INTO ${table} (${columns.map(([name]) => name).join(", ")}) ${dialect.rowsOf(columns.map(([, type]) => type))} ${rest}`,
+  );
 }
 
 /** What a statement's text is on one dialect, once: the text to run (placeholders numbered) and its prepared name. */

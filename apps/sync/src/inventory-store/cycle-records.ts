@@ -1,7 +1,7 @@
 import { integer } from "../database/columns.ts";
 import { execute, executeRows, one, type Program } from "../database/program.ts";
-import type { RowColumn, SqlValue } from "../database/sql-dialect.ts";
-import { command, statement, type Statement } from "../database/statement.ts";
+import type { SqlValue } from "../database/sql-dialect.ts";
+import { command, insertRows, statement, type Statement } from "../database/statement.ts";
 import { runParams, type RunParams } from "./inventory-records.ts";
 import type { ChildRecordWrite, ChildReplacement, CommitOutcome, CycleBatch, RunInput } from "./store.ts";
 
@@ -57,18 +57,6 @@ const SET_LATEST_SEQUENCE = command<[sequence: number]>("UPDATE counters SET val
 const RESOLVE_LIST_QUARANTINE = command<[at: string, runId: number]>(
   "UPDATE quarantine SET resolved_at = ? WHERE source = 'surveys' AND resolved_at IS NULL AND last_run_id IS DISTINCT FROM ?",
 );
-
-/** A many-row insert: `INSERT INTO table (names)` from the dialect's rows of `columns`, then `rest` (a conflict clause). */
-function insertRows<Row extends readonly SqlValue[]>(
-  table: string,
-  columns: readonly (readonly [name: string, type: RowColumn])[],
-  rest = "",
-) {
-  return command<Row>(
-    (dialect) =>
-      `INSERT INTO ${table} (${columns.map(([name]) => name).join(", ")}) ${dialect.rowsOf(columns.map(([, type]) => type))} ${rest}`,
-  );
-}
 
 type SurveyRow = [
   id: number,

@@ -1,6 +1,6 @@
 import { integer, text } from "../database/columns.ts";
-import { execute, first, rows, whole, type Program } from "../database/program.ts";
-import { command, statement } from "../database/statement.ts";
+import { execute, executeRows, first, rows, whole, type Program } from "../database/program.ts";
+import { command, insertRows, statement } from "../database/statement.ts";
 import { decodeAnswers, decodeProfileAnswer, type AnswerSource, type ProfileAnswer } from "./session-rows.ts";
 
 /*
@@ -53,12 +53,26 @@ const STORE_SESSION_ANSWERS = statement<
 ), given AS (
   SELECT CAST(key AS BIGINT) AS qualification_id, CAST(value AS TEXT) AS answers FROM json_each(CAST(? AS JSON))
   WHERE EXISTS (SELECT 1 FROM session)
-), earlier AS (
+), ${answerWrites(6)}
+SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
+      : null,
+  (row) => integer(row.stored) === 1,
+);
+
+/**
+ * The tail of the session's one-statement write: the earlier answers to the questions of `given`
+ * read under their row locks, the new ones saved in their place and the counts moved by the
+ * difference, each answer counted once per question and side. `$first` to `$first + 3` are the
+ * uid, the language, the source and the time.
+ */
+function answerWrites(first: number): string {
+  const [uid, language, source, at] = [first, first + 1, first + 2, first + 3].map((index) => `$${index}`);
+  return `earlier AS (
   SELECT p.qualification_id, p.language_id, p.answers FROM loop_profile_answers AS p
-  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $6 FOR UPDATE OF p
+  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = ${uid} FOR UPDATE OF p
 ), saved AS (
   INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at)
-  SELECT $6, g.qualification_id, $7, g.answers, $8, $9 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
+  SELECT ${uid}, g.qualification_id, ${language}, g.answers, ${source}, ${at} FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
   ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers,
     source = excluded.source, answered_at = excluded.answered_at
   RETURNING qualification_id
@@ -66,40 +80,60 @@ const STORE_SESSION_ANSWERS = statement<
   SELECT DISTINCT e.language_id, e.qualification_id, a.answer, -1 AS delta
   FROM earlier AS e CROSS JOIN json_array_elements_text(CAST(e.answers AS JSON)) AS a (answer)
   UNION ALL
-  SELECT DISTINCT CAST($7 AS BIGINT), s.qualification_id, a.answer, 1
+  SELECT DISTINCT CAST(${language} AS BIGINT), s.qualification_id, a.answer, 1
   FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
     CROSS JOIN json_array_elements_text(CAST(g.answers AS JSON)) AS a (answer)
 ), counted AS (
   INSERT INTO loop_answer_counts (language_id, qualification_id, answer, answers)
   SELECT language_id, qualification_id, answer, SUM(delta) FROM deltas GROUP BY language_id, qualification_id, answer
+  ORDER BY language_id, qualification_id, answer COLLATE "C"
   ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers
   RETURNING answer
-)
-SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
-      : null,
-  (row) => integer(row.stored) === 1,
-);
+)`;
+}
 
 /** A session's answered count moved and its version bumped, where its version still is the one read; the new version. */
 const COUNT_ANSWERED = statement<[answered: number, fingerprint: string | null, id: string, version: number], number>(
   "UPDATE loop_sessions SET questions_asked = questions_asked + ?, fingerprint = COALESCE(fingerprint, ?), version = version + 1 WHERE id = ? AND version = ? RETURNING version",
   (row) => integer(row.version),
 );
-/** The answer a respondent gave a question before, with its language (whose counts it is in). */
-const EARLIER_ANSWER = statement<
-  [uid: string, qualificationId: number],
-  { readonly languageId: number; readonly answers: string[] }
->("SELECT language_id, answers FROM loop_profile_answers WHERE uid = ? AND qualification_id = ?", (row) => ({
-  languageId: integer(row.language_id),
-  answers: decodeAnswers(row.answers),
-}));
-const SAVE_ANSWER = command<
+/** The answers a respondent gave some questions before, with their language (whose counts they are in). */
+const EARLIER_ANSWERS = statement<
+  [uid: string, qualificationIds: readonly number[]],
+  { readonly qualificationId: number; readonly languageId: number; readonly answers: string[] }
+>(
+  (dialect) =>
+    `SELECT qualification_id, language_id, answers FROM loop_profile_answers WHERE uid = ? AND ${dialect.inList("qualification_id", "bigint")}`,
+  (row) => ({
+    qualificationId: integer(row.qualification_id),
+    languageId: integer(row.language_id),
+    answers: decodeAnswers(row.answers),
+  }),
+);
+const SAVE_ANSWERS = insertRows<
   [uid: string, qualificationId: number, languageId: number, answers: string, source: AnswerSource, at: string]
->(`INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers, source = excluded.source, answered_at = excluded.answered_at`);
-const ADD_ANSWER_COUNT = command<[languageId: number, qualificationId: number, answer: string, delta: number]>(
-  `INSERT INTO loop_answer_counts (language_id, qualification_id, answer, answers) VALUES (?, ?, ?, ?)
-ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers`,
+>(
+  "loop_profile_answers",
+  [
+    ["uid", "text"],
+    ["qualification_id", "bigint"],
+    ["language_id", "bigint"],
+    ["answers", "text"],
+    ["source", "text"],
+    ["answered_at", "time"],
+  ],
+  `ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers, source = excluded.source, answered_at = excluded.answered_at`,
+);
+/** Moves answer counts by their deltas; one row per (language, question, answer), as PostgreSQL's ON CONFLICT requires. */
+const ADD_ANSWER_COUNTS = insertRows<[languageId: number, qualificationId: number, answer: string, delta: number]>(
+  "loop_answer_counts",
+  [
+    ["language_id", "bigint"],
+    ["qualification_id", "bigint"],
+    ["answer", "text"],
+    ["answers", "bigint"],
+  ],
+  "ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers",
 );
 const PROFILE = statement<[uid: string], ProfileAnswer>(
   "SELECT qualification_id, language_id, answers, source, answered_at FROM loop_profile_answers WHERE uid = ? ORDER BY qualification_id",
@@ -156,35 +190,53 @@ export function* storeAnswers(
     const moved = yield* first(COUNT_ANSWERED, input.answers.size, fingerprint, session.id, session.version);
     if (moved === undefined) return false;
   }
+  if (input.answers.size === 0) return true;
   // One writer of a respondent's profile at a time across replicas (SQLite's one writer already
   // is): two writers would both read the same earlier answer, take its count down twice and leave
   // one of their own counted for an answer the profile no longer holds.
-  if (input.answers.size > 0) yield* execute(LOCK_PROFILE, `profile:${input.uid}`);
-  for (const [qualificationId, answers] of input.answers) {
-    const before = yield* first(EARLIER_ANSWER, input.uid, qualificationId);
-    if (before !== undefined) yield* countAnswers(before.languageId, qualificationId, before.answers, -1);
-    yield* execute(
-      SAVE_ANSWER,
+  yield* execute(LOCK_PROFILE, `profile:${input.uid}`);
+  // Every question at once: a read, a write of the answers and one of the counts, however many questions.
+  const earlier = yield* rows(EARLIER_ANSWERS, input.uid, [...input.answers.keys()]);
+  const deltas = new AnswerDeltas();
+  for (const before of earlier) deltas.add(before.languageId, before.qualificationId, before.answers, -1);
+  for (const [qualificationId, answers] of input.answers) deltas.add(input.languageId, qualificationId, answers, 1);
+  yield* executeRows(
+    SAVE_ANSWERS,
+    [...input.answers].map(([qualificationId, answers]) => [
       input.uid,
       qualificationId,
       input.languageId,
       JSON.stringify(answers),
       input.source,
       input.at,
-    );
-    yield* countAnswers(input.languageId, qualificationId, answers, 1);
-  }
+    ]),
+  );
+  yield* executeRows(ADD_ANSWER_COUNTS, deltas.rows());
   return true;
 }
 
-function* countAnswers(
-  languageId: number,
-  qualificationId: number,
-  answers: readonly string[],
-  delta: number,
-): Program<void> {
-  for (const answer of new Set(answers)) {
-    yield* execute(ADD_ANSWER_COUNT, languageId, qualificationId, answer, delta);
+/** How answer counts move: each answer once per question and side, the sides summed, the unmoved left out. */
+class AnswerDeltas {
+  readonly #deltas = new Map<string, [languageId: number, qualificationId: number, answer: string, delta: number]>();
+
+  add(languageId: number, qualificationId: number, answers: readonly string[], delta: number): void {
+    for (const answer of new Set(answers)) {
+      const key = JSON.stringify([languageId, qualificationId, answer]);
+      const row = this.#deltas.get(key) ?? [languageId, qualificationId, answer, 0];
+      row[3] += delta;
+      this.#deltas.set(key, row);
+    }
+  }
+
+  /**
+   * The moved counts in the one order every writer locks count rows in (language, question,
+   * answer by its UTF-8 bytes, as `COLLATE "C"` orders them): respondents share count rows, and writers taking them in the order their questions
+   * came would wait on each other in a cycle.
+   */
+  rows(): [languageId: number, qualificationId: number, answer: string, delta: number][] {
+    return [...this.#deltas.values()]
+      .filter((row) => row[3] !== 0)
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || Buffer.compare(Buffer.from(a[2]), Buffer.from(b[2])));
   }
 }
 
@@ -196,7 +248,9 @@ export function* readProfile(uid: string): Program<ProfileAnswer[]> {
 /** Erases a respondent's stored answers (their history of entries stays: it is the buyer's exclusion record); how many. */
 export function* eraseProfile(uid: string): Program<number> {
   const answers = yield* readProfile(uid);
-  for (const answer of answers) yield* countAnswers(answer.languageId, answer.qualificationId, answer.answers, -1);
+  const deltas = new AnswerDeltas();
+  for (const answer of answers) deltas.add(answer.languageId, answer.qualificationId, answer.answers, -1);
+  yield* executeRows(ADD_ANSWER_COUNTS, deltas.rows());
   yield* execute(ERASE_PROFILE, uid);
   return answers.length;
 }
