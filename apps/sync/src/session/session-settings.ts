@@ -72,7 +72,7 @@ export const sessionSettings = {
   profileTtlDays: {
     variable: "SYNC_PROFILE_TTL_DAYS",
     description:
-      "Days (1 to 3650) a respondent's stored answer stands: it is used for matching and never asked again meanwhile.",
+      "Days (1 to 3650) a respondent's stored answer stands from when it was last given: it is used for matching and never asked again meanwhile (a match that gives it again, unchanged, renews it at most once a day).",
     parse: numberValue({ min: 1, max: 3650, integer: true }),
     fallback: { kind: "default", raw: "30" },
   },

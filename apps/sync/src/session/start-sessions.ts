@@ -23,6 +23,9 @@ import { createQualityGate } from "../gate/start-gate.ts";
 import type { GateCode } from "@sds/sync-client";
 import { Sessions } from "./sessions.ts";
 
+/** An answer a match gives again, unchanged, is written again (its time moved on) once it is this old. */
+const PROFILE_REFRESH_MS = 86_400_000;
+
 /** The settings the sessions start with: their own rows, and those of the service they read. */
 export interface SessionStartConfig extends SessionConfig, GateConfig {
   readonly baseUrl: string;
@@ -206,16 +209,25 @@ export function startSessions(options: {
       const stored = new Map(
         (await loop.store.read(readProfile(uid))).map((answer) => [answer.qualificationId, answer]),
       );
+      const now = clock();
+      // An answer given again stands for another SYNC_PROFILE_TTL_DAYS from now, not from when it
+      // was first given (else a session asks again what the supplier sends every day); written
+      // again at most once a day, so a respondent matched often costs a read, not a write.
+      const staleBefore = now.getTime() - PROFILE_REFRESH_MS;
       const changed = new Map<number, string[]>();
       for (const [key, codes] of Object.entries(answers)) {
         const before = stored.get(Number(key));
-        if (before === undefined || JSON.stringify(before.answers) !== JSON.stringify(codes))
+        if (
+          before === undefined ||
+          JSON.stringify(before.answers) !== JSON.stringify(codes) ||
+          Date.parse(before.answeredAt) < staleBefore
+        )
           changed.set(Number(key), [...codes]);
       }
       if (changed.size === 0) return;
       await loop.store.write(
         "keeping a respondent's answers",
-        storeAnswers({ uid, languageId: languageId ?? 0, answers: changed, source: "api", at: clock().toISOString() }),
+        storeAnswers({ uid, languageId: languageId ?? 0, answers: changed, source: "api", at: now.toISOString() }),
       );
     },
   };
