@@ -1,10 +1,9 @@
 import type { FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { postJson } from "./loop-traffic.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -18,19 +17,13 @@ const [A, D, E] = [9301, 9302, 9303] as const;
 const inventory = [loopSurvey(A, { Cpi: "4.00" }), loopSurvey(D, { Cpi: "2.00" }), loopSurvey(E, { Cpi: "3.00" })];
 const DAY_MS = 86_400_000;
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_rules") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_rules");
 
 interface ErrorAnswer {
   error: { code: string; message: string };
 }
 
-describe.each(stores)("respondent rules against a long or hostile history on %s", (_name, databaseFor) => {
+describe.each(stores)("respondent rules against a long or hostile history on $name", (store) => {
   const harnesses: ServiceHarness[] = [];
   let api: FakeSupplierApi | undefined;
   afterEach(async () => {
@@ -39,7 +32,7 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     api = undefined;
   });
 
-  async function start(database = databaseFor(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
+  async function start(database = store.database(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
     api ??= loopFake(inventory);
     const harness = await startServiceHarness({
       api,
@@ -70,8 +63,9 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
   const link = (harness: ServiceHarness, surveyId: number, token: string, uid: string) =>
     postJson(harness, "/v1/entry-links", { surveyId, token, uid });
 
-  it("decides every rule over the whole history: an entry 30 days ago behind 1,000 newer ones, match agreeing with entry links past 200 entries, a daily cap of 1,200", async () => {
-    const service = await start(databaseFor(), { maxEntriesPerDay: 1200 });
+  it("decides every rule over the whole history: an entry 30 days ago behind 1,000 newer ones, match agreeing with entry links past 200 entries, a daily cap of 1,200", async (context) => {
+    if (!usable(store)) context.skip();
+    const service = await start(store.database(), { maxEntriesPerDay: 1200 });
     // An entry into A 30 days ago, then 1,000 newer entries elsewhere (none in the last 24 hours).
     const veteran = [{ uid: "veteran", surveyId: A, enteredAt: new Date(Date.now() - 30 * DAY_MS).toISOString() }];
     expect((await importHistory(service, veteran)).body.imported).toBe(1);
@@ -99,7 +93,8 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     expect(((await capped.json()) as ErrorAnswer).error.message).toMatch(/respondent-cap/);
   });
 
-  it("refuses entry times in the future beyond the clock-skew allowance and before 2000, with 400", async () => {
+  it("refuses entry times in the future beyond the clock-skew allowance and before 2000, with 400", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     const at = (enteredAt: string) => [{ uid: "timely", surveyId: A, enteredAt }];
     for (const enteredAt of [
@@ -117,7 +112,8 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     expect((await importHistory(service, at("2000-01-01T00:00:00Z"))).status).toBe(200);
   });
 
-  it("moves the status report with every entry link, whatever the entry times imported", async () => {
+  it("moves the status report with every entry link, whatever the entry times imported", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     const entries = async () =>
       (
@@ -135,7 +131,8 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     expect(await entries()).toBe(2);
   });
 
-  it("keeps imported entries and entry links apart: the import's tokens are refused as links, and a link never hides an imported entry", async () => {
+  it("keeps imported entries and entry links apart: the import's tokens are refused as links, and a link never hides an imported entry", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     const enteredAt = new Date(Date.now() - DAY_MS);
     expect(
@@ -156,7 +153,8 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     expect(await matchIds(service, "victim-2")).toEqual([A, D]);
   });
 
-  it("answers a retry with the link it issued while the survey is live, and survey_closed once it closed", async () => {
+  it("answers a retry with the link it issued while the survey is live, and survey_closed once it closed", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     const issued = await link(service, E, "retry-me", "returning");
     expect(issued.status).toBe(201);
@@ -185,8 +183,9 @@ describe.each(stores)("respondent rules against a long or hostile history on %s"
     expect(((await closed.json()) as ErrorAnswer).error.code).toBe("survey_closed");
   });
 
-  it("imports the same entries concurrently in different orders on every replica without a deadlock", async () => {
-    const database = databaseFor();
+  it("imports the same entries concurrently in different orders on every replica without a deadlock", async (context) => {
+    if (!usable(store)) context.skip();
+    const database = store.database();
     const first = await start(database);
     // A second replica on the same PostgreSQL schema (SQLite has one process per file: one replica).
     const second = database?.kind === "postgres" ? await start(database) : first;

@@ -9,10 +9,9 @@ import {
   type HostileCallback,
 } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeRecord } from "../src/loop/store/loop-store.ts";
 import { waitFor } from "./harness.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -36,15 +35,9 @@ const unsigned: EncryptionSettings = {
   EncryptionKey: null,
 };
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_hostile_loop") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_hostile_loop");
 
-describe.each(stores)("the outcome receiver against a hostile marketplace on %s", (_name, databaseFor) => {
+describe.each(stores)("the outcome receiver against a hostile marketplace on $name", (store) => {
   let harness: ServiceHarness | undefined;
   let api: FakeSupplierApi | undefined;
   afterEach(async () => {
@@ -58,7 +51,7 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     api = createFakeSupplierApi({
       suppliers: [{ supplierId: DEFAULT_SUPPLIER_ID, apiKey: DEFAULT_API_KEY, surveys: 3, account }],
     });
-    const database = databaseFor();
+    const database = store.database();
     harness = await startServiceHarness({ api, config: { maxClosureShare: 1 }, ...(database ? { database } : {}) });
     return harness;
   }
@@ -87,7 +80,8 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     }
   };
 
-  it("refuses forged, replayed and Host-trick callbacks, browser calls and malformed tokens, records nothing of them, and counts each refusal", async () => {
+  it("refuses forged, replayed and Host-trick callbacks, browser calls and malformed tokens, records nothing of them, and counts each refusal", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start({ OutgoingEncryption: outgoing });
     await issue(service, "genuine-token");
     await issue(service, "victim-token");
@@ -125,7 +119,8 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect(metrics).toMatch(/sds_sync_outcome_calls_refused_total\{reason="bad_signature"\} [1-9]/);
   });
 
-  it("with OutgoingEncryption off: attaches an outcome that came before its entry, records every flip, refuses browser calls, and warns", async () => {
+  it("with OutgoingEncryption off: attaches an outcome that came before its entry, records every flip, refuses browser calls, and warns", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start({ OutgoingEncryption: unsigned });
     const marketplace = createHostileMarketplace({ receiverUrl: service.service.outcomesUrl });
     const early = await marketplace.callbackBeforeEntry({ token: "late-entry" });
@@ -163,7 +158,8 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect(await (await service.request("/metrics")).text()).toMatch(/^sds_sync_outcomes_unsigned 1$/m);
   });
 
-  it("answers 400, never 500 or 503, to bodies and tokens a store, a URL or the stack cannot take", async () => {
+  it("answers 400, never 500 or 503, to bodies and tokens a store, a URL or the stack cannot take", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start({ OutgoingEncryption: unsigned });
     const [survey] = service.api.listSurveys(DEFAULT_SUPPLIER_ID);
     const send = (path: string, body: string) =>
@@ -186,7 +182,8 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     expect((await send("/v1/match", '{"answers":{},"uid":"\u0000"}')).status).toBe(400);
   });
 
-  it.each([
+  // it.for, not it.each: only it.for hands the test its context (to skip without PostgreSQL).
+  it.for([
     ["enabled with an empty key", { Enabled: true, Algorithm: "SHA256", QueryParameter: "sig", EncryptionKey: "" }],
     [
       "an unknown algorithm",
@@ -194,7 +191,8 @@ describe.each(stores)("the outcome receiver against a hostile marketplace on %s"
     ],
   ] as const)(
     "answers 503 with Retry-After to every outcome while OutgoingEncryption is %s, and every other route keeps answering",
-    async (_case, settings) => {
+    async ([, settings], context) => {
+      if (!usable(store)) context.skip();
       const service = await start({ OutgoingEncryption: settings });
       await issue(service, "kept");
       const marketplace = createHostileMarketplace({ receiverUrl: service.service.outcomesUrl });

@@ -7,11 +7,12 @@ import {
 } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./harness.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
-const available = await postgresAvailable();
+/** Only its PostgreSQL half: the tests on SQLite start the harness with its default store. */
+const { postgres, postgresDatabase } = storeCases("sds_loop_matcher");
 
 /** A survey screening on gender (43). */
 const survey = (id: number, codes: readonly string[]): SurveyInit =>
@@ -102,24 +103,20 @@ describe("the matcher follows the store", () => {
     expect(service.service.loop.liveMatcher.recordCache.records).toBe(1);
   });
 
-  describe.skipIf(!available)("on PostgreSQL", () => {
-    it("lists each survey's record as stored by the last cycle the matcher followed, never a stale cached copy", async () => {
-      const schema = freshSchemaName("sds_loop_records");
-      cleanups.push(() => dropSchema(schema));
+  describe("on PostgreSQL", () => {
+    it("lists each survey's record as stored by the last cycle the matcher followed, never a stale cached copy", async (context) => {
+      if (!postgres()) context.skip();
       const api = fake();
-      const service = await startServiceHarness({
-        api,
-        database: { kind: "postgres", connectionString: testDatabaseUrl, schema },
-      });
+      const service = await startServiceHarness({ api, database: postgresDatabase() });
       cleanups.push(() => service.close());
       expect(await namesAcrossAChange(service, api)).toEqual(["before", "after"]);
     });
 
-    it("keeps a follower replica's matcher current with the leader's cycles, and both see the outcomes either records", async () => {
-      const schema = freshSchemaName("sds_loop_replicas");
-      cleanups.push(() => dropSchema(schema));
+    it("keeps a follower replica's matcher current with the leader's cycles, and both see the outcomes either records", async (context) => {
+      if (!postgres()) context.skip();
       const api = fake();
-      const database = { kind: "postgres", connectionString: testDatabaseUrl, schema } as const;
+      // One schema for both replicas: the follower sees the leader's cycles through it.
+      const database = postgresDatabase();
       const leader = await startServiceHarness({ api, database, replicaId: "leader" });
       cleanups.push(() => leader.close());
       const follower = await startServiceHarness({ api, database, replicaId: "follower" });

@@ -1,13 +1,13 @@
 import { request as httpRequest } from "node:http";
 import { type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig, SyncConfig } from "../src/config/config.ts";
+import type { SyncConfig } from "../src/config/config.ts";
 import { execute } from "../src/database/program.ts";
 import { command } from "../src/database/statement.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { postJson, readLoopFigures, readOutcomeFeed } from "./loop-traffic.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -57,13 +57,7 @@ const ddl = (text: string) => execute(command<[]>(text));
 const SURVEY = 9302;
 const CPI = 2.5;
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_reconcile_b") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_reconcile_b");
 
 interface ReconcileLine {
   token: string;
@@ -93,7 +87,7 @@ function qcThenAppeal(tokens: readonly string[]) {
   ];
 }
 
-describe.each(stores)("reconciliation batches over HTTP on %s", (_name, databaseFor) => {
+describe.each(stores)("reconciliation batches over HTTP on $name", (store) => {
   const harnesses: ServiceHarness[] = [];
   let api: FakeSupplierApi | undefined;
   afterEach(async () => {
@@ -113,7 +107,7 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
   ): Promise<{ first: ServiceHarness; second: ServiceHarness; tokens: string[] }> {
     const fake = loopFake([loopSurvey(SURVEY, { Cpi: CPI.toFixed(2) })]);
     api = fake;
-    const database = databaseFor();
+    const database = store.database();
     const start = () =>
       startServiceHarness({
         api: fake,
@@ -155,7 +149,8 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     });
   const lifetime = async (harness: ServiceHarness) => (await readLoopFigures(harness)).totals.lifetime;
 
-  it("refuses a reason holding control characters, or too long, with a 400 naming the line and the field, recording nothing", async () => {
+  it("refuses a reason holding control characters, or too long, with a 400 naming the line and the field, recording nothing", async (context) => {
+    if (!usable(store)) context.skip();
     const { first, tokens } = await startWithCompletes(2);
     const before = await readOutcomeFeed(first);
     for (const reason of ["\u001b[2J cleared", "qc\u0008\u0008ok", "line\nbreak", "a\u0000b", "r".repeat(501)]) {
@@ -173,25 +168,26 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     expect(await readOutcomeFeed(first)).toEqual(before);
   });
 
-  it("answers a line the store refuses with 422, never 503, and records no line of its batch, dry run or not", async () => {
+  it("answers a line the store refuses with 422, never 503, and records no line of its batch, dry run or not", async (context) => {
+    if (!usable(store)) context.skip();
     const { first, tokens } = await startWithCompletes(2);
     // A rule of the database the data breaks (a constraint sds-sync does not check itself).
-    const store = first.service.loop.store;
-    if (store.kind === "postgres") {
-      await store.write(
+    const loopStore = first.service.loop.store;
+    if (loopStore.kind === "postgres") {
+      await loopStore.write(
         "test: a check",
         ddl(`CREATE FUNCTION refuse_reason() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
   IF NEW.reason = 'refused-by-the-store' THEN RAISE EXCEPTION 'reason refused' USING ERRCODE = 'check_violation'; END IF;
   RETURN NEW; END $$`),
       );
-      await store.write(
+      await loopStore.write(
         "test: a check",
         ddl(
           "CREATE TRIGGER refuse_reason BEFORE INSERT ON loop_outcomes FOR EACH ROW EXECUTE FUNCTION refuse_reason()",
         ),
       );
     } else {
-      await store.write(
+      await loopStore.write(
         "test: a check",
         ddl(
           "CREATE TRIGGER refuse_reason BEFORE INSERT ON loop_outcomes WHEN NEW.reason = 'refused-by-the-store' BEGIN SELECT RAISE(ABORT, 'reason refused'); END",
@@ -219,7 +215,8 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     expect(answer).toMatchObject({ applied: true, changed: 1 });
   });
 
-  it("applies the same batch sent with one Idempotency-Key once: a repeat answers the first answer, another body under the key is refused", async () => {
+  it("applies the same batch sent with one Idempotency-Key once: a repeat answers the first answer, another body under the key is refused", async (context) => {
+    if (!usable(store)) context.skip();
     let now = Date.now();
     const { first, second, tokens } = await startWithCompletes(2, () => now, { idempotencyRetentionSeconds: 3600 });
     const body = { outcomes: qcThenAppeal(tokens) };
@@ -259,7 +256,8 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     expect((await readOutcomeFeed(first)).length).toBe(2 + 8);
   });
 
-  it("applies two identical batches sent at once without a key one after the other, each whole (never interleaved)", async () => {
+  it("applies two identical batches sent at once without a key one after the other, each whole (never interleaved)", async (context) => {
+    if (!usable(store)) context.skip();
     const { first, second, tokens } = await startWithCompletes(100);
     const body = { outcomes: qcThenAppeal(tokens) };
     const responses = await Promise.all([reconcile(first, body), reconcile(second, body)]);
@@ -299,7 +297,8 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     });
   });
 
-  it("applies two batches over the same tokens in opposite orders, sent at once, one after the other without a deadlock", async () => {
+  it("applies two batches over the same tokens in opposite orders, sent at once, one after the other without a deadlock", async (context) => {
+    if (!usable(store)) context.skip();
     const { first, second, tokens } = await startWithCompletes(100);
     const responses = await Promise.all([
       reconcile(first, { outcomes: qcThenAppeal(tokens) }),
@@ -316,7 +315,8 @@ describe.each(stores)("reconciliation batches over HTTP on %s", (_name, database
     expect(await lifetime(first)).toMatchObject({ completes: 100, reversals: 200, earnings: 100 * CPI });
   });
 
-  it("applies two identical batches sent at once with the same Idempotency-Key exactly once, both answering the same", async () => {
+  it("applies two identical batches sent at once with the same Idempotency-Key exactly once, both answering the same", async (context) => {
+    if (!usable(store)) context.skip();
     const { first, second, tokens } = await startWithCompletes(100);
     const body = { outcomes: qcThenAppeal(tokens) };
     const key = "report-2026-12-06";

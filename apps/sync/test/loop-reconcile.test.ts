@@ -1,10 +1,9 @@
 import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
@@ -22,13 +21,7 @@ const unsigned: EncryptionSettings = {
 };
 const SURVEY = 9301;
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_reconcile") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_reconcile");
 
 interface ReconcileAnswer {
   dryRun: boolean;
@@ -63,7 +56,7 @@ interface Totals {
   earnings: number;
 }
 
-describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => {
+describe.each(stores)("reconciliation over HTTP on $name", (store) => {
   let harness: ServiceHarness | undefined;
   let api: FakeSupplierApi | undefined;
   afterEach(async () => {
@@ -92,7 +85,7 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
         },
       ],
     });
-    const database = databaseFor();
+    const database = store.database();
     const service = await startServiceHarness({
       api,
       config: { maxClosureShare: 1 },
@@ -129,7 +122,8 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     { token: "nobody-issued-this", outcome: "terminate" },
   ];
 
-  it("records a complete reconciled into a terminate as a transition with its reason, and reports earnings net of the reversal", async () => {
+  it("records a complete reconciled into a terminate as a transition with its reason, and reports earnings net of the reversal", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await startWithTwoCompletes();
     expect(await lifetime(service)).toMatchObject({
       entries: 2,
@@ -179,7 +173,8 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     });
   });
 
-  it("answers a dry run line by line, in order, and records nothing", async () => {
+  it("answers a dry run line by line, in order, and records nothing", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await startWithTwoCompletes();
     const before = { outcomes: await feed(service), totals: await lifetime(service) };
 
@@ -225,7 +220,8 @@ describe.each(stores)("reconciliation over HTTP on %s", (_name, databaseFor) => 
     );
   });
 
-  it("refuses a batch over 1000 lines with a 400, recording none of it, dry run or not", async () => {
+  it("refuses a batch over 1000 lines with a 400, recording none of it, dry run or not", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await startWithTwoCompletes();
     const lines = Array.from({ length: 1001 }, () => ({ token: "tok-1", outcome: "terminate" }));
     for (const body of [

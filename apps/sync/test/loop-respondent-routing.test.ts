@@ -1,9 +1,8 @@
 import { DEFAULT_SUPPLIER_ID, RECONTACT_STUDY_TYPE_ID, type FakeSupplierApi, type SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
@@ -25,13 +24,7 @@ const inventory = [
   open(D, "1.00"),
 ];
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_respondents") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_respondents");
 
 interface MatchAnswer {
   surveys: { SurveyId: number }[];
@@ -41,7 +34,7 @@ interface MatchAnswer {
   };
 }
 
-describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databaseFor) => {
+describe.each(stores)("respondent-aware routing over HTTP on $name", (store) => {
   const harnesses: ServiceHarness[] = [];
   let api: FakeSupplierApi | undefined;
   afterEach(async () => {
@@ -50,7 +43,7 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     api = undefined;
   });
 
-  async function start(database = databaseFor(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
+  async function start(database = store.database(), config: Record<string, unknown> = {}): Promise<ServiceHarness> {
     api ??= loopFake(inventory);
     if (harnesses.length === 0) {
       api.addToSurveyGroup(GROUP, A);
@@ -84,7 +77,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
       );
     }, 20_000);
 
-  it("keeps a respondent out of what they entered, the rest of its group and re-contact studies not meant for them; explains each; refuses the link with 409", async () => {
+  it("keeps a respondent out of what they entered, the rest of its group and re-contact studies not meant for them; explains each; refuses the link with 409", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await routingDataRead(service);
     expect(ids(await match(service, { uid: "r1" }))).toEqual([A, B, D]);
@@ -118,7 +112,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "r1-a", uid: "r1" })).status).toBe(200);
   });
 
-  it("takes a history imported from elsewhere into account, once", async () => {
+  it("takes a history imported from elsewhere into account, once", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await routingDataRead(service);
     const batch = {
@@ -158,9 +153,10 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     }
   });
 
-  it("frees the group's other surveys when a survey leaves the group", async () => {
+  it("frees the group's other surveys when a survey leaves the group", async (context) => {
+    if (!usable(store)) context.skip();
     // Nothing upstream says when groups change: they are fetched again once older than SYNC_GROUPS_REFRESH_SECONDS (1 s here).
-    const service = await start(databaseFor(), { groupsRefreshSeconds: 1 });
+    const service = await start(store.database(), { groupsRefreshSeconds: 1 });
     await routingDataRead(service);
     expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "leaver", uid: "r9" })).status).toBe(201);
     expect(ids(await match(service, { uid: "r9" }))).toEqual([D]);
@@ -174,7 +170,8 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     }, 20_000);
   });
 
-  it("keeps a new grouped survey out until its groups are read, and says why", async () => {
+  it("keeps a new grouped survey out until its groups are read, and says why", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await routingDataRead(service);
     expect((await postJson(service, "/v1/entry-links", { surveyId: A, token: "before-e", uid: "r5" })).status).toBe(
@@ -215,8 +212,9 @@ describe.each(stores)("respondent-aware routing over HTTP on %s", (_name, databa
     );
   });
 
-  it("gives at most one link of concurrent requests of one respondent into two surveys of a group, on every replica of the store", async () => {
-    const database = databaseFor();
+  it("gives at most one link of concurrent requests of one respondent into two surveys of a group, on every replica of the store", async (context) => {
+    if (!usable(store)) context.skip();
+    const database = store.database();
     const first = await start(database);
     await routingDataRead(first);
     // A second replica on the same PostgreSQL schema (SQLite has one process per file: one replica).

@@ -1,10 +1,10 @@
 import type { FakeSupplierApi, SurveyInit } from "@sds/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig, type DatabaseConfig, type SyncConfig } from "../src/config/config.ts";
+import { loadConfig, type SyncConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { ManualClock } from "./manual-clock.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
-import { freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 import { postJson } from "./loop-traffic.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
@@ -23,13 +23,7 @@ const inventory = [open(CONVERTS, "2.00", "20"), open(STALLS, "4.00", "50"), ope
 /** Outcomes per survey: fewer than the cut-off (20), so nothing is held out and only the estimate moves. */
 const OUTCOMES = 15;
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_yield") }),
-  ]);
+const { stores, usable } = storeCases("sds_sync_yield");
 
 /** The yield settings sds-sync reads from `env` (the harness gives the upstream, the store and the port). */
 function yieldSettingsFromEnv(env: Record<string, string>): Partial<SyncConfig> {
@@ -53,7 +47,7 @@ interface MatchAnswer {
   explanation?: { eligible: boolean; yield?: YieldExplanation };
 }
 
-describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) => {
+describe.each(stores)("yield ranking over HTTP on $name", (store) => {
   const harnesses: ServiceHarness[] = [];
   let api: FakeSupplierApi | undefined;
   /** The loop's clock of every replica a test starts: moved 2 s (a reload of the counts) at each check of a wait. */
@@ -71,7 +65,7 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
       return condition();
     }, 20_000);
 
-  async function start(database = databaseFor(), config: Partial<SyncConfig> = {}): Promise<ServiceHarness> {
+  async function start(database = store.database(), config: Partial<SyncConfig> = {}): Promise<ServiceHarness> {
     if (api === undefined) {
       api = loopFake(inventory);
       // Stats with no conversion leave the prior on Ir; PRICED's says 12.5 %.
@@ -140,7 +134,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     return converted;
   }
 
-  it("ranks a survey that converts above one with a higher Cpi × Ir that never completed, once the outcomes are in", async () => {
+  it("ranks a survey that converts above one with a higher Cpi × Ir that never completed, once the outcomes are in", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await statsRead(service);
     // Before any outcome both orders agree: the prior is Ir, so yield's mean is Cpi × Ir / 100.
@@ -159,7 +154,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(convertsFirst).toBeLessThanOrEqual(40);
   });
 
-  it("ranks the same way on every request without exploration, and differently with it", async () => {
+  it("ranks the same way on every request without exploration, and differently with it", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await statsRead(service);
     const answers = new Set<string>();
@@ -175,7 +171,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(draws.size).toBeGreaterThan(10);
   });
 
-  it("explains the estimate, its prior (the marketplace's conversion where published, else Ir) and the evidence", async () => {
+  it("explains the estimate, its prior (the marketplace's conversion where published, else Ir) and the evidence", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await statsRead(service);
     expect(await explainYield(service, PRICED)).toEqual({
@@ -200,7 +197,8 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect((await match(service, { explain: CONVERTS })).explanation?.yield).toBeUndefined();
   });
 
-  it("lowers the estimate when the marketplace reverses a complete", async () => {
+  it("lowers the estimate when the marketplace reverses a complete", async (context) => {
+    if (!usable(store)) context.skip();
     const service = await start();
     await statsRead(service);
     const converted = await learnBoth(service);
@@ -216,9 +214,10 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
     expect(after).toBeLessThan(before);
   });
 
-  it("holds a survey out of yield order after SYNC_YIELD_CUTOFF_ENTRIES decided entries without a complete", async () => {
+  it("holds a survey out of yield order after SYNC_YIELD_CUTOFF_ENTRIES decided entries without a complete", async (context) => {
+    if (!usable(store)) context.skip();
     // The setting as an operator gives it: through the environment and the configuration loader.
-    const service = await start(databaseFor(), yieldSettingsFromEnv({ SYNC_YIELD_CUTOFF_ENTRIES: "5" }));
+    const service = await start(store.database(), yieldSettingsFromEnv({ SYNC_YIELD_CUTOFF_ENTRIES: "5" }));
     await statsRead(service);
     await recordOutcomes(service, STALLS, ["terminate", "overquota", "terminate", "security", "terminate"]);
     await evidenceReads(service, STALLS, 5, 0);
@@ -231,9 +230,10 @@ describe.each(stores)("yield ranking over HTTP on %s", (storeName, databaseFor) 
   });
 
   // Replicas share a store only on PostgreSQL: registered there alone, not reported as skipped on SQLite.
-  if (storeName === "PostgreSQL")
-    it("ranks alike on two replicas of one PostgreSQL once each reloaded the counts", async () => {
-      const database = databaseFor();
+  if (store.name === "PostgreSQL")
+    it("ranks alike on two replicas of one PostgreSQL once each reloaded the counts", async (context) => {
+      if (!usable(store)) context.skip();
+      const database = store.database();
       const first = await start(database);
       const second = await start(database);
       await statsRead(first);

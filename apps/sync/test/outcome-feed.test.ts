@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { DatabaseConfig } from "../src/config/config.ts";
 import type { OutcomeRecord } from "../src/loop/store/loop-store.ts";
 import { waitFor } from "./harness.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness, type ServiceHarnessOptions } from "./service-harness.ts";
+import { storeCases } from "./store-cases.ts";
 
 /*
  * GET /v1/outcomes, the outcome feed, over real HTTP on both stores: long-polling with `wait`
@@ -32,13 +32,11 @@ const unsigned: EncryptionSettings = {
   EncryptionKey: "unused-key",
 };
 
-const pgAvailable = await postgresAvailable();
-const stores: [string, () => DatabaseConfig | undefined][] = [["SQLite", () => undefined]];
-if (pgAvailable)
-  stores.push([
-    "PostgreSQL",
-    () => ({ kind: "postgres", connectionString: testDatabaseUrl, schema: freshSchemaName("sds_sync_outcome_feed") }),
-  ]);
+/*
+ * The services here start once per suite, in its beforeAll: that runs after storeCases' own
+ * (the file's), so it knows whether PostgreSQL answers and starts nothing when it does not.
+ */
+const { stores, postgres, postgresDatabase, usable } = storeCases("sds_sync_outcome_feed");
 
 function fakeApi(): FakeSupplierApi {
   return createFakeSupplierApi({
@@ -107,7 +105,7 @@ async function longPollWhileRecording(
 
 /**
  * The fake and sds-sync against it on `database` (SQLite in a temporary directory when
- * undefined); `stop` ends both and drops a PostgreSQL schema.
+ * undefined); `stop` ends both (storeCases drops a PostgreSQL schema after the file).
  */
 async function startFeedService(
   database: DatabaseConfig | undefined,
@@ -118,7 +116,6 @@ async function startFeedService(
   const stop = async () => {
     await harness.close();
     await api.close();
-    if (database?.kind === "postgres") await dropSchema(database.schema);
   };
   return { api, harness, stop };
 }
@@ -127,19 +124,21 @@ async function startFeedService(
 const lifetimePerSurvey = (status: SyncStatus) =>
   status.loop.surveys.map(({ surveyId, lifetime }) => ({ surveyId, ...lifetime }));
 
-describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) => {
+describe.each(stores)("the outcome feed over HTTP on $name", (store) => {
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
-  let stop: () => Promise<void>;
+  let stop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    ({ api, harness, stop } = await startFeedService(databaseFor()));
+    if (!usable(store)) return;
+    ({ api, harness, stop } = await startFeedService(store.database()));
   });
-  afterAll(() => stop());
+  afterAll(() => stop?.());
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  it("long-polls GET /v1/outcomes?wait until the receiver records an outcome, then answers with it", async () => {
+  it("long-polls GET /v1/outcomes?wait until the receiver records an outcome, then answers with it", async (context) => {
+    if (!usable(store)) context.skip();
     const { next, page } = await longPollWhileRecording(harness, harness, "complete", "poll-1");
     expect(page.outcomes.map((record) => [record.sequence, record.token, record.outcome])).toEqual([
       [next + 1, "poll-1", "complete"],
@@ -147,7 +146,8 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     expect(page).toMatchObject({ next: next + 1, hasMore: false });
   });
 
-  it("answers at once when outcomes already follow `after`, and an empty page once the wait is over", async () => {
+  it("answers at once when outcomes already follow `after`, and an empty page once the wait is over", async (context) => {
+    if (!usable(store)) context.skip();
     const { next } = await getJson<OutcomePage>(harness, "/v1/outcomes?limit=1000");
     await receive(harness, "terminate", "poll-2");
     const watch = watchWaits(harness);
@@ -160,7 +160,8 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
     for (const query of ["wait=61", "wait=soon", "wait=-1"]) await getJson(harness, `/v1/outcomes?${query}`, 400);
   });
 
-  it("keeps entry links and outcomes forever by default: a pruning pass deletes none of them", async () => {
+  it("keeps entry links and outcomes forever by default: a pruning pass deletes none of them", async (context) => {
+    if (!usable(store)) context.skip();
     const [survey] = api.listSurveys(DEFAULT_SUPPLIER_ID);
     await issueEntryLink(harness, survey?.SurveyId ?? 0, "kept-1");
     await receive(harness, "complete", "kept-1");
@@ -176,24 +177,26 @@ describe.each(stores)("the outcome feed over HTTP on %s", (_name, databaseFor) =
   });
 });
 
-describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) => {
+describe.each(stores)("outcome retention over HTTP on $name", (store) => {
   const RETENTION_SECONDS = 1;
   let api: FakeSupplierApi;
   let harness: ServiceHarness;
-  let stop: () => Promise<void>;
+  let stop: (() => Promise<void>) | undefined;
   /** The pruner's clock: the wall clock until the test moves it ahead. */
   const pruneAt: { ms: number | undefined } = { ms: undefined };
   beforeAll(async () => {
+    if (!usable(store)) return;
     // Passes only when the test asks (pruneOnce), so nothing is pruned behind its back.
-    ({ api, harness, stop } = await startFeedService(databaseFor(), {
+    ({ api, harness, stop } = await startFeedService(store.database(), {
       config: { outcomeRetentionSeconds: RETENTION_SECONDS },
       pruneEveryMs: 3_600_000,
       pruneClock: () => pruneAt.ms ?? Date.now(),
     }));
   });
-  afterAll(() => stop());
+  afterAll(() => stop?.());
 
-  it("prunes entry links and outcomes past SYNC_OUTCOME_RETENTION_SECONDS and answers 410 outcomes_expired behind the horizon", async () => {
+  it("prunes entry links and outcomes past SYNC_OUTCOME_RETENTION_SECONDS and answers 410 outcomes_expired behind the horizon", async (context) => {
+    if (!usable(store)) context.skip();
     const [survey] = api.listSurveys(DEFAULT_SUPPLIER_ID);
     await issueEntryLink(harness, survey?.SurveyId ?? 0, "old-1");
     await receive(harness, "complete", "old-1");
@@ -224,28 +227,27 @@ describe.each(stores)("outcome retention over HTTP on %s", (_name, databaseFor) 
   });
 });
 
-describe.skipIf(!pgAvailable)("the outcome feed across two replicas on one PostgreSQL", () => {
-  const database: DatabaseConfig = {
-    kind: "postgres",
-    connectionString: testDatabaseUrl,
-    schema: freshSchemaName("sds_sync_outcome_replicas"),
-  };
-  let api: FakeSupplierApi;
+describe("the outcome feed across two replicas on one PostgreSQL", () => {
+  let api: FakeSupplierApi | undefined;
   let reader: ServiceHarness;
   let receiver: ServiceHarness;
   beforeAll(async () => {
+    if (!postgres()) return;
+    // One schema for both replicas: the receiver's outcome reaches the reader through it.
+    const database = postgresDatabase();
     api = fakeApi();
     reader = await startServiceHarness({ api, database, replicaId: "reader" });
     receiver = await startServiceHarness({ api, database, replicaId: "receiver" });
   });
   afterAll(async () => {
+    if (api === undefined) return;
     await receiver.close();
     await reader.close();
     await api.close();
-    await dropSchema(database.schema);
   });
 
-  it("wakes a long-poll on one replica when another replica's receiver records the outcome", async () => {
+  it("wakes a long-poll on one replica when another replica's receiver records the outcome", async (context) => {
+    if (!postgres()) context.skip();
     const { page } = await longPollWhileRecording(reader, receiver, "overquota", "elsewhere-1");
     expect(page.outcomes.map((record) => [record.token, record.outcome])).toEqual([["elsewhere-1", "overquota"]]);
     vi.restoreAllMocks();

@@ -9,14 +9,14 @@ import {
   type FakeMarketplace,
   type RespondentOutcome,
 } from "@sds/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { waitFor } from "./harness.ts";
 import { loopSurvey, screenedSurvey } from "./loop-surveys.ts";
 import { postJson, unsignedOutcomes } from "./loop-traffic.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl } from "./postgres.ts";
 import { pointRedirectsAtReturn } from "./redirects-at-return.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+import { storeCases } from "./store-cases.ts";
 
 /*
  * The respondent's session over real HTTP, on both stores: the contract, re-routing after a
@@ -80,26 +80,7 @@ const surveys = [
   loopSurvey(8201, { Cpi: "1.00", Ir: "60", Loi: "10" }),
 ];
 
-const stores: { name: string; database: () => Promise<DatabaseConfig | undefined>; cleanup?: () => Promise<void> }[] =
-  [];
-const schemas: string[] = [];
-stores.push({ name: "SQLite", database: () => Promise.resolve(undefined) });
-stores.push({
-  name: "PostgreSQL",
-  database: () => {
-    const schema = freshSchemaName("sds_session");
-    schemas.push(schema);
-    return Promise.resolve({ kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema });
-  },
-});
-
-let postgres = false;
-beforeAll(async () => {
-  postgres = await postgresAvailable();
-});
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
-});
+const { stores, postgres, postgresDatabase, usable } = storeCases("sds_session");
 
 describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -116,7 +97,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
     marketplace: FakeMarketplace;
     database: DatabaseConfig | undefined;
   }> {
-    const database = await store.database();
+    const database = store.database();
     const api = createFakeSupplierApi({
       suppliers: [
         {
@@ -157,7 +138,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   }
 
   it("asks what pays, offers the survey it opened, takes the respondent back and re-routes after a terminate", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const { harness, marketplace } = await start();
     const started = await json<SessionBody>(
       await postJson(harness, "/v1/sessions", {
@@ -226,7 +207,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("stops at the attempts cap, ends a security terminate without re-routing, and ends on request", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const { harness, marketplace } = await start();
     const open = async (uid: string) =>
       json<SessionBody>(await postJson(harness, "/v1/sessions", { uid, languageId: 3, answers: { "43": ["1"] } }), 201);
@@ -259,7 +240,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("answers 404 to unknown tokens and returns before entries, and moves only the token's own session", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const { harness } = await start();
     const base = harness.service.outcomesUrl;
     expect((await fetch(`${base}/v1/return/complete?vq_token=never-issued`, { redirect: "manual" })).status).toBe(404);
@@ -291,7 +272,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("refuses an unsigned return when the account signs outcomes, and records a signed one as the outcome without S2S", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const outgoing: EncryptionSettings = {
       Enabled: true,
       Algorithm: "SHA1",
@@ -340,7 +321,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("never asks a question whose detail answers 404, and reports it with the routing data", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const { harness } = await start();
     const status = await json<{ loop: { inventoryData: { questions: { missing: number; askable: number } } } }>(
       await harness.request("/v1/sync/status"),
@@ -361,7 +342,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("expires a session after its TTL: done (expired), and its token's return is a 404", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     let offsetMs = 0;
     const { harness } = await start({ sessionTtlSeconds: 60 }, unsignedOutcomes, () => new Date(Date.now() + offsetMs));
     const session = await json<SessionBody>(
@@ -380,7 +361,7 @@ describe.each(stores)("the respondent's session over HTTP ($name)", (store) => {
   });
 
   it("takes a drop as a failed entry and moves the session on; erases a profile but keeps the history", async (context) => {
-    if (store.name === "PostgreSQL" && !postgres) context.skip();
+    if (!usable(store)) context.skip();
     const { harness } = await start({ dropAfterLoi: 3 });
     const session = await json<SessionBody>(
       await postJson(harness, "/v1/sessions", { uid: "r-drop", languageId: 3, answers: { "43": ["1"] } }),
@@ -423,10 +404,8 @@ describe("a respondent's session across PostgreSQL replicas", () => {
   });
 
   it("is begun on one replica and goes on on another, one entry per step", async (context) => {
-    if (!postgres) context.skip();
-    const schema = freshSchemaName("sds_session_replicas");
-    schemas.push(schema);
-    const database: DatabaseConfig = { kind: "postgres", connectionString: schemaDatabaseUrl(schema), schema };
+    if (!postgres()) context.skip();
+    const database = postgresDatabase();
     const api = createFakeSupplierApi({
       suppliers: [
         {
