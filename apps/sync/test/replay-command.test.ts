@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EncryptionSettings } from "@sds/schemas";
 import { createFakeSupplierApi, DEFAULT_API_KEY, DEFAULT_SUPPLIER_ID, type FakeSupplierApi } from "@sds/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../src/config/config.ts";
 import { runReplayCommand } from "../src/replay/replay-command.ts";
 import type { ReplayReport } from "../src/replay/replay-report.ts";
 import { waitFor } from "./harness.ts";
 import { screenedSurvey } from "./loop-surveys.ts";
-import { freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
+import { dropSchema, freshSchemaName, postgresAvailable, schemaDatabaseUrl, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
 
 /*
@@ -45,11 +45,17 @@ const stores: [string, (directory: string) => { database: DatabaseConfig; url: s
     }),
   ],
 ];
+/** The PostgreSQL schemas made, dropped after the file. */
+const schemas: string[] = [];
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema).catch(() => undefined);
+});
 if (pgAvailable) {
   stores.push([
     "PostgreSQL",
     () => {
       const schema = freshSchemaName("sds_sync_replay");
+      schemas.push(schema);
       return {
         database: { kind: "postgres", connectionString: testDatabaseUrl, schema },
         url: schemaDatabaseUrl(schema),
