@@ -1,62 +1,19 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { SyncConfig } from "../src/config/config.ts";
-import { parseWebhookEndpoints } from "../src/events/event-settings.ts";
-import { expectExactlyOnceInOrder, floodOutcomes, sendOutcomesUntil } from "./event-delivery.ts";
+import { describe, expect, it } from "vitest";
+import { expectExactlyOnceInOrder, floodOutcomes } from "./event-delivery.ts";
 import { waitFor } from "./harness.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
-import { issueEntryLink, readOutcomeFeed, receiveOutcome } from "./loop-traffic.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
-import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
-import {
-  hostileAnswers,
-  hostilityMet,
-  startWebhookReceiver,
-  TEST_WEBHOOK_SECRET,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-} from "./webhook-receiver.ts";
+import { issueEntryLink, receiveOutcome } from "./loop-traffic.ts";
+import { outcomesAcknowledged, webhookConfig, webhookTestKit } from "./webhook-events.ts";
 
 /*
  * Events out to signed webhooks: one POST per event, signed the Standard Webhooks way, in
  * sequence order per endpoint and feed; a failure, a timeout or an outage holds the later events
  * back and is retried, so a consumer that drops repeats by webhook-id acts on each outcome once.
+ * The outage and the leader change have files of their own (events-webhooks-outage,
+ * events-webhooks-leader): each runs for tens of seconds, beside the others.
  */
 
-const pgAvailable = await postgresAvailable();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(options?: WebhookReceiverOptions): Promise<WebhookReceiver> {
-  const started = await startWebhookReceiver(options);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-function webhookConfig(url: string, extra: Partial<SyncConfig> = {}, spec = `ledger=${url}`): Partial<SyncConfig> {
-  return {
-    webhookEndpoints: parseWebhookEndpoints(spec),
-    webhookSecret: TEST_WEBHOOK_SECRET,
-    webhookAllowPrivate: true,
-    webhookTimeoutMs: 300,
-    ...extra,
-  };
-}
-
-async function service(options: Parameters<typeof startServiceHarness>[0]): Promise<ServiceHarness> {
-  const harness = await startServiceHarness(options);
-  cleanups.push(() => harness.close());
-  return harness;
-}
-
-/** Waits until the receiver acknowledged every outcome of the feed; returns the ids and the feed's sequences. */
-async function outcomesAcknowledged(target: WebhookReceiver, harness: ServiceHarness) {
-  const sequences = (await readOutcomeFeed(harness)).map((record) => record.sequence);
-  const outcomeIds = () => target.acknowledgedIds().filter((id) => id.startsWith("outcome-"));
-  await waitFor(() => new Set(outcomeIds()).size >= sequences.length, 120_000);
-  return { ids: outcomeIds(), sequences };
-}
+const { receiver, service } = webhookTestKit();
 
 describe("events out to webhooks", () => {
   it("POSTs each event signed the Standard Webhooks way, body {type, timestamp, data}, only the subjects an endpoint asks for", async () => {
@@ -106,76 +63,6 @@ describe("events out to webhooks", () => {
     expect(attempts.indexOf("outcome-5")).toBeGreaterThan(attempts.lastIndexOf("outcome-4"));
     expect(target.received.every((entry) => entry.verified)).toBe(true);
   }, 60_000);
-
-  it("holds the events back while a receiver that fails, times out and answers slowly is down for 10 s (connections refused), warns on /readyz, then delivers each once, in order", async () => {
-    const target = await receiver({ answer: hostileAnswers(150) });
-    const harness = await service({ config: webhookConfig(target.url, {}, `ledger=${target.url}|outcomes.>`) });
-    const stopSending = new AbortController();
-    const sending = sendOutcomesUntil(() => harness.service.outcomesUrl, stopSending.signal, {
-      concurrency: 2,
-      pauseMs: 80,
-      tokenPrefix: "down",
-    });
-    await waitFor(() => target.received.length > 10, 20_000);
-    await target.pause();
-    const stoppedAt = Date.now();
-    await waitFor(async () => {
-      const body = (await (await harness.request("/readyz")).json()) as { warnings?: string[] };
-      return (body.warnings ?? []).some((warning) => warning.startsWith("events: webhook:ledger is"));
-    }, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - stoppedAt))));
-    const heldBack = (await readOutcomeFeed(harness)).length - new Set(target.acknowledgedIds()).size;
-    await target.listenAgain();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    stopSending.abort();
-    await sending;
-    const { ids, sequences } = await outcomesAcknowledged(target, harness);
-    expect(heldBack).toBeGreaterThan(20);
-    expectExactlyOnceInOrder(ids, sequences, "outcome");
-    const hostility = hostilityMet(target.received);
-    expect(hostility.refused, "500s answered").toBeGreaterThan(0);
-    expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
-  }, 150_000);
-
-  it.skipIf(!pgAvailable)(
-    "continues on the new leader from the stored position when leadership changes between two replicas on PostgreSQL, to a receiver that fails, times out and answers slowly",
-    async () => {
-      const target = await receiver({ answer: hostileAnswers(150) });
-      const schema = freshSchemaName("sds_sync_webhooks");
-      cleanups.push(() => dropSchema(schema));
-      const database = { kind: "postgres", connectionString: testDatabaseUrl, schema } as const;
-      const config = webhookConfig(target.url, {}, `ledger=${target.url}|outcomes.>`);
-      const first = await startServiceHarness({ database, config, replicaId: "first", followerPollMs: 100 });
-      let firstRunning = true;
-      cleanups.push(async () => {
-        if (firstRunning) await first.close();
-      });
-      const second = await service({ api: first.api, database, config, replicaId: "second", followerPollMs: 100 });
-      const flood = floodOutcomes(
-        () => (firstRunning ? first.service.outcomesUrl : second.service.outcomesUrl),
-        300,
-        4,
-        "leader",
-      );
-      await waitFor(() => target.received.length > 50, 30_000);
-      firstRunning = false;
-      await first.close();
-      await waitFor(() => second.service.store.leadership.isLeader, 15_000);
-      await flood;
-      const { ids, sequences } = await outcomesAcknowledged(target, second);
-      expect(sequences).toHaveLength(300);
-      expectExactlyOnceInOrder(ids, sequences, "outcome");
-      const hostility = hostilityMet(target.received);
-      expect(hostility.refused, "500s answered").toBeGreaterThan(0);
-      expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
-      const metrics = await (await second.request("/metrics")).text();
-      const published = /^sds_sync_events_published_total\{sink="webhook:ledger",feed="outcomes"\} (\d+)$/m.exec(
-        metrics,
-      )?.[1];
-      expect(Number(published)).toBeGreaterThan(0);
-    },
-    150_000,
-  );
 
   it("shows an endpoint that is behind in the status page's health band, as served", async () => {
     const target = await receiver();
