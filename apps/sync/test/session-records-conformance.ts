@@ -124,6 +124,19 @@ export function describeSessionRecordsConformance(
           at: later(5).toISOString(),
         });
         await expect(store.write("answering", replacing), stored).rejects.toThrow(StoreError);
+        // In a session too (one statement on PostgreSQL): nothing written, the session not moved on.
+        const inSession = storeAnswers(
+          {
+            uid: "u1",
+            languageId: LANGUAGE,
+            answers: new Map([[43, ["1"]]]),
+            source: "session",
+            at: later(6).toISOString(),
+          },
+          { id: "s1", version: 0 },
+        );
+        await expect(store.write("answering", inSession), stored).rejects.toThrow(StoreError);
+        expect((await store.read(readSession("s1")))?.version, stored).toBe(0);
       }
       expect(await counts(store)).toEqual({ 43: { "2": 1 } });
     });

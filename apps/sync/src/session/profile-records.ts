@@ -62,7 +62,9 @@ SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) 
 /**
  * The tail of the session's one-statement write: the earlier answers to the questions of `given`
  * read under their row locks, the new ones saved in their place and the counts moved by the
- * difference, each answer counted once per question and side. `$first` to `$first + 3` are the
+ * difference, each answer counted once per question and side. An earlier answer list that is not
+ * a JSON array of texts fails the statement (a data error, as decoding it fails the programs):
+ * taking its counts back would move counts of answers nobody can read. `$first` to `$first + 3` are the
  * uid, the language, the source and the time.
  */
 function answerWrites(first: number): string {
@@ -77,8 +79,11 @@ function answerWrites(first: number): string {
     source = excluded.source, answered_at = excluded.answered_at
   RETURNING qualification_id
 ), deltas AS (
-  SELECT DISTINCT e.language_id, e.qualification_id, a.answer, -1 AS delta
-  FROM earlier AS e CROSS JOIN json_array_elements_text(CAST(e.answers AS JSON)) AS a (answer)
+  SELECT DISTINCT e.language_id, e.qualification_id,
+    CASE json_typeof(a.value) WHEN 'string' THEN a.value #>> '{}'
+      ELSE CAST('a stored answer is a JSON ' || json_typeof(a.value) || ', not text' AS INTEGER)::text END AS answer,
+    -1 AS delta
+  FROM earlier AS e CROSS JOIN json_array_elements(CAST(e.answers AS JSON)) AS a (value)
   UNION ALL
   SELECT DISTINCT CAST(${language} AS BIGINT), s.qualification_id, a.answer, 1
   FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
