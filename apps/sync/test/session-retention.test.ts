@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import { loopFake, loopSurvey } from "./loop-surveys.ts";
 import { postJson } from "./loop-traffic.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+import { storeCases } from "./store-cases.ts";
 
 /*
  * Sessions are pruned by the shared pruner with the loop's other records: kept a TTL past their
@@ -12,17 +11,20 @@ import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
  */
 
 const TTL_SECONDS = 60;
-const pgAvailable = await postgresAvailable();
-const pgSchema = freshSchemaName("sds_session_retention");
-const stores: [string, DatabaseConfig | undefined][] = [["SQLite", undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", { kind: "postgres", connectionString: testDatabaseUrl, schema: pgSchema }]);
+/*
+ * The service starts once per suite, in its beforeAll: that runs after storeCases' own (the
+ * file's), so it knows whether PostgreSQL answers and starts nothing when it does not.
+ */
+const { stores, usable } = storeCases("sds_session_retention");
 
-describe.each(stores)("session retention on %s", (_name, database) => {
+describe.each(stores)("session retention on $name", (store) => {
   const api = loopFake([loopSurvey(8301, { Cpi: "2.00" }), loopSurvey(8302, { Cpi: "1.50" })]);
   let harness: ServiceHarness;
   /** How far the sessions' and the pruner's clocks run ahead of the wall clock. */
   const ahead = { ms: 0 };
   beforeAll(async () => {
+    if (!usable(store)) return;
+    const database = store.database();
     harness = await startServiceHarness({
       api,
       config: { sessionTtlSeconds: TTL_SECONDS },
@@ -34,12 +36,12 @@ describe.each(stores)("session retention on %s", (_name, database) => {
     });
   });
   afterAll(async () => {
-    await harness.close();
+    if (usable(store)) await harness.close();
     await api.close();
-    if (database?.kind === "postgres") await dropSchema(database.schema);
   });
 
-  it("keeps an expired session a TTL past its expiry, then the pruner deletes it with the loop's records", async () => {
+  it("keeps an expired session a TTL past its expiry, then the pruner deletes it with the loop's records", async (context) => {
+    if (!usable(store)) context.skip();
     const started = await postJson(harness, "/v1/sessions", { uid: "r-pruned", languageId: 1 });
     expect(started.status).toBe(201);
     const { id } = (await started.json()) as { id: string };
