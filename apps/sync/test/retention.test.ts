@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DatabaseConfig } from "../src/config/config.ts";
 import type { ChangeRecord, SurveyDetail, SurveySummary } from "../src/inventory-store/store.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
 import { startServiceHarness, type ServiceHarness } from "./service-harness.ts";
+import { storeCases } from "./store-cases.ts";
 
 interface SurveyList {
   surveys: SurveySummary[];
@@ -19,16 +18,19 @@ interface ErrorBody {
 }
 
 const RETENTION_SECONDS = 1;
-const pgAvailable = await postgresAvailable();
-const pgSchema = freshSchemaName("sds_sync_retention");
-const stores: [string, DatabaseConfig | undefined][] = [["SQLite", undefined]];
-if (pgAvailable) stores.push(["PostgreSQL", { kind: "postgres", connectionString: testDatabaseUrl, schema: pgSchema }]);
+/*
+ * The service starts once per suite, in its beforeAll: that runs after storeCases' own (the
+ * file's), so it knows whether PostgreSQL answers and starts nothing when it does not.
+ */
+const { stores, usable } = storeCases("sds_sync_retention");
 
-describe.each(stores)("retention over HTTP on %s", (_name, database) => {
+describe.each(stores)("retention over HTTP on $name", (store) => {
   let harness: ServiceHarness;
   /** The pruner's clock: the wall clock until a test moves it ahead, so rows age without waiting. */
   const pruneAt: { ms: number | undefined } = { ms: undefined };
   beforeAll(async () => {
+    if (!usable(store)) return;
+    const database = store.database();
     harness = await startServiceHarness({
       surveys: 10,
       pruneClock: () => pruneAt.ms ?? Date.now(),
@@ -37,8 +39,7 @@ describe.each(stores)("retention over HTTP on %s", (_name, database) => {
     });
   });
   afterAll(async () => {
-    await harness.close();
-    if (database?.kind === "postgres") await dropSchema(database.schema);
+    if (usable(store)) await harness.close();
   });
 
   const getJson = async <T>(path: string, status = 200): Promise<T> => {
@@ -52,7 +53,8 @@ describe.each(stores)("retention over HTTP on %s", (_name, database) => {
   };
   const liveIds = () => harness.api.listSurveys(1001).map((survey) => survey.SurveyId);
 
-  it("answers 410 feed_expired behind the horizon, and a consumer resyncs by listing then following the feed", async () => {
+  it("answers 410 feed_expired behind the horizon, and a consumer resyncs by listing then following the feed", async (context) => {
+    if (!usable(store)) context.skip();
     const caughtUp = await getJson<ChangePage>("/v1/changes?after=0&limit=1000");
     expect(caughtUp.changes.map((change) => change.type)).toEqual(Array(10).fill("opened"));
 
@@ -113,7 +115,8 @@ describe.each(stores)("retention over HTTP on %s", (_name, database) => {
     expect((copy.get(repriced ?? 0)?.survey as { Cpi: string }).Cpi).toBe("9.99");
   });
 
-  it("keeps the service ready and its status readable after pruning run records", async () => {
+  it("keeps the service ready and its status readable after pruning run records", async (context) => {
+    if (!usable(store)) context.skip();
     expect((await harness.service.store.listRuns(10)).length).toBeGreaterThan(1);
     pruneAt.ms = Date.now() + RETENTION_SECONDS * 1000 + 200;
     await harness.service.pruner.pruneOnce();
