@@ -9,7 +9,7 @@ import { startSession } from "../src/session/gated-writes.ts";
 import { finishSession, readSessionWithRespondent } from "../src/session/session-records.ts";
 import { answerCounts, readProfile, storeAnswers } from "../src/session/profile-records.ts";
 import { issueAttempt, takeReturn } from "../src/session/attempt-records.ts";
-import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from "./postgres.ts";
+import { storeCases } from "./store-cases.ts";
 
 /*
  * The round trips of a session's store programs on PostgreSQL (every statement sent is one,
@@ -17,18 +17,19 @@ import { dropSchema, freshSchemaName, postgresAvailable, testDatabaseUrl } from 
  * (docs/respondent-loop.md). `bench:session-http` counts them per step over HTTP.
  */
 
-const available = await postgresAvailable();
+/** Only its PostgreSQL half: the store opens in the suite's beforeAll, after storeCases' own checked PostgreSQL. */
+const { postgres, postgresDatabase } = storeCases("sds_session_trips");
 const t0 = new Date("2026-03-01T10:00:00.000Z");
 
-describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
-  const schema = freshSchemaName("sds_session_trips");
+describe("a session's store programs on PostgreSQL", () => {
   let store: LoopStore;
   beforeAll(async () => {
-    store = await openPostgresLoopStore({ connectionString: testDatabaseUrl, schema, poolSize: 2 });
+    if (!postgres()) return;
+    const { connectionString, schema } = postgresDatabase();
+    store = await openPostgresLoopStore({ connectionString, schema, poolSize: 2 });
   });
   afterAll(async () => {
-    await store.close();
-    await dropSchema(schema);
+    if (postgres()) await store.close();
   });
 
   /** What `work` sent to PostgreSQL, BEGIN and COMMIT included. */
@@ -45,7 +46,8 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     }
   }
 
-  it("starts, reads, answers, offers, returns and ends in the round trips the docs give", async () => {
+  it("starts, reads, answers, offers, returns and ends in the round trips the docs give", async (context) => {
+    if (!postgres()) context.skip();
     const start = await sent(() =>
       store.write(
         "starting",
@@ -96,7 +98,8 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     expect(ended.statements).toHaveLength(1);
   });
 
-  it("keeps a match's answers in six round trips however many questions, the counts moved by the difference", async () => {
+  it("keeps a match's answers in six round trips however many questions, the counts moved by the difference", async (context) => {
+    if (!postgres()) context.skip();
     const keep = (answers: [number, string[]][]) =>
       sent(() =>
         store.write(
@@ -121,7 +124,8 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     ]);
   });
 
-  it("offers a survey in one transaction of five, and takes the entry back when the session moved meanwhile", async () => {
+  it("offers a survey in one transaction of five, and takes the entry back when the session moved meanwhile", async (context) => {
+    if (!postgres()) context.skip();
     await store.write(
       "starting",
       startSession(
@@ -183,7 +187,8 @@ describe.skipIf(!available)("a session's store programs on PostgreSQL", () => {
     ttlSeconds: 3600,
   });
 
-  it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async () => {
+  it("starts under the quality gate's default rules in four round trips: the locks, then the insert re-checks concurrent", async (context) => {
+    if (!postgres()) context.skip();
     const gate = gateWith();
     const admitted = await sent(() => store.write("starting", startSession(starting("g1", "gu1"), gate, undefined)));
     expect(admitted.result).toEqual({
