@@ -76,4 +76,24 @@ describe.each(stores)("a match's answers kept in the profile ($name)", (store) =
     expect(Object.fromEntries(counts.get(43) ?? [])).toEqual({ "1": 1 });
     expect(Object.fromEntries(counts.get(61) ?? [])).toEqual({ "2": 1 });
   });
+
+  it("keeps a match that moves more answer counts than one many-row write holds, each answer counted once", async (context) => {
+    if (!usable(store)) context.skip();
+    const harness = await start(() => t0);
+    // 2,600 questions of two options (44 KB, inside the 64 KiB body): replacing them moves 10,400
+    // counts, past the 5,000 rows one many-row statement carries.
+    const questions = Array.from({ length: 2600 }, (_, index) => String(index + 1));
+    for (const given of [
+      ["a", "b"],
+      ["c", "d"],
+    ]) {
+      const answers = Object.fromEntries(questions.map((question) => [question, given]));
+      const response = await postJson(harness, "/v1/match", { uid: "many", languageId: 3, answers });
+      expect(response.status, await response.clone().text()).toBe(200);
+    }
+    const counts = await harness.service.loop.store.read(answerCounts(3));
+    expect(counts.size).toBe(2600);
+    for (const [question, answers] of counts)
+      expect(Object.fromEntries(answers), String(question)).toEqual({ c: 1, d: 1 });
+  });
 });
