@@ -11,7 +11,7 @@ import { natsServerBinary, readStream, startNatsServer, type TestNatsServer } fr
 import { spawnService, type ServiceProcess } from "./subprocess.ts";
 import {
   hostileAnswers,
-  hostilityMet,
+  expectHostilityMet,
   startWebhookReceiver,
   TEST_WEBHOOK_SECRET,
   type WebhookReceiver,
@@ -158,9 +158,7 @@ describe.skipIf(natsServerBinary === undefined)("events out across SIGKILL of th
       expect(expectExactlyOnceInOrder(streamIds, sequences, "outcome"), "repeats JetStream kept").toBe(0);
       expectExactlyOnceInOrder(receiver.acknowledgedIds(), sequences, "outcome");
       expect(receiver.received.every((entry) => entry.verified)).toBe(true);
-      const hostility = hostilityMet(receiver.received);
-      expect(hostility.refused, "500s answered").toBeGreaterThan(0);
-      expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
+      expectHostilityMet(receiver.received);
     } finally {
       service.child.kill("SIGTERM");
       await service.exited;

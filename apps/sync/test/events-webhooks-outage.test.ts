@@ -3,7 +3,7 @@ import { expectExactlyOnceInOrder, sendOutcomesUntil } from "./event-delivery.ts
 import { waitFor } from "./harness.ts";
 import { readOutcomeFeed } from "./loop-traffic.ts";
 import { outcomesAcknowledged, webhookConfig, webhookTestKit } from "./webhook-events.ts";
-import { hostileAnswers, hostilityMet } from "./webhook-receiver.ts";
+import { hostileAnswers, expectHostilityMet } from "./webhook-receiver.ts";
 
 /*
  * Events out to a webhook receiver that is down for 10 s (connections refused) while outcomes
@@ -41,8 +41,6 @@ describe("events out to a webhook receiver that goes down", () => {
     const { ids, sequences } = await outcomesAcknowledged(target, harness);
     expect(heldBack).toBeGreaterThan(20);
     expectExactlyOnceInOrder(ids, sequences, "outcome");
-    const hostility = hostilityMet(target.received);
-    expect(hostility.refused, "500s answered").toBeGreaterThan(0);
-    expect(hostility.unanswered, "requests left unanswered past the timeout").toBeGreaterThan(0);
+    expectHostilityMet(target.received);
   }, 150_000);
 });

@@ -106,6 +106,30 @@ function positions() {
   };
 }
 
+/**
+ * Lets a relay whose sink refuses make `attempts` attempts, moving the clock over each pause it
+ * asks for in between; the pauses, in order.
+ */
+async function failedAttemptPauses(
+  target: ReturnType<typeof sink>,
+  time: ReturnType<typeof manualClock>,
+  attempts: number,
+): Promise<number[]> {
+  const pauses: number[] = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    await vi.waitFor(() => {
+      expect(target.state.attempts).toBe(attempt);
+    });
+    await vi.waitFor(() => {
+      expect(time.pending.length).toBe(1);
+    });
+    const pause = time.pending[0] ?? 0;
+    pauses.push(pause);
+    time.advance(pause);
+  }
+  return pauses;
+}
+
 const relays: FeedRelay[] = [];
 afterEach(async () => {
   await Promise.all(relays.splice(0).map((relay) => relay.stop()));
@@ -198,18 +222,7 @@ describe("FeedRelay", () => {
       clock: time.clock,
       retryForMs: 3_600_000,
     });
-    const pauses: number[] = [];
-    for (let attempt = 1; attempt <= 12; attempt++) {
-      await vi.waitFor(() => {
-        expect(target.state.attempts).toBe(attempt);
-      });
-      await vi.waitFor(() => {
-        expect(time.pending.length).toBe(1);
-      });
-      const pause = time.pending[0] ?? 0;
-      pauses.push(pause);
-      time.advance(pause);
-    }
+    const pauses = await failedAttemptPauses(target, time, 12);
     expect(pauses.slice(0, 6)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000]);
     expect(Math.max(...pauses)).toBe(300_000);
     // 1 + 2 + … + 256 s, then 300 s apart: past an hour only after a few more attempts.
@@ -258,18 +271,7 @@ describe("FeedRelay", () => {
       clock: time.clock,
       backoff: { firstMs: 100, maxMs: 500 },
     });
-    const pauses: number[] = [];
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      await vi.waitFor(() => {
-        expect(target.state.attempts).toBe(attempt);
-      });
-      await vi.waitFor(() => {
-        expect(time.pending.length).toBe(1);
-      });
-      const pause = time.pending[0] ?? 0;
-      pauses.push(pause);
-      time.advance(pause);
-    }
+    const pauses = await failedAttemptPauses(target, time, 5);
     expect(pauses).toEqual([100, 200, 400, 500, 500]);
   });
 

@@ -29,7 +29,9 @@ export function withAnswers(
  * (PostgreSQL), in the order of locks of {@link storeAnswers}: the session's version is bumped
  * first (nothing else happens when it moved), then the answers replace the earlier ones (those
  * read under their row locks) and the counts move by the difference, each answer counted once
- * per question and side. `answers` is a JSON object of arrays by question; always one row.
+ * per question and side. `answers` is a JSON object of arrays by question; always one row. An
+ * earlier answer list that is not a JSON array of texts fails the statement (a data error, as
+ * decoding it fails the programs): taking its counts back would move counts nobody can read.
  */
 const STORE_SESSION_ANSWERS = statement<
   [
@@ -53,28 +55,12 @@ const STORE_SESSION_ANSWERS = statement<
 ), given AS (
   SELECT CAST(key AS BIGINT) AS qualification_id, CAST(value AS TEXT) AS answers FROM json_each(CAST(? AS JSON))
   WHERE EXISTS (SELECT 1 FROM session)
-), ${answerWrites(6)}
-SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
-      : null,
-  (row) => integer(row.stored) === 1,
-);
-
-/**
- * The tail of the session's one-statement write: the earlier answers to the questions of `given`
- * read under their row locks, the new ones saved in their place and the counts moved by the
- * difference, each answer counted once per question and side. An earlier answer list that is not
- * a JSON array of texts fails the statement (a data error, as decoding it fails the programs):
- * taking its counts back would move counts of answers nobody can read. `$first` to `$first + 3` are the
- * uid, the language, the source and the time.
- */
-function answerWrites(first: number): string {
-  const [uid, language, source, at] = [first, first + 1, first + 2, first + 3].map((index) => `$${index}`);
-  return `earlier AS (
+), earlier AS (
   SELECT p.qualification_id, p.language_id, p.answers FROM loop_profile_answers AS p
-  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = ${uid} FOR UPDATE OF p
+  JOIN given AS g ON g.qualification_id = p.qualification_id WHERE p.uid = $6 FOR UPDATE OF p
 ), saved AS (
   INSERT INTO loop_profile_answers (uid, qualification_id, language_id, answers, source, answered_at)
-  SELECT ${uid}, g.qualification_id, ${language}, g.answers, ${source}, ${at} FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
+  SELECT $6, g.qualification_id, $7, g.answers, $8, $9 FROM given AS g LEFT JOIN earlier AS e ON e.qualification_id = g.qualification_id
   ON CONFLICT (uid, qualification_id) DO UPDATE SET language_id = excluded.language_id, answers = excluded.answers,
     source = excluded.source, answered_at = excluded.answered_at
   RETURNING qualification_id
@@ -85,7 +71,7 @@ function answerWrites(first: number): string {
     -1 AS delta
   FROM earlier AS e CROSS JOIN json_array_elements(CAST(e.answers AS JSON)) AS a (value)
   UNION ALL
-  SELECT DISTINCT CAST(${language} AS BIGINT), s.qualification_id, a.answer, 1
+  SELECT DISTINCT CAST($7 AS BIGINT), s.qualification_id, a.answer, 1
   FROM saved AS s JOIN given AS g ON g.qualification_id = s.qualification_id
     CROSS JOIN json_array_elements_text(CAST(g.answers AS JSON)) AS a (answer)
 ), counted AS (
@@ -94,8 +80,11 @@ function answerWrites(first: number): string {
   ORDER BY language_id, qualification_id, answer COLLATE "C"
   ON CONFLICT (language_id, qualification_id, answer) DO UPDATE SET answers = loop_answer_counts.answers + excluded.answers
   RETURNING answer
-)`;
-}
+)
+SELECT (SELECT count(*) FROM session) AS stored, (SELECT count(*) FROM counted) AS counted`
+      : null,
+  (row) => integer(row.stored) === 1,
+);
 
 /** A session's answered count moved and its version bumped, where its version still is the one read; the new version. */
 const COUNT_ANSWERED = statement<[answered: number, fingerprint: string | null, id: string, version: number], number>(
